@@ -1,0 +1,94 @@
+# The attention engine: native library, CLI, tests, WASM build, benchmarks.
+# `make` builds build/libattention.a and build/attn; `make test` runs every
+# suite after installing what the machine lacks (scripts/ensure-deps.sh).
+
+CC      ?= cc
+WARN    := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wundef -Wcast-qual -Wwrite-strings \
+           -Wpointer-arith -Wvla -Werror
+# Never -ffast-math: it lets the compiler delete isinf/isnan guards.
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Isrc
+LDLIBS_CORE := -lm
+
+BUILD   := build
+LIB_SRC := $(wildcard src/*.c)
+CLI_SRC := $(wildcard src/cli/*.c)
+TEST_SRC := $(wildcard tests/test_*.c)
+SUPPORT_SRC := $(wildcard tests/support/*.c)
+
+LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
+TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+             -fno-omit-frame-pointer
+SAN_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/san/obj/%.o)
+SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
+
+.PHONY: all lib cli test deps test-native test-sanitize test-cli test-wasm \
+        test-browser wasm bench serve clean
+
+all: lib cli
+lib: $(BUILD)/libattention.a
+cli: $(BUILD)/attn
+
+$(BUILD)/obj/%.o: src/%.c src/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libattention.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/attn: $(CLI_SRC) $(BUILD)/libattention.a src/*.h
+	$(CC) $(ALL_CFLAGS) $(CLI_SRC) -o $@ $(BUILD)/libattention.a -lcjson $(LDLIBS_CORE)
+
+# One binary per tests/test_*.c, each linked with the shared test support.
+$(BUILD)/tests/%: tests/%.c $(SUPPORT_SRC) tests/support/*.h $(BUILD)/libattention.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/support $< $(SUPPORT_SRC) -o $@ \
+	    $(BUILD)/libattention.a -lcmocka -lcjson $(LDLIBS_CORE)
+
+$(BUILD)/san/obj/%.o: src/%.c src/*.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+$(BUILD)/san/libattention.a: $(SAN_LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/san/tests/%: tests/%.c $(SUPPORT_SRC) tests/support/*.h $(BUILD)/san/libattention.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/support $< $(SUPPORT_SRC) -o $@ \
+	    $(BUILD)/san/libattention.a -lcmocka -lcjson $(LDLIBS_CORE)
+
+deps:
+	./scripts/ensure-deps.sh
+
+# The test binaries find tests/vectors relative to the repository root.
+test-native: $(TESTS)
+	@set -e; for t in $(TESTS); do echo "== $$t"; ./$$t; done
+
+test-sanitize: $(SAN_TESTS)
+	@set -e; for t in $(SAN_TESTS); do echo "== $$t (ASan+UBSan)"; \
+	    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$$t; done
+
+test-cli: $(BUILD)/attn
+	./tests/cli/run.sh
+
+wasm:
+	./build.sh
+
+test-wasm: wasm
+	node --test tests/wasm/
+
+test-browser: wasm
+	node --test tests/browser/
+
+test: deps
+	$(MAKE) test-native test-sanitize test-cli test-wasm test-browser
+
+bench: lib wasm
+	./bench/run.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,374 @@
+/*
+ * attention.h: an exact attention engine in portable C (C11, libc + libm).
+ *
+ * Conventions, for every function below:
+ *
+ *   - Numbers are double. Matrices are dense and row-major; a shape comment
+ *     such as [batch, n_q, d_k] lists dimensions from slowest to fastest.
+ *   - Projections use the `x @ W` layout: a weight matrix has shape
+ *     [in, out] and a row vector x of width `in` maps to x @ W of width `out`.
+ *   - Arguments come in the order outputs, then inputs, then sizes, then
+ *     options, then workspace (as in llm.c). Every output pointer may be NULL
+ *     to skip that output; the function still computes what the others need.
+ *   - A masked entry is one a query may not attend to. In `scaled` it holds
+ *     -INFINITY (never a finite sentinel such as -1e9 or -10000); in
+ *     `weights` it holds exactly 0.
+ *   - A fully masked row (a query with no key it may attend to) gives weights
+ *     that are all 0 and an output row that is all 0, never NaN.
+ *   - Memory is owned by the caller. Functions that need scratch space take a
+ *     `work` array whose length in doubles the matching *_work_size function
+ *     reports. Nothing is allocated, except by the attn_problem_* layer.
+ *   - Every entry point returns an attn_status. Nothing aborts, exits or
+ *     prints. The numbers of the status codes never change.
+ *   - Inputs must be finite: a NaN or infinity in any input gives
+ *     ATTN_ERR_NOT_FINITE. A computation whose result overflows gives
+ *     ATTN_ERR_OVERFLOW_VALUE rather than an infinity or a NaN.
+ */
+#ifndef ATTENTION_H
+#define ATTENTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Status codes (stable numbers; new codes are only ever appended) ---- */
+
+typedef enum attn_status {
+    ATTN_OK = 0,
+    ATTN_ERR_NULL = 1,           /* a required pointer is NULL */
+    ATTN_ERR_SIZE = 2,           /* a size is zero or negative */
+    ATTN_ERR_SIZE_OVERFLOW = 3,  /* a product of sizes does not fit in size_t */
+    ATTN_ERR_HEADS = 4,          /* num_heads does not divide d_model */
+    ATTN_ERR_OPTION = 5,         /* an option has an unknown value */
+    ATTN_ERR_RANGE = 6,          /* a parameter is outside its range */
+    ATTN_ERR_NOT_FINITE = 7,     /* an input holds NaN or an infinity */
+    ATTN_ERR_OVERFLOW_VALUE = 8, /* a computed value overflowed */
+    ATTN_ERR_NOMEM = 9,          /* an allocation failed (attn_problem_*) */
+    ATTN_ERR_INPUT = 10,         /* a problem field is missing, unknown or
+                                    misshapen; attn_problem_error says which */
+    ATTN_ERR_STATE = 11          /* call out of order (attn_problem_*) */
+} attn_status;
+
+/* English text for a status code; an unknown code gives "unknown status". */
+const char *attn_status_text(int status);
+
+/* ---- Softmax ---- */
+
+/*
+ * Row-wise softmax that subtracts each row's maximum first.
+ * -INFINITY entries are masked: they get weight exactly 0; a row that is all
+ * -INFINITY gives all 0. Other infinities and NaN give ATTN_ERR_NOT_FINITE.
+ */
+int attn_softmax_rows(double *out,       /* [rows, cols] may alias in */
+                      const double *in,  /* [rows, cols] */
+                      int rows, int cols);
+
+/* ---- Masks ---- */
+
+enum {
+    ATTN_MASK_CAUSAL = 1u << 0,      /* key j allowed iff j <= i */
+    ATTN_MASK_KEY_PADDING = 1u << 1, /* key j allowed iff j < key_length[b] */
+    ATTN_MASK_CUSTOM = 1u << 2,      /* key j allowed iff allowed[i*n_k+j] */
+    ATTN_MASK_LOCAL = 1u << 3,       /* key j allowed iff |i - j| <= window */
+    ATTN_MASK_STRIDED = 1u << 4      /* Sparse Transformer pattern: j <= i and
+                                        (i - j < stride or (i - j) % stride == 0) */
+};
+
+/* Masks combine: an entry is allowed only if every selected kind allows it. */
+typedef struct attn_mask {
+    unsigned kinds;               /* bitwise OR of ATTN_MASK_*; 0 = none */
+    const int *key_length;        /* [batch] in 0..n_k, for KEY_PADDING */
+    const unsigned char *allowed; /* [n_q, n_k] nonzero = may attend, for
+                                     CUSTOM; shared by the whole batch */
+    int window;                   /* >= 0, for LOCAL */
+    int stride;                   /* >= 1, for STRIDED */
+} attn_mask;
+
+/* Checks a mask against the sizes it will be used with. */
+int attn_mask_check(const attn_mask *mask, int batch, int n_q, int n_k);
+
+/* 1 if query i of batch item b may attend to key j, else 0.
+ * Call only with a mask that attn_mask_check accepted. */
+int attn_mask_allows(const attn_mask *mask, int n_k, int b, int i, int j);
+
+/* ---- Options shared by the dot-product mechanisms ---- */
+
+typedef enum attn_scale_kind {
+    ATTN_SCALE_INV_SQRT_DK = 0, /* multiply scores by 1/sqrt(d_k) (default) */
+    ATTN_SCALE_NONE = 1,        /* leave scores as they are */
+    ATTN_SCALE_FACTOR = 2       /* multiply scores by scale_factor (finite) */
+} attn_scale_kind;
+
+typedef struct attn_options {
+    int scale_kind;      /* an attn_scale_kind */
+    double scale_factor; /* for ATTN_SCALE_FACTOR */
+    attn_mask mask;
+    double dropout;      /* probability in [0, 1) of zeroing each weight;
+                            kept weights are multiplied by 1/(1 - dropout) */
+    uint64_t seed;       /* dropout is a pure function of (seed, b, i, j) */
+} attn_options;
+
+/* Defaults: scale 1/sqrt(d_k), no mask, no dropout, seed 0. */
+void attn_options_init(attn_options *opts);
+
+/* The factor scores are multiplied by, for these options and d_k. */
+int attn_scale_value(double *scale, const attn_options *opts, int d_k);
+
+/* 1 if the weight at (b, i, j) survives dropout with this probability and
+ * seed, else 0. Identical on every platform. */
+int attn_dropout_keeps(uint64_t seed, double probability,
+                       int64_t b, int64_t i, int64_t j);
+
+/* ---- Scaled dot-product attention ---- */
+
+/* Length in doubles of the work array attn_sdpa needs. */
+size_t attn_sdpa_work_size(int n_k);
+
+/*
+ * scores  = Q Kᵀ
+ * scaled  = scores × scale, masked entries -INFINITY
+ * weights = row softmax of scaled (masked entries 0), then dropout if asked:
+ *           `weights` holds the weights that multiply V
+ * output  = weights V
+ * n_q may differ from n_k (cross-attention). Every batch item is independent.
+ */
+int attn_sdpa(double *scores,   /* [batch, n_q, n_k] or NULL */
+              double *scaled,   /* [batch, n_q, n_k] or NULL */
+              double *weights,  /* [batch, n_q, n_k] or NULL */
+              double *output,   /* [batch, n_q, d_v] or NULL */
+              const double *q,  /* [batch, n_q, d_k] */
+              const double *k,  /* [batch, n_k, d_k] */
+              const double *v,  /* [batch, n_k, d_v] */
+              int batch, int n_q, int n_k, int d_k, int d_v,
+              const attn_options *opts, /* NULL = defaults */
+              double *work);            /* [attn_sdpa_work_size(n_k)] */
+
+/*
+ * The same computation from given scores, for walkthroughs that start from
+ * a score matrix: scaled = scores × scale (masked -INFINITY), weights, output.
+ * The scale comes from opts as for attn_sdpa; ATTN_SCALE_INV_SQRT_DK uses d_k.
+ * v may be NULL when output is NULL (d_v is then ignored).
+ */
+int attn_sdpa_from_scores(double *scaled,       /* [batch, n_q, n_k] or NULL */
+                          double *weights,      /* [batch, n_q, n_k] or NULL */
+                          double *output,       /* [batch, n_q, d_v] or NULL */
+                          const double *scores, /* [batch, n_q, n_k] */
+                          const double *v,      /* [batch, n_k, d_v] */
+                          int batch, int n_q, int n_k, int d_k, int d_v,
+                          const attn_options *opts, /* NULL = defaults */
+                          double *work);    /* [attn_sdpa_work_size(n_k)] */
+
+/* output = weights @ v: each output row is the weighted sum of v's rows. */
+int attn_weighted_sum(double *output,        /* [n_q, d_v] */
+                      const double *weights, /* [n_q, n_k] */
+                      const double *v,       /* [n_k, d_v] */
+                      int n_q, int n_k, int d_v);
+
+/* ---- Multi-head attention ---- */
+
+typedef struct attn_mha_dims {
+    int batch;
+    int n_q;       /* query tokens (rows of x_q) */
+    int n_kv;      /* key/value tokens (rows of x_kv) */
+    int d_q_in;    /* columns of x_q */
+    int d_kv_in;   /* columns of x_kv */
+    int d_model;   /* width of Q, K, V; split into num_heads blocks */
+    int num_heads; /* must divide d_model; head width d_model / num_heads */
+    int d_out;     /* columns of W_o and of the output */
+} attn_mha_dims;
+
+typedef struct attn_mha_params {
+    const double *wq; /* [d_q_in, d_model] */
+    const double *wk; /* [d_kv_in, d_model] */
+    const double *wv; /* [d_kv_in, d_model] */
+    const double *wo; /* [d_model, d_out] */
+    const double *bq; /* [d_model] or NULL */
+    const double *bk; /* [d_model] or NULL */
+    const double *bv; /* [d_model] or NULL */
+    const double *bo; /* [d_out] or NULL */
+} attn_mha_params;
+
+typedef struct attn_mha_outputs { /* every pointer may be NULL */
+    double *q;            /* [batch, n_q, d_model]  x_q  @ W_q + b_q */
+    double *k;            /* [batch, n_kv, d_model] x_kv @ W_k + b_k */
+    double *v;            /* [batch, n_kv, d_model] x_kv @ W_v + b_v */
+    double *scores;       /* [batch, num_heads, n_q, n_kv] */
+    double *scaled;       /* [batch, num_heads, n_q, n_kv] */
+    double *weights;      /* [batch, num_heads, n_q, n_kv] */
+    double *head_outputs; /* [batch, num_heads, n_q, d_model / num_heads] */
+    double *concat;       /* [batch, n_q, d_model] heads side by side */
+    double *output;       /* [batch, n_q, d_out]   concat @ W_o + b_o */
+} attn_mha_outputs;
+
+size_t attn_multihead_work_size(const attn_mha_dims *dims);
+
+/*
+ * Head h uses columns [h*d_head, (h+1)*d_head) of Q, K and V and the scale
+ * of `opts` with d_k = d_head (so 1/sqrt(d_model / num_heads) by default).
+ * x_kv == NULL means self-attention: x_kv = x_q (then n_kv must equal n_q and
+ * d_kv_in must equal d_q_in). The mask applies to every head.
+ */
+int attn_multihead(const attn_mha_outputs *out,
+                   const double *x_q,  /* [batch, n_q, d_q_in] */
+                   const double *x_kv, /* [batch, n_kv, d_kv_in] or NULL */
+                   const attn_mha_params *params,
+                   const attn_mha_dims *dims,
+                   const attn_options *opts, /* NULL = defaults */
+                   double *work);  /* [attn_multihead_work_size(dims)] */
+
+/* ---- Bahdanau (additive) attention ---- */
+
+/*
+ * For each query s (a decoder state) and key h_j (an encoder state):
+ *   energy_j = tanh(s @ W_s + h_j @ W_h + b)   score_j = energy_j · v
+ *   weights  = softmax(scores)                  context = Σ_j weights_j h_j
+ */
+int attn_additive(double *energy,       /* [n_q, n_k, d_a] or NULL */
+                  double *scores,       /* [n_q, n_k] or NULL */
+                  double *weights,      /* [n_q, n_k] or NULL */
+                  double *context,      /* [n_q, d_h] or NULL */
+                  const double *query,  /* [n_q, d_s] */
+                  const double *keys,   /* [n_k, d_h] */
+                  const double *w_s,    /* [d_s, d_a] */
+                  const double *w_h,    /* [d_h, d_a] */
+                  const double *b,      /* [d_a] or NULL */
+                  const double *v,      /* [d_a] */
+                  int n_q, int n_k, int d_s, int d_h, int d_a,
+                  double *work);        /* [attn_additive_work_size(..)] */
+
+size_t attn_additive_work_size(int n_k, int d_s, int d_a);
+
+/* ---- Luong (multiplicative) attention ---- */
+
+typedef enum attn_luong_method {
+    ATTN_LUONG_DOT = 0,     /* score_j = s · h_j          (d_s == d_h) */
+    ATTN_LUONG_GENERAL = 1, /* score_j = s · (h_j @ W),   W [d_h, d_s] */
+    ATTN_LUONG_CONCAT = 2   /* score_j = v · tanh([s; h_j] @ W + b),
+                               W [d_s + d_h, d_a], b [d_a] or NULL, v [d_a] */
+} attn_luong_method;
+
+int attn_luong(double *energy,      /* [n_q, n_k, d_a] or NULL; concat only */
+               double *scores,      /* [n_q, n_k] or NULL */
+               double *weights,     /* [n_q, n_k] or NULL */
+               double *context,     /* [n_q, d_h] or NULL */
+               const double *query, /* [n_q, d_s] */
+               const double *keys,  /* [n_k, d_h] */
+               const double *w,     /* see attn_luong_method; NULL for dot */
+               const double *b,     /* concat only, or NULL */
+               const double *v,     /* concat only */
+               int method, int n_q, int n_k, int d_s, int d_h,
+               int d_a,             /* concat only; ignored otherwise */
+               double *work);       /* [attn_luong_work_size(..)] */
+
+size_t attn_luong_work_size(int method, int n_k, int d_s, int d_a);
+
+/* ---- Linear attention (Katharopoulos et al. 2020) ---- */
+
+/*
+ * With phi(x) = elu(x) + 1 applied elementwise:
+ *   output_i = phi(q_i) @ S / (phi(q_i) · z)
+ * where S = Σ_j phi(k_j)ᵀ v_j and z = Σ_j phi(k_j) over all keys j, or over
+ * j <= i when causal. phi is positive, so the denominator never vanishes.
+ */
+int attn_linear(double *output,   /* [batch, n_q, d_v] */
+                const double *q,  /* [batch, n_q, d_k] */
+                const double *k,  /* [batch, n_k, d_k] */
+                const double *v,  /* [batch, n_k, d_v] */
+                int batch, int n_q, int n_k, int d_k, int d_v,
+                int causal,       /* 0 or 1 */
+                double *work);    /* [attn_linear_work_size(d_k, d_v)] */
+
+size_t attn_linear_work_size(int d_k, int d_v);
+
+/* ---- Problems: named inputs in; results as JSON, text or Markdown out ----
+ *
+ * The layer shared by the CLI (build/attn) and the JS API (through WASM). A
+ * problem has a kind and named fields, spelled as in the JS API; it checks
+ * them with messages that name the field and the shape it expects, runs the
+ * mechanism, and formats the result. It is the only part of the library that
+ * allocates, through the allocator given to attn_problem_create.
+ *
+ * Kinds and their fields (? = optional):
+ *   "scaledDotProduct": q, k, v, mask?, keyLength?, window?, stride?, scale?,
+ *                       dropout?, seed?, queryTokens?, keyTokens?, tokens?
+ *      -> scores, scaled, weights, output
+ *      or, starting from scores: scores, v?, dk?, and the same options
+ *      -> scaled, weights, output (when v is given)
+ *   "weightedSum": weights, v                      -> output
+ *   "multiHead": x, xkv?, numHeads, wq, wk, wv, wo, bq?, bk?, bv?, bo?, mask?,
+ *                keyLength?, window?, stride?, scale?, tokens?, ...
+ *      -> q, k, v, heads[h].{scores, scaled, weights, output}, concat, output
+ *   "additive": query, keys, ws, wh, v, b?        -> energy, scores, weights,
+ *                                                     context
+ *   "luong": query, keys, method, w?, v?, b?       -> scores, weights, context
+ *                                                     (+ energy for concat)
+ *   "linear": q, k, v, causal?                     -> output
+ *   "softmax": x, scale?, mask?                    -> scaled, max, exp, sum,
+ *                                                     weights
+ * A matrix field may also be a batch of matrices (rank 3); then every result
+ * gains a leading batch dimension. In JSON results a masked entry of
+ * `scaled` (-INFINITY) is written as null, since JSON has no infinity.
+ */
+
+typedef struct attn_problem attn_problem;
+
+typedef struct attn_allocator {
+    void *(*allocate)(void *context, size_t bytes); /* NULL on failure */
+    void (*release)(void *context, void *block);
+    void *context;
+} attn_allocator;
+
+/* kind as above; allocator NULL = malloc and free. On failure *problem is
+ * NULL and the status says why (ATTN_ERR_OPTION for an unknown kind). */
+int attn_problem_create(attn_problem **problem, const char *kind,
+                        const attn_allocator *allocator);
+void attn_problem_destroy(attn_problem *problem); /* NULL is fine */
+
+/* Setters copy what they are given. rank 1 = vector [dims[0]], 2 = matrix
+ * [dims[0], dims[1]], 3 = batch [dims[0], dims[1], dims[2]]. Boolean
+ * matrices (mask) are tensors of 0 and 1. A field unknown to the kind, or
+ * a value of the wrong type, gives ATTN_ERR_INPUT and an error message. */
+int attn_problem_set_tensor(attn_problem *problem, const char *field,
+                            int rank, const int *dims, const double *data);
+int attn_problem_set_number(attn_problem *problem, const char *field,
+                            double value);
+int attn_problem_set_bool(attn_problem *problem, const char *field,
+                          int value);
+int attn_problem_set_string(attn_problem *problem, const char *field,
+                            const char *value);
+int attn_problem_set_strings(attn_problem *problem, const char *field,
+                             int count, const char *const *values);
+
+/* Checks every field, then computes every result. */
+int attn_problem_run(attn_problem *problem);
+
+/* The last error as one line naming the field and the expected shape, e.g.
+ * "k: expected a matrix with 2 columns (d_k, the columns of q), got 3x3";
+ * "" when there is none. Valid until the next call on this problem. */
+const char *attn_problem_error(const attn_problem *problem);
+
+/* A result by name ("weights", "heads.1.scores", ...) after a successful
+ * run: its rank, dimensions and data, owned by the problem. */
+int attn_problem_result(const attn_problem *problem, const char *name,
+                        int *rank, int dims[3], const double **data);
+
+typedef enum attn_format {
+    ATTN_FORMAT_JSON = 0,    /* the result object, JS API field names */
+    ATTN_FORMAT_TEXT = 1,    /* a step-by-step walkthrough for a terminal */
+    ATTN_FORMAT_MARKDOWN = 2 /* the same walkthrough as Markdown tables */
+} attn_format;
+
+/* Writes the result of a successful run into buf as NUL-terminated text,
+ * truncated to cap bytes, and sets *length to the full length without the
+ * NUL (as snprintf does): call once with cap 0 to size the buffer. */
+int attn_problem_format(const attn_problem *problem, int format, char *buf,
+                        size_t cap, size_t *length);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ATTENTION_H */
