@@ -14,8 +14,10 @@ LDLIBS_CORE := -lm
 BUILD   := build
 LIB_SRC := $(wildcard src/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
+# The JSON-to-problem adapter is shared by the CLI and the vector tests.
+JSON_ADAPTER_SRC := src/cli/problem_json.c
 TEST_SRC := $(wildcard tests/test_*.c)
-SUPPORT_SRC := $(wildcard tests/support/*.c)
+SUPPORT_SRC := $(wildcard tests/support/*.c) $(JSON_ADAPTER_SRC)
 
 LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/obj/%.o)
 TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -40,13 +42,13 @@ $(BUILD)/libattention.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/attn: $(CLI_SRC) $(BUILD)/libattention.a src/*.h
+$(BUILD)/attn: $(CLI_SRC) $(BUILD)/libattention.a src/*.h src/cli/*.h
 	$(CC) $(ALL_CFLAGS) $(CLI_SRC) -o $@ $(BUILD)/libattention.a -lcjson $(LDLIBS_CORE)
 
 # One binary per tests/test_*.c, each linked with the shared test support.
 $(BUILD)/tests/%: tests/%.c $(SUPPORT_SRC) tests/support/*.h $(BUILD)/libattention.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/support $< $(SUPPORT_SRC) -o $@ \
+	$(CC) $(ALL_CFLAGS) -Itests/support -Isrc/cli $< $(SUPPORT_SRC) -o $@ \
 	    $(BUILD)/libattention.a -lcmocka -lcjson $(LDLIBS_CORE)
 
 $(BUILD)/san/obj/%.o: src/%.c src/*.h
@@ -58,7 +60,7 @@ $(BUILD)/san/libattention.a: $(SAN_LIB_OBJ)
 
 $(BUILD)/san/tests/%: tests/%.c $(SUPPORT_SRC) tests/support/*.h $(BUILD)/san/libattention.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/support $< $(SUPPORT_SRC) -o $@ \
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/support -Isrc/cli $< $(SUPPORT_SRC) -o $@ \
 	    $(BUILD)/san/libattention.a -lcmocka -lcjson $(LDLIBS_CORE)
 
 deps:
