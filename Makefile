@@ -81,10 +81,10 @@ wasm:
 	./build.sh
 
 test-wasm: wasm
-	node --test tests/wasm/
+	node --test tests/wasm/*.test.mjs
 
 test-browser: wasm
-	node --test tests/browser/
+	node --test tests/browser/*.test.mjs
 
 test: deps
 	$(MAKE) test-native test-sanitize test-cli test-wasm test-browser
