@@ -1,0 +1,185 @@
+/*
+ * engine_internal.h: private helpers shared by the numeric core (softmax,
+ * masks, SDPA, multi-head, additive, Luong, linear attention).
+ *
+ * Sizes are products of ints computed in size_t and checked for overflow,
+ * so the checks also hold where size_t is 32 bits (wasm32).
+ */
+#ifndef ENGINE_INTERNAL_H
+#define ENGINE_INTERNAL_H
+
+#include "attention.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Sizes ---- */
+
+/* ATTN_ERR_SIZE if any of the `count` sizes is zero or negative. */
+static inline int attn__check_sizes(const int *sizes, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (sizes[i] <= 0) return ATTN_ERR_SIZE;
+    return ATTN_OK;
+}
+
+static inline int attn__mul_size(size_t *product, size_t a, size_t b)
+{
+    if (a != 0 && b > SIZE_MAX / a) return ATTN_ERR_SIZE_OVERFLOW;
+    *product = a * b;
+    return ATTN_OK;
+}
+
+static inline int attn__add_size(size_t *sum, size_t a, size_t b)
+{
+    if (b > SIZE_MAX - a) return ATTN_ERR_SIZE_OVERFLOW;
+    *sum = a + b;
+    return ATTN_OK;
+}
+
+/* *count = a * b * c for sizes already known to be positive. */
+static inline int attn__count3(size_t *count, int a, int b, int c)
+{
+    size_t ab;
+    if (attn__mul_size(&ab, (size_t)a, (size_t)b) != ATTN_OK)
+        return ATTN_ERR_SIZE_OVERFLOW;
+    return attn__mul_size(count, ab, (size_t)c);
+}
+
+/* ATTN_ERR_SIZE_OVERFLOW unless every product counts[r][0] * counts[r][1]
+ * * counts[r][2] of positive sizes fits in size_t: one row per array. */
+static inline int attn__check_counts(const int counts[][3], int rows)
+{
+    for (int r = 0; r < rows; r++) {
+        size_t count;
+        int status = attn__count3(&count, counts[r][0], counts[r][1],
+                                  counts[r][2]);
+        if (status != ATTN_OK) return status;
+    }
+    return ATTN_OK;
+}
+
+/* ---- Values ---- */
+
+/* 1 if every entry is finite; a NULL array (an absent optional input such
+ * as a bias) counts as finite. */
+static inline int attn__all_finite(const double *x, size_t count)
+{
+    if (x == NULL) return 1;
+    for (size_t i = 0; i < count; i++)
+        if (!isfinite(x[i])) return 0;
+    return 1;
+}
+
+static inline double attn__dot(const double *a, const double *b, int n)
+{
+    double sum = 0.0;
+    for (int i = 0; i < n; i++) sum += a[i] * b[i];
+    return sum;
+}
+
+/*
+ * out = x @ w + bias, then ATTN_ERR_OVERFLOW_VALUE if any entry overflowed.
+ * out [rows, cols], x [rows, in], w [in, cols], bias [cols] or NULL.
+ * The k-outer loop walks w row by row, which keeps the access contiguous.
+ */
+static inline int attn__affine(double *out, const double *x, const double *w,
+                               const double *bias, int rows, int in, int cols)
+{
+    for (int r = 0; r < rows; r++) {
+        double *out_row = out + (size_t)r * (size_t)cols;
+        const double *x_row = x + (size_t)r * (size_t)in;
+        for (int c = 0; c < cols; c++) out_row[c] = 0.0;
+        for (int k = 0; k < in; k++) {
+            const double *w_row = w + (size_t)k * (size_t)cols;
+            for (int c = 0; c < cols; c++) out_row[c] += x_row[k] * w_row[c];
+        }
+        if (bias != NULL)
+            for (int c = 0; c < cols; c++) out_row[c] += bias[c];
+    }
+    return attn__all_finite(out, (size_t)rows * (size_t)cols)
+               ? ATTN_OK : ATTN_ERR_OVERFLOW_VALUE;
+}
+
+/* ---- Shared steps (defined in the file named) ---- */
+
+/* softmax.c: in-place softmax of one row whose entries are finite or
+ * -INFINITY (masked); an all-masked row becomes all 0. */
+void attn__softmax_row(double *row, int n);
+
+/* sdpa.c: out [d_v] = Σ_j weights[j] v[j], v rows v_stride apart;
+ * ATTN_ERR_OVERFLOW_VALUE if the sum overflowed. */
+int attn__weighted_row(double *out, const double *weights, const double *v,
+                       size_t v_stride, int n_k, int d_v);
+
+/* options.c: opts, or the defaults written into *storage when opts is NULL. */
+const attn_options *attn__options_or_default(const attn_options *opts,
+                                             attn_options *storage);
+
+/* options.c: ATTN_ERR_RANGE unless 0 <= probability < 1 (NaN fails). */
+int attn__check_dropout(double probability);
+
+/* ---- SDPA for one (batch item, head), shared with multi-head ---- */
+
+/* Everything the options decide, checked once per call. */
+typedef struct attn__sdpa_plan {
+    double scale;
+    const attn_mask *mask; /* NULL = no mask */
+    double dropout;        /* 0 = off */
+    uint64_t seed;
+} attn__sdpa_plan;
+
+/* Checks opts (scale for d_k, mask for these sizes, dropout) into *plan. */
+int attn__sdpa_plan_init(attn__sdpa_plan *plan, const attn_options *opts,
+                         int batch, int n_q, int n_k, int d_k);
+
+/* One attention block. Q, K, V may be column blocks of wider matrices,
+ * hence the row strides. */
+typedef struct attn__sdpa_block {
+    const double *q;      /* [n_q, d_k] rows q_stride apart, or NULL when
+                             given_scores is set */
+    const double *k;      /* [n_k, d_k] rows k_stride apart */
+    const double *v;      /* [n_k, d_v] rows v_stride apart; NULL if no output */
+    const double *given_scores; /* [n_q, n_k] or NULL = q kᵀ */
+    size_t q_stride, k_stride, v_stride;
+    double *scores;       /* [n_q, n_k] or NULL */
+    double *scaled;       /* [n_q, n_k] or NULL */
+    double *weights;      /* [n_q, n_k] or NULL */
+    double *output;       /* [n_q, d_v] rows output_stride apart, or NULL */
+    size_t output_stride;
+    int mask_b;           /* batch index the mask sees (key_length) */
+    int64_t dropout_b;    /* leading index dropout hashes */
+    int n_q, n_k, d_k, d_v;
+} attn__sdpa_block;
+
+/* Runs a block whose inputs were validated; row [n_k] is scratch. */
+int attn__sdpa_block_run(const attn__sdpa_block *block,
+                         const attn__sdpa_plan *plan, double *row);
+
+/* ---- Additive scoring, shared with Luong concat ---- */
+
+typedef struct attn__additive_args {
+    double *energy;      /* [n_q, n_k, d_a] or NULL */
+    double *scores;      /* [n_q, n_k] or NULL */
+    double *weights;     /* [n_q, n_k] or NULL */
+    double *context;     /* [n_q, d_h] or NULL */
+    const double *query; /* [n_q, d_s] */
+    const double *keys;  /* [n_k, d_h] */
+    const double *w_s;   /* [d_s, d_a] */
+    const double *w_h;   /* [d_h, d_a] */
+    const double *b;     /* [d_a] or NULL */
+    const double *v;     /* [d_a] */
+    int n_q, n_k, d_s, d_h, d_a;
+} attn__additive_args;
+
+/* additive.c: runs validated arguments; work [attn_additive_work_size]. */
+int attn__additive_run(const attn__additive_args *args, double *work);
+
+/* additive.c: from a row of scores [n_k] (overwritten by the weights),
+ * writes the optional scores, weights and context [d_h] rows. */
+int attn__scores_to_context(double *scores_out, double *weights_out,
+                            double *context_out, double *row,
+                            const double *keys, int n_k, int d_h);
+
+#endif /* ENGINE_INTERNAL_H */
