@@ -1,0 +1,382 @@
+// The JS API of the attention engine: the one place that touches the memory
+// of web/lib/attention.wasm. Inputs are plain objects of numbers, strings,
+// booleans and nested arrays; they become an attn_problem (attention.h,
+// "Problems"), the C engine computes and formats the result, and the JSON it
+// writes comes back as plain objects. No attention arithmetic happens here.
+//
+//   const attn = await loadAttention();   // or loadAttention({ wasmBinary })
+//   const { weights, output } = attn.scaledDotProduct({ q, k, v, mask: 'causal' });
+//
+// Runs in Node >= 18 and in browsers without a bundler.
+
+const FORMATS = { json: 0, text: 1, markdown: 2 }; // attn_format
+const ATTN_ERR_OPTION = 5;
+
+// wasm32 layout of attn_options (attention.h), for sdpaFlat only:
+// scale_kind i32 @0, scale_factor f64 @8, mask.kinds u32 @16,
+// mask.key_length ptr @20, mask.allowed ptr @24, mask.window i32 @28,
+// mask.stride i32 @32, dropout f64 @40, seed u64 @48.
+const OPTIONS_BYTES = 56;
+const OPTIONS_SCALE_KIND = 0;
+const OPTIONS_SCALE_FACTOR = 8;
+const OPTIONS_MASK_KINDS = 16;
+const ATTN_SCALE_NONE = 1;
+const ATTN_SCALE_FACTOR = 2;
+const ATTN_MASK_CAUSAL = 1;
+
+const MAX_RANK = 3;
+
+/**
+ * Loads the engine. options.wasmBinary (ArrayBuffer or typed array) is used
+ * as is; otherwise the module is read from options.wasmUrl, by default
+ * attention.wasm next to this file.
+ */
+export async function loadAttention(options = {}) {
+  const bytes = await wasmBytes(options);
+  const module = await WebAssembly.compile(bytes);
+  const instance = await WebAssembly.instantiate(module, importsFor(module));
+  // A standalone module (no main) runs its static constructors here.
+  if (typeof instance.exports._initialize === 'function') instance.exports._initialize();
+  return createApi(instance.exports);
+}
+
+async function wasmBytes({ wasmBinary, wasmUrl } = {}) {
+  if (wasmBinary !== undefined) {
+    if (wasmBinary instanceof ArrayBuffer) return new Uint8Array(wasmBinary);
+    if (ArrayBuffer.isView(wasmBinary)) {
+      return new Uint8Array(wasmBinary.buffer, wasmBinary.byteOffset, wasmBinary.byteLength);
+    }
+    throw new TypeError('loadAttention: wasmBinary must be an ArrayBuffer or a typed array');
+  }
+  const url = new URL(wasmUrl ?? './attention.wasm', import.meta.url);
+  const inNode = typeof process === 'object' && Boolean(process.versions?.node);
+  if (url.protocol === 'file:' && inNode) {
+    // Node's fetch does not read file: URLs.
+    const { readFile } = await import('node:fs/promises');
+    return new Uint8Array(await readFile(url));
+  }
+  const response = await fetch(url);
+  if (!response.ok) {
+    throw new Error(`loadAttention: fetching ${url} failed with HTTP ${response.status}`);
+  }
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+// The library neither prints nor exits, so the few functions a standalone
+// module may import only need to exist; calling an unexpected one is a bug
+// worth an exception rather than silence.
+function importsFor(module) {
+  const imports = {};
+  for (const { module: from, name, kind } of WebAssembly.Module.imports(module)) {
+    if (kind !== 'function') {
+      throw new Error(`attention.wasm imports a ${kind} ${from}.${name}, which loadAttention does not provide`);
+    }
+    imports[from] ??= {};
+    imports[from][name] = name === 'emscripten_notify_memory_growth'
+      ? () => {} // heap views are created fresh for every access
+      : () => { throw new Error(`attention.wasm called the import ${from}.${name}, which loadAttention does not provide`); };
+  }
+  return imports;
+}
+
+function createApi(wasm) {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+
+  // Every block malloc'd during one API call, freed together at its end.
+  class Allocations {
+    constructor() { this.blocks = []; }
+    bytes(count) {
+      const pointer = wasm.malloc(Math.max(count, 1));
+      if (pointer === 0) throw new Error('attention: out of WebAssembly memory');
+      this.blocks.push(pointer);
+      return pointer;
+    }
+    string(text) {
+      const utf8 = encoder.encode(text);
+      const pointer = this.bytes(utf8.length + 1);
+      const view = new Uint8Array(wasm.memory.buffer, pointer, utf8.length + 1);
+      view.set(utf8);
+      view[utf8.length] = 0;
+      return pointer;
+    }
+    doubles(values) {
+      const pointer = this.bytes(8 * values.length);
+      new Float64Array(wasm.memory.buffer, pointer, values.length).set(values);
+      return pointer;
+    }
+    ints(values) {
+      const pointer = this.bytes(4 * values.length);
+      new Int32Array(wasm.memory.buffer, pointer, values.length).set(values);
+      return pointer;
+    }
+    pointers(values) {
+      const pointer = this.bytes(4 * values.length);
+      new Uint32Array(wasm.memory.buffer, pointer, values.length).set(values);
+      return pointer;
+    }
+    releaseAll() {
+      for (const pointer of this.blocks) wasm.free(pointer);
+      this.blocks.length = 0;
+    }
+  }
+
+  const readU32 = (pointer) => new Uint32Array(wasm.memory.buffer, pointer, 1)[0];
+
+  function readCString(pointer) {
+    const bytes = new Uint8Array(wasm.memory.buffer, pointer);
+    const end = bytes.indexOf(0);
+    return decoder.decode(bytes.subarray(0, end < 0 ? bytes.length : end));
+  }
+
+  function engineError(status, message) {
+    const text = message || readCString(wasm.attn_status_text(status));
+    return Object.assign(new Error(text), { status });
+  }
+
+  function problemError(problem, status) {
+    return engineError(status, readCString(wasm.attn_problem_error(problem)));
+  }
+
+  function setField(problem, field, value, allocations) {
+    const name = allocations.string(field);
+    let status;
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) {
+        throw new Error(`${field}: expected a finite number, got ${value}`);
+      }
+      status = wasm.attn_problem_set_number(problem, name, value);
+    } else if (typeof value === 'boolean') {
+      status = wasm.attn_problem_set_bool(problem, name, value ? 1 : 0);
+    } else if (typeof value === 'string') {
+      status = wasm.attn_problem_set_string(problem, name, allocations.string(value));
+    } else if (isList(value) && value.length > 0 && typeof value[0] === 'string') {
+      const strings = stringsOf(field, value).map((text) => allocations.string(text));
+      status = wasm.attn_problem_set_strings(problem, name, strings.length,
+                                             allocations.pointers(strings));
+    } else if (isList(value)) {
+      const { dims, data } = tensorOf(field, value);
+      status = wasm.attn_problem_set_tensor(problem, name, dims.length,
+                                            allocations.ints(dims), allocations.doubles(data));
+    } else {
+      throw new Error(`${field}: expected a number, a boolean, a string or an array, got ${describe(value)}`);
+    }
+    if (status !== 0) throw problemError(problem, status);
+  }
+
+  // Builds a problem from `input`, runs it and returns its formatted result.
+  function runAndFormat(input, format) {
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+      throw new TypeError(`attention: expected a problem object, got ${describe(input)}`);
+    }
+    const { kind } = input;
+    if (typeof kind !== 'string') {
+      throw new Error(`kind: expected a string, got ${describe(kind)}`);
+    }
+    const allocations = new Allocations();
+    let problem = 0;
+    try {
+      const slot = allocations.bytes(4);
+      const created = wasm.attn_problem_create(slot, allocations.string(kind), 0);
+      problem = readU32(slot);
+      if (created !== 0) {
+        throw engineError(created, created === ATTN_ERR_OPTION ? `kind: unknown kind "${kind}"` : '');
+      }
+      for (const [field, value] of Object.entries(input)) {
+        if (field !== 'kind' && value !== undefined) setField(problem, field, value, allocations);
+      }
+      const ran = wasm.attn_problem_run(problem);
+      if (ran !== 0) throw problemError(problem, ran);
+
+      const lengthSlot = allocations.bytes(4); // size_t is 32 bits in wasm32
+      let status = wasm.attn_problem_format(problem, format, 0, 0, lengthSlot);
+      if (status !== 0) throw problemError(problem, status);
+      const length = readU32(lengthSlot);
+      const buffer = allocations.bytes(length + 1);
+      status = wasm.attn_problem_format(problem, format, buffer, length + 1, lengthSlot);
+      if (status !== 0) throw problemError(problem, status);
+      return decoder.decode(new Uint8Array(wasm.memory.buffer, buffer, length));
+    } finally {
+      if (problem !== 0) wasm.attn_problem_destroy(problem);
+      allocations.releaseAll();
+    }
+  }
+
+  function run(input) {
+    // JSON has no infinity: the engine writes a masked -Infinity as null.
+    return JSON.parse(runAndFormat(input, FORMATS.json), function (key, value) {
+      return value === null && Array.isArray(this) ? -Infinity : value;
+    });
+  }
+
+  function format(input, style = 'json') {
+    if (!Object.hasOwn(FORMATS, style)) {
+      throw new Error(`format: expected "markdown", "text" or "json", got ${describe(style)}`);
+    }
+    return runAndFormat(input, FORMATS[style]);
+  }
+
+  /**
+   * Scaled dot-product attention straight over attn_sdpa, for timing:
+   * q [batch, nQ, dK], k [batch, nK, dK], v [batch, nK, dV] flat (a
+   * Float64Array or any array of numbers). Options: scale (number, or false
+   * for none; default 1/sqrt(dK)), causal (boolean), weights (true to also
+   * return the weights). Returns { output: Float64Array, weights? }.
+   */
+  function sdpaFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, scale, causal = false, weights = false }) {
+    const sizes = { batch, nQ, nK, dK, dV };
+    for (const [name, size] of Object.entries(sizes)) {
+      if (!Number.isInteger(size) || size < 1) {
+        throw new Error(`sdpaFlat: ${name} must be a positive integer, got ${describe(size)}`);
+      }
+    }
+    checkLength('q', q, batch * nQ * dK, 'batch·nQ·dK');
+    checkLength('k', k, batch * nK * dK, 'batch·nK·dK');
+    checkLength('v', v, batch * nK * dV, 'batch·nK·dV');
+    const allocations = new Allocations();
+    try {
+      const options = allocations.bytes(OPTIONS_BYTES);
+      wasm.attn_options_init(options);
+      const view = new DataView(wasm.memory.buffer, options, OPTIONS_BYTES);
+      if (scale === false) {
+        view.setInt32(OPTIONS_SCALE_KIND, ATTN_SCALE_NONE, true);
+      } else if (typeof scale === 'number') {
+        view.setInt32(OPTIONS_SCALE_KIND, ATTN_SCALE_FACTOR, true);
+        view.setFloat64(OPTIONS_SCALE_FACTOR, scale, true);
+      }
+      if (causal) view.setUint32(OPTIONS_MASK_KINDS, ATTN_MASK_CAUSAL, true);
+
+      const outputLength = batch * nQ * dV;
+      const weightsLength = batch * nQ * nK;
+      const outputPointer = allocations.bytes(8 * outputLength);
+      const weightsPointer = weights ? allocations.bytes(8 * weightsLength) : 0;
+      const work = allocations.bytes(8 * wasm.attn_sdpa_work_size(nK));
+      const status = wasm.attn_sdpa(0, 0, weightsPointer, outputPointer,
+                                    allocations.doubles(q), allocations.doubles(k),
+                                    allocations.doubles(v), batch, nQ, nK, dK, dV,
+                                    options, work);
+      if (status !== 0) throw engineError(status, `attn_sdpa: ${readCString(wasm.attn_status_text(status))}`);
+      const result = { output: copyDoubles(outputPointer, outputLength) };
+      if (weights) result.weights = copyDoubles(weightsPointer, weightsLength);
+      return result;
+    } finally {
+      allocations.releaseAll();
+    }
+  }
+
+  function copyDoubles(pointer, length) {
+    return new Float64Array(wasm.memory.buffer, pointer, length).slice();
+  }
+
+  // Bytes malloc'd now and the size of the WebAssembly memory, for checking
+  // that repeated calls leak nothing.
+  function memoryStats() {
+    const allocations = new Allocations();
+    try {
+      const info = allocations.bytes(40); // struct mallinfo: ten ints
+      wasm.mallinfo(info);
+      const allocatedBytes = new Int32Array(wasm.memory.buffer, info, 10)[7]; // uordblks
+      return { allocatedBytes, memoryBytes: wasm.memory.buffer.byteLength };
+    } finally {
+      allocations.releaseAll();
+    }
+  }
+
+  const mechanism = (kind) => (fields = {}) => run({ ...fields, kind });
+  return Object.freeze({
+    scaledDotProduct: mechanism('scaledDotProduct'),
+    multiHead: mechanism('multiHead'),
+    additive: mechanism('additive'),
+    luong: mechanism('luong'),
+    linear: mechanism('linear'),
+    softmax: mechanism('softmax'),
+    weightedSum: mechanism('weightedSum'),
+    run,
+    format,
+    sdpaFlat,
+    memoryStats,
+  });
+}
+
+// ---- Walking the input as the C JSON adapter (src/cli/) does ----
+
+function isList(value) {
+  return Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
+}
+
+function describe(value) {
+  if (value === null) return 'null';
+  if (isList(value)) return 'an array';
+  if (typeof value === 'number') return Number.isFinite(value) ? 'a number' : String(value);
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'undefined') return 'nothing';
+  return `a ${typeof value}`;
+}
+
+function stringsOf(field, values) {
+  return Array.from(values, (value, i) => {
+    if (typeof value !== 'string') {
+      throw new Error(`${field}[${i}]: expected a string, got ${describe(value)}`);
+    }
+    return value;
+  });
+}
+
+// Nested arrays of numbers or booleans (true = 1) of rank 1 to 3 become
+// { dims, data } with data row-major. The first entry at each level fixes
+// the shape; every other entry must match it.
+function tensorOf(field, value) {
+  const dims = [];
+  for (let node = value; isList(node); node = node[0]) {
+    if (dims.length === MAX_RANK) {
+      throw new Error(`${field}: expected at most ${MAX_RANK} levels of nesting`);
+    }
+    if (node.length === 0) throw new Error(`${field}: must not be empty`);
+    dims.push(node.length);
+  }
+  const rank = dims.length;
+  const data = new Float64Array(dims.reduce((a, b) => a * b, 1));
+  let next = 0;
+  const fill = (node, path, depth) => {
+    if (depth === rank) {
+      data[next++] = leafValue(node, path);
+      return;
+    }
+    if (!isList(node)) throw new Error(`${path}: expected an array, got ${describe(node)}`);
+    if (depth === rank - 2) checkRowLengths(node, path);
+    if (node.length !== dims[depth]) {
+      // Only batch items can differ here: rows were checked by their matrix.
+      throw new Error(`${field}: batch items must all have the same number of rows (item 0 has ${dims[depth]}, ${path.slice(field.length)} has ${node.length})`);
+    }
+    for (let i = 0; i < node.length; i++) fill(node[i], `${path}[${i}]`, depth + 1);
+  };
+  fill(value, field, 0);
+  return { dims, data };
+}
+
+// The rows of one matrix must all be as long as its row 0.
+function checkRowLengths(matrix, path) {
+  const lengths = Array.from(matrix, (row) => (isList(row) ? row.length : -1));
+  const bad = lengths.findIndex((length) => length >= 0 && length !== lengths[0]);
+  if (bad >= 0) {
+    throw new Error(`${path}: rows must all have the same length (row 0 has ${lengths[0]} entries, row ${bad} has ${lengths[bad]})`);
+  }
+}
+
+function leafValue(leaf, path) {
+  if (typeof leaf === 'boolean') return leaf ? 1 : 0;
+  if (typeof leaf !== 'number') {
+    throw new Error(`${path}: expected a number, got ${describe(leaf)}`);
+  }
+  if (!Number.isFinite(leaf)) {
+    throw new Error(`${path}: expected a finite number, got ${leaf}`);
+  }
+  return leaf;
+}
+
+function checkLength(name, values, expected, formula) {
+  if (!isList(values) || values.length !== expected) {
+    const got = isList(values) ? `${values.length} numbers` : describe(values);
+    throw new Error(`sdpaFlat: ${name} must hold ${formula} = ${expected} numbers, got ${got}`);
+  }
+}
