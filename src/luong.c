@@ -1,0 +1,119 @@
+/* luong.c: Luong (multiplicative) attention: dot, general and concat. */
+#include "attention.h"
+#include "engine_internal.h"
+
+/* Work in doubles: dot needs one score row [n_k]; general also keeps
+ * keys @ W [n_k, d_s]; concat is additive attention with W split into
+ * its query rows and its key rows. */
+size_t attn_luong_work_size(int method, int n_k, int d_s, int d_a)
+{
+    size_t cells;
+    switch (method) {
+    case ATTN_LUONG_DOT:
+        return n_k > 0 ? (size_t)n_k : 0;
+    case ATTN_LUONG_GENERAL:
+        if (n_k <= 0 || d_s <= 0 ||
+            attn__mul_size(&cells, (size_t)n_k, (size_t)d_s + 1) != ATTN_OK)
+            return 0;
+        return cells;
+    case ATTN_LUONG_CONCAT:
+        return attn_additive_work_size(n_k, d_s, d_a);
+    default:
+        return 0;
+    }
+}
+
+static int check_arguments(const double *w, const double *v, int method,
+                           int n_q, int n_k, int d_s, int d_h, int d_a)
+{
+    if (method != ATTN_LUONG_DOT && method != ATTN_LUONG_GENERAL &&
+        method != ATTN_LUONG_CONCAT)
+        return ATTN_ERR_OPTION;
+    if ((method != ATTN_LUONG_DOT && w == NULL) ||
+        (method == ATTN_LUONG_CONCAT && v == NULL))
+        return ATTN_ERR_NULL;
+    const int concat = method == ATTN_LUONG_CONCAT;
+    const int sizes[] = {n_q, n_k, d_s, d_h, concat ? d_a : 1};
+    int status = attn__check_sizes(sizes, 5);
+    if (status != ATTN_OK) return status;
+    if (method == ATTN_LUONG_DOT && d_s != d_h) return ATTN_ERR_SIZE;
+    const int counts[][3] = {{n_q, d_s, 1}, {n_k, d_h, 1}, {n_q, d_h, 1},
+                             {n_k, d_s, 1}, {n_q, n_k, sizes[4]},
+                             {d_h, d_s, 1}};
+    status = attn__check_counts(counts, 6);
+    if (status != ATTN_OK) return status;
+    size_t concat_weights; /* W [d_s + d_h, d_a]; the sum fits in size_t */
+    if (concat) {
+        status = attn__mul_size(&concat_weights, (size_t)d_s + (size_t)d_h,
+                                (size_t)d_a);
+        if (status != ATTN_OK) return status;
+    }
+    if (attn_luong_work_size(method, n_k, d_s, d_a) == 0)
+        return ATTN_ERR_SIZE_OVERFLOW;
+    return ATTN_OK;
+}
+
+static size_t weight_count(int method, int d_s, int d_h, int d_a)
+{
+    if (method == ATTN_LUONG_GENERAL) return (size_t)d_h * (size_t)d_s;
+    if (method == ATTN_LUONG_CONCAT)
+        return ((size_t)d_s + (size_t)d_h) * (size_t)d_a;
+    return 0;
+}
+
+/* Dot and general: score_j = s · key_j, where key_j is h_j (dot) or
+ * h_j @ W (general, precomputed once for all queries). */
+static int run_bilinear(double *scores, double *weights, double *context,
+                        const double *query, const double *keys,
+                        const double *w, int method, int n_q, int n_k,
+                        int d_s, int d_h, double *work)
+{
+    const double *compared = keys; /* [n_k, d_s] */
+    double *row = work;            /* [n_k] */
+    if (method == ATTN_LUONG_GENERAL) {
+        int status = attn__affine(work, keys, w, NULL, n_k, d_h, d_s);
+        if (status != ATTN_OK) return status;
+        compared = work;
+        row = work + (size_t)n_k * (size_t)d_s;
+    }
+    for (int i = 0; i < n_q; i++) {
+        const double *s = query + (size_t)i * (size_t)d_s;
+        for (int j = 0; j < n_k; j++)
+            row[j] = attn__dot(s, compared + (size_t)j * (size_t)d_s, d_s);
+        const size_t cell = (size_t)i * (size_t)n_k; /* row i of [n_q, n_k] */
+        int status = attn__scores_to_context(
+            scores ? scores + cell : NULL, weights ? weights + cell : NULL,
+            context ? context + (size_t)i * (size_t)d_h : NULL, row, keys,
+            n_k, d_h);
+        if (status != ATTN_OK) return status;
+    }
+    return ATTN_OK;
+}
+
+int attn_luong(double *energy, double *scores, double *weights,
+               double *context, const double *query, const double *keys,
+               const double *w, const double *b, const double *v, int method,
+               int n_q, int n_k, int d_s, int d_h, int d_a, double *work)
+{
+    if (query == NULL || keys == NULL || work == NULL) return ATTN_ERR_NULL;
+    int status = check_arguments(w, v, method, n_q, n_k, d_s, d_h, d_a);
+    if (status != ATTN_OK) return status;
+    const int concat = method == ATTN_LUONG_CONCAT;
+    if (!attn__all_finite(query, (size_t)n_q * (size_t)d_s) ||
+        !attn__all_finite(keys, (size_t)n_k * (size_t)d_h) ||
+        !attn__all_finite(w, weight_count(method, d_s, d_h, d_a)) ||
+        (concat && (!attn__all_finite(b, (size_t)d_a) ||
+                    !attn__all_finite(v, (size_t)d_a))))
+        return ATTN_ERR_NOT_FINITE;
+    if (!concat)
+        return run_bilinear(scores, weights, context, query, keys, w, method,
+                            n_q, n_k, d_s, d_h, work);
+    /* [s; h] @ W = s @ W[0:d_s] + h @ W[d_s:d_s+d_h]. */
+    const attn__additive_args args = {
+        .energy = energy, .scores = scores, .weights = weights,
+        .context = context, .query = query, .keys = keys, .w_s = w,
+        .w_h = w + (size_t)d_s * (size_t)d_a, .b = b, .v = v,
+        .n_q = n_q, .n_k = n_k, .d_s = d_s, .d_h = d_h, .d_a = d_a,
+    };
+    return attn__additive_run(&args, work);
+}
