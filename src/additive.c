@@ -5,7 +5,8 @@
 #include <math.h>
 
 /* Work in doubles: keys @ W_h [n_k, d_a], s @ W_s [d_a], one energy row
- * [d_a] (when energy is not kept), one score row [n_k]. */
+ * [d_a] (when energy is not kept), one score row [n_k]. d_s sizes none of
+ * them; it is checked so that any invalid size gives 0. */
 size_t attn_additive_work_size(int n_k, int d_s, int d_a)
 {
     const int sizes[] = {n_k, d_s, d_a};
@@ -21,13 +22,10 @@ int attn__scores_to_context(double *scores_out, double *weights_out,
                             double *context_out, double *row,
                             const double *keys, int n_k, int d_h)
 {
-    for (int j = 0; j < n_k; j++) {
-        if (scores_out != NULL) scores_out[j] = row[j];
-        if (!isfinite(row[j])) return ATTN_ERR_OVERFLOW_VALUE;
-    }
+    if (scores_out != NULL) attn__copy(scores_out, row, n_k);
+    if (!attn__all_finite(row, (size_t)n_k)) return ATTN_ERR_OVERFLOW_VALUE;
     attn__softmax_row(row, n_k);
-    if (weights_out != NULL)
-        for (int j = 0; j < n_k; j++) weights_out[j] = row[j];
+    if (weights_out != NULL) attn__copy(weights_out, row, n_k);
     if (context_out == NULL) return ATTN_OK;
     return attn__weighted_row(context_out, row, keys, (size_t)d_h, n_k, d_h);
 }

@@ -72,6 +72,11 @@ static inline int attn__all_finite(const double *x, size_t count)
     return 1;
 }
 
+static inline void attn__copy(double *dst, const double *src, int n)
+{
+    for (int i = 0; i < n; i++) dst[i] = src[i];
+}
+
 static inline double attn__dot(const double *a, const double *b, int n)
 {
     double sum = 0.0;
@@ -140,7 +145,8 @@ typedef struct attn__sdpa_block {
     const double *q;      /* [n_q, d_k] rows q_stride apart, or NULL when
                              given_scores is set */
     const double *k;      /* [n_k, d_k] rows k_stride apart */
-    const double *v;      /* [n_k, d_v] rows v_stride apart; NULL if no output */
+    const double *v;      /* [n_k, d_v] rows v_stride apart; NULL without
+                             an output */
     const double *given_scores; /* [n_q, n_k] or NULL = q kᵀ */
     size_t q_stride, k_stride, v_stride;
     double *scores;       /* [n_q, n_k] or NULL */

@@ -139,9 +139,8 @@ static int run_head(const attn_mha_outputs *out, const item_arrays *a,
                    ((size_t)b * (size_t)d->num_heads + (size_t)h) *
                        (size_t)d->n_q * (size_t)d_head;
     for (int i = 0; i < d->n_q; i++)
-        for (int c = 0; c < d_head; c++)
-            head[(size_t)i * (size_t)d_head + (size_t)c] =
-                a->concat[(size_t)i * (size_t)d->d_model + column + (size_t)c];
+        attn__copy(head + (size_t)i * (size_t)d_head,
+                   a->concat + (size_t)i * (size_t)d->d_model + column, d_head);
     return ATTN_OK;
 }
 

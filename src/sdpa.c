@@ -69,11 +69,6 @@ static void dropout_row(double *row, const attn__sdpa_plan *plan,
                      ? row[j] / keep : 0.0;
 }
 
-static void copy_row(double *dst, const double *src, int n)
-{
-    for (int j = 0; j < n; j++) dst[j] = src[j];
-}
-
 int attn__sdpa_block_run(const attn__sdpa_block *block,
                          const attn__sdpa_plan *plan, double *row)
 {
@@ -81,20 +76,23 @@ int attn__sdpa_block_run(const attn__sdpa_block *block,
     for (int i = 0; i < block->n_q; i++) {
         const size_t cell = (size_t)i * (size_t)n_k; /* row i of [n_q, n_k] */
         if (block->given_scores != NULL) {
-            copy_row(row, block->given_scores + cell, n_k);
+            attn__copy(row, block->given_scores + cell, n_k);
         } else {
             const double *q_row = block->q + (size_t)i * block->q_stride;
             for (int j = 0; j < n_k; j++)
-                row[j] = attn__dot(q_row, block->k + (size_t)j * block->k_stride,
-                                   block->d_k);
+                row[j] = attn__dot(
+                    q_row, block->k + (size_t)j * block->k_stride, block->d_k);
         }
-        if (block->scores != NULL) copy_row(block->scores + cell, row, n_k);
+        if (block->scores != NULL)
+            attn__copy(block->scores + cell, row, n_k);
         int status = scale_and_mask_row(row, plan, block->mask_b, i, n_k);
         if (status != ATTN_OK) return status;
-        if (block->scaled != NULL) copy_row(block->scaled + cell, row, n_k);
+        if (block->scaled != NULL)
+            attn__copy(block->scaled + cell, row, n_k);
         attn__softmax_row(row, n_k);
         dropout_row(row, plan, block->dropout_b, i, n_k);
-        if (block->weights != NULL) copy_row(block->weights + cell, row, n_k);
+        if (block->weights != NULL)
+            attn__copy(block->weights + cell, row, n_k);
         if (block->output != NULL) {
             status = attn__weighted_row(
                 block->output + (size_t)i * block->output_stride, row,

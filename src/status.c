@@ -7,14 +7,16 @@ const char *attn_status_text(int status)
     case ATTN_OK: return "ok";
     case ATTN_ERR_NULL: return "a required pointer is NULL";
     case ATTN_ERR_SIZE: return "a size is zero or negative";
-    case ATTN_ERR_SIZE_OVERFLOW: return "a product of sizes does not fit in size_t";
+    case ATTN_ERR_SIZE_OVERFLOW:
+        return "a product of sizes does not fit in size_t";
     case ATTN_ERR_HEADS: return "num_heads does not divide d_model";
     case ATTN_ERR_OPTION: return "an option has an unknown value";
     case ATTN_ERR_RANGE: return "a parameter is outside its range";
     case ATTN_ERR_NOT_FINITE: return "an input holds NaN or an infinity";
     case ATTN_ERR_OVERFLOW_VALUE: return "a computed value overflowed";
     case ATTN_ERR_NOMEM: return "an allocation failed";
-    case ATTN_ERR_INPUT: return "a problem field is missing, unknown or misshapen";
+    case ATTN_ERR_INPUT:
+        return "a problem field is missing, unknown or misshapen";
     case ATTN_ERR_STATE: return "call out of order";
     default: return "unknown status";
     }

@@ -237,9 +237,9 @@ static void test_random_multihead_matches_long_double_reference(void **state)
         test_rng_fill(&rng, bv, MAX_DM, -0.5, 0.5);
         test_rng_fill(&rng, bo, MAX_D, -0.5, 0.5);
         const int with_bias = test_rng_int(&rng, 0, 1);
-        const attn_mha_params p = {wq, wk, wv, wo,
-                                   with_bias ? bq : NULL, with_bias ? bk : NULL,
-                                   with_bias ? bv : NULL, with_bias ? bo : NULL};
+        const attn_mha_params p = {
+            wq, wk, wv, wo, with_bias ? bq : NULL, with_bias ? bk : NULL,
+            with_bias ? bv : NULL, with_bias ? bo : NULL};
         attn_options opts;
         attn_options_init(&opts);
         ref_mask mask;
@@ -303,7 +303,8 @@ static void ref_softmax_context(long double *weights, long double *context,
     for (int j = 0; j < n_k; j++) weights[j] /= sum;
     for (int c = 0; c < d_h; c++) {
         context[c] = 0;
-        for (int j = 0; j < n_k; j++) context[c] += weights[j] * keys[j * d_h + c];
+        for (int j = 0; j < n_k; j++)
+            context[c] += weights[j] * keys[j * d_h + c];
     }
 }
 

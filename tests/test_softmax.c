@@ -155,7 +155,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_softmax_of_100_95_5_3_matches_exact_values),
-        cmocka_unit_test(test_softmax_of_100_95_5_3_over_8_matches_exact_values),
+        cmocka_unit_test(
+            test_softmax_of_100_95_5_3_over_8_matches_exact_values),
         cmocka_unit_test(test_softmax_rows_of_magnitude_1e4_are_exact),
         cmocka_unit_test(test_softmax_rows_sum_to_one),
         cmocka_unit_test(test_softmax_masked_entries_are_exactly_zero),
