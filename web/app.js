@@ -1,0 +1,77 @@
+// The page's entry: loads the engine once, mounts the widgets into their
+// sections and keeps the address in step with what the learner sees, so a
+// link reproduces the view: ?preset=ID&step=N (N counts from 1, as on
+// screen) and, after edits, v=<the edited inputs as compact JSON>.
+
+import { loadAttention } from './lib/attention.js';
+import { mount as mountWalkthrough } from './widgets/walkthrough.js';
+
+const PRESETS_URL = new URL('./presets.json', import.meta.url);
+
+function readUrlState(location) {
+  const params = new URLSearchParams(location.search);
+  const state = {};
+  if (params.has('preset')) state.preset = params.get('preset');
+  if (params.has('step')) {
+    const step = Number.parseInt(params.get('step'), 10);
+    state.step = Number.isInteger(step) ? Math.max(0, step - 1) : 0;
+  }
+  if (params.has('v')) {
+    try {
+      state.values = JSON.parse(params.get('v'));
+    } catch {
+      state.values = 'unreadable';
+    }
+  }
+  return state;
+}
+
+function writeUrlState(state) {
+  const params = new URLSearchParams();
+  params.set('preset', state.preset);
+  params.set('step', String(state.step + 1));
+  if (state.values) params.set('v', JSON.stringify(state.values));
+  const url = `${window.location.pathname}?${params.toString()}${window.location.hash}`;
+  if (url !== `${window.location.pathname}${window.location.search}${window.location.hash}`) {
+    window.history.replaceState(null, '', url);
+  }
+}
+
+function showFailure(element, text) {
+  const p = document.createElement('p');
+  p.className = 'aw-message aw-failure';
+  p.setAttribute('role', 'alert');
+  p.textContent = text;
+  element.replaceChildren(p);
+}
+
+async function loadPresets() {
+  const response = await fetch(PRESETS_URL);
+  if (!response.ok) throw new Error(`presets.json: HTTP ${response.status}`);
+  return response.json();
+}
+
+async function start() {
+  const slot = document.getElementById('walkthrough-widget');
+  let engine;
+  let presets;
+  try {
+    [engine, presets] = await Promise.all([loadAttention(), loadPresets()]);
+  } catch (error) {
+    showFailure(slot, `The page could not start: ${error.message}`);
+    return;
+  }
+  slot.replaceChildren();
+  const initial = readUrlState(window.location);
+  const walkthrough = mountWalkthrough(slot, {
+    engine,
+    presets,
+    state: initial,
+    onChange: writeUrlState,
+  });
+  // The address as the widget understood it (unknown preset, step past the end).
+  writeUrlState(walkthrough.getState());
+  document.documentElement.dataset.ready = 'true';
+}
+
+start();

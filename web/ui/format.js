@@ -1,0 +1,85 @@
+// Number display for the page: three decimals on screen, the full double on
+// hover (title) and for assistive technology. Formatting only; no arithmetic
+// on attention values happens here.
+
+const MINUS = '\u2212';
+const SHOWN_DECIMALS = 3;
+
+/** A computed value with three decimals; masked entries read −∞. */
+export function formatNumber(value, decimals = SHOWN_DECIMALS) {
+  if (value === -Infinity) return `${MINUS}\u221e`;
+  if (value === Infinity) return '\u221e';
+  if (typeof value !== 'number' || Number.isNaN(value)) return 'NaN';
+  const text = value.toFixed(decimals);
+  // -0.0004 rounds to "-0.000": a sign on zero only confuses.
+  if (/^-0\.?0*$/.test(text)) return text.slice(1);
+  return text.startsWith('-') ? MINUS + text.slice(1) : text;
+}
+
+/** An input as the learner would type it: at most three decimals, no padding zeros. */
+export function formatInput(value) {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return formatNumber(value);
+  const text = formatNumber(value).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+  return text === `${MINUS}0` ? '0' : text;
+}
+
+/** The shortest text that reads back as exactly this double. */
+export function fullPrecision(value) {
+  if (value === -Infinity) return `${MINUS}\u221e`;
+  if (value === Infinity) return '\u221e';
+  const text = String(value);
+  return text.startsWith('-') ? MINUS + text.slice(1) : text;
+}
+
+/** Reads a typed number; accepts the typographic minus. Returns NaN if it is not one. */
+export function parseNumber(text) {
+  const cleaned = String(text).trim().replace(/\u2212/g, '-');
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(cleaned)) return NaN;
+  const value = Number(cleaned);
+  return Number.isFinite(value) ? value : NaN;
+}
+
+/**
+ * A <span> showing the value with three decimals (or as typed, for inputs)
+ * and its full precision in the title.
+ */
+export function numberElement(doc, value, { input = false, className = '' } = {}) {
+  const span = doc.createElement('span');
+  span.className = `aw-num${className ? ` ${className}` : ''}`;
+  span.textContent = input ? formatInput(value) : formatNumber(value);
+  span.title = fullPrecision(value);
+  span.dataset.value = fullPrecision(value);
+  return span;
+}
+
+/** Builds an element from text and numbers: parts are strings, numbers or {value, input}. */
+export function arithmeticLine(doc, parts, className = 'aw-arith') {
+  const line = doc.createElement('div');
+  line.className = className;
+  for (const part of parts) {
+    if (part === null || part === undefined) continue;
+    if (typeof part === 'string') line.append(doc.createTextNode(part));
+    else if (typeof part === 'number') line.append(numberElement(doc, part));
+    else if (part instanceof doc.defaultView.Node) line.append(part);
+    else if (typeof part === 'object' && 'value' in part) {
+      line.append(numberElement(doc, part.value, part));
+    } else if (typeof part === 'object' && 'token' in part) {
+      const token = doc.createElement('span');
+      token.className = 'aw-token';
+      token.textContent = part.token;
+      line.append(token);
+    }
+  }
+  return line;
+}
+
+/** A row of numbers as "[a, b, c]" with each number its own span. */
+export function vectorParts(values, { input = false } = {}) {
+  const parts = ['['];
+  values.forEach((value, index) => {
+    if (index > 0) parts.push(', ');
+    parts.push({ value, input });
+  });
+  parts.push(']');
+  return parts;
+}

@@ -1,0 +1,221 @@
+// SVG heatmap of a matrix with token labels on both axes, the viridis scale
+// (readable with the common colour-vision deficiencies and in greyscale), a
+// legend, and cells that can be hovered or focused (arrow keys move between
+// them) to show how their value was computed.
+
+import { formatNumber, fullPrecision } from './format.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+// viridis at 11 evenly spaced points (matplotlib's table).
+const VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e', '#21918c',
+                 '#22a884', '#44bf70', '#7ad151', '#bddf26', '#fde725'];
+const CELL = 46;
+const LABEL_CHAR = 7.2;
+const MAX_LABEL_CHARS = 10;
+let instances = 0;
+
+function hexToRgb(hex) {
+  const n = parseInt(hex.slice(1), 16);
+  return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+}
+
+/** Colour for t in [0, 1] on the viridis scale. */
+export function viridis(t) {
+  const clamped = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0));
+  const position = clamped * (VIRIDIS.length - 1);
+  const low = Math.floor(position);
+  const high = Math.min(VIRIDIS.length - 1, low + 1);
+  const f = position - low;
+  const a = hexToRgb(VIRIDIS[low]);
+  const b = hexToRgb(VIRIDIS[high]);
+  const mix = a.map((x, i) => Math.round(x + (b[i] - x) * f));
+  return `rgb(${mix.join(',')})`;
+}
+
+function textColourFor(t) {
+  return t > 0.62 ? '#111' : '#fff';
+}
+
+function shorten(label) {
+  return label.length > MAX_LABEL_CHARS ? `${label.slice(0, MAX_LABEL_CHARS - 1)}\u2026` : label;
+}
+
+function svgElement(doc, name, attributes = {}) {
+  const element = doc.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
+  return element;
+}
+
+/**
+ * createHeatmap(root, { title, name }) -> { update(data), setHighlight(cells), destroy() }
+ * data: { values [rows][cols], rowLabels, colLabels, domain? [lo, hi],
+ *         describe(i, j) -> string (how the cell was computed) }
+ */
+export function createHeatmap(root, { title, name = title, rowAxis = 'query', colAxis = 'key' }) {
+  const doc = root.ownerDocument;
+  const id = `aw-heat-${++instances}`;
+  const figure = doc.createElement('figure');
+  figure.className = 'aw-heatmap';
+  const caption = doc.createElement('figcaption');
+  caption.className = 'aw-heatmap-title';
+  caption.textContent = title;
+  const holder = doc.createElement('div');
+  holder.className = 'aw-heatmap-svg';
+  const legend = doc.createElement('div');
+  legend.className = 'aw-legend';
+  const detail = doc.createElement('p');
+  detail.className = 'aw-heatmap-detail';
+  detail.setAttribute('aria-live', 'polite');
+  figure.append(caption, holder, legend, detail);
+  root.append(figure);
+
+  let data = null;
+  let cells = [];
+  let focusIndex = [0, 0];
+  let highlighted = new Set();
+
+  function colourOf(value, [lo, hi]) {
+    if (value === -Infinity) return null;
+    return hi > lo ? (value - lo) / (hi - lo) : 0.5;
+  }
+
+  function describeCell(i, j) {
+    const value = data.values[i][j];
+    const where = `${name}, ${rowAxis} ${data.rowLabels[i]}, ${colAxis} ${data.colLabels[j]}`;
+    const how = data.describe ? data.describe(i, j) : '';
+    return { short: `${where}: ${formatNumber(value)}`, full: `${where} = ${fullPrecision(value)}${how ? `. ${how}` : ''}` };
+  }
+
+  function showDetail(i, j) {
+    detail.textContent = describeCell(i, j).full;
+  }
+
+  function draw() {
+    holder.replaceChildren();
+    cells = [];
+    if (!data) return;
+    const rows = data.values.length;
+    const cols = data.values[0].length;
+    const finite = data.values.flat().filter(Number.isFinite);
+    const domain = data.domain ?? [Math.min(...finite, 0), Math.max(...finite, 0)];
+    const left = 8 + LABEL_CHAR * Math.max(...data.rowLabels.map((l) => shorten(l).length), 1);
+    const top = 22;
+    const width = left + cols * CELL + 4;
+    const height = top + rows * CELL + 4;
+    const svg = svgElement(doc, 'svg', {
+      viewBox: `0 0 ${width} ${height}`, width, height, class: 'aw-heatmap-grid',
+      role: 'group', 'aria-label': `${title}: ${rows} by ${cols}, arrow keys move between cells`,
+    });
+    svg.style.maxWidth = '100%';
+    svg.style.height = 'auto';
+    const defs = svgElement(doc, 'defs');
+    const pattern = svgElement(doc, 'pattern', { id: `${id}-masked`, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
+    pattern.append(svgElement(doc, 'rect', { width: 6, height: 6, fill: '#e6e6e6' }),
+                   svgElement(doc, 'line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#9a9a9a', 'stroke-width': 2 }));
+    defs.append(pattern);
+    svg.append(defs);
+
+    data.colLabels.forEach((label, j) => {
+      const text = svgElement(doc, 'text', { x: left + j * CELL + CELL / 2, y: top - 7, 'text-anchor': 'middle', class: 'aw-heat-label' });
+      text.textContent = shorten(label);
+      const full = svgElement(doc, 'title');
+      full.textContent = label;
+      text.append(full);
+      svg.append(text);
+    });
+    data.rowLabels.forEach((label, i) => {
+      const text = svgElement(doc, 'text', { x: left - 6, y: top + i * CELL + CELL / 2 + 4, 'text-anchor': 'end', class: 'aw-heat-label' });
+      text.textContent = shorten(label);
+      const full = svgElement(doc, 'title');
+      full.textContent = label;
+      text.append(full);
+      svg.append(text);
+    });
+
+    for (let i = 0; i < rows; i++) {
+      cells.push([]);
+      for (let j = 0; j < cols; j++) {
+        const value = data.values[i][j];
+        const t = colourOf(value, domain);
+        const group = svgElement(doc, 'g', { class: 'aw-heat-cell', tabindex: -1, role: 'img', 'data-row': i, 'data-col': j });
+        const rect = svgElement(doc, 'rect', {
+          x: left + j * CELL + 1, y: top + i * CELL + 1, width: CELL - 2, height: CELL - 2, rx: 3,
+          fill: t === null ? `url(#${id}-masked)` : viridis(t),
+        });
+        const text = svgElement(doc, 'text', {
+          x: left + j * CELL + CELL / 2, y: top + i * CELL + CELL / 2 + 4, 'text-anchor': 'middle',
+          class: 'aw-heat-value', fill: t === null ? '#333' : textColourFor(t),
+        });
+        text.textContent = cols <= 12 ? formatNumber(value, t === null ? 3 : 2) : '';
+        const tooltip = svgElement(doc, 'title');
+        const description = describeCell(i, j);
+        tooltip.textContent = description.full;
+        group.setAttribute('aria-label', description.full);
+        group.append(rect, text, tooltip);
+        group.addEventListener('mouseenter', () => showDetail(i, j));
+        group.addEventListener('focus', () => { focusIndex = [i, j]; showDetail(i, j); });
+        group.addEventListener('keydown', (event) => onKey(event, i, j));
+        svg.append(group);
+        cells[i].push(group);
+      }
+    }
+    holder.append(svg);
+    const [fi, fj] = [Math.min(focusIndex[0], rows - 1), Math.min(focusIndex[1], cols - 1)];
+    focusIndex = [fi, fj];
+    cells[fi][fj].setAttribute('tabindex', '0');
+    applyHighlight();
+    drawLegend(domain, data.values.flat().some((v) => v === -Infinity));
+  }
+
+  function drawLegend([lo, hi], hasMasked) {
+    legend.replaceChildren();
+    const bar = doc.createElement('span');
+    bar.className = 'aw-legend-bar';
+    bar.style.background = `linear-gradient(to right, ${VIRIDIS.join(', ')})`;
+    const low = doc.createElement('span');
+    low.textContent = formatNumber(lo, 2);
+    const high = doc.createElement('span');
+    high.textContent = formatNumber(hi, 2);
+    legend.append(low, bar, high);
+    if (hasMasked) {
+      const masked = doc.createElement('span');
+      masked.className = 'aw-legend-masked';
+      masked.textContent = 'masked (\u2212\u221e)';
+      legend.append(masked);
+    }
+    legend.setAttribute('aria-label', `colour scale from ${formatNumber(lo, 2)} (dark purple) to ${formatNumber(hi, 2)} (yellow)`);
+  }
+
+  function onKey(event, i, j) {
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    const move = moves[event.key];
+    if (!move) return;
+    event.preventDefault();
+    const ni = Math.min(Math.max(0, i + move[0]), cells.length - 1);
+    const nj = Math.min(Math.max(0, j + move[1]), cells[0].length - 1);
+    cells[i][j].setAttribute('tabindex', '-1');
+    cells[ni][nj].setAttribute('tabindex', '0');
+    cells[ni][nj].focus();
+  }
+
+  function applyHighlight() {
+    cells.forEach((row, i) => row.forEach((cell, j) => {
+      cell.classList.toggle('aw-hl', highlighted.has(`${i},${j}`));
+    }));
+    figure.classList.toggle('aw-has-hl', highlighted.size > 0);
+  }
+
+  return {
+    element: figure,
+    update(next) {
+      data = next;
+      draw();
+    },
+    /** cells: iterable of [i, j] to emphasise. */
+    setHighlight(list = []) {
+      highlighted = new Set(Array.from(list, ([i, j]) => `${i},${j}`));
+      applyHighlight();
+    },
+    destroy() { figure.remove(); },
+  };
+}

@@ -1,0 +1,36 @@
+// Typesets formulas with KaTeX, vendored into web/vendor/katex/ by the build
+// (never fetched from another origin). Only our own TeX goes through here:
+// learner text (token labels) is never put into a formula.
+
+let katexPromise = null;
+
+/** Loads KaTeX once; resolves to the module or null when it is missing. */
+export function loadMath(baseUrl = new URL('../vendor/katex/katex.mjs', import.meta.url)) {
+  katexPromise ??= import(baseUrl.href)
+    .then((module) => module.default ?? module)
+    .catch(() => null);
+  return katexPromise;
+}
+
+/**
+ * Renders tex into element. Until KaTeX has loaded (or if it is missing) the
+ * TeX source is shown as text, so the page never shows nothing.
+ */
+export function renderMath(element, tex, { display = false, label = '' } = {}) {
+  element.classList.add('aw-math');
+  element.textContent = tex;
+  element.dataset.tex = tex;
+  if (label) element.setAttribute('aria-label', label);
+  loadMath().then((katex) => {
+    if (!katex || element.dataset.tex !== tex) return;
+    // renderToString output is KaTeX's own markup for our constant TeX.
+    element.innerHTML = katex.renderToString(tex, { displayMode: display, throwOnError: false, output: 'htmlAndMathml' });
+  });
+  return element;
+}
+
+/** A new element holding the typeset formula. */
+export function mathElement(doc, tex, options = {}) {
+  const element = doc.createElement(options.display ? 'div' : 'span');
+  return renderMath(element, tex, options);
+}

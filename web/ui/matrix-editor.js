@@ -1,0 +1,291 @@
+// Matrix grids: an editable one (typing, arrow keys between cells, an inline
+// message at a cell that does not hold a number, and no change reported
+// until every cell does, so the last good state stays on screen) and a
+// read-only one that the walkthrough highlights cell by cell.
+
+import { formatInput, fullPrecision, numberElement, parseNumber } from './format.js';
+
+let editors = 0;
+
+function table(doc, className, caption) {
+  const element = doc.createElement('table');
+  element.className = className;
+  if (caption) {
+    const c = doc.createElement('caption');
+    c.textContent = caption;
+    element.append(c);
+  }
+  return element;
+}
+
+function headerRow(doc, colLabels) {
+  const thead = doc.createElement('thead');
+  const tr = doc.createElement('tr');
+  tr.append(doc.createElement('td'));
+  for (const label of colLabels) {
+    const th = doc.createElement('th');
+    th.scope = 'col';
+    th.textContent = label;
+    tr.append(th);
+  }
+  thead.append(tr);
+  return thead;
+}
+
+function rowHeader(doc, label) {
+  const th = doc.createElement('th');
+  th.scope = 'row';
+  th.textContent = label;
+  return th;
+}
+
+/** Moves focus between grid cells with the arrow keys; true if it handled the key. */
+function moveFocus(event, grid, i, j, focusAt) {
+  const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  const move = moves[event.key];
+  if (!move) return false;
+  const target = event.target;
+  if (target.tagName === 'INPUT' && move[1] !== 0) {
+    // Left/right move the caret inside the text first.
+    const atStart = target.selectionStart === 0 && target.selectionEnd === 0;
+    const atEnd = target.selectionStart === target.value.length;
+    if ((move[1] < 0 && !atStart) || (move[1] > 0 && !atEnd)) return false;
+  }
+  const ni = i + move[0];
+  const nj = j + move[1];
+  if (ni < 0 || nj < 0 || ni >= grid.length || nj >= grid[0].length) return false;
+  event.preventDefault();
+  focusAt(ni, nj);
+  return true;
+}
+
+/**
+ * Read-only matrix: update({ values, rowLabels, colLabels, input }) then
+ * mark({ cells: Map('i,j' -> class), rows: Map(i -> class), cols: Map(j -> class),
+ *        hidden(i, j) -> true for values not computed yet }).
+ */
+export function createMatrixView(root, { title, name = title }) {
+  const doc = root.ownerDocument;
+  const wrapper = doc.createElement('figure');
+  wrapper.className = 'aw-matrix';
+  const label = doc.createElement('figcaption');
+  label.className = 'aw-matrix-title';
+  label.textContent = title;
+  const scroller = doc.createElement('div');
+  scroller.className = 'aw-matrix-scroll';
+  const detail = doc.createElement('p');
+  detail.className = 'aw-matrix-detail';
+  detail.setAttribute('aria-live', 'polite');
+  wrapper.append(label, scroller, detail);
+  root.append(wrapper);
+
+  let data = null;
+  let grid = [];
+  let focus = [0, 0];
+  let marks = {};
+
+  function focusAt(i, j) {
+    grid[focus[0]]?.[focus[1]]?.setAttribute('tabindex', '-1');
+    focus = [i, j];
+    grid[i][j].setAttribute('tabindex', '0');
+    grid[i][j].focus();
+  }
+
+  function cellText(i, j) {
+    const value = data.values[i][j];
+    return `${name}[${data.rowLabels[i]}][${data.colLabels[j]}] = ${fullPrecision(value)}`;
+  }
+
+  function draw() {
+    scroller.replaceChildren();
+    grid = [];
+    if (!data) return;
+    const t = table(doc, 'aw-grid');
+    t.append(headerRow(doc, data.colLabels));
+    const tbody = doc.createElement('tbody');
+    data.values.forEach((row, i) => {
+      const tr = doc.createElement('tr');
+      tr.append(rowHeader(doc, data.rowLabels[i]));
+      grid.push([]);
+      row.forEach((value, j) => {
+        const td = doc.createElement('td');
+        td.tabIndex = -1;
+        td.dataset.row = String(i);
+        td.dataset.col = String(j);
+        td.addEventListener('focus', () => { focus = [i, j]; detail.textContent = td.classList.contains('aw-future') ? '' : cellText(i, j); });
+        td.addEventListener('blur', () => { detail.textContent = ''; });
+        td.addEventListener('keydown', (event) => moveFocus(event, grid, i, j, focusAt));
+        tr.append(td);
+        grid[i].push(td);
+      });
+      tbody.append(tr);
+    });
+    t.append(tbody);
+    scroller.append(t);
+    focus = [Math.min(focus[0], grid.length - 1), Math.min(focus[1], grid[0].length - 1)];
+    grid[focus[0]][focus[1]].tabIndex = 0;
+    paint();
+  }
+
+  function paint() {
+    grid.forEach((row, i) => row.forEach((td, j) => {
+      const hidden = marks.hidden ? marks.hidden(i, j) : false;
+      td.className = [marks.cells?.get(`${i},${j}`), marks.rows?.get(i), marks.cols?.get(j),
+                      hidden ? 'aw-future' : ''].filter(Boolean).join(' ');
+      td.replaceChildren();
+      const value = data.values[i][j];
+      if (hidden) {
+        td.textContent = '\u00b7';
+        td.setAttribute('aria-label', `${name}[${data.rowLabels[i]}][${data.colLabels[j]}]: not computed yet`);
+      } else {
+        td.append(numberElement(doc, value, { input: data.input }));
+        td.setAttribute('aria-label', cellText(i, j));
+        if (value === -Infinity) td.classList.add('aw-masked');
+      }
+    }));
+  }
+
+  return {
+    element: wrapper,
+    update(next) {
+      data = next;
+      draw();
+    },
+    mark(next = {}) {
+      marks = next;
+      if (data) paint();
+    },
+    setVisible(visible) { wrapper.hidden = !visible; },
+    destroy() { wrapper.remove(); },
+  };
+}
+
+/**
+ * Editable matrix. onChange(values) fires only when every cell holds a
+ * number; until then the bad cells carry an inline message.
+ */
+export function createMatrixEditor(root, { title, name = title, onChange }) {
+  const doc = root.ownerDocument;
+  const wrapper = doc.createElement('fieldset');
+  wrapper.className = 'aw-editor';
+  const legend = doc.createElement('legend');
+  legend.textContent = title;
+  const scroller = doc.createElement('div');
+  scroller.className = 'aw-matrix-scroll';
+  wrapper.append(legend, scroller);
+  root.append(wrapper);
+
+  let inputs = [];
+  let rowLabels = [];
+  let colLabels = [];
+  const idPrefix = `aw-ed-${++editors}`;
+
+  function focusAt(i, j) {
+    inputs[i][j].focus();
+    inputs[i][j].select();
+  }
+
+  function showError(input, message) {
+    const td = input.parentElement;
+    let bubble = td.querySelector('.aw-cell-error');
+    if (!message) {
+      input.removeAttribute('aria-invalid');
+      input.removeAttribute('aria-describedby');
+      bubble?.remove();
+      td.classList.remove('aw-invalid');
+      return;
+    }
+    if (!bubble) {
+      bubble = doc.createElement('span');
+      bubble.className = 'aw-cell-error';
+      bubble.id = `${input.id}-error`;
+      bubble.setAttribute('role', 'alert');
+      td.append(bubble);
+    }
+    bubble.textContent = message;
+    input.setAttribute('aria-invalid', 'true');
+    input.setAttribute('aria-describedby', bubble.id);
+    td.classList.add('aw-invalid');
+  }
+
+  function check(input) {
+    const text = input.value;
+    if (text.trim() === '') return 'Empty: type a number';
+    return Number.isNaN(parseNumber(text)) ? `\u201c${text.trim().slice(0, 12)}\u201d is not a number` : '';
+  }
+
+  function onInput(event) {
+    const input = event.target;
+    showError(input, check(input));
+    const values = currentValues();
+    if (values) onChange?.(values);
+  }
+
+  function currentValues() {
+    const values = inputs.map((row) => row.map((input) => parseNumber(input.value)));
+    return values.flat().some(Number.isNaN) ? null : values;
+  }
+
+  function setValues(values, rows, cols) {
+    rowLabels = rows;
+    colLabels = cols;
+    scroller.replaceChildren();
+    inputs = [];
+    const t = table(doc, 'aw-grid aw-grid-edit');
+    t.append(headerRow(doc, colLabels));
+    const tbody = doc.createElement('tbody');
+    values.forEach((row, i) => {
+      const tr = doc.createElement('tr');
+      tr.append(rowHeader(doc, rowLabels[i]));
+      inputs.push([]);
+      row.forEach((value, j) => {
+        const td = doc.createElement('td');
+        const input = doc.createElement('input');
+        input.type = 'text';
+        input.inputMode = 'decimal';
+        input.autocomplete = 'off';
+        input.spellcheck = false;
+        input.id = `${idPrefix}-${i}-${j}`;
+        input.className = 'aw-cell-input';
+        input.value = formatInput(value) === fullPrecision(value) ? formatInput(value) : String(value);
+        input.title = fullPrecision(value);
+        input.setAttribute('aria-label', `${name}, row ${rowLabels[i]}, column ${colLabels[j]}`);
+        input.addEventListener('input', onInput);
+        input.addEventListener('keydown', (event) => {
+          if (event.key === 'Enter') {
+            event.preventDefault();
+            if (i + 1 < inputs.length) focusAt(i + 1, j);
+            return;
+          }
+          moveFocus(event, inputs, i, j, focusAt);
+        });
+        td.append(input);
+        tr.append(td);
+        inputs[i].push(input);
+      });
+      tbody.append(tr);
+    });
+    t.append(tbody);
+    scroller.append(t);
+  }
+
+  return {
+    element: wrapper,
+    setValues,
+    /** Sets the labels without touching what the learner typed. */
+    setLabels(rows, cols) {
+      rowLabels = rows;
+      colLabels = cols;
+      const heads = scroller.querySelectorAll('thead th');
+      cols.forEach((label, j) => { if (heads[j]) heads[j].textContent = label; });
+      scroller.querySelectorAll('tbody th').forEach((th, i) => { th.textContent = rows[i] ?? ''; });
+      inputs.forEach((row, i) => row.forEach((input, j) => {
+        input.setAttribute('aria-label', `${name}, row ${rows[i]}, column ${cols[j]}`);
+      }));
+    },
+    hasErrors: () => currentValues() === null,
+    values: currentValues,
+    destroy() { wrapper.remove(); },
+  };
+}
+

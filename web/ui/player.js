@@ -1,0 +1,197 @@
+// Step player: play, pause, step back and forward, restart, a scrubber and a
+// speed choice. It only counts steps; what a step shows is up to onStep.
+// Playback pauses while the player is off screen and resumes when it is
+// back; with prefers-reduced-motion the page drops transitions (style.css),
+// so every step appears at once.
+
+const BASE_INTERVAL_MS = 1800;
+const SVG = 'http://www.w3.org/2000/svg';
+// Icons as paths (a 16×16 box): symbol fonts are not on every machine.
+const ICONS = {
+  restart: 'M2 2h2v12H2zM14 2v12L5 8z',
+  back: 'M12 2v12L3 8z',
+  forward: 'M4 2v12l9-6z',
+  play: 'M4 2v12l10-6z',
+  pause: 'M3 2h4v12H3zM9 2h4v12H9z',
+};
+const SPEEDS = [0.5, 1, 2, 4];
+
+export function createPlayer(root, { count, onStep, describeStep = (i) => `Step ${i + 1}` }) {
+  const doc = root.ownerDocument;
+  const view = doc.defaultView;
+  let total = Math.max(1, count);
+  let current = 0;
+  let playing = false;
+  let speed = 1;
+  let timer = null;
+  let hiddenWhilePlaying = false;
+
+  const bar = doc.createElement('div');
+  bar.className = 'aw-player';
+  bar.setAttribute('role', 'group');
+  bar.setAttribute('aria-label', 'Walkthrough controls');
+
+  const setContent = (b, icon, text) => {
+    const svg = doc.createElementNS(SVG, 'svg');
+    svg.setAttribute('viewBox', '0 0 16 16');
+    svg.setAttribute('width', '16');
+    svg.setAttribute('height', '16');
+    svg.setAttribute('aria-hidden', 'true');
+    svg.setAttribute('focusable', 'false');
+    const path = doc.createElementNS(SVG, 'path');
+    path.setAttribute('d', ICONS[icon]);
+    path.setAttribute('fill', 'currentColor');
+    svg.append(path);
+    b.replaceChildren(svg);
+    if (text) b.append(doc.createTextNode(` ${text}`));
+  };
+
+  const button = (label, icon, action, extraClass) => {
+    const b = doc.createElement('button');
+    b.type = 'button';
+    b.className = `aw-btn ${extraClass}`;
+    setContent(b, icon);
+    b.setAttribute('aria-label', label);
+    b.title = label;
+    b.addEventListener('click', action);
+    bar.append(b);
+    return b;
+  };
+
+  button('Restart', 'restart', () => { pause(); go(0, 'restart'); }, 'aw-restart');
+  const backButton = button('Step back', 'back', () => { pause(); go(current - 1, 'back'); }, 'aw-back');
+  const playButton = button('Play', 'play', () => (playing ? pause() : play()), 'aw-play');
+  const forwardButton = button('Step forward', 'forward', () => { pause(); go(current + 1, 'forward'); }, 'aw-forward');
+
+  const scrubberLabel = doc.createElement('label');
+  scrubberLabel.className = 'aw-scrub';
+  const scrubberText = doc.createElement('span');
+  scrubberText.className = 'aw-visually-hidden';
+  scrubberText.textContent = 'Step';
+  const scrubber = doc.createElement('input');
+  scrubber.type = 'range';
+  scrubber.min = '0';
+  scrubber.step = '1';
+  scrubber.className = 'aw-scrubber';
+  scrubber.addEventListener('input', () => { pause(); go(Number(scrubber.value), 'scrub'); });
+  scrubberLabel.append(scrubberText, scrubber);
+  bar.append(scrubberLabel);
+
+  const counter = doc.createElement('span');
+  counter.className = 'aw-counter';
+  counter.setAttribute('aria-live', 'polite');
+  bar.append(counter);
+
+  const speedLabel = doc.createElement('label');
+  speedLabel.className = 'aw-speed';
+  speedLabel.append(doc.createTextNode('Speed '));
+  const speedSelect = doc.createElement('select');
+  for (const value of SPEEDS) {
+    const option = doc.createElement('option');
+    option.value = String(value);
+    option.textContent = `${value}\u00d7`;
+    speedSelect.append(option);
+  }
+  speedSelect.value = '1';
+  speedSelect.addEventListener('change', () => {
+    speed = Number(speedSelect.value);
+    if (playing) schedule();
+  });
+  speedLabel.append(speedSelect);
+  bar.append(speedLabel);
+  root.append(bar);
+
+  function render() {
+    scrubber.max = String(total - 1);
+    scrubber.value = String(current);
+    scrubber.setAttribute('aria-valuetext', `${describeStep(current)} (${current + 1} of ${total})`);
+    counter.textContent = `${current + 1} / ${total}`;
+    // aria-disabled rather than disabled: a disabled button drops keyboard
+    // focus to the page, and the learner loses their place.
+    backButton.setAttribute('aria-disabled', String(current === 0));
+    forwardButton.setAttribute('aria-disabled', String(current === total - 1));
+    setContent(playButton, playing ? 'pause' : 'play', playing ? 'Pause' : 'Play');
+    playButton.setAttribute('aria-label', playing ? 'Pause' : 'Play');
+    playButton.title = playing ? 'Pause' : 'Play';
+    playButton.setAttribute('aria-pressed', String(playing));
+  }
+
+  function go(step, reason) {
+    const next = Math.min(Math.max(0, step), total - 1);
+    const changed = next !== current;
+    current = next;
+    render();
+    if (changed || reason === 'restart') onStep(current, reason);
+  }
+
+  function schedule() {
+    view.clearTimeout(timer);
+    timer = view.setTimeout(tick, BASE_INTERVAL_MS / speed);
+  }
+
+  function tick() {
+    if (!playing) return;
+    if (current >= total - 1) { pause(); return; }
+    go(current + 1, 'play');
+    if (current >= total - 1) pause(); else schedule();
+  }
+
+  function play() {
+    if (current >= total - 1) go(0, 'restart');
+    playing = true;
+    render();
+    schedule();
+  }
+
+  function pause() {
+    playing = false;
+    hiddenWhilePlaying = false;
+    view.clearTimeout(timer);
+    render();
+  }
+
+  let observer = null;
+  if ('IntersectionObserver' in view) {
+    observer = new view.IntersectionObserver((entries) => {
+      const visible = entries.some((entry) => entry.isIntersecting);
+      if (!visible && playing) {
+        playing = false;
+        view.clearTimeout(timer);
+        hiddenWhilePlaying = true;
+        render();
+      } else if (visible && hiddenWhilePlaying) {
+        hiddenWhilePlaying = false;
+        play();
+      }
+    });
+    observer.observe(bar);
+  }
+
+  render();
+
+  return {
+    element: bar,
+    getStep: () => current,
+    isPlaying: () => playing,
+    /** Moves to step without calling onStep (the caller shows it itself). */
+    setStep(step) {
+      current = Math.min(Math.max(0, step), total - 1);
+      render();
+      return current;
+    },
+    setCount(n) {
+      total = Math.max(1, n);
+      if (current > total - 1) current = total - 1;
+      render();
+      return current;
+    },
+    refresh: render,
+    play,
+    pause,
+    destroy() {
+      pause();
+      observer?.disconnect();
+      bar.remove();
+    },
+  };
+}

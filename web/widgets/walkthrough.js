@@ -1,0 +1,789 @@
+// The step-by-step walkthrough widget: pick a preset, play through the
+// computation with the engine's numbers, edit any input and watch every
+// value follow.
+//
+//   mount(element, { engine, presets, state?, onChange? })
+//     -> { destroy(), getState(), setState(state) }
+//   state: { preset, step, values? } (values: the edited problem, for URLs)
+//
+// Everything lives inside `element`; nothing here touches the page around it.
+
+import { createPlayer } from '../ui/player.js';
+import { createHeatmap } from '../ui/heatmap.js';
+import { createMatrixEditor, createMatrixView } from '../ui/matrix-editor.js';
+import { formatNumber, parseNumber } from '../ui/format.js';
+import { mathElement } from '../ui/math.js';
+import { buildModel, buildSteps, describeCell, identity } from './walkthrough-steps.js';
+
+let widgets = 0;
+
+const SDPA_MODES = ['projections', 'qkv', 'scores'];
+const MODE_LABELS = {
+  projections: 'Start from X with W_Q, W_K, W_V',
+  qkv: 'Enter Q, K, V directly',
+  scores: 'Enter the scores directly',
+};
+const MAX_TOKENS = 12;
+const MAX_WIDTH = 16;
+const MAX_LABEL = 24;
+const SIZE_LABELS = {
+  T: 'Tokens (T)', nq: 'Queries', nk: 'Keys', din: 'Embedding width', dk: 'd_k', dv: 'd_v',
+  rows: 'Rows', entries: 'Entries',
+};
+
+// ---- Problems: the editable inputs of one walkthrough ----
+
+const asMatrix = (value) => (Array.isArray(value) && !Array.isArray(value[0]) ? [value] : value);
+const numbered = (prefix, n, from = 0) => Array.from({ length: n }, (_, i) => `${prefix}${from + i + 1}`);
+
+function defaultLabels(mode, axis, n, from = 0) {
+  if (mode === 'softmax') return axis === 'q' ? (n === 1 ? ['x'] : numbered('row ', n, from)) : numbered('', n, from);
+  if (mode === 'weightedSum' && axis === 'q') return numbered('out ', n, from);
+  return numbered('#', n, from);
+}
+
+function fitLabels(labels, n, mode, axis) {
+  const kept = (labels ?? []).slice(0, n);
+  return kept.concat(defaultLabels(mode, axis, n - kept.length, kept.length));
+}
+
+/** The matrix fields a mode's learner edits, with their shapes from the sizes. */
+function shapesOf(mode, dims, fields) {
+  switch (mode) {
+    case 'projections': return { x: [dims.T, dims.din], wq: [dims.din, dims.dk], wk: [dims.din, dims.dk], wv: [dims.din, dims.dk] };
+    case 'qkv': return { q: [dims.nq, dims.dk], k: [dims.nk, dims.dk], v: [dims.nk, dims.dv] };
+    case 'scores': return fields.v ? { scores: [dims.nq, dims.nk], v: [dims.nk, dims.dv] } : { scores: [dims.nq, dims.nk] };
+    case 'softmax': return { x: [dims.rows, dims.entries] };
+    default: return { weights: [dims.nq, dims.nk], v: [dims.nk, dims.dv] };
+  }
+}
+
+function dimsOf(problem) {
+  const f = problem.fields;
+  switch (problem.mode) {
+    case 'projections': return { T: f.x.length, din: f.x[0].length, dk: f.wq[0].length };
+    case 'qkv': return problem.self
+      ? { T: f.q.length, dk: f.q[0].length, dv: f.v[0].length }
+      : { nq: f.q.length, nk: f.k.length, dk: f.q[0].length, dv: f.v[0].length };
+    case 'scores': return {
+      ...(problem.self ? { T: f.scores.length } : { nq: f.scores.length, nk: f.scores[0].length }),
+      ...(f.v ? { dv: f.v[0].length } : {}),
+    };
+    case 'softmax': return { rows: f.x.length, entries: f.x[0].length };
+    default: return { nq: f.weights.length, nk: f.v.length, dv: f.v[0].length };
+  }
+}
+
+function countsOf(mode, dims) {
+  if (mode === 'softmax') return { nq: dims.rows, nk: dims.entries };
+  return { nq: dims.T ?? dims.nq, nk: dims.T ?? dims.nk };
+}
+
+function reshape(matrix, rows, cols, fill) {
+  return Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => matrix?.[i]?.[j] ?? fill));
+}
+
+function problemFromPreset(preset) {
+  const { kind: _kind, tokens, queryTokens, keyTokens, numHeads: _heads, ...fields } = structuredClone(preset.input);
+  const mode = preset.mode;
+  const problem = { mode, fields, vector: false, self: false };
+  if (mode === 'softmax') {
+    problem.vector = !Array.isArray(fields.x[0]);
+    fields.x = asMatrix(fields.x);
+  }
+  const { nq, nk } = countsOf(mode, { ...dimsOfRaw(mode, fields) });
+  problem.self = mode === 'projections' || (SDPA_MODES.includes(mode) && nq === nk && !keyTokens);
+  const shared = tokens?.length === nq ? tokens : undefined;
+  problem.qTokens = fitLabels(queryTokens ?? shared ?? (mode === 'softmax' ? undefined : tokens), nq, mode, 'q');
+  problem.kTokens = problem.self ? problem.qTokens : fitLabels(keyTokens ?? (mode === 'softmax' ? tokens : shared), nk, mode, 'k');
+  return problem;
+}
+
+// Sizes before `self` is known (rows and columns of the mode's inputs).
+function dimsOfRaw(mode, f) {
+  switch (mode) {
+    case 'projections': return { T: f.x.length };
+    case 'qkv': return { nq: f.q.length, nk: f.k.length };
+    case 'scores': return { nq: f.scores.length, nk: f.scores[0].length };
+    case 'softmax': return { rows: f.x.length, entries: f.x[0].length };
+    default: return { nq: f.weights.length, nk: f.v.length };
+  }
+}
+
+function resized(problem, dims) {
+  const fields = { ...problem.fields };
+  for (const [name, [rows, cols]] of Object.entries(shapesOf(problem.mode, dims, fields))) {
+    fields[name] = reshape(fields[name], rows, cols, 0);
+  }
+  const { nq, nk } = countsOf(problem.mode, dims);
+  if (Array.isArray(fields.mask)) fields.mask = reshape(fields.mask, nq, nk, true);
+  if (problem.mode === 'projections' && fields.wo) delete fields.wo; // identity of the new width
+  const next = { ...problem, fields, vector: problem.vector && nq === 1 };
+  next.qTokens = fitLabels(problem.qTokens, nq, problem.mode, 'q');
+  next.kTokens = problem.self ? next.qTokens : fitLabels(problem.kTokens, nk, problem.mode, 'k');
+  return next;
+}
+
+// mulberry32: a small seeded generator, for reproducible random inputs.
+function seededRandom(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Inputs with one decimal in [-range, range]: easy to read and to type.
+function randomMatrix(random, rows, cols, range = 2) {
+  return Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.round((random() * 2 - 1) * range * 10) / 10));
+}
+
+function randomFilled(problem, seed) {
+  const random = seededRandom(seed);
+  const fields = { ...problem.fields };
+  for (const [name, [rows, cols]] of Object.entries(shapesOf(problem.mode, dimsOf(problem), fields))) {
+    fields[name] = name === 'weights'
+      ? Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.round(random() * 100) / 100))
+      : randomMatrix(random, rows, cols, problem.mode === 'softmax' ? 4 : 2);
+  }
+  if (problem.mode === 'projections') delete fields.wo;
+  return { ...problem, fields };
+}
+
+/** The problem in another of the SDPA modes, starting from the current numbers. */
+function convertedProblem(problem, model, mode, seed) {
+  const random = seededRandom(seed);
+  const f = problem.fields;
+  const m = model.mats;
+  const options = {};
+  for (const key of ['mask', 'scale', 'keyLength', 'window', 'stride']) if (f[key] !== undefined) options[key] = f[key];
+  const nq = problem.qTokens.length;
+  const nk = problem.kTokens.length;
+  let fields;
+  if (mode === 'qkv') {
+    fields = m.q ? { q: m.q.values, k: m.k.values, v: m.v.values }
+      : { q: randomMatrix(random, nq, 2), k: randomMatrix(random, nk, 2), v: m.v?.values ?? randomMatrix(random, nk, 2) };
+  } else if (mode === 'scores') {
+    fields = { scores: m.scores.values, v: m.v.values };
+    if (model.scale.kind === 'sqrt') fields.dk = model.scale.dk;
+  } else {
+    const x = m.q ? m.q.values : randomMatrix(random, nq, 2);
+    const width = x[0].length;
+    fields = { x, wq: identity(width), wk: identity(width), wv: identity(width) };
+  }
+  return { ...problem, mode, fields: { ...fields, ...options } };
+}
+
+// ---- Errata: the tutorial's printed values against the engine's ----
+
+function decimalsOf(preset, field, printedValue) {
+  const d = preset.printedDecimals;
+  if (typeof d === 'number') return d;
+  if (d && typeof d[field] === 'number') return d[field];
+  const text = String(printedValue);
+  return text.includes('.') ? text.split('.')[1].length : 0;
+}
+
+function printedAt(preset, field, i, j) {
+  const printed = preset.printed?.[field];
+  if (printed === undefined || printed === null) return null;
+  if (field === 'max' || field === 'sum') {
+    const value = Array.isArray(printed) ? printed[i] : (i === 0 ? printed : null);
+    return typeof value === 'number' ? value : null;
+  }
+  const value = asMatrix(printed)?.[i]?.[j];
+  return typeof value === 'number' ? value : null;
+}
+
+function exactAt(model, field, i, j) {
+  if (field === 'max' || field === 'sum') return model.softmax?.[field]?.[i];
+  const mat = model.mats[field === 'x' && model.mode === 'softmax' ? 'input' : field];
+  return mat?.values[i]?.[j];
+}
+
+function errataOf(preset, model, steps) {
+  if (!preset.printed) return [];
+  const seen = new Set();
+  const list = [];
+  steps.forEach((step, stepIndex) => {
+    for (const { field, cells } of step.produces) {
+      for (const [i, j] of cells) {
+        const key = `${field}:${i}:${j}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const printed = printedAt(preset, field, i, j);
+        const exact = exactAt(model, field, i, j);
+        if (printed === null || exact === undefined) continue;
+        const decimals = decimalsOf(preset, field, printed);
+        const tolerance = 0.5 * 10 ** -decimals + 1e-12;
+        if (!Number.isFinite(exact) || Math.abs(printed - exact) > tolerance) {
+          list.push({ stepIndex, field, i, j, printed, exact, decimals });
+        }
+      }
+    }
+  });
+  return list;
+}
+
+function cellName(model, field, i, j) {
+  if (field === 'max' || field === 'sum') return `${field} of ${model.qTokens[i]}`;
+  const mat = model.mats[field];
+  if (!mat) return `${field}[${i}][${j}]`;
+  return `${field}[${mat.rowLabels[i]}][${mat.colLabels[j]}]`;
+}
+
+// ---- The widget ----
+
+export function mount(element, { engine, presets, state = {}, onChange = () => {} }) {
+  const doc = element.ownerDocument;
+  const widgetId = ++widgets;
+  const list = presets.presets;
+  const byId = new Map(list.map((preset) => [preset.id, preset]));
+  const make = (tag, className, text) => {
+    const node = doc.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+
+  const root = make('div', 'aw-root aw-walkthrough');
+  element.append(root);
+
+  // Header: preset choice and notes
+  const header = make('div', 'aw-head');
+  const presetLabel = make('label', 'aw-preset-label', 'Example ');
+  const presetSelect = make('select', 'aw-preset');
+  for (const preset of list) {
+    const option = make('option', '', preset.title);
+    option.value = preset.id;
+    presetSelect.append(option);
+  }
+  presetLabel.append(presetSelect);
+  const source = make('p', 'aw-source');
+  const notes = make('p', 'aw-notes');
+  const message = make('p', 'aw-message');
+  message.setAttribute('role', 'status');
+  header.append(presetLabel, source, notes, message);
+  root.append(header);
+
+  // Player
+  const playerSlot = make('div', 'aw-player-slot');
+  root.append(playerSlot);
+
+  // Stage: the explanation and the matrices of the current step
+  const stage = make('div', 'aw-stage');
+  const explain = make('div', 'aw-explain');
+  explain.setAttribute('aria-live', 'polite');
+  const stepTitle = make('h3', 'aw-step-title');
+  const stepText = make('p', 'aw-step-text');
+  const stepFormula = make('div', 'aw-step-formula');
+  const stepLines = make('div', 'aw-step-lines');
+  const stepErrata = make('div', 'aw-step-errata');
+  explain.append(stepTitle, stepText, stepFormula, stepLines, stepErrata);
+  const visuals = make('div', 'aw-visuals');
+  const matsBox = make('div', 'aw-mats');
+  // Heatmaps
+  const heatBox = make('div', 'aw-heatmaps');
+  visuals.append(matsBox, heatBox);
+  stage.append(explain, visuals);
+  root.append(stage);
+
+  const heatmaps = {
+    scaled: createHeatmap(heatBox, { title: 'Scaled scores (before the softmax)', name: 'scaled score' }),
+    weights: createHeatmap(heatBox, { title: 'Attention weights', name: 'weight' }),
+  };
+
+  // Errata list
+  const errataBox = make('details', 'aw-errata');
+  const errataTitle = make('summary', 'aw-errata-summary');
+  const errataBody = make('div', 'aw-errata-body');
+  errataBox.append(errataTitle, errataBody);
+  root.append(errataBox);
+
+  // Editor
+  const editBox = make('section', 'aw-edit');
+  const editTitle = make('h3', '', 'Change the numbers');
+  const editStatus = make('p', 'aw-edit-status');
+  editStatus.setAttribute('role', 'status');
+  const modeBox = make('fieldset', 'aw-modes');
+  const controls = make('div', 'aw-controls');
+  const tokenBox = make('fieldset', 'aw-tokens');
+  const editors = make('div', 'aw-editors');
+  editBox.append(editTitle, editStatus, modeBox, controls, tokenBox, editors);
+  root.append(editBox);
+
+  let preset = null;
+  let problem = null;
+  let model = null;
+  let steps = [];
+  let current = 0;
+  let edited = false;
+  let errata = [];
+  let seed = 1;
+  let matViews = {};
+  let matrixEditors = {};
+
+  const player = createPlayer(playerSlot, {
+    count: 1,
+    onStep: (index) => { showStep(index); notify(); },
+    describeStep: (index) => steps[index]?.title ?? '',
+  });
+
+  // The view that steps draw on.
+  const view = {
+    show(names, marksByName = {}) {
+      for (const [name, matView] of Object.entries(matViews)) {
+        const visible = names.includes(name);
+        matView.setVisible(visible);
+        matView.mark(visible ? marksByName[name] ?? {} : {});
+      }
+      for (const name of names) if (matViews[name]) matsBox.append(matViews[name].element);
+    },
+    explain({ text, formula, lines }) {
+      stepText.textContent = text;
+      stepFormula.replaceChildren();
+      if (formula) stepFormula.append(mathElement(doc, formula, { display: true }));
+      stepLines.replaceChildren(...(lines ? lines(doc) : []));
+    },
+    heat(cellsByName) {
+      for (const [name, heatmap] of Object.entries(heatmaps)) heatmap.setHighlight(cellsByName[name] ?? []);
+    },
+    reset() {
+      for (const matView of Object.values(matViews)) matView.mark({});
+      view.heat({});
+      stepLines.replaceChildren();
+    },
+  };
+
+  function notify() {
+    onChange(getState());
+  }
+
+  function say(text) {
+    message.textContent = text;
+    message.hidden = !text;
+  }
+
+  function showStep(index) {
+    steps[current]?.leave(view);
+    current = Math.min(Math.max(0, index), steps.length - 1);
+    player.setStep(current);
+    const step = steps[current];
+    stepTitle.textContent = `${current + 1}. ${step.title}`;
+    step.enter(view);
+    renderStepErrata(step);
+  }
+
+  function renderStepErrata() {
+    stepErrata.replaceChildren();
+    for (const item of errata.filter((e) => e.stepIndex === current)) stepErrata.append(errataLine(item, false));
+  }
+
+  function errataLine(item, withLink) {
+    const line = make(withLink ? 'li' : 'p', 'aw-erratum');
+    const where = make('span', 'aw-erratum-where', cellName(model, item.field, item.i, item.j));
+    line.append(where, doc.createTextNode(`: the tutorial prints ${item.printed.toFixed(item.decimals)}; the exact value is ${formatNumber(item.exact)}.`));
+    if (withLink) {
+      const go = make('button', 'aw-link', `Go to step ${item.stepIndex + 1}`);
+      go.type = 'button';
+      go.addEventListener('click', () => { player.pause(); showStep(item.stepIndex); notify(); });
+      line.append(doc.createTextNode(' '), go);
+    }
+    return line;
+  }
+
+  function renderErrataList() {
+    errataBody.replaceChildren();
+    if (!preset.printed) {
+      errataBox.hidden = true;
+      return;
+    }
+    errataBox.hidden = false;
+    if (edited) {
+      errataTitle.textContent = 'Tutorial comparison: not for edited inputs';
+      errataBody.append(make('p', '', 'You have changed the inputs, so the comparison with the tutorial\u2019s printed numbers no longer applies. Reset to the example to see it again.'));
+      return;
+    }
+    if (errata.length === 0) {
+      errataTitle.textContent = 'Tutorial comparison: every printed number agrees';
+      errataBody.append(make('p', '', 'Every number the tutorial prints for this example agrees with the exact value to the decimals it shows.'));
+      return;
+    }
+    errataTitle.textContent = `Errata: ${errata.length} of the tutorial\u2019s printed ${errata.length === 1 ? 'values differs' : 'values differ'} from the exact ones`;
+    errataBody.append(make('p', '', 'Each differs from the exact value by more than the rounding of its printed decimals allows:'));
+    const ul = make('ul', 'aw-errata-items');
+    for (const item of errata) ul.append(errataLine(item, true));
+    errataBody.append(ul);
+  }
+
+  function rebuildViews() {
+    for (const matView of Object.values(matViews)) matView.destroy();
+    matViews = {};
+    for (const [name, mat] of Object.entries(model.mats)) {
+      matViews[name] = createMatrixView(matsBox, { title: mat.title, name });
+      matViews[name].update(mat);
+      matViews[name].setVisible(false);
+    }
+    const hasScaled = Boolean(model.mats.scaled) && model.mode !== 'weightedSum';
+    heatmaps.scaled.element.hidden = !hasScaled;
+    if (hasScaled) {
+      heatmaps.scaled.update({
+        values: model.mats.scaled.values, rowLabels: model.qTokens, colLabels: model.kTokens,
+        describe: (i, j) => describeCell(model, 'scaled', i, j),
+      });
+    }
+    heatmaps.weights.update({
+      values: model.mats.weights.values, rowLabels: model.qTokens, colLabels: model.kTokens,
+      domain: model.mode === 'weightedSum' ? undefined : [0, 1],
+      describe: (i, j) => describeCell(model, 'weights', i, j),
+    });
+  }
+
+  /** Computes `next` through the engine; on failure keeps the last good state. */
+  function apply(next, { keepStep = true } = {}) {
+    let nextModel;
+    try {
+      nextModel = buildModel(engine, next);
+    } catch (error) {
+      say(`The engine could not use this input (${error.message}); the last good result stays on screen.`);
+      return false;
+    }
+    const stepId = steps[current]?.id;
+    problem = next;
+    model = nextModel;
+    steps = buildSteps(model);
+    errata = edited ? [] : errataOf(preset, model, steps);
+    rebuildViews();
+    player.setCount(steps.length);
+    let index = keepStep ? steps.findIndex((step) => step.id === stepId) : 0;
+    if (index < 0) index = Math.min(current, steps.length - 1);
+    current = Math.min(current, steps.length - 1);
+    showStep(index);
+    renderErrataList();
+    editStatus.textContent = edited
+      ? 'Edited: every value below comes from your inputs.'
+      : 'These are the example\u2019s own numbers. Change any of them; the walkthrough stays on its step.';
+    say('');
+    return true;
+  }
+
+  function edit(next, { rebuildEditors = false } = {}) {
+    const wasEdited = edited;
+    edited = true;
+    if (!apply(next)) {
+      edited = wasEdited;
+      return false;
+    }
+    if (rebuildEditors) buildEditor();
+    notify();
+    return true;
+  }
+
+  // ---- Editor panel ----
+
+  function sizeControl(key, value) {
+    const label = make('label', 'aw-size');
+    label.append(doc.createTextNode(`${SIZE_LABELS[key]} `));
+    const input = make('input', 'aw-size-input');
+    input.type = 'number';
+    input.min = '1';
+    const max = ['T', 'nq', 'nk', 'rows', 'entries'].includes(key) ? MAX_TOKENS : MAX_WIDTH;
+    input.max = String(max);
+    input.value = String(value);
+    input.dataset.size = key;
+    const error = make('span', 'aw-field-error');
+    error.setAttribute('role', 'alert');
+    input.addEventListener('change', () => {
+      const n = parseNumber(input.value);
+      if (!Number.isInteger(n) || n < 1 || n > max) {
+        error.textContent = `Must be a whole number from 1 to ${max}`;
+        input.setAttribute('aria-invalid', 'true');
+        return;
+      }
+      error.textContent = '';
+      input.removeAttribute('aria-invalid');
+      edit(resized(problem, { ...dimsOf(problem), [key]: n }), { rebuildEditors: true });
+    });
+    label.append(input, error);
+    return label;
+  }
+
+  function selectControl(text, options, value, onSelect) {
+    const label = make('label', 'aw-select');
+    label.append(doc.createTextNode(`${text} `));
+    const select = make('select');
+    for (const [optionValue, optionText] of options) {
+      const option = make('option', '', optionText);
+      option.value = optionValue;
+      select.append(option);
+    }
+    select.value = value;
+    select.addEventListener('change', () => onSelect(select.value));
+    label.append(select);
+    return label;
+  }
+
+  function buildEditor() {
+    const f = problem.fields;
+    // Modes
+    modeBox.replaceChildren();
+    modeBox.hidden = !SDPA_MODES.includes(problem.mode);
+    if (!modeBox.hidden) {
+      modeBox.append(make('legend', '', 'Start from'));
+      for (const mode of SDPA_MODES) {
+        const label = make('label', 'aw-mode');
+        const radio = make('input');
+        radio.type = 'radio';
+        radio.name = `aw-mode-${widgetId}`;
+        radio.value = mode;
+        radio.checked = problem.mode === mode;
+        const square = problem.qTokens.length === problem.kTokens.length;
+        radio.disabled = mode === 'projections' && !square;
+        radio.addEventListener('change', () => {
+          if (radio.checked) edit(convertedProblem(problem, model, mode, seed), { rebuildEditors: true });
+        });
+        label.append(radio, doc.createTextNode(` ${MODE_LABELS[mode]}`));
+        modeBox.append(label);
+      }
+    }
+    // Sizes, mask, scale, random fill, reset
+    controls.replaceChildren();
+    const sizes = make('div', 'aw-sizes');
+    for (const [key, value] of Object.entries(dimsOf(problem))) sizes.append(sizeControl(key, value));
+    controls.append(sizes);
+    const options = make('div', 'aw-options');
+    if (SDPA_MODES.includes(problem.mode)) {
+      const maskOptions = [['none', 'none'], ['causal', 'causal (no looking ahead)']];
+      const presetMask = preset.input.mask;
+      if (Array.isArray(presetMask)) maskOptions.push(['custom', 'the example\u2019s own mask']);
+      const maskValue = Array.isArray(f.mask) ? 'custom' : f.mask === 'causal' ? 'causal' : 'none';
+      options.append(selectControl('Mask', maskOptions, maskValue, (value) => {
+        const fields = { ...problem.fields };
+        if (value === 'none') delete fields.mask;
+        else if (value === 'causal') fields.mask = 'causal';
+        else fields.mask = reshape(presetMask, problem.qTokens.length, problem.kTokens.length, true);
+        edit({ ...problem, fields });
+      }));
+    }
+    const scaleOptions = [['none', 'none']];
+    if (problem.mode !== 'softmax' && problem.mode !== 'weightedSum') scaleOptions.unshift(['sqrt', 'divide by \u221ad_k']);
+    const presetScale = preset.input.scale;
+    if (typeof presetScale === 'number') scaleOptions.push(['factor', `multiply by ${presetScale}`]);
+    const scaleValue = f.scale === false ? 'none' : typeof f.scale === 'number' ? 'factor' : (problem.mode === 'softmax' ? 'none' : 'sqrt');
+    if (problem.mode !== 'weightedSum') {
+      options.append(selectControl('Scaling', scaleOptions, scaleValue, (value) => {
+        const fields = { ...problem.fields };
+        if (value === 'sqrt') delete fields.scale;
+        else if (value === 'none') fields.scale = false;
+        else fields.scale = presetScale;
+        edit({ ...problem, fields });
+      }));
+    }
+    if (problem.mode === 'scores' && f.scale !== false && typeof f.scale !== 'number') {
+      options.append(sizeControlDk());
+    }
+    controls.append(options);
+
+    const actions = make('div', 'aw-actions');
+    const seedLabel = make('label', 'aw-seed', 'Seed ');
+    const seedInput = make('input');
+    seedInput.type = 'number';
+    seedInput.value = String(seed);
+    seedInput.min = '0';
+    seedInput.addEventListener('change', () => {
+      const n = parseNumber(seedInput.value);
+      if (Number.isInteger(n) && n >= 0) seed = n;
+      else seedInput.value = String(seed);
+    });
+    seedLabel.append(seedInput);
+    const fill = make('button', 'aw-btn aw-fill', 'Fill with random numbers');
+    fill.type = 'button';
+    fill.addEventListener('click', () => edit(randomFilled(problem, seed), { rebuildEditors: true }));
+    const reset = make('button', 'aw-btn aw-reset', 'Reset to the example');
+    reset.type = 'button';
+    reset.addEventListener('click', () => loadPreset(preset.id, { step: current }));
+    actions.append(seedLabel, fill, reset);
+    controls.append(actions);
+
+    // Token labels
+    tokenBox.replaceChildren(make('legend', '', problem.self ? 'Token labels' : 'Labels'));
+    const labelRow = (axis, labels, caption) => {
+      const row = make('div', 'aw-token-row');
+      if (caption) row.append(make('span', 'aw-token-caption', caption));
+      labels.forEach((text, index) => {
+        const input = make('input', 'aw-token-input');
+        input.type = 'text';
+        input.value = text;
+        input.maxLength = MAX_LABEL;
+        input.setAttribute('aria-label', `${caption || 'Token'} ${index + 1} label`);
+        input.addEventListener('input', () => {
+          const next = { ...problem, [axis]: [...problem[axis]] };
+          next[axis][index] = input.value;
+          if (problem.self) next.kTokens = next.qTokens;
+          relabel(next);
+        });
+        row.append(input);
+      });
+      tokenBox.append(row);
+    };
+    labelRow('qTokens', problem.qTokens, problem.self ? '' : (problem.mode === 'softmax' ? 'Rows' : 'Queries'));
+    if (!problem.self) labelRow('kTokens', problem.kTokens, problem.mode === 'softmax' ? 'Entries' : 'Keys');
+
+    // Matrices
+    editors.replaceChildren();
+    matrixEditors = {};
+    const titles = { x: problem.mode === 'softmax' ? 'x' : 'X', wq: 'W_Q', wk: 'W_K', wv: 'W_V', q: 'Q', k: 'K', v: 'V', scores: 'Scores', weights: 'Weights' };
+    for (const name of Object.keys(shapesOf(problem.mode, dimsOf(problem), f))) {
+      const editor = createMatrixEditor(editors, {
+        title: titles[name], name: titles[name],
+        onChange: (values) => edit({ ...problem, fields: { ...problem.fields, [name]: values } }),
+      });
+      const [rowLabels, colLabels] = editorLabels(name);
+      editor.setValues(f[name], rowLabels, colLabels);
+      matrixEditors[name] = editor;
+    }
+  }
+
+  function sizeControlDk() {
+    const label = make('label', 'aw-size');
+    label.append(doc.createTextNode('d_k for the scaling '));
+    const input = make('input', 'aw-size-input');
+    input.type = 'number';
+    input.min = '1';
+    input.value = String(problem.fields.dk ?? problem.kTokens.length);
+    const error = make('span', 'aw-field-error');
+    error.setAttribute('role', 'alert');
+    input.addEventListener('change', () => {
+      const n = parseNumber(input.value);
+      if (!Number.isInteger(n) || n < 1) {
+        error.textContent = 'Must be a whole number of at least 1';
+        input.setAttribute('aria-invalid', 'true');
+        return;
+      }
+      error.textContent = '';
+      input.removeAttribute('aria-invalid');
+      edit({ ...problem, fields: { ...problem.fields, dk: n } });
+    });
+    label.append(input, error);
+    return label;
+  }
+
+  function editorLabels(name) {
+    const cols = (n) => Array.from({ length: n }, (_, i) => String(i + 1));
+    const f = problem.fields;
+    if (name === 'x' || name === 'q' || name === 'scores' || name === 'weights') {
+      return [problem.qTokens, name === 'scores' || name === 'weights' || problem.mode === 'softmax' ? problem.kTokens : cols(f[name][0].length)];
+    }
+    if (name === 'k' || name === 'v') return [problem.kTokens, cols(f[name][0].length)];
+    return [cols(f[name].length), cols(f[name][0].length)];
+  }
+
+  // Labels are page text, but steps and heatmaps carry them: rebuild those,
+  // keeping the matrix editors (and the learner's focus) as they are.
+  function relabel(next) {
+    edited = true;
+    problem = next;
+    apply(next);
+    for (const [name, editor] of Object.entries(matrixEditors)) editor.setLabels(...editorLabels(name));
+    notify();
+  }
+
+  // ---- Presets and state ----
+
+  function loadPreset(id, { step = 0, values } = {}) {
+    const known = byId.get(id);
+    const fallback = byId.get(presets.default) ?? list[0];
+    preset = known ?? fallback;
+    presetSelect.value = preset.id;
+    source.textContent = preset.tutorial ? `From the tutorial ${preset.tutorial}` : 'Our own example';
+    notes.textContent = preset.notes ?? '';
+    problem = problemFromPreset(preset);
+    edited = false;
+    steps = [];
+    current = 0;
+    let restored = false;
+    if (values) {
+      const fromUrl = problemFromValues(values, preset);
+      if (fromUrl) {
+        edited = true;
+        restored = apply(fromUrl, { keepStep: false });
+        if (!restored) edited = false;
+      }
+    }
+    if (!restored) apply(problem, { keepStep: false });
+    const notes_ = [];
+    if (id !== undefined && !known) notes_.push(`There is no example called \u201c${String(id).slice(0, 40)}\u201d; showing \u201c${preset.title}\u201d instead.`);
+    if (values && !restored) notes_.push('The edited values in the link could not be used; showing the example\u2019s own numbers.');
+    buildEditor();
+    showStep(Math.min(Number.isInteger(step) ? step : 0, steps.length - 1));
+    say(notes_.join(' '));
+  }
+
+  function problemFromValues(values, base) {
+    if (!values || typeof values !== 'object') return null;
+    const mode = values.mode;
+    const family = SDPA_MODES.includes(base.mode) ? SDPA_MODES : [base.mode];
+    if (!family.includes(mode) || !values.fields || typeof values.fields !== 'object') return null;
+    const allowed = new Set(['x', 'wq', 'wk', 'wv', 'wo', 'q', 'k', 'v', 'scores', 'weights', 'dk', 'mask', 'scale', 'keyLength', 'window', 'stride']);
+    const fields = {};
+    for (const [key, value] of Object.entries(values.fields)) {
+      if (!allowed.has(key)) return null;
+      if (Array.isArray(value) && (value.length > MAX_WIDTH || value.some((row) => Array.isArray(row) && row.length > MAX_WIDTH))) return null;
+      fields[key] = value;
+    }
+    const counts = dimsOfRawSafe(mode, fields);
+    if (!counts) return null;
+    const labels = (raw, n, axis) => fitLabels(Array.isArray(raw) ? raw.filter((t) => typeof t === 'string').map((t) => t.slice(0, MAX_LABEL)) : [], n, mode, axis);
+    const { nq, nk } = countsOf(mode, counts);
+    const self = mode === 'projections' || (SDPA_MODES.includes(mode) && nq === nk && !values.keyTokens);
+    const qTokens = labels(values.tokens, nq, 'q');
+    return { mode, fields, vector: Boolean(values.vector) && nq === 1, self, qTokens, kTokens: self ? qTokens : labels(values.keyTokens, nk, 'k') };
+  }
+
+  function dimsOfRawSafe(mode, fields) {
+    try {
+      const dims = dimsOfRaw(mode, fields);
+      return Object.values(dims).every((n) => Number.isInteger(n) && n >= 1) ? dims : null;
+    } catch {
+      return null;
+    }
+  }
+
+  function getState() {
+    const state = { preset: preset.id, step: current };
+    if (edited) {
+      state.values = { mode: problem.mode, fields: problem.fields, tokens: problem.qTokens };
+      if (!problem.self) state.values.keyTokens = problem.kTokens;
+      if (problem.vector) state.values.vector = true;
+    }
+    return state;
+  }
+
+  function setState(next = {}) {
+    player.pause();
+    const step = Number.isInteger(next.step) ? next.step : Number.parseInt(next.step ?? '0', 10);
+    loadPreset(next.preset, { step: Number.isNaN(step) ? 0 : Math.max(0, step), values: next.values });
+  }
+
+  presetSelect.addEventListener('change', () => {
+    player.pause();
+    loadPreset(presetSelect.value);
+    notify();
+  });
+
+  setState(state);
+
+  return {
+    getState,
+    setState,
+    destroy() {
+      player.destroy();
+      for (const heatmap of Object.values(heatmaps)) heatmap.destroy();
+      root.remove();
+    },
+  };
+}
+
