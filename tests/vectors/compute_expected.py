@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Computes the exact values of the tutorial test vectors, offline.
 
-    python3 tests/vectors/compute_expected.py            # writes the JSON files
-    python3 tests/vectors/compute_expected.py --errata   # prints the errata table
+    python3 tests/vectors/compute_expected.py   # writes the JSON files and
+                                                # the errata table in README.md
 
 Writes tests/vectors/tutorials.json (vectors: inputs, exact results, the
 tutorials' printed numbers and their errata) and tests/vectors/claims.json
@@ -19,7 +19,6 @@ decimal path. Running the script twice gives byte-identical files.
 import json
 import math
 import os
-import sys
 from decimal import Decimal, Context, ROUND_HALF_EVEN, ROUND_HALF_UP, getcontext
 
 getcontext().prec = 50
@@ -850,14 +849,25 @@ def errata_table(all_vectors):
     return "\n".join(lines)
 
 
+def replace_between(text, start, end, body):
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{body}\n{end}{tail}"
+
+
 def main():
     all_vectors = vectors()
-    if "--errata" in sys.argv[1:]:
-        print(errata_table(all_vectors))
-        return
     for name, content in (("tutorials.json", all_vectors), ("claims.json", claims())):
         with open(os.path.join(HERE, name), "w", encoding="utf-8") as f:
             f.write(dump(content) + "\n")
+    readme = os.path.join(HERE, "README.md")
+    if os.path.exists(readme):
+        with open(readme, encoding="utf-8") as f:
+            text = f.read()
+        text = replace_between(text, "<!-- errata:start -->", "<!-- errata:end -->",
+                               errata_table(all_vectors))
+        with open(readme, "w", encoding="utf-8") as f:
+            f.write(text)
     count = sum(len(v["errata"]) for v in all_vectors)
     print(f"{len(all_vectors)} vectors, {count} errata")
 
