@@ -1,0 +1,634 @@
+/* problem.c: the attn_problem lifecycle: kinds and their fields, setters,
+ * running, results and the error message. */
+#include "attention.h"
+#include "problem_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Kinds and their fields (JS API names) ---- */
+
+#define MASK_EXPECTED "\"none\", \"causal\" or a boolean matrix n_q x n_k"
+
+/* The options scaledDotProduct and multiHead share. */
+#define DOT_PRODUCT_OPTIONS                                                  \
+    {"mask", ATTN__STRING | ATTN__TENSOR, MASK_EXPECTED},                    \
+    {"keyLength", ATTN__NUMBER | ATTN__TENSOR,                               \
+     "an integer in 0..n_k, or a vector of one per batch item"},             \
+    {"window", ATTN__NUMBER, "a non-negative integer"},                      \
+    {"stride", ATTN__NUMBER, "a positive integer"},                          \
+    {"scale", ATTN__BOOL | ATTN__NUMBER,                                     \
+     "true (1/√d_k), false (no scaling) or a number"},                       \
+    {"dropout", ATTN__NUMBER, "a probability in [0, 1)"},                    \
+    {"seed", ATTN__NUMBER, "an integer in 0..2^53"},                         \
+    {"tokens", ATTN__STRINGS, "a list of labels, one per token"},            \
+    {"queryTokens", ATTN__STRINGS, "a list of labels, one per query"},       \
+    {"keyTokens", ATTN__STRINGS, "a list of labels, one per key"}
+
+static const attn__field sdpa_fields[] = {
+    {"q", ATTN__TENSOR, "a matrix n_q x d_k"},
+    {"k", ATTN__TENSOR, "a matrix n_k x d_k"},
+    {"v", ATTN__TENSOR, "a matrix n_k x d_v"},
+    {"scores", ATTN__TENSOR, "a matrix n_q x n_k"},
+    {"dk", ATTN__NUMBER, "a positive integer"},
+    DOT_PRODUCT_OPTIONS,
+};
+
+static const attn__field weighted_sum_fields[] = {
+    {"weights", ATTN__TENSOR, "a matrix n_q x n_k"},
+    {"v", ATTN__TENSOR, "a matrix n_k x d_v"},
+};
+
+static const attn__field multihead_fields[] = {
+    {"x", ATTN__TENSOR, "a matrix n_q x d_in"},
+    {"xkv", ATTN__TENSOR, "a matrix n_kv x d_kv_in"},
+    {"numHeads", ATTN__NUMBER, "a positive integer"},
+    {"wq", ATTN__TENSOR, "a matrix d_in x d_model"},
+    {"wk", ATTN__TENSOR, "a matrix d_kv_in x d_model"},
+    {"wv", ATTN__TENSOR, "a matrix d_kv_in x d_model"},
+    {"wo", ATTN__TENSOR, "a matrix d_model x d_out"},
+    {"bq", ATTN__TENSOR, "a vector of d_model"},
+    {"bk", ATTN__TENSOR, "a vector of d_model"},
+    {"bv", ATTN__TENSOR, "a vector of d_model"},
+    {"bo", ATTN__TENSOR, "a vector of d_out"},
+    DOT_PRODUCT_OPTIONS,
+};
+
+static const attn__field additive_fields[] = {
+    {"query", ATTN__TENSOR, "a vector of d_s or a matrix n_q x d_s"},
+    {"keys", ATTN__TENSOR, "a matrix n_k x d_h"},
+    {"ws", ATTN__TENSOR, "a matrix d_s x d_a"},
+    {"wh", ATTN__TENSOR, "a matrix d_h x d_a"},
+    {"v", ATTN__TENSOR, "a vector of d_a"},
+    {"b", ATTN__TENSOR, "a vector of d_a"},
+    {"tokens", ATTN__STRINGS, "a list of labels, one per key"},
+};
+
+static const attn__field luong_fields[] = {
+    {"query", ATTN__TENSOR, "a vector of d_s or a matrix n_q x d_s"},
+    {"keys", ATTN__TENSOR, "a matrix n_k x d_h"},
+    {"method", ATTN__STRING, "\"dot\", \"general\" or \"concat\""},
+    {"w", ATTN__TENSOR,
+     "a matrix d_h x d_s (general) or (d_s + d_h) x d_a (concat)"},
+    {"v", ATTN__TENSOR, "a vector of d_a (concat)"},
+    {"b", ATTN__TENSOR, "a vector of d_a (concat)"},
+    {"tokens", ATTN__STRINGS, "a list of labels, one per key"},
+};
+
+static const attn__field linear_fields[] = {
+    {"q", ATTN__TENSOR, "a matrix n_q x d_k"},
+    {"k", ATTN__TENSOR, "a matrix n_k x d_k"},
+    {"v", ATTN__TENSOR, "a matrix n_k x d_v"},
+    {"causal", ATTN__BOOL, "true or false"},
+    {"tokens", ATTN__STRINGS, "a list of labels, one per token"},
+    {"queryTokens", ATTN__STRINGS, "a list of labels, one per query"},
+    {"keyTokens", ATTN__STRINGS, "a list of labels, one per key"},
+};
+
+static const attn__field softmax_fields[] = {
+    {"x", ATTN__TENSOR, "a vector or a matrix of scores"},
+    {"scale", ATTN__NUMBER, "a number"},
+    {"mask", ATTN__TENSOR, "a boolean tensor shaped like x"},
+};
+
+#define KIND(name, id, fields, run) \
+    {name, id, fields, (int)(sizeof fields / sizeof fields[0]), run}
+
+static const attn__kind kinds[] = {
+    KIND("scaledDotProduct", ATTN__KIND_SDPA, sdpa_fields, attn__run_sdpa),
+    KIND("weightedSum", ATTN__KIND_WEIGHTED_SUM, weighted_sum_fields,
+         attn__run_weighted_sum),
+    KIND("multiHead", ATTN__KIND_MULTIHEAD, multihead_fields,
+         attn__run_multihead),
+    KIND("additive", ATTN__KIND_ADDITIVE, additive_fields,
+         attn__run_additive),
+    KIND("luong", ATTN__KIND_LUONG, luong_fields, attn__run_luong),
+    KIND("linear", ATTN__KIND_LINEAR, linear_fields, attn__run_linear),
+    KIND("softmax", ATTN__KIND_SOFTMAX, softmax_fields, attn__run_softmax),
+};
+
+static const attn__kind *find_kind(const char *name)
+{
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(kinds[i].name, name) == 0) return &kinds[i];
+    return NULL;
+}
+
+/* ---- Memory ---- */
+
+static void *default_allocate(void *context, size_t bytes)
+{
+    (void)context;
+    return malloc(bytes);
+}
+
+static void default_release(void *context, void *block)
+{
+    (void)context;
+    free(block);
+}
+
+void *attn__allocate(attn_problem *problem, size_t bytes)
+{
+    return problem->allocator.allocate(problem->allocator.context,
+                                       bytes > 0 ? bytes : 1);
+}
+
+void attn__release(attn_problem *problem, void *block)
+{
+    if (block != NULL)
+        problem->allocator.release(problem->allocator.context, block);
+}
+
+static void release_value(attn_problem *problem, attn__value *value)
+{
+    attn__release(problem, value->data);
+    attn__release(problem, value->string);
+    if (value->strings != NULL)
+        for (int i = 0; i < value->strings_count; i++)
+            attn__release(problem, value->strings[i]);
+    attn__release(problem, value->strings);
+    memset(value, 0, sizeof *value);
+}
+
+static void clear_results(attn_problem *problem)
+{
+    for (int i = 0; i < problem->result_count; i++)
+        attn__release(problem, problem->results[i].data);
+    problem->result_count = 0;
+    attn__release(problem, problem->key_length);
+    attn__release(problem, problem->allowed);
+    problem->key_length = NULL;
+    problem->allowed = NULL;
+    problem->has_run = 0;
+    memset(&problem->info, 0, sizeof problem->info);
+}
+
+/* ---- Errors ---- */
+
+int attn__fail(const attn_problem *problem, int status, const char *format,
+               ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(problem->error, ATTN__ERROR_CAP, format, args);
+    va_end(args);
+    return status;
+}
+
+static void clear_error(const attn_problem *problem)
+{
+    problem->error[0] = '\0';
+}
+
+const char *attn_problem_error(const attn_problem *problem)
+{
+    return problem != NULL ? problem->error : "";
+}
+
+/* ---- Create and destroy ---- */
+
+int attn_problem_create(attn_problem **problem, const char *kind,
+                        const attn_allocator *allocator)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    *problem = NULL;
+    if (kind == NULL) return ATTN_ERR_NULL;
+    if (allocator != NULL &&
+        (allocator->allocate == NULL || allocator->release == NULL))
+        return ATTN_ERR_NULL;
+    const attn__kind *spec = find_kind(kind);
+    if (spec == NULL) return ATTN_ERR_OPTION;
+
+    const attn_allocator defaults = {default_allocate, default_release, NULL};
+    const attn_allocator *use = allocator != NULL ? allocator : &defaults;
+    attn_problem *made = use->allocate(use->context, sizeof *made);
+    if (made == NULL) return ATTN_ERR_NOMEM;
+    memset(made, 0, sizeof *made);
+    made->allocator = *use;
+    made->kind = spec;
+    made->values = attn__allocate(made, (size_t)spec->field_count *
+                                            sizeof made->values[0]);
+    made->error = attn__allocate(made, ATTN__ERROR_CAP);
+    if (made->values == NULL || made->error == NULL) {
+        attn__release(made, made->values);
+        attn__release(made, made->error);
+        use->release(use->context, made);
+        return ATTN_ERR_NOMEM;
+    }
+    memset(made->values, 0,
+           (size_t)spec->field_count * sizeof made->values[0]);
+    made->error[0] = '\0';
+    *problem = made;
+    return ATTN_OK;
+}
+
+void attn_problem_destroy(attn_problem *problem)
+{
+    if (problem == NULL) return;
+    clear_results(problem);
+    for (int i = 0; i < problem->kind->field_count; i++)
+        release_value(problem, &problem->values[i]);
+    attn__release(problem, problem->values);
+    attn__release(problem, problem->error);
+    const attn_allocator allocator = problem->allocator;
+    allocator.release(allocator.context, problem);
+}
+
+/* ---- Fields ---- */
+
+static int field_index(const attn_problem *problem, const char *name)
+{
+    for (int i = 0; i < problem->kind->field_count; i++)
+        if (strcmp(problem->kind->fields[i].name, name) == 0) return i;
+    return -1;
+}
+
+const attn__field *attn__field_spec(const attn_problem *problem,
+                                    const char *name)
+{
+    const int index = field_index(problem, name);
+    return index >= 0 ? &problem->kind->fields[index] : NULL;
+}
+
+const attn__value *attn__field_value(const attn_problem *problem,
+                                     const char *name)
+{
+    const int index = field_index(problem, name);
+    if (index < 0 || problem->values[index].type == 0) return NULL;
+    return &problem->values[index];
+}
+
+static int fail_unknown_field(const attn_problem *problem, const char *field)
+{
+    char names[ATTN__ERROR_CAP];
+    attn__text list;
+    attn__text_init(&list, names, sizeof names);
+    for (int i = 0; i < problem->kind->field_count; i++)
+        attn__text_printf(&list, "%s%s", i > 0 ? ", " : "",
+                          problem->kind->fields[i].name);
+    return attn__fail(problem, ATTN_ERR_INPUT,
+                      "%s: unknown field for kind \"%s\" (fields: %s)", field,
+                      problem->kind->name, names);
+}
+
+/*
+ * The common start of every setter: the problem and the field exist and
+ * accept a value of this type (described by `given` for the message).
+ * Returns the field's index, or -1 after writing the error into *status.
+ */
+static int begin_set(attn_problem *problem, const char *field, unsigned type,
+                     const attn__value *given, int *status)
+{
+    clear_error(problem);
+    const int index = field_index(problem, field);
+    if (index < 0) {
+        *status = fail_unknown_field(problem, field);
+        return -1;
+    }
+    const attn__field *spec = &problem->kind->fields[index];
+    if (!(spec->types & type)) {
+        char got[ATTN__ERROR_CAP / 2];
+        attn__describe_value(got, sizeof got, given);
+        *status = attn__fail(problem, ATTN_ERR_INPUT,
+                             "%s: expected %s, got %s", field, spec->expected,
+                             got);
+        return -1;
+    }
+    return index;
+}
+
+/* Stores a complete new value for field `index`, replacing the old one. */
+static void store_value(attn_problem *problem, int index,
+                        const attn__value *value)
+{
+    clear_results(problem);
+    release_value(problem, &problem->values[index]);
+    problem->values[index] = *value;
+}
+
+static char *copy_string(attn_problem *problem, const char *string)
+{
+    const size_t bytes = strlen(string) + 1;
+    char *copy = attn__allocate(problem, bytes);
+    if (copy != NULL) memcpy(copy, string, bytes);
+    return copy;
+}
+
+void attn__entry_path(char *out, size_t cap, const char *field, int rank,
+                      const int *dims, size_t flat)
+{
+    size_t index[ATTN__MAX_RANK];
+    for (int d = rank - 1; d >= 0; d--) {
+        index[d] = flat % (size_t)dims[d];
+        flat /= (size_t)dims[d];
+    }
+    attn__text path;
+    attn__text_init(&path, out, cap);
+    attn__text_puts(&path, field);
+    for (int d = 0; d < rank; d++) attn__text_printf(&path, "[%zu]", index[d]);
+}
+
+/* Checks a tensor's dimensions and entries; value already holds its rank
+ * and dims, and gets its count. */
+static int check_tensor(attn_problem *problem, const char *field,
+                        const double *data, attn__value *value)
+{
+    char shape[64];
+    attn__describe_value(shape, sizeof shape, value);
+    size_t count = 1;
+    for (int d = 0; d < value->rank; d++)
+        if (value->dims[d] < 1)
+            return attn__fail(problem, ATTN_ERR_INPUT,
+                              "%s: every dimension must be at least 1, got %s",
+                              field, shape);
+    for (int d = 0; d < value->rank; d++) {
+        if (count > SIZE_MAX / sizeof(double) / (size_t)value->dims[d])
+            return attn__fail(problem, ATTN_ERR_INPUT, "%s: %s is too large",
+                              field, shape);
+        count *= (size_t)value->dims[d];
+    }
+    value->count = count;
+    for (size_t i = 0; i < count; i++) {
+        if (!isfinite(data[i])) {
+            char path[96];
+            attn__entry_path(path, sizeof path, field, value->rank, value->dims, i);
+            return attn__fail(problem, ATTN_ERR_INPUT,
+                              "%s: expected a finite number, got %g", path,
+                              data[i]);
+        }
+    }
+    return ATTN_OK;
+}
+
+int attn_problem_set_tensor(attn_problem *problem, const char *field,
+                            int rank, const int *dims, const double *data)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    if (field == NULL || dims == NULL || data == NULL)
+        return attn__fail(problem, ATTN_ERR_NULL,
+                          "attn_problem_set_tensor: field, dims and data "
+                          "must not be NULL");
+    attn__value value = {.type = ATTN__TENSOR};
+    if (rank >= 1 && rank <= ATTN__MAX_RANK) {
+        value.rank = rank;
+        for (int d = 0; d < rank; d++) value.dims[d] = dims[d];
+    }
+    int status;
+    const int index = begin_set(problem, field, ATTN__TENSOR, &value, &status);
+    if (index < 0) return status;
+    if (value.rank == 0)
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "%s: expected 1 to 3 dimensions, got %d", field,
+                          rank);
+    status = check_tensor(problem, field, data, &value);
+    if (status != ATTN_OK) return status;
+    value.data = attn__allocate(problem, value.count * sizeof(double));
+    if (value.data == NULL)
+        return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory", field);
+    memcpy(value.data, data, value.count * sizeof(double));
+    store_value(problem, index, &value);
+    return ATTN_OK;
+}
+
+int attn_problem_set_number(attn_problem *problem, const char *field,
+                            double number)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    if (field == NULL)
+        return attn__fail(problem, ATTN_ERR_NULL,
+                          "attn_problem_set_number: field must not be NULL");
+    const attn__value value = {.type = ATTN__NUMBER, .number = number};
+    int status;
+    const int index = begin_set(problem, field, ATTN__NUMBER, &value, &status);
+    if (index < 0) return status;
+    if (!isfinite(number))
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "%s: expected a finite number, got %g", field,
+                          number);
+    store_value(problem, index, &value);
+    return ATTN_OK;
+}
+
+int attn_problem_set_bool(attn_problem *problem, const char *field, int flag)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    if (field == NULL)
+        return attn__fail(problem, ATTN_ERR_NULL,
+                          "attn_problem_set_bool: field must not be NULL");
+    const attn__value value = {.type = ATTN__BOOL, .number = flag ? 1 : 0};
+    int status;
+    const int index = begin_set(problem, field, ATTN__BOOL, &value, &status);
+    if (index < 0) return status;
+    store_value(problem, index, &value);
+    return ATTN_OK;
+}
+
+int attn_problem_set_string(attn_problem *problem, const char *field,
+                            const char *string)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    if (field == NULL || string == NULL)
+        return attn__fail(problem, ATTN_ERR_NULL,
+                          "attn_problem_set_string: field and value must "
+                          "not be NULL");
+    /* Described through a const-free view of the caller's text. */
+    char preview[ATTN__ERROR_CAP / 4];
+    snprintf(preview, sizeof preview, "%s", string);
+    attn__value value = {.type = ATTN__STRING, .string = preview};
+    int status;
+    const int index = begin_set(problem, field, ATTN__STRING, &value, &status);
+    if (index < 0) return status;
+    value.string = copy_string(problem, string);
+    if (value.string == NULL)
+        return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory", field);
+    store_value(problem, index, &value);
+    return ATTN_OK;
+}
+
+int attn_problem_set_strings(attn_problem *problem, const char *field,
+                             int count, const char *const *strings)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    if (field == NULL || count < 0 || (count > 0 && strings == NULL))
+        return attn__fail(problem, ATTN_ERR_NULL,
+                          "attn_problem_set_strings: field and values must "
+                          "not be NULL, count not negative");
+    attn__value value = {.type = ATTN__STRINGS, .strings_count = count};
+    int status;
+    const int index = begin_set(problem, field, ATTN__STRINGS, &value, &status);
+    if (index < 0) return status;
+    for (int i = 0; i < count; i++)
+        if (strings[i] == NULL)
+            return attn__fail(problem, ATTN_ERR_NULL,
+                              "%s[%d]: must not be NULL", field, i);
+    value.strings = attn__allocate(problem, (size_t)count * sizeof(char *));
+    if (value.strings == NULL)
+        return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory", field);
+    for (int i = 0; i < count; i++) {
+        value.strings[i] = copy_string(problem, strings[i]);
+        if (value.strings[i] == NULL) {
+            value.strings_count = i;
+            release_value(problem, &value);
+            return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory",
+                              field);
+        }
+    }
+    store_value(problem, index, &value);
+    return ATTN_OK;
+}
+
+/* ---- Running ---- */
+
+int attn_problem_run(attn_problem *problem)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    clear_error(problem);
+    clear_results(problem);
+    const int status = problem->kind->run(problem);
+    if (status != ATTN_OK) {
+        clear_results(problem);
+        return status;
+    }
+    problem->has_run = 1;
+    return ATTN_OK;
+}
+
+int attn__fail_core(const attn_problem *problem, int status, const char *what)
+{
+    if (status == ATTN_ERR_OVERFLOW_VALUE)
+        return attn__fail(problem, status,
+                          "%s overflowed: a value exceeded the double range; "
+                          "use smaller inputs", what);
+    return attn__fail(problem, status, "%s: %s", what,
+                      attn_status_text(status));
+}
+
+/* ---- Results ---- */
+
+double *attn__add_result(attn_problem *problem, const char *name, int heads,
+                         int rank, const int *dims)
+{
+    if (problem->result_count == ATTN__MAX_RESULTS) return NULL;
+    attn__result *result = &problem->results[problem->result_count];
+    memset(result, 0, sizeof *result);
+    size_t count = 1;
+    for (int d = 0; d < rank; d++) {
+        result->dims[d] = dims[d];
+        count *= (size_t)dims[d]; /* bounded by the inputs' checked sizes */
+    }
+    const size_t blocks = heads > 0 ? (size_t)heads : 1;
+    if (count > SIZE_MAX / sizeof(double) / blocks) return NULL;
+    result->data = attn__allocate(problem, count * blocks * sizeof(double));
+    if (result->data == NULL) return NULL;
+    memset(result->data, 0, count * blocks * sizeof(double));
+    result->name = name;
+    result->heads = heads;
+    result->rank = rank;
+    result->count = count;
+    problem->result_count++;
+    return result->data;
+}
+
+const attn__result *attn__find_result(const attn_problem *problem,
+                                      const char *name, int per_head)
+{
+    for (int i = 0; i < problem->result_count; i++) {
+        const attn__result *result = &problem->results[i];
+        if ((result->heads > 0) == (per_head != 0) &&
+            strcmp(result->name, name) == 0)
+            return result;
+    }
+    return NULL;
+}
+
+static int fail_unknown_result(const attn_problem *problem, const char *name)
+{
+    char names[ATTN__ERROR_CAP];
+    attn__text list;
+    attn__text_init(&list, names, sizeof names);
+    for (int i = 0; i < problem->result_count; i++)
+        attn__text_printf(&list, "%s%s%s", i > 0 ? ", " : "",
+                          problem->results[i].heads > 0 ? "heads.<h>." : "",
+                          problem->results[i].name);
+    return attn__fail(problem, ATTN_ERR_INPUT,
+                      "result: no result named \"%s\" for kind \"%s\" "
+                      "(results: %s)", name, problem->kind->name, names);
+}
+
+/* "heads.<h>.<name>": the head index into *head and the name after it. */
+static const char *parse_head_name(const char *name, long *head)
+{
+    static const char prefix[] = "heads.";
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0) return NULL;
+    const char *digits = name + sizeof prefix - 1;
+    if (*digits < '0' || *digits > '9') return NULL;
+    char *end;
+    *head = strtol(digits, &end, 10);
+    return *end == '.' ? end + 1 : NULL;
+}
+
+int attn_problem_result(const attn_problem *problem, const char *name,
+                        int *rank, int dims[3], const double **data)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    clear_error(problem);
+    if (name == NULL || rank == NULL || dims == NULL || data == NULL)
+        return attn__fail(problem, ATTN_ERR_NULL,
+                          "attn_problem_result: name, rank, dims and data "
+                          "must not be NULL");
+    if (!problem->has_run)
+        return attn__fail(problem, ATTN_ERR_STATE,
+                          "result: no results yet; attn_problem_run must "
+                          "succeed first");
+    long head = 0;
+    const char *head_field = parse_head_name(name, &head);
+    const attn__result *result =
+        attn__find_result(problem, head_field ? head_field : name,
+                          head_field != NULL);
+    if (result == NULL) return fail_unknown_result(problem, name);
+    if (head_field != NULL && (head < 0 || head >= result->heads))
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "result: %s: head %ld is outside 0..%d (numHeads "
+                          "%d)", name, head, result->heads - 1,
+                          result->heads);
+    *rank = result->rank;
+    for (int d = 0; d < ATTN__MAX_RANK; d++)
+        dims[d] = d < result->rank ? result->dims[d] : 0;
+    *data = result->data + (size_t)head * result->count;
+    return ATTN_OK;
+}
+
+/* ---- Formatting ---- */
+
+int attn_problem_format(const attn_problem *problem, int format, char *buf,
+                        size_t cap, size_t *length)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    clear_error(problem);
+    if (length == NULL || (buf == NULL && cap > 0))
+        return attn__fail(problem, ATTN_ERR_NULL,
+                          "attn_problem_format: length must not be NULL, nor "
+                          "buf when cap is not 0");
+    if (format != ATTN_FORMAT_JSON && format != ATTN_FORMAT_TEXT &&
+        format != ATTN_FORMAT_MARKDOWN)
+        return attn__fail(problem, ATTN_ERR_OPTION,
+                          "format: unknown format %d (0 JSON, 1 text, "
+                          "2 Markdown)", format);
+    if (!problem->has_run)
+        return attn__fail(problem, ATTN_ERR_STATE,
+                          "format: no results yet; attn_problem_run must "
+                          "succeed first");
+    attn__text text;
+    attn__text_init(&text, buf, cap);
+    if (format == ATTN_FORMAT_JSON)
+        attn__format_json(problem, &text);
+    else
+        attn__format_walkthrough(problem, format == ATTN_FORMAT_MARKDOWN,
+                                 &text);
+    *length = text.length;
+    return ATTN_OK;
+}

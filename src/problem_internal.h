@@ -1,0 +1,233 @@
+/*
+ * problem_internal.h: the attn_problem layer's private view, shared by
+ * problem.c (lifecycle, setters, results), problem_check.c (field checks
+ * and their messages), the per-kind runs (problem_run_*.c) and the
+ * formatters (format_json.c, format_walkthrough.c).
+ */
+#ifndef PROBLEM_INTERNAL_H
+#define PROBLEM_INTERNAL_H
+
+#include "attention.h"
+#include "textbuf_internal.h"
+
+#include <stddef.h>
+
+enum {
+    ATTN__MAX_RANK = 3,
+    ATTN__ERROR_CAP = 512, /* bytes of the error message, NUL included */
+    ATTN__MAX_RESULTS = 12
+};
+
+typedef enum attn__kind_id {
+    ATTN__KIND_SDPA,
+    ATTN__KIND_WEIGHTED_SUM,
+    ATTN__KIND_MULTIHEAD,
+    ATTN__KIND_ADDITIVE,
+    ATTN__KIND_LUONG,
+    ATTN__KIND_LINEAR,
+    ATTN__KIND_SOFTMAX
+} attn__kind_id;
+
+/* Value types, as bits so a field can accept several. */
+enum {
+    ATTN__TENSOR = 1u << 0,
+    ATTN__NUMBER = 1u << 1,
+    ATTN__BOOL = 1u << 2,
+    ATTN__STRING = 1u << 3,
+    ATTN__STRINGS = 1u << 4
+};
+
+/* One field's value; type 0 = not set. Everything is owned by the problem. */
+typedef struct attn__value {
+    unsigned type;
+    int rank;                  /* ATTN__TENSOR: 1..3 */
+    int dims[ATTN__MAX_RANK];
+    size_t count;              /* product of dims */
+    double *data;              /* [count] */
+    double number;             /* ATTN__NUMBER; ATTN__BOOL as 0 or 1 */
+    char *string;              /* ATTN__STRING */
+    char **strings;            /* ATTN__STRINGS: [strings_count] */
+    int strings_count;
+} attn__value;
+
+typedef struct attn__field {
+    const char *name;     /* as in the JS API */
+    unsigned types;       /* accepted ATTN__* bits */
+    const char *expected; /* what it holds, for "missing" and type errors */
+} attn__field;
+
+typedef struct attn__kind {
+    const char *name;
+    attn__kind_id id;
+    const attn__field *fields;
+    int field_count;
+    int (*run)(attn_problem *problem); /* checks the fields, then computes */
+} attn__kind;
+
+/* A result. heads > 0 marks a per-head result ("heads.<h>.<name>"): `data`
+ * then holds `heads` consecutive blocks of `count` doubles. */
+typedef struct attn__result {
+    const char *name;
+    int heads;
+    int rank;                 /* 0 (a number) to 3 */
+    int dims[ATTN__MAX_RANK];
+    size_t count;             /* doubles per block */
+    double *data;
+} attn__result;
+
+/* Row or column labels: names[i], or prefix followed by i. */
+typedef struct attn__labels {
+    const char *const *names; /* [n] or NULL */
+    const char *prefix;
+} attn__labels;
+
+/* What a run resolved from the fields, for the formatters. */
+typedef struct attn__run_info {
+    int batch;        /* 1 when the inputs are not batched */
+    int batched;      /* 1 if the inputs were rank 3: results gain a batch axis */
+    int vector_query; /* 1 if the query was a vector: results lose the n_q axis */
+    int n_q, n_k;     /* queries and keys (n_kv for multiHead; rows and
+                         columns of x for softmax) */
+    int d_k, d_v;     /* widths of q/k and v (per head for multiHead) */
+    int d_in, d_kv_in, d_model, num_heads, d_out; /* multiHead */
+    int d_s, d_h, d_a;                            /* additive, luong */
+    int from_scores;  /* scaledDotProduct given scores rather than q, k */
+    int has_output;   /* scaledDotProduct: v was given */
+    int method;       /* luong: an attn_luong_method */
+    int causal;       /* linear */
+    double scale;     /* the factor the scores were multiplied by */
+    attn_options options; /* its mask points into the problem's storage */
+    attn__labels queries, keys;
+} attn__run_info;
+
+struct attn_problem {
+    attn_allocator allocator;
+    const attn__kind *kind;
+    attn__value *values;  /* [kind->field_count], parallel to kind->fields */
+    char *error;          /* [ATTN__ERROR_CAP]; written even through const */
+    attn__result results[ATTN__MAX_RESULTS];
+    int result_count;
+    int has_run;          /* 1 after a successful run, until a setter */
+    attn__run_info info;
+    int *key_length;          /* [batch] for the key padding mask */
+    unsigned char *allowed;   /* mask entries, shaped like the mask field */
+};
+
+/* ---- problem.c ---- */
+
+void *attn__allocate(attn_problem *problem, size_t bytes); /* NULL on failure */
+void attn__release(attn_problem *problem, void *block);    /* NULL is fine */
+
+/* Writes the one-line error message and returns status. */
+int attn__fail(const attn_problem *problem, int status, const char *format,
+               ...) ATTN__PRINTF_LIKE(3, 4);
+
+/* "q[1][0]" for entry `flat` of a tensor of this rank and dims. */
+void attn__entry_path(char *out, size_t cap, const char *field, int rank,
+                      const int *dims, size_t flat);
+
+/* The value of a field of this kind, or NULL when it is not set. */
+const attn__value *attn__field_value(const attn_problem *problem,
+                                     const char *name);
+/* The table entry of a field of this kind (NULL if unknown). */
+const attn__field *attn__field_spec(const attn_problem *problem,
+                                    const char *name);
+
+/* Adds a zeroed result of rank 0..3 (heads blocks when heads > 0); NULL
+ * when out of memory. */
+double *attn__add_result(attn_problem *problem, const char *name, int heads,
+                         int rank, const int *dims);
+/* A whole-problem result (heads 0) or a per-head one (heads 1). */
+const attn__result *attn__find_result(const attn_problem *problem,
+                                      const char *name, int per_head);
+
+/* ---- problem_check.c: field checks whose failures name the field ---- */
+
+/* "a vector of 3", "3x4", "2x3x4", "1.5", "true", "\"causal\"", ... */
+void attn__describe_value(char *out, size_t cap, const attn__value *value);
+
+/* "<field>: missing (<expected>)" */
+int attn__fail_missing(const attn_problem *problem, const char *field);
+
+/* A required size of a dimension; size 0 = any. why says where it comes
+ * from, e.g. "d_k, the columns of q". */
+typedef struct attn__dim {
+    int size;
+    const char *why;
+} attn__dim;
+
+/* A matrix field (rank 2), or a batch of `batch` matrices (rank 3) when
+ * batch > 0, with the given rows and columns. */
+int attn__check_matrix(const attn_problem *problem, const char *field,
+                       const attn__value *value, int batch, attn__dim rows,
+                       attn__dim cols);
+/* A vector field of the given length. */
+int attn__check_vector(const attn_problem *problem, const char *field,
+                       const attn__value *value, attn__dim length);
+
+/* An integer number field in min..max into *out. `expected` completes
+ * "<field>: expected <expected>, got <value>". */
+int attn__check_integer(const attn_problem *problem, const char *field,
+                        const attn__value *value, double min, double max,
+                        const char *expected, double *out);
+
+/* Labels for n items from a strings field: "<field>: expected n labels
+ * (<why>), got m". */
+int attn__check_labels(const attn_problem *problem, const char *field,
+                       const attn__value *value, int n, const char *why);
+
+/* A boolean tensor's entries (each 0 or 1) into out [value->count]. */
+int attn__copy_booleans(const attn_problem *problem, const char *field,
+                        const attn__value *value, unsigned char *out);
+
+/* Labels for queries and keys into problem->info from the fields tokens,
+ * queryTokens and keyTokens (those the kind has). tokens labels both axes
+ * when tokens_label_queries, else only the keys. */
+int attn__check_tokens(attn_problem *problem, int n_q, int n_k,
+                       int tokens_label_queries);
+
+/* A tensor's shape read as a vector, a matrix or a batch of matrices. */
+typedef struct attn__shape {
+    int batch;   /* 1 unless batched */
+    int batched; /* rank 3 */
+    int vector;  /* rank 1: one row */
+    int rows, cols;
+} attn__shape;
+attn__shape attn__shape_of(const attn__value *value);
+
+/* Dimensions of a result: [batch] if batched, [n_q] unless the query was a
+ * vector (when query_axis), then the inner dimensions. */
+void attn__result_dims(const attn__run_info *info, int query_axis,
+                       const int *inner, int inner_rank, int *rank,
+                       int dims[ATTN__MAX_RANK]);
+
+/* ---- per-kind runs ---- */
+
+/* problem_run_sdpa.c: q, k, v as for scaledDotProduct into problem->info
+ * (batch, vector query, n_q, n_k, d_k, d_v); shared with linear. */
+int attn__check_qkv(attn_problem *problem);
+
+int attn__run_sdpa(attn_problem *problem);          /* problem_run_sdpa.c */
+int attn__run_multihead(attn_problem *problem);     /* problem_run_sdpa.c */
+int attn__run_weighted_sum(attn_problem *problem);  /* problem_run_other.c */
+int attn__run_additive(attn_problem *problem);      /* problem_run_other.c */
+int attn__run_luong(attn_problem *problem);         /* problem_run_other.c */
+int attn__run_linear(attn_problem *problem);        /* problem_run_other.c */
+int attn__run_softmax(attn_problem *problem);       /* problem_run_other.c */
+
+/* Message for a status the numeric core returned after the fields passed
+ * their checks (an overflow, say): "<what>: <status text>". */
+int attn__fail_core(const attn_problem *problem, int status,
+                    const char *what);
+
+/* ---- formatters ---- */
+
+void attn__format_json(const attn_problem *problem, attn__text *text);
+void attn__format_walkthrough(const attn_problem *problem, int markdown,
+                              attn__text *text);
+
+/* Label i of a set of labels into tmp when it has to be composed. */
+const char *attn__label(const attn__labels *labels, int i, char *tmp,
+                        size_t cap);
+
+#endif /* PROBLEM_INTERNAL_H */

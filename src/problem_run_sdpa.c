@@ -1,0 +1,513 @@
+/* problem_run_sdpa.c: checking and running the dot-product kinds that
+ * share masks, scale and dropout: scaledDotProduct and multiHead. */
+#include "attention.h"
+#include "problem_internal.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MASK_EXPECTED "\"none\", \"causal\" or a boolean matrix"
+#define TWO_TO_53 9007199254740992.0
+
+static const attn__dim ANY = {0, NULL};
+
+/* A custom mask tensor: [n_q, n_k] (or [n_k] for a vector query) of 0/1,
+ * copied into problem->allowed. */
+static int check_mask_tensor(attn_problem *problem, const attn__value *mask,
+                             int n_q, int n_k)
+{
+    const int as_vector = problem->info.vector_query && mask->rank == 1 &&
+                          mask->dims[0] == n_k;
+    if (!as_vector && !(mask->rank == 2 && mask->dims[0] == n_q &&
+                        mask->dims[1] == n_k)) {
+        char got[64];
+        attn__describe_value(got, sizeof got, mask);
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "mask: expected " MASK_EXPECTED
+                          " %dx%d (n_q x n_k), got %s", n_q, n_k, got);
+    }
+    problem->allowed = attn__allocate(problem, mask->count);
+    if (problem->allowed == NULL)
+        return attn__fail(problem, ATTN_ERR_NOMEM, "mask: out of memory");
+    problem->info.options.mask.kinds |= ATTN_MASK_CUSTOM;
+    problem->info.options.mask.allowed = problem->allowed;
+    return attn__copy_booleans(problem, "mask", mask, problem->allowed);
+}
+
+static int check_mask(attn_problem *problem, int n_q, int n_k)
+{
+    const attn__value *mask = attn__field_value(problem, "mask");
+    if (mask == NULL) return ATTN_OK;
+    if (mask->type == ATTN__TENSOR)
+        return check_mask_tensor(problem, mask, n_q, n_k);
+    if (strcmp(mask->string, "causal") == 0)
+        problem->info.options.mask.kinds |= ATTN_MASK_CAUSAL;
+    else if (strcmp(mask->string, "none") != 0)
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "mask: expected " MASK_EXPECTED
+                          " %dx%d (n_q x n_k), got \"%s\"", n_q, n_k,
+                          mask->string);
+    return ATTN_OK;
+}
+
+/* One key length: an integer in 0..n_k. path names it in messages. */
+static int check_key_length(attn_problem *problem, const char *path, double x,
+                            int n_k, int *out)
+{
+    char number[ATTN__NUMBER_CAP];
+    attn__format_shortest(number, x);
+    if (x != (double)(long long)x)
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "%s: expected an integer in 0..%d (n_k), got %s",
+                          path, n_k, number);
+    if (x < 0 || x > n_k)
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "%s: %s is outside 0..%d (n_k)", path, number, n_k);
+    *out = (int)x;
+    return ATTN_OK;
+}
+
+static int check_key_lengths(attn_problem *problem, int batch, int n_k)
+{
+    const attn__value *lengths = attn__field_value(problem, "keyLength");
+    if (lengths == NULL) return ATTN_OK;
+    if (lengths->type == ATTN__TENSOR &&
+        !(lengths->rank == 1 && lengths->dims[0] == batch)) {
+        char got[64];
+        attn__describe_value(got, sizeof got, lengths);
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "keyLength: expected an integer or a vector of %d "
+                          "(one per batch item), got %s", batch, got);
+    }
+    problem->key_length =
+        attn__allocate(problem, (size_t)batch * sizeof(int));
+    if (problem->key_length == NULL)
+        return attn__fail(problem, ATTN_ERR_NOMEM, "keyLength: out of memory");
+    for (int b = 0; b < batch; b++) {
+        char path[32] = "keyLength";
+        if (lengths->type == ATTN__TENSOR)
+            snprintf(path, sizeof path, "keyLength[%d]", b);
+        const double x = lengths->type == ATTN__TENSOR ? lengths->data[b]
+                                                       : lengths->number;
+        const int status =
+            check_key_length(problem, path, x, n_k, &problem->key_length[b]);
+        if (status != ATTN_OK) return status;
+    }
+    problem->info.options.mask.kinds |= ATTN_MASK_KEY_PADDING;
+    problem->info.options.mask.key_length = problem->key_length;
+    return ATTN_OK;
+}
+
+/* An optional integer option in min..INT_MAX into *out. */
+static int check_int_option(attn_problem *problem, const char *field, int min,
+                            const char *expected, int *out, int *given)
+{
+    const attn__value *value = attn__field_value(problem, field);
+    *given = value != NULL;
+    if (value == NULL) return ATTN_OK;
+    double x;
+    const int status = attn__check_integer(problem, field, value, min,
+                                           INT_MAX, expected, &x);
+    if (status == ATTN_OK) *out = (int)x;
+    return status;
+}
+
+static int check_scale(attn_problem *problem)
+{
+    attn_options *opts = &problem->info.options;
+    const attn__value *scale = attn__field_value(problem, "scale");
+    if (scale == NULL) return ATTN_OK;
+    if (scale->type == ATTN__BOOL) {
+        opts->scale_kind = scale->number != 0 ? ATTN_SCALE_INV_SQRT_DK
+                                              : ATTN_SCALE_NONE;
+    } else {
+        opts->scale_kind = ATTN_SCALE_FACTOR;
+        opts->scale_factor = scale->number;
+    }
+    return ATTN_OK;
+}
+
+static int check_dropout(attn_problem *problem)
+{
+    attn_options *opts = &problem->info.options;
+    const attn__value *dropout = attn__field_value(problem, "dropout");
+    if (dropout != NULL) {
+        if (!(dropout->number >= 0.0 && dropout->number < 1.0)) {
+            char got[ATTN__NUMBER_CAP];
+            attn__format_shortest(got, dropout->number);
+            return attn__fail(problem, ATTN_ERR_INPUT,
+                              "dropout: expected a probability in [0, 1), "
+                              "got %s", got);
+        }
+        opts->dropout = dropout->number;
+    }
+    const attn__value *seed = attn__field_value(problem, "seed");
+    if (seed != NULL) {
+        double x;
+        const int status = attn__check_integer(problem, "seed", seed, 0,
+                                               TWO_TO_53,
+                                               "an integer in 0..2^53", &x);
+        if (status != ATTN_OK) return status;
+        opts->seed = (uint64_t)x;
+    }
+    return ATTN_OK;
+}
+
+/* Every option scaledDotProduct and multiHead share, into info.options,
+ * then the scale factor for d_k (0 = d_k unknown: needs an explicit scale,
+ * which the caller checked). */
+static int check_options(attn_problem *problem, int batch, int n_q, int n_k)
+{
+    attn_options *opts = &problem->info.options;
+    attn_options_init(opts);
+    int status = check_mask(problem, n_q, n_k);
+    if (status == ATTN_OK) status = check_key_lengths(problem, batch, n_k);
+    int given = 0;
+    if (status == ATTN_OK)
+        status = check_int_option(problem, "window", 0,
+                                  "a non-negative integer", &opts->mask.window,
+                                  &given);
+    if (given) opts->mask.kinds |= ATTN_MASK_LOCAL;
+    given = 0;
+    if (status == ATTN_OK)
+        status = check_int_option(problem, "stride", 1, "a positive integer",
+                                  &opts->mask.stride, &given);
+    if (given) opts->mask.kinds |= ATTN_MASK_STRIDED;
+    if (status == ATTN_OK) status = check_scale(problem);
+    if (status == ATTN_OK) status = check_dropout(problem);
+    return status;
+}
+
+/* A tensor field's data, or NULL when it is not set. */
+static const double *data_of(const attn_problem *problem, const char *field)
+{
+    const attn__value *value = attn__field_value(problem, field);
+    return value != NULL ? value->data : NULL;
+}
+
+static int fail_nomem(const attn_problem *problem)
+{
+    return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory",
+                      problem->kind->name);
+}
+
+/* ---- scaledDotProduct ---- */
+
+/* The query-side tensor (q or scores) as a vector, matrix or batch. */
+static void take_query_shape(attn_problem *problem, const attn__value *value)
+{
+    const attn__shape shape = attn__shape_of(value);
+    problem->info.batch = shape.batch;
+    problem->info.batched = shape.batched;
+    problem->info.vector_query = shape.vector;
+    problem->info.n_q = shape.rows;
+}
+
+int attn__check_qkv(attn_problem *problem)
+{
+    const attn__value *q = attn__field_value(problem, "q");
+    const attn__value *k = attn__field_value(problem, "k");
+    const attn__value *v = attn__field_value(problem, "v");
+    if (q == NULL) return attn__fail_missing(problem, "q");
+    if (k == NULL) return attn__fail_missing(problem, "k");
+    if (v == NULL) return attn__fail_missing(problem, "v");
+    attn__run_info *info = &problem->info;
+    take_query_shape(problem, q);
+    info->d_k = attn__shape_of(q).cols;
+    const int batch = info->batched ? info->batch : 0;
+    const attn__dim d_k = {info->d_k, info->vector_query
+                                          ? "d_k, the length of q"
+                                          : "d_k, the columns of q"};
+    int status = attn__check_matrix(problem, "k", k, batch, ANY, d_k);
+    if (status != ATTN_OK) return status;
+    info->n_k = attn__shape_of(k).rows;
+    const attn__dim n_k = {info->n_k, "n_k, the rows of k"};
+    status = attn__check_matrix(problem, "v", v, batch, n_k, ANY);
+    info->d_v = attn__shape_of(v).cols;
+    return status;
+}
+
+/* scores given instead of q and k: v optional, dk for the default scale. */
+static int check_from_scores(attn_problem *problem)
+{
+    attn__run_info *info = &problem->info;
+    const attn__value *scores = attn__field_value(problem, "scores");
+    if (attn__field_value(problem, "q") != NULL ||
+        attn__field_value(problem, "k") != NULL)
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "scores: give either scores or q and k, not both");
+    info->from_scores = 1;
+    take_query_shape(problem, scores);
+    info->n_k = attn__shape_of(scores).cols;
+    const attn__value *v = attn__field_value(problem, "v");
+    if (v != NULL) {
+        const attn__dim n_k = {info->n_k, info->vector_query
+                                              ? "n_k, the length of scores"
+                                              : "n_k, the columns of scores"};
+        const int status = attn__check_matrix(
+            problem, "v", v, info->batched ? info->batch : 0, n_k, ANY);
+        if (status != ATTN_OK) return status;
+        info->has_output = 1;
+        info->d_v = attn__shape_of(v).cols;
+    }
+    const attn__value *dk = attn__field_value(problem, "dk");
+    if (dk == NULL) return ATTN_OK;
+    double x;
+    const int status = attn__check_integer(problem, "dk", dk, 1, INT_MAX,
+                                           "a positive integer", &x);
+    info->d_k = (int)x;
+    return status;
+}
+
+static int check_sdpa(attn_problem *problem)
+{
+    attn__run_info *info = &problem->info;
+    int status;
+    if (attn__field_value(problem, "scores") != NULL) {
+        status = check_from_scores(problem);
+    } else {
+        if (attn__field_value(problem, "dk") != NULL)
+            return attn__fail(problem, ATTN_ERR_INPUT,
+                              "dk: only used with scores (d_k is the "
+                              "columns of q)");
+        status = attn__check_qkv(problem);
+        info->has_output = 1;
+    }
+    if (status == ATTN_OK)
+        status = check_options(problem, info->batch, info->n_q, info->n_k);
+    if (status == ATTN_OK)
+        status = attn__check_tokens(problem, info->n_q, info->n_k, 1);
+    if (status != ATTN_OK) return status;
+    if (info->options.scale_kind == ATTN_SCALE_INV_SQRT_DK && info->d_k == 0)
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "dk: missing (a positive integer, d_k for the "
+                          "default scale 1/√d_k; or give scale)");
+    return attn_scale_value(&info->scale, &info->options,
+                            info->d_k > 0 ? info->d_k : 1);
+}
+
+/* Adds a result whose dims are [batch?][n_q?] then inner ones. */
+static double *add_query_result(attn_problem *problem, const char *name,
+                                int inner)
+{
+    int rank, dims[ATTN__MAX_RANK];
+    attn__result_dims(&problem->info, 1, &inner, 1, &rank, dims);
+    return attn__add_result(problem, name, 0, rank, dims);
+}
+
+int attn__run_sdpa(attn_problem *problem)
+{
+    int status = check_sdpa(problem);
+    if (status != ATTN_OK) return status;
+    const attn__run_info *info = &problem->info;
+    double *scores = info->from_scores
+                         ? NULL : add_query_result(problem, "scores", info->n_k);
+    double *scaled = add_query_result(problem, "scaled", info->n_k);
+    double *weights = add_query_result(problem, "weights", info->n_k);
+    double *output = info->has_output
+                         ? add_query_result(problem, "output", info->d_v) : NULL;
+    double *work = attn__allocate(problem, attn_sdpa_work_size(info->n_k) *
+                                               sizeof(double));
+    if ((!info->from_scores && scores == NULL) || scaled == NULL ||
+        weights == NULL || (info->has_output && output == NULL) ||
+        work == NULL) {
+        attn__release(problem, work);
+        return fail_nomem(problem);
+    }
+    if (info->from_scores)
+        status = attn_sdpa_from_scores(
+            scaled, weights, output, data_of(problem, "scores"),
+            data_of(problem, "v"),
+            info->batch, info->n_q, info->n_k, info->d_k > 0 ? info->d_k : 1,
+            info->d_v, &info->options, work);
+    else
+        status = attn_sdpa(scores, scaled, weights, output,
+                           data_of(problem, "q"), data_of(problem, "k"),
+                           data_of(problem, "v"),
+                           info->batch, info->n_q, info->n_k, info->d_k,
+                           info->d_v, &info->options, work);
+    attn__release(problem, work);
+    if (status != ATTN_OK) return attn__fail_core(problem, status, "scaledDotProduct");
+    return ATTN_OK;
+}
+
+/* ---- multiHead ---- */
+
+static int check_projections(attn_problem *problem)
+{
+    attn__run_info *info = &problem->info;
+    const int has_xkv = attn__field_value(problem, "xkv") != NULL;
+    const char *const names[] = {"wq", "wk", "wv", "wo"};
+    for (int i = 0; i < 4; i++)
+        if (attn__field_value(problem, names[i]) == NULL)
+            return attn__fail_missing(problem, names[i]);
+    const attn__dim d_in = {info->d_in, "d_in, the columns of x"};
+    int status = attn__check_matrix(
+        problem, "wq", attn__field_value(problem, "wq"), 0, d_in, ANY);
+    if (status != ATTN_OK) return status;
+    info->d_model = attn__shape_of(attn__field_value(problem, "wq")).cols;
+    const attn__dim d_model = {info->d_model, "d_model, the columns of wq"};
+    const attn__dim d_kv_in = {info->d_kv_in,
+                               has_xkv ? "d_kv_in, the columns of xkv"
+                                       : "d_in, the columns of x"};
+    for (int i = 1; i < 3 && status == ATTN_OK; i++)
+        status = attn__check_matrix(problem, names[i],
+                                    attn__field_value(problem, names[i]), 0,
+                                    d_kv_in, d_model);
+    if (status == ATTN_OK)
+        status = attn__check_matrix(
+            problem, "wo", attn__field_value(problem, "wo"), 0, d_model, ANY);
+    if (status != ATTN_OK) return status;
+    info->d_out = attn__shape_of(attn__field_value(problem, "wo")).cols;
+    const char *const biases[] = {"bq", "bk", "bv", "bo"};
+    const attn__dim d_out = {info->d_out, "d_out, the columns of wo"};
+    for (int i = 0; i < 4 && status == ATTN_OK; i++) {
+        const attn__value *bias = attn__field_value(problem, biases[i]);
+        if (bias != NULL)
+            status = attn__check_vector(problem, biases[i], bias,
+                                        i < 3 ? d_model : d_out);
+    }
+    return status;
+}
+
+static int check_heads(attn_problem *problem)
+{
+    attn__run_info *info = &problem->info;
+    const attn__value *heads = attn__field_value(problem, "numHeads");
+    if (heads == NULL) return attn__fail_missing(problem, "numHeads");
+    double x;
+    const int status = attn__check_integer(problem, "numHeads", heads, 1,
+                                           INT_MAX, "a positive integer", &x);
+    if (status != ATTN_OK) return status;
+    info->num_heads = (int)x;
+    if (info->d_model % info->num_heads != 0)
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "numHeads: %d does not divide d_model %d (the "
+                          "columns of wq)", info->num_heads, info->d_model);
+    info->d_k = info->d_v = info->d_model / info->num_heads;
+    return ATTN_OK;
+}
+
+static int check_multihead(attn_problem *problem)
+{
+    attn__run_info *info = &problem->info;
+    const attn__value *x = attn__field_value(problem, "x");
+    const attn__value *xkv = attn__field_value(problem, "xkv");
+    if (x == NULL) return attn__fail_missing(problem, "x");
+    if (x->rank == 1) {
+        char got[64];
+        attn__describe_value(got, sizeof got, x);
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "x: expected a matrix n_q x d_in or a batch of "
+                          "them, got %s", got);
+    }
+    const attn__shape x_shape = attn__shape_of(x);
+    info->batch = x_shape.batch;
+    info->batched = x_shape.batched;
+    info->n_q = info->n_k = x_shape.rows;
+    info->d_in = info->d_kv_in = x_shape.cols;
+    if (xkv != NULL) {
+        const int status = attn__check_matrix(
+            problem, "xkv", xkv, info->batched ? info->batch : 0, ANY, ANY);
+        if (status != ATTN_OK) return status;
+        info->n_k = attn__shape_of(xkv).rows;
+        info->d_kv_in = attn__shape_of(xkv).cols;
+    }
+    int status = check_projections(problem);
+    if (status == ATTN_OK) status = check_heads(problem);
+    if (status == ATTN_OK)
+        status = check_options(problem, info->batch, info->n_q, info->n_k);
+    if (status == ATTN_OK)
+        status = attn__check_tokens(problem, info->n_q, info->n_k, 1);
+    if (status == ATTN_OK)
+        status = attn_scale_value(&info->scale, &info->options, info->d_k);
+    return status;
+}
+
+/* Reorders [batch, heads, rows, cols] into [heads, batch, rows, cols], so
+ * that each head's results are one block. */
+static void heads_first(double *out, const double *in, int batch, int heads,
+                        size_t block)
+{
+    for (int b = 0; b < batch; b++)
+        for (int h = 0; h < heads; h++)
+            memcpy(out + ((size_t)h * (size_t)batch + (size_t)b) * block,
+                   in + ((size_t)b * (size_t)heads + (size_t)h) * block,
+                   block * sizeof(double));
+}
+
+static double *add_rows_result(attn_problem *problem, const char *name,
+                               int heads, int rows, int cols)
+{
+    const attn__run_info *info = &problem->info;
+    int rank = 0, dims[ATTN__MAX_RANK];
+    if (info->batched) dims[rank++] = info->batch;
+    dims[rank++] = rows;
+    dims[rank++] = cols;
+    return attn__add_result(problem, name, heads, rank, dims);
+}
+
+int attn__run_multihead(attn_problem *problem)
+{
+    int status = check_multihead(problem);
+    if (status != ATTN_OK) return status;
+    const attn__run_info *info = &problem->info;
+    const int heads = info->num_heads, n_q = info->n_q, n_kv = info->n_k;
+    attn_mha_outputs out = {
+        .q = add_rows_result(problem, "q", 0, n_q, info->d_model),
+        .k = add_rows_result(problem, "k", 0, n_kv, info->d_model),
+        .v = add_rows_result(problem, "v", 0, n_kv, info->d_model),
+        .scores = add_rows_result(problem, "scores", heads, n_q, n_kv),
+        .scaled = add_rows_result(problem, "scaled", heads, n_q, n_kv),
+        .weights = add_rows_result(problem, "weights", heads, n_q, n_kv),
+        .head_outputs = add_rows_result(problem, "output", heads, n_q,
+                                        info->d_k),
+        .concat = add_rows_result(problem, "concat", 0, n_q, info->d_model),
+        .output = add_rows_result(problem, "output", 0, n_q, info->d_out),
+    };
+    double **per_head[] = {&out.scores, &out.scaled, &out.weights,
+                           &out.head_outputs};
+    const size_t blocks[] = {(size_t)n_q * (size_t)n_kv,
+                             (size_t)n_q * (size_t)n_kv,
+                             (size_t)n_q * (size_t)n_kv,
+                             (size_t)n_q * (size_t)info->d_k};
+    const attn_mha_dims dims = {info->batch, n_q, n_kv, info->d_in,
+                                info->d_kv_in, info->d_model, heads,
+                                info->d_out};
+    /* The core writes batch-major; with a batch, head blocks need a copy. */
+    const int reorder = info->batch > 1;
+    double *core[4] = {NULL, NULL, NULL, NULL};
+    double *work = attn__allocate(
+        problem, attn_multihead_work_size(&dims) * sizeof(double));
+    int missing = work == NULL || !out.q || !out.k || !out.v || !out.scores ||
+                  !out.scaled || !out.weights || !out.head_outputs ||
+                  !out.concat || !out.output;
+    for (int i = 0; i < 4 && reorder && !missing; i++) {
+        core[i] = attn__allocate(problem, (size_t)info->batch *
+                                              (size_t)heads * blocks[i] *
+                                              sizeof(double));
+        missing = core[i] == NULL;
+    }
+    double *head_major[4] = {out.scores, out.scaled, out.weights,
+                             out.head_outputs};
+    if (!missing && reorder)
+        for (int i = 0; i < 4; i++) *per_head[i] = core[i];
+    if (!missing) {
+        const attn_mha_params params = {
+            data_of(problem, "wq"), data_of(problem, "wk"),
+            data_of(problem, "wv"), data_of(problem, "wo"),
+            data_of(problem, "bq"), data_of(problem, "bk"),
+            data_of(problem, "bv"), data_of(problem, "bo")};
+        status = attn_multihead(&out, data_of(problem, "x"),
+                                data_of(problem, "xkv"), &params, &dims,
+                                &info->options, work);
+        for (int i = 0; i < 4 && reorder && status == ATTN_OK; i++)
+            heads_first(head_major[i], core[i], info->batch, heads, blocks[i]);
+    }
+    for (int i = 0; i < 4; i++) attn__release(problem, core[i]);
+    attn__release(problem, work);
+    if (missing) return fail_nomem(problem);
+    if (status != ATTN_OK) return attn__fail_core(problem, status, "multiHead");
+    return ATTN_OK;
+}

@@ -1,0 +1,92 @@
+/* textbuf.c: snprintf-style appending and number formatting for output. */
+#include "textbuf_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void attn__text_init(attn__text *text, char *buf, size_t cap)
+{
+    text->buf = cap > 0 ? buf : NULL;
+    text->cap = text->buf != NULL ? cap : 0;
+    text->length = 0;
+    if (text->cap > 0) text->buf[0] = '\0';
+}
+
+void attn__text_append(attn__text *text, const char *bytes, size_t count)
+{
+    if (text->cap > 0 && text->length < text->cap - 1) {
+        const size_t room = text->cap - 1 - text->length;
+        const size_t copied = count < room ? count : room;
+        memcpy(text->buf + text->length, bytes, copied);
+        text->buf[text->length + copied] = '\0';
+    }
+    text->length += count;
+}
+
+void attn__text_puts(attn__text *text, const char *string)
+{
+    attn__text_append(text, string, strlen(string));
+}
+
+void attn__text_printf(attn__text *text, const char *format, ...)
+{
+    const int writable = text->cap > 0 && text->length < text->cap - 1;
+    va_list args;
+    va_start(args, format);
+    const int needed = vsnprintf(writable ? text->buf + text->length : NULL,
+                                 writable ? text->cap - text->length : 0,
+                                 format, args);
+    va_end(args);
+    if (needed > 0) text->length += (size_t)needed;
+}
+
+void attn__text_repeat(attn__text *text, const char *string, int times)
+{
+    for (int i = 0; i < times; i++) attn__text_puts(text, string);
+}
+
+void attn__format_shortest(char out[ATTN__NUMBER_CAP], double x)
+{
+    for (int precision = 15; precision < 17; precision++) {
+        snprintf(out, ATTN__NUMBER_CAP, "%.*g", precision, x);
+        if (strtod(out, NULL) == x) return;
+    }
+    snprintf(out, ATTN__NUMBER_CAP, "%.17g", x);
+}
+
+/* Drops trailing zeros of a fixed-point number, and the point if bare. */
+static void trim_fraction(char *number)
+{
+    char *point = strchr(number, '.');
+    if (point == NULL) return;
+    char *end = number + strlen(number);
+    while (end > point + 1 && end[-1] == '0') end--;
+    if (end == point + 1) end = point;
+    *end = '\0';
+}
+
+void attn__format_rounded(char out[ATTN__NUMBER_CAP], double x)
+{
+    if (isinf(x)) {
+        snprintf(out, ATTN__NUMBER_CAP, "%s", x < 0 ? "−∞" : "∞");
+    } else if (x == 0.0) {
+        snprintf(out, ATTN__NUMBER_CAP, "0"); /* also for -0 */
+    } else if (fabs(x) < 5e-5 || fabs(x) >= 1e9 || isnan(x)) {
+        snprintf(out, ATTN__NUMBER_CAP, "%.4g", x);
+    } else {
+        snprintf(out, ATTN__NUMBER_CAP, "%.4f", x);
+        trim_fraction(out);
+        if (strcmp(out, "-0") == 0) snprintf(out, ATTN__NUMBER_CAP, "0");
+    }
+}
+
+size_t attn__text_width(const char *string)
+{
+    size_t width = 0;
+    for (const unsigned char *c = (const unsigned char *)string; *c; c++)
+        if ((*c & 0xC0) != 0x80) width++;
+    return width;
+}

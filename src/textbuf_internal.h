@@ -1,0 +1,47 @@
+/*
+ * textbuf_internal.h: appending to a caller's fixed buffer the way snprintf
+ * does: the text is truncated to the capacity (always NUL-terminated when
+ * the capacity is not 0) while `length` keeps counting the full length, so
+ * one pass with capacity 0 tells the caller how much to allocate.
+ */
+#ifndef TEXTBUF_INTERNAL_H
+#define TEXTBUF_INTERNAL_H
+
+#include <stddef.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define ATTN__PRINTF_LIKE(format_index, first_arg) \
+    __attribute__((format(printf, format_index, first_arg)))
+#else
+#define ATTN__PRINTF_LIKE(format_index, first_arg)
+#endif
+
+typedef struct attn__text {
+    char *buf;     /* [cap] or NULL when cap is 0 */
+    size_t cap;
+    size_t length; /* full length written so far, without the NUL */
+} attn__text;
+
+/* Longest text attn__format_shortest or attn__format_rounded writes. */
+enum { ATTN__NUMBER_CAP = 32 };
+
+void attn__text_init(attn__text *text, char *buf, size_t cap);
+void attn__text_append(attn__text *text, const char *bytes, size_t count);
+void attn__text_puts(attn__text *text, const char *string);
+void attn__text_printf(attn__text *text, const char *format, ...)
+    ATTN__PRINTF_LIKE(2, 3);
+void attn__text_repeat(attn__text *text, const char *string, int times);
+
+/* The shortest of %.15g, %.16g and %.17g that reads back as exactly x
+ * (x finite), so JSON readers recover the same double. */
+void attn__format_shortest(char out[ATTN__NUMBER_CAP], double x);
+
+/* x rounded to 4 decimals without trailing zeros ("0.7071", "1.09", "3");
+ * "%.4g" for magnitudes below 5e-5 or from 1e9, where 4 decimals would
+ * hide or bloat the value; "−∞" and "∞" for infinities. */
+void attn__format_rounded(char out[ATTN__NUMBER_CAP], double x);
+
+/* Display width of UTF-8 text: its code points, one column each. */
+size_t attn__text_width(const char *string);
+
+#endif /* TEXTBUF_INTERNAL_H */

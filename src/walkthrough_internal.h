@@ -1,0 +1,128 @@
+/*
+ * walkthrough_internal.h: the walker that writes step-by-step walkthroughs
+ * for attn_problem_format. One walker serves text and Markdown: a small
+ * style table decides headings, list items, code marks and tables.
+ * format_walkthrough.c holds the walker and the steps several kinds share;
+ * format_walk_kinds.c holds one walkthrough per kind.
+ */
+#ifndef WALKTHROUGH_INTERNAL_H
+#define WALKTHROUGH_INTERNAL_H
+
+#include "problem_internal.h"
+
+enum {
+    ATTN__SHOW_ROWS = 8,    /* matrices show at most 8 x 8 entries */
+    ATTN__SHOW_BATCH = 4,   /* batch items walked through */
+    ATTN__SHOW_HEADS = 8,   /* heads walked through */
+    ATTN__DETAIL_WIDTH = 8, /* vectors up to this long are spelled out */
+    ATTN__DETAIL_CELLS = 64 /* ... in grids of up to this many cells */
+};
+
+typedef struct attn__walk_style attn__walk_style;
+
+typedef struct attn__walker {
+    attn__text *out;
+    const attn__walk_style *style;
+    const attn_problem *problem;
+    const attn__run_info *info;
+    int depth;      /* added to heading levels inside batch items or heads */
+    int step;       /* number of the last step heading */
+    int need_blank; /* a block was written: the next one starts after a
+                       blank line */
+    int in_list;    /* the last block was a list item */
+} attn__walker;
+
+/* A matrix to show: entry (r, c) is data[r * stride + c]. */
+typedef struct attn__matrix_view {
+    const char *name;   /* "Q", "scores", ... */
+    const char *note;   /* e.g. "n_q × d_k", or NULL */
+    const double *data;
+    size_t stride;
+    int rows, cols;
+    attn__labels row_labels, col_labels;
+    double (*map)(double); /* shows map(entry) when not NULL */
+} attn__matrix_view;
+
+/* A view of a dense matrix (map NULL). */
+attn__matrix_view attn__view(const char *name, const char *note,
+                             const double *data, size_t stride, int rows,
+                             int cols, attn__labels row_labels,
+                             attn__labels col_labels);
+
+/* One attention computation (a batch item, or a head of one): its inputs
+ * and results as row-strided matrices. */
+typedef struct attn__walk_block {
+    const double *q, *k, *v;  /* q and k NULL when scores were given; v NULL
+                                 without an output */
+    size_t q_stride, k_stride, v_stride;
+    const char *q_name, *k_name, *v_name; /* "Q", "K", "V", "Q₀", ... */
+    const double *scores;     /* [n_q, n_k] */
+    const double *scaled;     /* [n_q, n_k] */
+    const double *weights;    /* [n_q, n_k] */
+    const double *output;     /* [n_q, d_v] rows output_stride apart */
+    size_t output_stride;
+    int n_q, n_k, d_k, d_v;
+    int batch_index;          /* for the key length of this item */
+} attn__walk_block;
+
+/* ---- Writing (format_walkthrough.c) ---- */
+
+void attn__walk_heading(attn__walker *walker, int level, const char *format,
+                        ...) ATTN__PRINTF_LIKE(3, 4);
+/* "Step n. <title>" at level 2 (+ depth). */
+void attn__walk_step(attn__walker *walker, const char *format, ...)
+    ATTN__PRINTF_LIKE(2, 3);
+
+/* A block (a paragraph) or a list item at indent 0, 1, ... is written in
+ * pieces between begin and end. */
+void attn__walk_begin(attn__walker *walker);
+void attn__walk_begin_item(attn__walker *walker, int indent);
+void attn__walk_printf(attn__walker *walker, const char *format, ...)
+    ATTN__PRINTF_LIKE(2, 3);
+void attn__walk_label(attn__walker *walker, const attn__labels *labels,
+                      int i);
+void attn__walk_number(attn__walker *walker, double x);
+void attn__walk_code(attn__walker *walker, int open); /* ` in Markdown */
+void attn__walk_end(attn__walker *walker);
+
+/* A whole paragraph at once (no labels inside). */
+void attn__walk_para(attn__walker *walker, const char *format, ...)
+    ATTN__PRINTF_LIKE(2, 3);
+
+/* A captioned table, abbreviated to 8 x 8 entries. */
+void attn__walk_matrix(attn__walker *walker, const attn__matrix_view *view);
+
+/* The n-entry dot product a · b spelled out ("1×0.3 + 0.5×0.9 = 0.75"),
+ * with `result` the value the engine computed. */
+void attn__walk_dot_terms(attn__walker *walker, const double *a,
+                          size_t a_step, const double *b, size_t b_step,
+                          int n, double result);
+
+/* ---- Steps several kinds share (format_walkthrough.c) ---- */
+
+/* Scores, scale, mask, softmax and output of one attention block. */
+void attn__walk_attention_block(attn__walker *walker,
+                                const attn__walk_block *block);
+
+/* Softmax of each row of `scaled` [rows, n_k] into `weights`. */
+void attn__walk_softmax_step(attn__walker *walker, const double *scaled,
+                             const double *weights, int rows, int n_k,
+                             const attn__labels *row_labels,
+                             const attn__labels *col_labels);
+
+/* output rows = weights rows times the rows of v, spelled out if small. */
+void attn__walk_weighted_sum(attn__walker *walker, const char *output_name,
+                             const double *weights, const double *v,
+                             size_t v_stride, const char *v_name,
+                             const double *output, size_t output_stride,
+                             int rows, int n_k, int d_v,
+                             const attn__labels *row_labels);
+
+/* Plain column labels 0, 1, 2, ... */
+extern const attn__labels attn__index_labels;
+
+/* ---- Kinds (format_walk_kinds.c) ---- */
+
+void attn__walk_kind(attn__walker *walker);
+
+#endif /* WALKTHROUGH_INTERNAL_H */
