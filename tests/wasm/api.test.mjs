@@ -1,0 +1,113 @@
+// The JS API itself: loading, the named mechanisms, format, sdpaFlat.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { loadAttention } from '../../web/lib/attention.js';
+import { assertClose, loadEngine, randomSource, wasmPath } from './support.mjs';
+
+const Q = [[1, 0], [0, 1], [1, 1]];
+const V = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
+const TOLERANCE = 1e-12;
+
+test('loadAttention accepts the module bytes as an ArrayBuffer or a Uint8Array', async () => {
+  const bytes = readFileSync(wasmPath);
+  const fromArrayBuffer = await loadAttention({
+    wasmBinary: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+  });
+  const fromUint8Array = await loadAttention({ wasmBinary: new Uint8Array(bytes) });
+  const expected = (await loadEngine()).scaledDotProduct({ q: Q, k: Q, v: V });
+  assert.deepEqual(fromArrayBuffer.scaledDotProduct({ q: Q, k: Q, v: V }), expected);
+  assert.deepEqual(fromUint8Array.scaledDotProduct({ q: Q, k: Q, v: V }), expected);
+});
+
+test('loadAttention reads the module from a wasmUrl', async () => {
+  const attn = await loadAttention({ wasmUrl: pathToFileURL(wasmPath).href });
+  const { weights } = attn.scaledDotProduct({ q: Q, k: Q, v: V });
+  assertClose(weights[0], [0.4011120926797859, 0.1977758146404282, 0.4011120926797859], TOLERANCE);
+});
+
+test('loadAttention rejects a wasmBinary that is not bytes', async () => {
+  await assert.rejects(loadAttention({ wasmBinary: 'not bytes' }),
+                       { message: 'loadAttention: wasmBinary must be an ArrayBuffer or a typed array' });
+});
+
+test('scaledDotProduct gives -Infinity for masked scaled entries and 0 weights', async () => {
+  const attn = await loadEngine();
+  const { scaled, weights } = attn.scaledDotProduct({ q: Q, k: Q, v: V, mask: 'causal' });
+  assert.deepEqual(scaled.map((row) => row.map((x) => x === -Infinity)),
+                   [[false, true, true], [false, false, true], [false, false, false]]);
+  assert.deepEqual([weights[0][1], weights[0][2], weights[1][2]], [0, 0, 0]);
+});
+
+test('each named mechanism equals run with its kind', async () => {
+  const attn = await loadEngine();
+  const fields = { q: Q, k: Q, v: V, mask: [[true, false, true], [true, true, false], [false, true, true]] };
+  assert.deepEqual(attn.scaledDotProduct(fields), attn.run({ kind: 'scaledDotProduct', ...fields }));
+  const linear = { q: Q, k: Q, v: V, causal: true };
+  assert.deepEqual(attn.linear(linear), attn.run({ kind: 'linear', ...linear }));
+});
+
+test('a boolean mask matrix equals the same mask given as 1 and 0', async () => {
+  const attn = await loadEngine();
+  const mask = [[true, false, true], [true, true, false], [false, true, true]];
+  const numeric = mask.map((row) => row.map(Number));
+  assert.deepEqual(attn.scaledDotProduct({ q: Q, k: Q, v: V, mask }),
+                   attn.scaledDotProduct({ q: Q, k: Q, v: V, mask: numeric }));
+});
+
+test('undefined fields are skipped as if absent', async () => {
+  const attn = await loadEngine();
+  assert.deepEqual(attn.scaledDotProduct({ q: Q, k: Q, v: V, mask: undefined, scale: undefined }),
+                   attn.scaledDotProduct({ q: Q, k: Q, v: V }));
+});
+
+test('format json parses to what run returns, and text and markdown are non-empty walkthroughs', async () => {
+  const attn = await loadEngine();
+  const input = { kind: 'scaledDotProduct', q: Q, k: Q, v: V };
+  assert.deepEqual(JSON.parse(attn.format(input, 'json')), attn.run(input));
+  assert.deepEqual(JSON.parse(attn.format(input)), attn.run(input));
+  for (const style of ['text', 'markdown']) {
+    const text = attn.format(input, style);
+    assert.ok(text.includes('0.4011'), `${style} shows the first weight: ${text.slice(0, 200)}`);
+  }
+});
+
+test('format rejects an unknown style', async () => {
+  const attn = await loadEngine();
+  assert.throws(() => attn.format({ kind: 'linear', q: Q, k: Q, v: V }, 'html'),
+                { message: 'format: expected "markdown", "text" or "json", got a string' });
+});
+
+test('sdpaFlat agrees with scaledDotProduct, batched, with scale and causal options', async () => {
+  const attn = await loadEngine();
+  const random = randomSource(7);
+  const [batch, nQ, nK, dK, dV] = [2, 3, 4, 5, 2];
+  const q = Array.from({ length: batch }, () => random.matrix(nQ, dK));
+  const k = Array.from({ length: batch }, () => random.matrix(nK, dK));
+  const v = Array.from({ length: batch }, () => random.matrix(nK, dV));
+  const flat = (x) => Float64Array.from(x.flat(2));
+  const cases = [
+    [{}, {}],
+    [{ scale: 0.5 }, { scale: 0.5 }],
+    [{ scale: false }, { scale: false }],
+    [{ causal: true }, { mask: 'causal' }],
+  ];
+  for (const [flatOptions, fields] of cases) {
+    const fast = attn.sdpaFlat({ q: flat(q), k: flat(k), v: flat(v), batch, nQ, nK, dK, dV,
+                                 weights: true, ...flatOptions });
+    const full = attn.scaledDotProduct({ q, k, v, ...fields });
+    assert.ok(fast.output instanceof Float64Array && fast.weights instanceof Float64Array);
+    assert.deepEqual(Array.from(fast.output), full.output.flat(2), JSON.stringify(flatOptions));
+    assert.deepEqual(Array.from(fast.weights), full.weights.flat(2), JSON.stringify(flatOptions));
+  }
+});
+
+test('sdpaFlat checks its sizes against the arrays it is given', async () => {
+  const attn = await loadEngine();
+  const q = new Float64Array(6);
+  assert.throws(() => attn.sdpaFlat({ q, k: q, v: new Float64Array(8), nQ: 3, nK: 3, dK: 2, dV: 3 }),
+                { message: 'sdpaFlat: v must hold batch·nK·dV = 9 numbers, got 8 numbers' });
+  assert.throws(() => attn.sdpaFlat({ q, k: q, v: q, nQ: 3, nK: 3, dK: 2 }),
+                { message: 'sdpaFlat: dV must be a positive integer, got nothing' });
+});
