@@ -725,6 +725,11 @@ def claims():
         [["1.00", "0.00", "0.00", "0.00"], ["0.28", "0.72", "0.00", "0.00"],
          ["0.20", "0.15", "0.65", "0.00"], ["0.15", "0.25", "0.18", "0.42"]]))
     c.append(claim(
+        "c002-padding-mask", T002, "Padding Masking",
+        "[\"Hello\", \"world\", <pad>, <pad>] gives the additive mask [0, 0, -∞, -∞] "
+        "for every row: key length 2", [0, 0, None, None],
+        [0 if j < 2 else None for j in range(4)], True))
+    c.append(claim(
         "c002-std-dk-64", T002, "Mathematical Intuition",
         "for d_k = 64 the dot product's standard deviation is about 8 unscaled "
         "and 1 after dividing by sqrt(d_k)", [8, 1], [8, 1], True))
@@ -767,6 +772,10 @@ def claims():
         "c003-head-dim", T003, "24.11 Code Example: Complete Transformer Block",
         "d_model 512 with 8 heads gives d_k = 64; x (32, 100, 512) keeps its shape",
         [64, [32, 100, 512]], [512 // 8, [32, 100, 512]], True))
+    c.append(claim(
+        "c003-plot-shape", T003, "Visualizing Attention Weights",
+        "5 input tokens and 3 output tokens give attention weights of shape (3, 5)",
+        [3, 5], [3, 5], True))
     c.append(claim(
         "c003-causal-mask-4", T003, "2. Decoder Self-Attention (Masked)",
         "torch.tril(ones(4, 4)) is the causal mask for length 4",
