@@ -36,7 +36,10 @@ export function engineInput(problem) {
     input.numHeads = 1;
     input.wo ??= identity(problem.fields.wq[0].length);
   }
-  if (problem.mode === 'softmax' && problem.vector) input.x = problem.fields.x[0];
+  if (problem.mode === 'softmax' && problem.vector) {
+    input.x = problem.fields.x[0];
+    if (Array.isArray(input.mask)) input.mask = input.mask[0];
+  }
   return input;
 }
 
@@ -137,7 +140,7 @@ function softmaxDetail(engine, scaled) {
   const allowed = scaled.map((row) => row.map((x) => x !== -Infinity));
   const x = scaled.map((row) => row.map((value) => (value === -Infinity ? 0 : value)));
   const mask = allowed.flat().every(Boolean) ? undefined : allowed;
-  const r = engine.softmax({ x, mask, scale: false });
+  const r = engine.softmax({ x, mask }); // the softmax kind does not scale by default
   return { max: r.max, exp: r.exp, sum: r.sum };
 }
 
@@ -256,6 +259,13 @@ function outputLines(doc, model, i) {
     arithmeticLine(doc, ['= ', ...joined(elide(products), ' + ')]),
     arithmeticLine(doc, ['= ', ...vectorParts(output.values[i])]),
   ];
+}
+
+// Output row i and its terms w_ij·v_j (entry c of term j is [i, j, c]).
+function outputProduces(m, i) {
+  const width = m.output.values[0].length;
+  const terms = range(m.v.values.length).flatMap((j) => range(width).map((c) => [i, j, c]));
+  return [{ field: 'terms', cells: terms }, { field: 'output', cells: cellsOfRow(i, width) }];
 }
 
 /** Builds the steps for a model. */
@@ -433,7 +443,7 @@ export function buildSteps(model) {
     range(nq).forEach((i) => {
       add({
         id: `output-${i}`, title: `Output for ${model.qTokens[i]}`,
-        produces: [{ field: 'output', cells: cellsOfRow(i, m.output.values[0].length) }],
+        produces: outputProduces(m, i),
         enter(view) {
           view.show(['weights', 'v', 'output'], {
             weights: { rows: marks([[i, 'aw-in']]) },
@@ -479,18 +489,36 @@ function softmaxSteps(model, add, steps) {
       });
     },
   });
+  const masked = allCells(rows, cols).filter(([i, j]) => m.scaled.values[i][j] === -Infinity);
+  const isMasked = (i, j) => m.scaled.values[i][j] === -Infinity;
   if (model.scale.kind !== 'none') {
     add({
       id: 'scale', title: 'Scale the inputs',
-      produces: [{ field: 'scaled', cells: allCells(rows, cols) }],
+      produces: [{ field: 'scaled', cells: allCells(rows, cols).filter(([i, j]) => !isMasked(i, j)) }],
       enter(view) {
-        view.show(['input', 'scaled'], { scaled: { cells: marks(allCells(rows, cols).map(([i, j]) => [`${i},${j}`, 'aw-out'])) } });
+        view.show(['input', 'scaled'], { scaled: { hidden: isMasked, cells: marks(allCells(rows, cols).map(([i, j]) => [`${i},${j}`, 'aw-out'])) } });
         view.explain({
           text: 'Every input is multiplied by the same factor first; shrinking the inputs brings them closer together and evens out the weights.',
           lines: (doc) => range(rows).map((i) => arithmeticLine(doc, [
             { token: model.qTokens[i] }, ': ',
-            ...joined(elide(range(cols).map((j) => [{ value: m.input.values[i][j], input: true }, ...scaleParts(model), ' = ', m.scaled.values[i][j]])), ', '),
+            ...joined(elide(range(cols).map((j) => (isMasked(i, j)
+              ? ['(masked)']
+              : [{ value: m.input.values[i][j], input: true }, ...scaleParts(model), ' = ', m.scaled.values[i][j]]))), ', '),
           ])),
+        });
+      },
+    });
+  }
+  if (masked.length > 0) {
+    add({
+      id: 'mask', title: 'Mask: left-out entries become \u2212\u221e',
+      produces: [{ field: 'scaled', cells: masked }],
+      enter(view) {
+        view.show(['input', 'scaled'], { scaled: { cells: marks(masked.map(([i, j]) => [`${i},${j}`, 'aw-out'])) } });
+        view.explain({
+          text: 'A mask leaves some entries out. They become \u2212\u221e, and since e to the power \u2212\u221e is 0 they get no weight at all: the remaining entries share the whole 1 between them.',
+          formula: FORMULAS.mask,
+          lines: (doc) => [arithmeticLine(doc, [`${masked.length} of ${rows * cols} entries masked.`])],
         });
       },
     });
@@ -563,7 +591,7 @@ function weightedSumSteps(model, add, steps) {
   range(nq).forEach((i) => {
     add({
       id: `output-${i}`, title: `Output for ${model.qTokens[i]}`,
-      produces: [{ field: 'output', cells: cellsOfRow(i, m.output.values[0].length) }],
+      produces: outputProduces(m, i),
       enter(view) {
         view.show(['weights', 'v', 'output'], {
           weights: { rows: marks([[i, 'aw-in']]) },

@@ -11,229 +11,26 @@
 import { createPlayer } from '../ui/player.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { createMatrixEditor, createMatrixView } from '../ui/matrix-editor.js';
-import { formatNumber, parseNumber } from '../ui/format.js';
+import { parseNumber } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
-import { buildModel, buildSteps, describeCell, identity } from './walkthrough-steps.js';
+import { buildModel, buildSteps, describeCell } from './walkthrough-steps.js';
+import { errataOf, erratumName, erratumText } from './walkthrough-errata.js';
+import {
+  MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
+  problemFromValues, randomFilled, reshape, resized, shapesOf,
+} from './walkthrough-problem.js';
 
 let widgets = 0;
 
-const SDPA_MODES = ['projections', 'qkv', 'scores'];
 const MODE_LABELS = {
   projections: 'Start from X with W_Q, W_K, W_V',
   qkv: 'Enter Q, K, V directly',
   scores: 'Enter the scores directly',
 };
-const MAX_TOKENS = 12;
-const MAX_WIDTH = 16;
-const MAX_LABEL = 24;
 const SIZE_LABELS = {
   T: 'Tokens (T)', nq: 'Queries', nk: 'Keys', din: 'Embedding width', dk: 'd_k', dv: 'd_v',
   rows: 'Rows', entries: 'Entries',
 };
-
-// ---- Problems: the editable inputs of one walkthrough ----
-
-const asMatrix = (value) => (Array.isArray(value) && !Array.isArray(value[0]) ? [value] : value);
-const numbered = (prefix, n, from = 0) => Array.from({ length: n }, (_, i) => `${prefix}${from + i + 1}`);
-
-function defaultLabels(mode, axis, n, from = 0) {
-  if (mode === 'softmax') return axis === 'q' ? (n === 1 ? ['x'] : numbered('row ', n, from)) : numbered('', n, from);
-  if (mode === 'weightedSum' && axis === 'q') return numbered('out ', n, from);
-  return numbered('#', n, from);
-}
-
-function fitLabels(labels, n, mode, axis) {
-  const kept = (labels ?? []).slice(0, n);
-  return kept.concat(defaultLabels(mode, axis, n - kept.length, kept.length));
-}
-
-/** The matrix fields a mode's learner edits, with their shapes from the sizes. */
-function shapesOf(mode, dims, fields) {
-  switch (mode) {
-    case 'projections': return { x: [dims.T, dims.din], wq: [dims.din, dims.dk], wk: [dims.din, dims.dk], wv: [dims.din, dims.dk] };
-    case 'qkv': return { q: [dims.nq, dims.dk], k: [dims.nk, dims.dk], v: [dims.nk, dims.dv] };
-    case 'scores': return fields.v ? { scores: [dims.nq, dims.nk], v: [dims.nk, dims.dv] } : { scores: [dims.nq, dims.nk] };
-    case 'softmax': return { x: [dims.rows, dims.entries] };
-    default: return { weights: [dims.nq, dims.nk], v: [dims.nk, dims.dv] };
-  }
-}
-
-function dimsOf(problem) {
-  const f = problem.fields;
-  switch (problem.mode) {
-    case 'projections': return { T: f.x.length, din: f.x[0].length, dk: f.wq[0].length };
-    case 'qkv': return problem.self
-      ? { T: f.q.length, dk: f.q[0].length, dv: f.v[0].length }
-      : { nq: f.q.length, nk: f.k.length, dk: f.q[0].length, dv: f.v[0].length };
-    case 'scores': return {
-      ...(problem.self ? { T: f.scores.length } : { nq: f.scores.length, nk: f.scores[0].length }),
-      ...(f.v ? { dv: f.v[0].length } : {}),
-    };
-    case 'softmax': return { rows: f.x.length, entries: f.x[0].length };
-    default: return { nq: f.weights.length, nk: f.v.length, dv: f.v[0].length };
-  }
-}
-
-function countsOf(mode, dims) {
-  if (mode === 'softmax') return { nq: dims.rows, nk: dims.entries };
-  return { nq: dims.T ?? dims.nq, nk: dims.T ?? dims.nk };
-}
-
-function reshape(matrix, rows, cols, fill) {
-  return Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => matrix?.[i]?.[j] ?? fill));
-}
-
-function problemFromPreset(preset) {
-  const { kind: _kind, tokens, queryTokens, keyTokens, numHeads: _heads, ...fields } = structuredClone(preset.input);
-  const mode = preset.mode;
-  const problem = { mode, fields, vector: false, self: false };
-  if (mode === 'softmax') {
-    problem.vector = !Array.isArray(fields.x[0]);
-    fields.x = asMatrix(fields.x);
-  }
-  const { nq, nk } = countsOf(mode, { ...dimsOfRaw(mode, fields) });
-  problem.self = mode === 'projections' || (SDPA_MODES.includes(mode) && nq === nk && !keyTokens);
-  const shared = tokens?.length === nq ? tokens : undefined;
-  problem.qTokens = fitLabels(queryTokens ?? shared ?? (mode === 'softmax' ? undefined : tokens), nq, mode, 'q');
-  problem.kTokens = problem.self ? problem.qTokens : fitLabels(keyTokens ?? (mode === 'softmax' ? tokens : shared), nk, mode, 'k');
-  return problem;
-}
-
-// Sizes before `self` is known (rows and columns of the mode's inputs).
-function dimsOfRaw(mode, f) {
-  switch (mode) {
-    case 'projections': return { T: f.x.length };
-    case 'qkv': return { nq: f.q.length, nk: f.k.length };
-    case 'scores': return { nq: f.scores.length, nk: f.scores[0].length };
-    case 'softmax': return { rows: f.x.length, entries: f.x[0].length };
-    default: return { nq: f.weights.length, nk: f.v.length };
-  }
-}
-
-function resized(problem, dims) {
-  const fields = { ...problem.fields };
-  for (const [name, [rows, cols]] of Object.entries(shapesOf(problem.mode, dims, fields))) {
-    fields[name] = reshape(fields[name], rows, cols, 0);
-  }
-  const { nq, nk } = countsOf(problem.mode, dims);
-  if (Array.isArray(fields.mask)) fields.mask = reshape(fields.mask, nq, nk, true);
-  if (problem.mode === 'projections' && fields.wo) delete fields.wo; // identity of the new width
-  const next = { ...problem, fields, vector: problem.vector && nq === 1 };
-  next.qTokens = fitLabels(problem.qTokens, nq, problem.mode, 'q');
-  next.kTokens = problem.self ? next.qTokens : fitLabels(problem.kTokens, nk, problem.mode, 'k');
-  return next;
-}
-
-// mulberry32: a small seeded generator, for reproducible random inputs.
-function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// Inputs with one decimal in [-range, range]: easy to read and to type.
-function randomMatrix(random, rows, cols, range = 2) {
-  return Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.round((random() * 2 - 1) * range * 10) / 10));
-}
-
-function randomFilled(problem, seed) {
-  const random = seededRandom(seed);
-  const fields = { ...problem.fields };
-  for (const [name, [rows, cols]] of Object.entries(shapesOf(problem.mode, dimsOf(problem), fields))) {
-    fields[name] = name === 'weights'
-      ? Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.round(random() * 100) / 100))
-      : randomMatrix(random, rows, cols, problem.mode === 'softmax' ? 4 : 2);
-  }
-  if (problem.mode === 'projections') delete fields.wo;
-  return { ...problem, fields };
-}
-
-/** The problem in another of the SDPA modes, starting from the current numbers. */
-function convertedProblem(problem, model, mode, seed) {
-  const random = seededRandom(seed);
-  const f = problem.fields;
-  const m = model.mats;
-  const options = {};
-  for (const key of ['mask', 'scale', 'keyLength', 'window', 'stride']) if (f[key] !== undefined) options[key] = f[key];
-  const nq = problem.qTokens.length;
-  const nk = problem.kTokens.length;
-  let fields;
-  if (mode === 'qkv') {
-    fields = m.q ? { q: m.q.values, k: m.k.values, v: m.v.values }
-      : { q: randomMatrix(random, nq, 2), k: randomMatrix(random, nk, 2), v: m.v?.values ?? randomMatrix(random, nk, 2) };
-  } else if (mode === 'scores') {
-    fields = { scores: m.scores.values, v: m.v.values };
-    if (model.scale.kind === 'sqrt') fields.dk = model.scale.dk;
-  } else {
-    const x = m.q ? m.q.values : randomMatrix(random, nq, 2);
-    const width = x[0].length;
-    fields = { x, wq: identity(width), wk: identity(width), wv: identity(width) };
-  }
-  return { ...problem, mode, fields: { ...fields, ...options } };
-}
-
-// ---- Errata: the tutorial's printed values against the engine's ----
-
-function decimalsOf(preset, field, printedValue) {
-  const d = preset.printedDecimals;
-  if (typeof d === 'number') return d;
-  if (d && typeof d[field] === 'number') return d[field];
-  const text = String(printedValue);
-  return text.includes('.') ? text.split('.')[1].length : 0;
-}
-
-function printedAt(preset, field, i, j) {
-  const printed = preset.printed?.[field];
-  if (printed === undefined || printed === null) return null;
-  if (field === 'max' || field === 'sum') {
-    const value = Array.isArray(printed) ? printed[i] : (i === 0 ? printed : null);
-    return typeof value === 'number' ? value : null;
-  }
-  const value = asMatrix(printed)?.[i]?.[j];
-  return typeof value === 'number' ? value : null;
-}
-
-function exactAt(model, field, i, j) {
-  if (field === 'max' || field === 'sum') return model.softmax?.[field]?.[i];
-  const mat = model.mats[field === 'x' && model.mode === 'softmax' ? 'input' : field];
-  return mat?.values[i]?.[j];
-}
-
-function errataOf(preset, model, steps) {
-  if (!preset.printed) return [];
-  const seen = new Set();
-  const list = [];
-  steps.forEach((step, stepIndex) => {
-    for (const { field, cells } of step.produces) {
-      for (const [i, j] of cells) {
-        const key = `${field}:${i}:${j}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const printed = printedAt(preset, field, i, j);
-        const exact = exactAt(model, field, i, j);
-        if (printed === null || exact === undefined) continue;
-        const decimals = decimalsOf(preset, field, printed);
-        const tolerance = 0.5 * 10 ** -decimals + 1e-12;
-        if (!Number.isFinite(exact) || Math.abs(printed - exact) > tolerance) {
-          list.push({ stepIndex, field, i, j, printed, exact, decimals });
-        }
-      }
-    }
-  });
-  return list;
-}
-
-function cellName(model, field, i, j) {
-  if (field === 'max' || field === 'sum') return `${field} of ${model.qTokens[i]}`;
-  const mat = model.mats[field];
-  if (!mat) return `${field}[${i}][${j}]`;
-  return `${field}[${mat.rowLabels[i]}][${mat.colLabels[j]}]`;
-}
 
 // ---- The widget ----
 
@@ -368,6 +165,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   }
 
   function showStep(index) {
+    if (steps.length === 0) return;
     steps[current]?.leave(view);
     current = Math.min(Math.max(0, index), steps.length - 1);
     player.setStep(current);
@@ -384,8 +182,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   function errataLine(item, withLink) {
     const line = make(withLink ? 'li' : 'p', 'aw-erratum');
-    const where = make('span', 'aw-erratum-where', cellName(model, item.field, item.i, item.j));
-    line.append(where, doc.createTextNode(`: the tutorial prints ${item.printed.toFixed(item.decimals)}; the exact value is ${formatNumber(item.exact)}.`));
+    const where = make('span', 'aw-erratum-where', erratumName(model, item));
+    line.append(where, doc.createTextNode(`: ${erratumText(item)}`));
     if (withLink) {
       const go = make('button', 'aw-link', `Go to step ${item.stepIndex + 1}`);
       go.type = 'button';
@@ -455,7 +253,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     problem = next;
     model = nextModel;
     steps = buildSteps(model);
-    errata = edited ? [] : errataOf(preset, model, steps);
+    errata = edited ? [] : errataOf(preset, model, steps, { vector: problem.vector });
     rebuildViews();
     player.setCount(steps.length);
     let index = keepStep ? steps.findIndex((step) => step.id === stepId) : 0;
@@ -576,7 +374,10 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     if (problem.mode !== 'weightedSum') {
       options.append(selectControl('Scaling', scaleOptions, scaleValue, (value) => {
         const fields = { ...problem.fields };
-        if (value === 'sqrt') delete fields.scale;
+        if (value === 'sqrt') {
+          delete fields.scale;
+          if (problem.mode === 'scores') fields.dk ??= problem.kTokens.length;
+        }
         else if (value === 'none') fields.scale = false;
         else fields.scale = presetScale;
         edit({ ...problem, fields });
@@ -695,61 +496,33 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   function loadPreset(id, { step = 0, values } = {}) {
     const known = byId.get(id);
-    const fallback = byId.get(presets.default) ?? list[0];
-    preset = known ?? fallback;
+    const previous = { preset, edited };
+    preset = known ?? byId.get(presets.default) ?? list[0];
+    const notices = [];
+    if (id !== undefined && !known) notices.push(`There is no example called \u201c${String(id).slice(0, 40)}\u201d; showing \u201c${preset.title}\u201d instead.`);
+    let shown = false;
+    if (values) {
+      const fromUrl = problemFromValues(values, preset);
+      edited = true;
+      shown = Boolean(fromUrl) && apply(fromUrl, { keepStep: false });
+      if (!shown) notices.push('The edited values in the link could not be used; showing the example\u2019s own numbers.');
+    }
+    if (!shown) {
+      edited = false;
+      shown = apply(problemFromPreset(preset), { keepStep: false });
+    }
+    if (!shown) {
+      // Only a broken preset gets here: keep what was on screen.
+      ({ preset, edited } = previous);
+      if (preset) presetSelect.value = preset.id;
+      return;
+    }
     presetSelect.value = preset.id;
     source.textContent = preset.tutorial ? `From the tutorial ${preset.tutorial}` : 'Our own example';
     notes.textContent = preset.notes ?? '';
-    problem = problemFromPreset(preset);
-    edited = false;
-    steps = [];
-    current = 0;
-    let restored = false;
-    if (values) {
-      const fromUrl = problemFromValues(values, preset);
-      if (fromUrl) {
-        edited = true;
-        restored = apply(fromUrl, { keepStep: false });
-        if (!restored) edited = false;
-      }
-    }
-    if (!restored) apply(problem, { keepStep: false });
-    const notes_ = [];
-    if (id !== undefined && !known) notes_.push(`There is no example called \u201c${String(id).slice(0, 40)}\u201d; showing \u201c${preset.title}\u201d instead.`);
-    if (values && !restored) notes_.push('The edited values in the link could not be used; showing the example\u2019s own numbers.');
     buildEditor();
     showStep(Math.min(Number.isInteger(step) ? step : 0, steps.length - 1));
-    say(notes_.join(' '));
-  }
-
-  function problemFromValues(values, base) {
-    if (!values || typeof values !== 'object') return null;
-    const mode = values.mode;
-    const family = SDPA_MODES.includes(base.mode) ? SDPA_MODES : [base.mode];
-    if (!family.includes(mode) || !values.fields || typeof values.fields !== 'object') return null;
-    const allowed = new Set(['x', 'wq', 'wk', 'wv', 'wo', 'q', 'k', 'v', 'scores', 'weights', 'dk', 'mask', 'scale', 'keyLength', 'window', 'stride']);
-    const fields = {};
-    for (const [key, value] of Object.entries(values.fields)) {
-      if (!allowed.has(key)) return null;
-      if (Array.isArray(value) && (value.length > MAX_WIDTH || value.some((row) => Array.isArray(row) && row.length > MAX_WIDTH))) return null;
-      fields[key] = value;
-    }
-    const counts = dimsOfRawSafe(mode, fields);
-    if (!counts) return null;
-    const labels = (raw, n, axis) => fitLabels(Array.isArray(raw) ? raw.filter((t) => typeof t === 'string').map((t) => t.slice(0, MAX_LABEL)) : [], n, mode, axis);
-    const { nq, nk } = countsOf(mode, counts);
-    const self = mode === 'projections' || (SDPA_MODES.includes(mode) && nq === nk && !values.keyTokens);
-    const qTokens = labels(values.tokens, nq, 'q');
-    return { mode, fields, vector: Boolean(values.vector) && nq === 1, self, qTokens, kTokens: self ? qTokens : labels(values.keyTokens, nk, 'k') };
-  }
-
-  function dimsOfRawSafe(mode, fields) {
-    try {
-      const dims = dimsOfRaw(mode, fields);
-      return Object.values(dims).every((n) => Number.isInteger(n) && n >= 1) ? dims : null;
-    } catch {
-      return null;
-    }
+    say(notices.join(' '));
   }
 
   function getState() {
