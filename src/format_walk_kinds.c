@@ -19,7 +19,9 @@ static const attn__result *result(const attn__walker *walker,
     return attn__find_result(walker->problem, name, per_head);
 }
 
-static const attn__labels row_label_b = {NULL, "b"};
+/* The one row of a vector shown as a matrix has no label. */
+static const char *const no_name[] = {""};
+static const attn__labels vector_row = {no_name, ""};
 
 /* A matrix of the inputs or results, rows*cols entries from data. */
 static void show(attn__walker *walker, const char *name, const char *note,
@@ -131,7 +133,7 @@ static void show_bias(attn__walker *walker, const char *name)
 {
     const attn__value *bias = attn__field_value(walker->problem, name);
     if (bias != NULL)
-        show(walker, name, NULL, bias->data, 1, bias->dims[0], &row_label_b);
+        show(walker, name, NULL, bias->data, 1, bias->dims[0], &vector_row);
 }
 
 static void walk_head(attn__walker *walker, int b, int h)
@@ -166,10 +168,10 @@ static void walk_head(attn__walker *walker, int b, int h)
         .n_q = n_q, .n_k = n_k, .d_k = d_head, .d_v = d_head,
         .batch_index = b,
     };
-    attn__walk_heading(walker, 2, "Head %d: columns %d to %d of Q, K and V",
+    attn__walk_heading(walker, 3, "Head %d: columns %d to %d of Q, K and V",
                        h, h * d_head, (h + 1) * d_head - 1);
     const int depth = walker->depth, step = walker->step;
-    walker->depth = depth + 1;
+    walker->depth = depth + 2; /* its steps sit under the head's heading */
     walker->step = 0;
     attn__walk_attention_block(walker, &block);
     walker->depth = depth;
@@ -340,7 +342,7 @@ static void walk_additive(attn__walker *walker)
     show(walker, "W_h", "d_h × d_a", field_data(walker, "wh"), info->d_h,
          info->d_a, &attn__index_labels);
     show(walker, "v", NULL, field_data(walker, "v"), 1, info->d_a,
-         &row_label_b);
+         &vector_row);
     show_bias(walker, "b");
     energy_steps(walker, "energy_j = tanh(s W_s + h_j W_h + b), one row per "
                  "key.");
@@ -370,7 +372,7 @@ static void walk_luong(attn__walker *walker)
              &attn__index_labels);
     if (info->method == ATTN_LUONG_CONCAT) {
         show(walker, "v", NULL, field_data(walker, "v"), 1, info->d_a,
-             &row_label_b);
+             &vector_row);
         show_bias(walker, "b");
         energy_steps(walker, "energy_j = tanh([s; h_j] W + b), [s; h_j] "
                      "being s and h_j side by side.");

@@ -460,7 +460,7 @@ static void softmax_row_detail(attn__walker *walker, const double *row,
         attn__walk_printf(walker, "exp(");
         attn__walk_number(walker, row[j]);
         attn__walk_printf(walker, " − ");
-        attn__walk_number(walker, max);
+        operand(walker, max);
         attn__walk_printf(walker, ") = ");
         attn__walk_number(walker, exp(row[j] - max));
         sum += exp(row[j] - max);

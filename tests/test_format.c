@@ -1,0 +1,439 @@
+/* attn_problem_format: exact JSON text (null for masked entries, shortest
+ * round-trip numbers), the Markdown walkthrough of a 2x2 case, truncation
+ * and the needed length as snprintf reports it. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "allclose.h"
+#include "attention.h"
+#include "problem_fixture.h"
+#include "test_rng.h"
+
+static const double Q000[] = {1, 0, 0, 1, 1, 1};
+static const double V000[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+
+/* The whole text of a format, in a buffer the caller frees. */
+static char *format_all(const attn_problem *problem, int format)
+{
+    size_t length = 0;
+    assert_int_equal(attn_problem_format(problem, format, NULL, 0, &length),
+                     ATTN_OK);
+    char *text = malloc(length + 1);
+    assert_non_null(text);
+    size_t again = 0;
+    assert_int_equal(attn_problem_format(problem, format, text, length + 1,
+                                         &again), ATTN_OK);
+    assert_int_equal(again, length);
+    assert_int_equal(strlen(text), length);
+    return text;
+}
+
+static attn_problem *causal_000(void)
+{
+    attn_problem *problem = problem_new("scaledDotProduct");
+    problem_matrix(problem, "q", 3, 2, Q000);
+    problem_matrix(problem, "k", 3, 2, Q000);
+    problem_matrix(problem, "v", 3, 3, V000);
+    assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
+                     ATTN_OK);
+    problem_run_ok(problem);
+    return problem;
+}
+
+static void test_json_writes_masked_entries_as_null(void **state)
+{
+    (void)state;
+    attn_problem *problem = causal_000();
+    char *json = format_all(problem, ATTN_FORMAT_JSON);
+    assert_string_equal(
+        json,
+        "{\"scores\":[[1,0,1],[0,1,1],[1,1,2]],"
+        "\"scaled\":[[0.7071067811865475,null,null],"
+        "[0,0.7071067811865475,null],"
+        "[0.7071067811865475,0.7071067811865475,1.414213562373095]],"
+        "\"weights\":[[1,0,0],[0.3302384506733431,0.6697615493266569,0],"
+        "[0.2482550782577231,0.2482550782577231,0.5034898434845538]],"
+        "\"output\":[[1,2,3],"
+        "[3.0092846479799706,4.009284647979971,5.009284647979971],"
+        "[4.765704295680493,5.765704295680493,6.765704295680492]]}");
+    free(json);
+    attn_problem_destroy(problem);
+}
+
+static void test_json_multihead_nests_heads(void **state)
+{
+    (void)state;
+    attn_problem *problem = problem_new("multiHead");
+    const double x[] = {1, 2}, identity[] = {1, 0, 0, 1};
+    problem_matrix(problem, "x", 1, 2, x);
+    const char *const weights[] = {"wq", "wk", "wv", "wo"};
+    for (int i = 0; i < 4; i++) problem_matrix(problem, weights[i], 2, 2,
+                                               identity);
+    assert_int_equal(attn_problem_set_number(problem, "numHeads", 2), ATTN_OK);
+    problem_run_ok(problem);
+    char *json = format_all(problem, ATTN_FORMAT_JSON);
+    /* d_head = 1: scale 1/√1; one key, so each weight is 1. */
+    assert_string_equal(
+        json,
+        "{\"q\":[[1,2]],\"k\":[[1,2]],\"v\":[[1,2]],\"heads\":["
+        "{\"scores\":[[1]],\"scaled\":[[1]],\"weights\":[[1]],"
+        "\"output\":[[1]]},"
+        "{\"scores\":[[4]],\"scaled\":[[4]],\"weights\":[[1]],"
+        "\"output\":[[2]]}],"
+        "\"concat\":[[1,2]],\"output\":[[1,2]]}");
+    free(json);
+    attn_problem_destroy(problem);
+}
+
+static void test_json_vector_softmax_has_number_max_and_sum(void **state)
+{
+    (void)state;
+    attn_problem *problem = problem_new("softmax");
+    const double x[] = {0, 0};
+    problem_vector(problem, "x", 2, x);
+    problem_run_ok(problem);
+    char *json = format_all(problem, ATTN_FORMAT_JSON);
+    assert_string_equal(json, "{\"scaled\":[0,0],\"max\":0,\"exp\":[1,1],"
+                              "\"sum\":2,\"weights\":[0.5,0.5]}");
+    free(json);
+    attn_problem_destroy(problem);
+}
+
+/* Every number in the JSON reads back (strtod) as the exact result. */
+static void test_json_numbers_round_trip_exactly(void **state)
+{
+    (void)state;
+    test_rng rng;
+    test_rng_seed(&rng, 2024);
+    double x[60];
+    test_rng_fill(&rng, x, 60, -30, 30);
+    attn_problem *problem = problem_new("softmax");
+    problem_matrix(problem, "x", 6, 10, x);
+    assert_int_equal(attn_problem_set_number(problem, "scale", 1 / 3.0),
+                     ATTN_OK);
+    problem_run_ok(problem);
+    char *json = format_all(problem, ATTN_FORMAT_JSON);
+    const char *const names[] = {"scaled", "max", "exp", "sum", "weights"};
+    const char *cursor = json;
+    for (int n = 0; n < 5; n++) {
+        int rank, dims[3];
+        const double *data;
+        assert_int_equal(attn_problem_result(problem, names[n], &rank, dims,
+                                             &data), ATTN_OK);
+        const size_t count = rank == 2 ? 60 : 6;
+        cursor = strchr(cursor, ':') + 1;
+        for (size_t i = 0; i < count; i++) {
+            cursor += strspn(cursor, "[,]");
+            char *end;
+            const double parsed = strtod(cursor, &end);
+            assert_true(end > cursor);
+            assert_true(parsed == data[i]);
+            cursor = end;
+        }
+    }
+    free(json);
+    attn_problem_destroy(problem);
+}
+
+static void test_markdown_walkthrough_of_a_2x2_causal_case(void **state)
+{
+    (void)state;
+    attn_problem *problem = problem_new("scaledDotProduct");
+    const double q[] = {1, 0, 0, 1}, v[] = {1, 2, 3, 4};
+    problem_matrix(problem, "q", 2, 2, q);
+    problem_matrix(problem, "k", 2, 2, q);
+    problem_matrix(problem, "v", 2, 2, v);
+    const char *const tokens[] = {"a", "b|c"};
+    assert_int_equal(attn_problem_set_strings(problem, "tokens", 2, tokens),
+                     ATTN_OK);
+    assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
+                     ATTN_OK);
+    problem_run_ok(problem);
+    char *markdown = format_all(problem, ATTN_FORMAT_MARKDOWN);
+    static const char expected[] =
+    "# Scaled dot-product attention\n"
+    "\n"
+    "Attention(Q, K, V) = softmax(Q Kᵀ × scale) V with n_q = 2 "
+    "queries, n_k = 2 keys, d_k = 2 and d_v = 2.\n"
+    "\n"
+    "## Inputs\n"
+    "\n"
+    "**Q** (2×2, n_q × d_k)\n"
+    "\n"
+    "|  | 0 | 1 |\n"
+    "|---|---:|---:|\n"
+    "| a | 1 | 0 |\n"
+    "| b\\|c | 0 | 1 |\n"
+    "\n"
+    "**K** (2×2, n_k × d_k)\n"
+    "\n"
+    "|  | 0 | 1 |\n"
+    "|---|---:|---:|\n"
+    "| a | 1 | 0 |\n"
+    "| b\\|c | 0 | 1 |\n"
+    "\n"
+    "**V** (2×2, n_k × d_v)\n"
+    "\n"
+    "|  | 0 | 1 |\n"
+    "|---|---:|---:|\n"
+    "| a | 1 | 2 |\n"
+    "| b\\|c | 3 | 4 |\n"
+    "\n"
+    "## Step 1. Scores: S = Q Kᵀ\n"
+    "\n"
+    "Each score S[i, j] is the dot product of row i of Q and row j of "
+    "K.\n"
+    "\n"
+    "- S[a, a] = `1×1 + 0×0 = 1`\n"
+    "- S[a, b\\|c] = `1×0 + 0×1 = 0`\n"
+    "- S[b\\|c, a] = `0×1 + 1×0 = 0`\n"
+    "- S[b\\|c, b\\|c] = `0×0 + 1×1 = 1`\n"
+    "\n"
+    "**S** (2×2, n_q × n_k)\n"
+    "\n"
+    "|  | a | b\\|c |\n"
+    "|---|---:|---:|\n"
+    "| a | 1 | 0 |\n"
+    "| b\\|c | 0 | 1 |\n"
+    "\n"
+    "## Step 2. Scale\n"
+    "\n"
+    "scaled = S × 1/√d_k = S × 1/√2 = S × 0.7071\n"
+    "\n"
+    "## Step 3. Mask\n"
+    "\n"
+    "Mask: causal (query i sees keys j ≤ i). Masked entries become −∞, "
+    "so softmax gives them weight 0.\n"
+    "\n"
+    "**scaled** (2×2, masked)\n"
+    "\n"
+    "|  | a | b\\|c |\n"
+    "|---|---:|---:|\n"
+    "| a | 0.7071 | −∞ |\n"
+    "| b\\|c | 0 | 0.7071 |\n"
+    "\n"
+    "## Step 4. Softmax of each row\n"
+    "\n"
+    "weights[i, j] = exp(x_j − max) / Σ exp(x − max) over row i; "
+    "subtracting the row's max keeps every exp at most 1, and masked "
+    "entries (−∞) get exp(−∞) = 0.\n"
+    "\n"
+    "- row a: `max = 0.7071`\n"
+    "  - `exp(0.7071 − 0.7071) = 1, exp(−∞) = 0`\n"
+    "  - `sum = 1`\n"
+    "  - `weights = 1 / 1 = 1, 0`\n"
+    "- row b\\|c: `max = 0.7071`\n"
+    "  - `exp(0 − 0.7071) = 0.4931, exp(0.7071 − 0.7071) = 1`\n"
+    "  - `sum = 0.4931 + 1 = 1.4931`\n"
+    "  - `weights = 0.4931 / 1.4931 = 0.3302, 1 / 1.4931 = 0.6698`\n"
+    "\n"
+    "**weights** (2×2)\n"
+    "\n"
+    "|  | a | b\\|c |\n"
+    "|---|---:|---:|\n"
+    "| a | 1 | 0 |\n"
+    "| b\\|c | 0.3302 | 0.6698 |\n"
+    "\n"
+    "## Step 5. Output = weights V\n"
+    "\n"
+    "Each row of output is the sum of the rows of V, each multiplied "
+    "by its weight (zero weights left out).\n"
+    "\n"
+    "- output[a] = `1×[1, 2] = [1, 2]`\n"
+    "- output[b\\|c] = `0.3302×[1, 2] + 0.6698×[3, 4] = [2.3395, "
+    "3.3395]`\n"
+    "\n"
+    "**output** (2×2)\n"
+    "\n"
+    "|  | 0 | 1 |\n"
+    "|---|---:|---:|\n"
+    "| a | 1 | 2 |\n"
+    "| b\\|c | 2.3395 | 3.3395 |\n";
+    assert_string_equal(markdown, expected);
+    free(markdown);
+    attn_problem_destroy(problem);
+}
+
+static void test_text_walkthrough_spells_out_tutorial_001_dot_products(
+    void **state)
+{
+    (void)state;
+    const double x[] = {1.0, 0.5, 0.2, 0.8, 0.3, 0.9, 0.1, 0.4,
+                        0.6, 0.2, 0.7, 0.3};
+    attn_problem *problem = problem_new("scaledDotProduct");
+    problem_matrix(problem, "q", 3, 4, x);
+    problem_matrix(problem, "k", 3, 4, x);
+    problem_matrix(problem, "v", 3, 4, x);
+    const char *const tokens[] = {"cat", "sat", "mat"};
+    assert_int_equal(attn_problem_set_strings(problem, "tokens", 3, tokens),
+                     ATTN_OK);
+    problem_run_ok(problem);
+    char *text = format_all(problem, ATTN_FORMAT_TEXT);
+    assert_non_null(strstr(text, "  S[cat, sat] = 1×0.3 + 0.5×0.9 + 0.2×0.1 "
+                                 "+ 0.8×0.4 = 1.09\n"));
+    /* The tutorial printed 0.65 for this one. */
+    assert_non_null(strstr(text, "  S[sat, mat] = 0.3×0.6 + 0.9×0.2 + 0.1×0.7 "
+                                 "+ 0.4×0.3 = 0.55\n"));
+    assert_non_null(strstr(text, "scaled = S × 1/√d_k = S × 1/√4 = S × 0.5\n"));
+    assert_non_null(strstr(text, "No mask: every query may attend to every "
+                                 "key.\n"));
+    char *again = format_all(problem, ATTN_FORMAT_TEXT);
+    assert_string_equal(text, again);
+    free(again);
+    free(text);
+    attn_problem_destroy(problem);
+}
+
+static void test_every_kind_formats_in_every_style(void **state)
+{
+    (void)state;
+    attn_problem *problems[3];
+    problems[0] = problem_new("linear");
+    problem_matrix(problems[0], "q", 3, 2, Q000);
+    problem_matrix(problems[0], "k", 3, 2, Q000);
+    problem_matrix(problems[0], "v", 3, 3, V000);
+    problems[1] = problem_new("weightedSum");
+    const double weights[] = {0.17, 0.23, 0.6};
+    problem_vector(problems[1], "weights", 3, weights);
+    problem_matrix(problems[1], "v", 3, 3, V000);
+    problems[2] = problem_new("luong");
+    problem_matrix(problems[2], "query", 3, 2, Q000);
+    problem_matrix(problems[2], "keys", 3, 2, Q000);
+    assert_int_equal(attn_problem_set_string(problems[2], "method", "dot"),
+                     ATTN_OK);
+    const char *const titles[] = {"Linear attention\n", "Weighted sum\n",
+                                  "Luong attention (dot)\n"};
+    const char *const expected[] = {"output (3×3, n_q × d_v):",
+                                    "output[q0] = 0.17×[1, 2, 3] + "
+                                    "0.23×[4, 5, 6] + 0.6×[7, 8, 9] = "
+                                    "[5.29, 6.29, 7.29]",
+                                    "score[q2, k2] = 1×1 + 1×1 = 2"};
+    for (int i = 0; i < 3; i++) {
+        problem_run_ok(problems[i]);
+        char *text = format_all(problems[i], ATTN_FORMAT_TEXT);
+        assert_true(strncmp(text, titles[i], strlen(titles[i])) == 0);
+        assert_non_null(strstr(text, expected[i]));
+        free(text);
+        char *markdown = format_all(problems[i], ATTN_FORMAT_MARKDOWN);
+        assert_true(markdown[0] == '#');
+        free(markdown);
+        attn_problem_destroy(problems[i]);
+    }
+}
+
+static void test_truncation_reports_the_full_length(void **state)
+{
+    (void)state;
+    attn_problem *problem = causal_000();
+    char *full = format_all(problem, ATTN_FORMAT_TEXT);
+    const size_t length = strlen(full);
+    assert_true(length > 100);
+
+    size_t reported = 0;
+    assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_TEXT, NULL, 0,
+                                         &reported), ATTN_OK);
+    assert_int_equal(reported, length);
+
+    char small[16];
+    const size_t caps[] = {1, 2, 10, 16};
+    for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+        memset(small, 'x', sizeof small);
+        reported = 0;
+        assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_TEXT, small,
+                                             caps[c], &reported), ATTN_OK);
+        assert_int_equal(reported, length);
+        assert_int_equal(strlen(small), caps[c] - 1);
+        assert_memory_equal(small, full, caps[c] - 1);
+        for (size_t i = caps[c]; i < sizeof small; i++)
+            assert_int_equal(small[i], 'x'); /* nothing past cap */
+    }
+
+    char *exact = malloc(length);
+    assert_non_null(exact);
+    assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_TEXT, exact,
+                                         length, &reported), ATTN_OK);
+    assert_int_equal(reported, length);
+    assert_memory_equal(exact, full, length - 1); /* all but the last byte */
+    assert_int_equal(exact[length - 1], '\0');
+    free(exact);
+    free(full);
+    attn_problem_destroy(problem);
+}
+
+static void test_format_rejects_unknown_formats_and_missing_length(
+    void **state)
+{
+    (void)state;
+    attn_problem *problem = causal_000();
+    size_t length;
+    assert_int_equal(attn_problem_format(problem, 7, NULL, 0, &length),
+                     ATTN_ERR_OPTION);
+    assert_string_equal(attn_problem_error(problem),
+                        "format: unknown format 7 (0 JSON, 1 text, "
+                        "2 Markdown)");
+    assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_JSON, NULL, 0,
+                                         NULL), ATTN_ERR_NULL);
+    char buf[4];
+    assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_JSON, NULL,
+                                         sizeof buf, &length), ATTN_ERR_NULL);
+    assert_int_equal(attn_problem_format(NULL, ATTN_FORMAT_JSON, buf,
+                                         sizeof buf, &length), ATTN_ERR_NULL);
+    assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_JSON, buf,
+                                         sizeof buf, &length), ATTN_OK);
+    assert_string_equal(attn_problem_error(problem), "");
+    attn_problem_destroy(problem);
+}
+
+/* A 512x512 problem: the walkthrough shows 8x8 corners and stays small. */
+static void test_large_problems_are_abbreviated(void **state)
+{
+    (void)state;
+    enum { N = 512 };
+    double *x = malloc(sizeof(double) * N * N);
+    assert_non_null(x);
+    test_rng rng;
+    test_rng_seed(&rng, 7);
+    test_rng_fill(&rng, x, (size_t)N * N, -1, 1);
+    attn_problem *problem = problem_new("scaledDotProduct");
+    problem_matrix(problem, "q", N, N, x);
+    problem_matrix(problem, "k", N, N, x);
+    problem_matrix(problem, "v", N, N, x);
+    assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
+                     ATTN_OK);
+    problem_run_ok(problem);
+    for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_MARKDOWN;
+         format++) {
+        char *text = format_all(problem, format);
+        assert_true(strlen(text) < 20000);
+        assert_non_null(strstr(text, "(512×512 dot products of length 512: "
+                                     "too many to spell out.)"));
+        assert_non_null(strstr(text, "first 8 rows and 8 columns"));
+        assert_non_null(strstr(text, "…"));
+        free(text);
+    }
+    attn_problem_destroy(problem);
+    free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_writes_masked_entries_as_null),
+        cmocka_unit_test(test_json_multihead_nests_heads),
+        cmocka_unit_test(test_json_vector_softmax_has_number_max_and_sum),
+        cmocka_unit_test(test_json_numbers_round_trip_exactly),
+        cmocka_unit_test(test_markdown_walkthrough_of_a_2x2_causal_case),
+        cmocka_unit_test(test_text_walkthrough_spells_out_tutorial_001_dot_products),
+        cmocka_unit_test(test_every_kind_formats_in_every_style),
+        cmocka_unit_test(test_truncation_reports_the_full_length),
+        cmocka_unit_test(test_format_rejects_unknown_formats_and_missing_length),
+        cmocka_unit_test(test_large_problems_are_abbreviated),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
