@@ -1,0 +1,67 @@
+// Bad input: exact messages, from the JS walk of the input and from the C
+// checks, and an engine that keeps working afterwards.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadEngine } from './support.mjs';
+
+const Q = [[1, 0], [0, 1], [1, 1]];
+const V = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
+const sdpa = (fields) => ({ kind: 'scaledDotProduct', q: Q, k: Q, v: V, ...fields });
+
+// Messages the C JSON adapter (src/cli/) gives for the same JSON.
+const shapeErrors = [
+  [sdpa({ q: [[1, 0], [0, 1, 2]] }),
+   'q: rows must all have the same length (row 0 has 2 entries, row 1 has 3)'],
+  [sdpa({ q: [[[1, 0], [0, 1]], [[1, 0], [0]]] }),
+   'q[1]: rows must all have the same length (row 0 has 2 entries, row 1 has 1)'],
+  [sdpa({ q: [[1, 0], ['0', 1]] }), 'q[1][0]: expected a number, got a string'],
+  [sdpa({ q: [[1, NaN], [0, 1]] }), 'q[0][1]: expected a finite number, got NaN'],
+  [sdpa({ k: [[1, 0], [0, Infinity], [1, 1]] }), 'k[1][1]: expected a finite number, got Infinity'],
+  [sdpa({ q: [[[[1]]]] }), 'q: expected at most 3 levels of nesting'],
+  [sdpa({ q: [] }), 'q: must not be empty'],
+  [sdpa({ tokens: ['a', 2, 'c'] }), 'tokens[1]: expected a string, got a number'],
+];
+
+// Messages of the C problem layer (attn_problem_error).
+const engineErrors = [
+  [sdpa({ k: V }), 'k: expected a matrix with 2 columns (d_k, the columns of q), got 3x3'],
+  [sdpa({ v: undefined }), 'v: missing (a matrix n_k x d_v)'],
+  [sdpa({ dropout: 1.5 }), 'dropout: expected a probability in [0, 1), got 1.5'],
+  [sdpa({ mask: 'sideways' }),
+   'mask: expected "none", "causal" or a boolean matrix 3x3 (n_q x n_k), got "sideways"'],
+  [sdpa({ tokens: ['a', 'b'] }), 'tokens: expected 3 labels (n_q = n_k), got 2'],
+  [{ kind: 'noSuchKind' }, 'kind: unknown kind "noSuchKind"'],
+];
+
+for (const [input, message] of [...shapeErrors, ...engineErrors]) {
+  test(`bad input fails with "${message}"`, async () => {
+    const attn = await loadEngine();
+    assert.throws(() => attn.run(input), (error) => {
+      assert.ok(error instanceof Error);
+      assert.equal(error.message, message);
+      return true;
+    });
+    assert.throws(() => attn.format(input, 'markdown'), { message });
+  });
+}
+
+test('a C error carries its attn_status code', async () => {
+  const attn = await loadEngine();
+  assert.throws(() => attn.run(sdpa({ k: V })), { status: 10 }); // ATTN_ERR_INPUT
+  assert.throws(() => attn.run({ kind: 'noSuchKind' }), { status: 5 }); // ATTN_ERR_OPTION
+});
+
+test('the engine gives the same result after every kind of error', async () => {
+  const attn = await loadEngine();
+  const before = attn.run(sdpa({ mask: 'causal' }));
+  for (const [input] of [...shapeErrors, ...engineErrors]) {
+    assert.throws(() => attn.run(input));
+    assert.deepEqual(attn.run(sdpa({ mask: 'causal' })), before);
+  }
+});
+
+test('a problem that is not an object, or has no kind, is rejected', async () => {
+  const attn = await loadEngine();
+  assert.throws(() => attn.run(null), { name: 'TypeError', message: 'attention: expected a problem object, got null' });
+  assert.throws(() => attn.run({ q: Q }), { message: 'kind: expected a string, got nothing' });
+});
