@@ -423,42 +423,69 @@ static void show_phi(attn__walker *walker, const char *name,
     attn__walk_matrix(walker, &view);
 }
 
-/* S = Σ_j φ(k_j)ᵀ v_j and z = Σ_j φ(k_j), one row of S per item. */
-static void linear_sums(attn__walker *walker, const double *k, const double *v)
+/* A labelled item "<name> = `<vector>`". */
+static void vector_item(attn__walker *walker, const char *name,
+                        const double *x, int n)
+{
+    attn__walk_begin_item(walker, 0);
+    attn__walk_printf(walker, "%s = ", name);
+    attn__walk_code(walker, 1);
+    attn__walk_vector(walker, x, n);
+    attn__walk_code(walker, 0);
+    attn__walk_end(walker);
+}
+
+/* Without causal: S = Σ_j φ(k_j)ᵀ v_j and z = Σ_j φ(k_j), then each output
+ * row as φ(q_i) S / (φ(q_i) · z). Called only for d_k, d_v <= 8. */
+static void linear_sums(attn__walker *walker, const double *q,
+                        const double *k, const double *v,
+                        const double *output)
 {
     const attn__run_info *info = walker->info;
     const int n_k = info->n_k, d_k = info->d_k, d_v = info->d_v;
-    double row[ATTN__DETAIL_WIDTH], z[ATTN__DETAIL_WIDTH];
-    for (int a = 0; a < d_k; a++) {
-        z[a] = 0.0;
-        for (int c = 0; c < d_v; c++) row[c] = 0.0;
-        for (int j = 0; j < n_k; j++) {
-            const double feature = phi(k[(size_t)j * (size_t)d_k + (size_t)a]);
+    double s[ATTN__DETAIL_WIDTH][ATTN__DETAIL_WIDTH] = {{0}};
+    double z[ATTN__DETAIL_WIDTH] = {0};
+    for (int j = 0; j < n_k; j++)
+        for (int a = 0; a < d_k; a++) {
+            const double feature = phi(k[item(j, 1, d_k) + (size_t)a]);
             z[a] += feature;
             for (int c = 0; c < d_v; c++)
-                row[c] += feature * v[(size_t)j * (size_t)d_v + (size_t)c];
+                s[a][c] += feature * v[item(j, 1, d_v) + (size_t)c];
         }
+    for (int a = 0; a < d_k; a++) {
+        char name[16];
+        snprintf(name, sizeof name, "S[%d]", a);
+        vector_item(walker, name, s[a], d_v);
+    }
+    vector_item(walker, "z", z, d_k);
+    if (info->n_q > ATTN__SHOW_ROWS) return;
+    attn__walk_step(walker, "Output: φ(q_i) S / (φ(q_i) · z)");
+    for (int i = 0; i < info->n_q; i++) {
+        const double *q_row = q + item(i, 1, d_k);
         attn__walk_begin_item(walker, 0);
-        attn__walk_printf(walker, "S[%d] = ", a);
+        attn__walk_printf(walker, "output[");
+        attn__walk_label(walker, &info->queries, i);
+        attn__walk_printf(walker, "] = ");
         attn__walk_code(walker, 1);
-        for (int c = 0; c < d_v; c++) {
-            attn__walk_printf(walker, "%s", c > 0 ? ", " : "[");
-            attn__walk_number(walker, row[c]);
+        attn__walk_printf(walker, "(");
+        for (int a = 0; a < d_k; a++) {
+            attn__walk_printf(walker, "%s", a > 0 ? " + " : "");
+            attn__walk_operand(walker, phi(q_row[a]));
+            attn__walk_printf(walker, "×");
+            attn__walk_vector(walker, s[a], d_v);
         }
-        attn__walk_printf(walker, "]");
+        attn__walk_printf(walker, ") / (");
+        for (int a = 0; a < d_k; a++) {
+            attn__walk_printf(walker, "%s", a > 0 ? " + " : "");
+            attn__walk_operand(walker, phi(q_row[a]));
+            attn__walk_printf(walker, "×");
+            attn__walk_operand(walker, z[a]);
+        }
+        attn__walk_printf(walker, ") = ");
+        attn__walk_vector(walker, output + item(i, 1, d_v), d_v);
         attn__walk_code(walker, 0);
         attn__walk_end(walker);
     }
-    attn__walk_begin_item(walker, 0);
-    attn__walk_printf(walker, "z = ");
-    attn__walk_code(walker, 1);
-    for (int a = 0; a < d_k; a++) {
-        attn__walk_printf(walker, "%s", a > 0 ? ", " : "[");
-        attn__walk_number(walker, z[a]);
-    }
-    attn__walk_printf(walker, "]");
-    attn__walk_code(walker, 0);
-    attn__walk_end(walker);
 }
 
 static void walk_linear(attn__walker *walker)
@@ -497,11 +524,15 @@ static void walk_linear(attn__walker *walker)
                             "φ(k_j)ᵀ v_j and z_i = Σ_{j ≤ i} φ(k_j), running "
                             "sums over the keys so far.");
         else if (d_k <= ATTN__DETAIL_WIDTH && d_v <= ATTN__DETAIL_WIDTH)
-            linear_sums(walker, k + item(b, n_k, d_k), v + item(b, n_k, d_v));
+            linear_sums(walker, q + item(b, n_q, d_k), k + item(b, n_k, d_k),
+                        v + item(b, n_k, d_v),
+                        output->data + item(b, n_q, d_v));
         else
             attn__walk_para(walker, "S is %d×%d and z has %d entries: too "
                             "many to spell out.", d_k, d_v, d_k);
-        attn__walk_step(walker, "Output");
+        if (info->causal || d_k > ATTN__DETAIL_WIDTH ||
+            d_v > ATTN__DETAIL_WIDTH || n_q > ATTN__SHOW_ROWS)
+            attn__walk_step(walker, "Output");
         show(walker, "output", "n_q × d_v", output->data + item(b, n_q, d_v),
              n_q, d_v, &info->queries);
     }

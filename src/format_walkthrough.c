@@ -261,8 +261,7 @@ void attn__walk_matrix(attn__walker *walker, const attn__matrix_view *view)
 
 /* ---- Formulas ---- */
 
-/* A number as an operand: negative ones in parentheses. */
-static void operand(attn__walker *walker, double x)
+void attn__walk_operand(attn__walker *walker, double x)
 {
     char number[ATTN__NUMBER_CAP];
     attn__format_rounded(number, x);
@@ -275,15 +274,15 @@ void attn__walk_dot_terms(attn__walker *walker, const double *a,
 {
     for (int i = 0; i < n; i++) {
         if (i > 0) attn__text_puts(walker->out, " + ");
-        operand(walker, a[(size_t)i * a_step]);
+        attn__walk_operand(walker, a[(size_t)i * a_step]);
         attn__text_puts(walker->out, "×");
-        operand(walker, b[(size_t)i * b_step]);
+        attn__walk_operand(walker, b[(size_t)i * b_step]);
     }
     attn__text_puts(walker->out, " = ");
     attn__walk_number(walker, result);
 }
 
-static void vector_text(attn__walker *walker, const double *x, int n)
+void attn__walk_vector(attn__walker *walker, const double *x, int n)
 {
     attn__text_puts(walker->out, "[");
     for (int i = 0; i < n; i++) {
@@ -438,7 +437,7 @@ static void softmax_row_detail(attn__walker *walker, const double *row,
     attn__walk_label(walker, row_labels, i);
     if (max == -INFINITY) {
         attn__walk_printf(walker, ": every entry is masked, so every weight "
-                          "is 0 (and so is the output row).");
+                          "is 0 (rather than 0/0).");
         attn__walk_end(walker);
         return;
     }
@@ -460,7 +459,7 @@ static void softmax_row_detail(attn__walker *walker, const double *row,
         attn__walk_printf(walker, "exp(");
         attn__walk_number(walker, row[j]);
         attn__walk_printf(walker, " − ");
-        operand(walker, max);
+        attn__walk_operand(walker, max);
         attn__walk_printf(walker, ") = ");
         attn__walk_number(walker, exp(row[j] - max));
         sum += exp(row[j] - max);
@@ -554,12 +553,12 @@ void attn__walk_weighted_sum(attn__walker *walker, const char *output_name,
             for (int j = 0; j < n_k; j++) {
                 if (w[j] == 0.0) continue;
                 attn__walk_printf(walker, "%s", terms++ > 0 ? " + " : "");
-                operand(walker, w[j]);
+                attn__walk_operand(walker, w[j]);
                 attn__walk_printf(walker, "×");
-                vector_text(walker, v + (size_t)j * v_stride, d_v);
+                attn__walk_vector(walker, v + (size_t)j * v_stride, d_v);
             }
             attn__walk_printf(walker, "%s", terms > 0 ? " = " : "");
-            vector_text(walker, output + (size_t)i * output_stride, d_v);
+            attn__walk_vector(walker, output + (size_t)i * output_stride, d_v);
             attn__walk_code(walker, 0);
             attn__walk_end(walker);
         }

@@ -82,6 +82,10 @@ void attn__walk_printf(attn__walker *walker, const char *format, ...)
 void attn__walk_label(attn__walker *walker, const attn__labels *labels,
                       int i);
 void attn__walk_number(attn__walker *walker, double x);
+/* A number as an operand: negative ones in parentheses. */
+void attn__walk_operand(attn__walker *walker, double x);
+/* "[1, 2.5, -3]" */
+void attn__walk_vector(attn__walker *walker, const double *x, int n);
 void attn__walk_code(attn__walker *walker, int open); /* ` in Markdown */
 void attn__walk_end(attn__walker *walker);
 
