@@ -68,6 +68,7 @@ export function createMatrixView(root, { title, name = title }) {
   const doc = root.ownerDocument;
   const wrapper = doc.createElement('figure');
   wrapper.className = 'aw-matrix';
+  wrapper.dataset.matrix = name;
   const label = doc.createElement('figcaption');
   label.className = 'aw-matrix-title';
   label.textContent = title;

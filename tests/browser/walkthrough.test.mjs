@@ -1,0 +1,328 @@
+// End-to-end tests of the walkthrough widget in headless Chromium: every
+// preset steps from start to end showing the engine's values, edits flow
+// downstream, the address reproduces a view, errata appear, bad entries are
+// caught, keyboard-only stepping works, and the page stays quiet (no console
+// errors, no request leaving its origin).
+//
+// Expected numbers come from the same engine (web/lib/attention.js) loaded
+// in Node, run on each preset's input here in the test.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { loadAttention } from '../../web/lib/attention.js';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+let engine;
+let presets;
+let vectors;
+let session;
+
+before(async () => {
+  engine = await loadAttention();
+  presets = JSON.parse(await readFile(`${repo}web/presets.json`, 'utf8'));
+  vectors = JSON.parse(await readFile(`${repo}tests/vectors/tutorials.json`, 'utf8'));
+  session = await startBrowser(repo);
+});
+
+after(async () => {
+  await session?.close();
+});
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+                '.json': 'application/json', '.wasm': 'application/wasm', '.woff2': 'font/woff2', '.woff': 'font/woff', '.ttf': 'font/ttf' };
+
+// A static server for web/ and Debian's chromium, with every console error
+// and every request to another origin recorded.
+async function startBrowser(root) {
+  const web = join(root, 'web');
+  const server = createServer(async (request, response) => {
+    const path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    let file = join(web, path === '/' ? 'index.html' : path);
+    // Until the build vendors KaTeX into web/vendor/, serve it from the npm package.
+    if (path.startsWith('/vendor/katex/') && !(await stat(file).catch(() => null))) {
+      file = join(root, 'node_modules/katex/dist', path.slice('/vendor/katex/'.length));
+    }
+    try {
+      const body = await readFile(file);
+      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      response.end(body);
+    } catch {
+      response.writeHead(404);
+      response.end('not found');
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const profile = await mkdtemp(join(tmpdir(), 'aw-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    viewport: { width: 1280, height: 900 },
+  });
+  const consoleErrors = [];
+  const offOrigin = [];
+  context.on('page', (page) => {
+    page.on('console', (message) => { if (message.type() === 'error') consoleErrors.push(message.text()); });
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+  });
+  context.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) offOrigin.push(url);
+  });
+  for (const page of context.pages()) await page.close();
+  return {
+    origin,
+    consoleErrors,
+    offOrigin,
+    newPage: () => context.newPage(),
+    async close() {
+      await context.close();
+      await new Promise((resolve) => server.close(resolve));
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+const walkthroughPresets = () => presets.presets.filter((preset) => preset.mode);
+const parseShown = (text) => Number(text.replace(/\u2212/g, '-').replace('\u221e', 'Infinity'));
+const asMatrix = (value) => (Array.isArray(value) && !Array.isArray(value[0]) ? [value] : value);
+
+// The engine's numbers for each matrix the page can show, by the page's names.
+function expectedMatrices(preset, input = preset.input) {
+  const result = engine.run(input);
+  const { kind } = input;
+  if (kind === 'multiHead') {
+    const head = result.heads[0];
+    return {
+      x: input.x, wq: input.wq, wk: input.wk, wv: input.wv, q: result.q, k: result.k, v: result.v,
+      scores: head.scores, scaled: head.scaled, weights: head.weights, output: head.output,
+    };
+  }
+  if (kind === 'softmax') {
+    return { input: asMatrix(input.x), scaled: asMatrix(result.scaled), exp: asMatrix(result.exp), weights: asMatrix(result.weights) };
+  }
+  if (kind === 'weightedSum') return { weights: input.weights, v: input.v, output: result.output };
+  return { q: input.q, k: input.k, v: input.v, scores: input.scores ?? result.scores, ...result };
+}
+
+/** What the page shows now: every visible matrix cell, the step counter and title. */
+async function shownState(page) {
+  return page.evaluate(() => {
+    const matrices = {};
+    for (const figure of document.querySelectorAll('.aw-matrix:not([hidden])')) {
+      matrices[figure.dataset.matrix] = [...figure.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => {
+        const number = td.querySelector('.aw-num');
+        return number ? { text: number.textContent, full: number.dataset.value } : null;
+      }));
+    }
+    return {
+      matrices,
+      counter: document.querySelector('.aw-counter').textContent,
+      title: document.querySelector('.aw-step-title').textContent,
+      lines: [...document.querySelectorAll('.aw-step-lines .aw-num')].map((n) => n.dataset.value),
+    };
+  });
+}
+
+function threeDecimals(value) {
+  if (value === -Infinity) return '\u2212\u221e';
+  const text = value.toFixed(3);
+  if (/^-0\.0+$/.test(text)) return text.slice(1);
+  return text.replace('-', '\u2212');
+}
+
+function assertMatricesMatch(shown, expected, where) {
+  assert.ok(Object.keys(shown.matrices).length > 0, `${where}: no matrix shown`);
+  for (const [name, rows] of Object.entries(shown.matrices)) {
+    const want = expected[name];
+    assert.ok(want, `${where}: unexpected matrix ${name}`);
+    rows.forEach((row, i) => row.forEach((cell, j) => {
+      if (cell === null) return; // not computed yet at this step
+      const exact = want[i][j] === null ? -Infinity : want[i][j];
+      assert.equal(parseShown(cell.full), exact, `${where}: ${name}[${i}][${j}] full precision`);
+      // Results show three decimals; inputs show as typed (trailing zeros dropped).
+      const fixed = threeDecimals(exact);
+      const trimmed = fixed.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
+      assert.ok([fixed, trimmed].includes(cell.text), `${where}: ${name}[${i}][${j}] shows ${cell.text}, engine ${exact}`);
+    }));
+  }
+}
+
+async function open(query) {
+  const page = await session.newPage();
+  await page.goto(`${session.origin}/index.html${query}`);
+  await page.waitForSelector('html[data-ready="true"]');
+  return page;
+}
+
+async function stepCount(page) {
+  return Number(await page.getAttribute('.aw-scrubber', 'max')) + 1;
+}
+
+test('every preset steps from start to end showing the engine\u2019s values', async () => {
+  for (const preset of walkthroughPresets()) {
+    const page = await open(`?preset=${encodeURIComponent(preset.id)}&step=1`);
+    const expected = expectedMatrices(preset);
+    const count = await stepCount(page);
+    assert.ok(count >= 3, `${preset.id}: only ${count} steps`);
+    for (let step = 1; step <= count; step++) {
+      const shown = await shownState(page);
+      assert.equal(shown.counter, `${step} / ${count}`, `${preset.id}: counter`);
+      assert.ok(shown.title.startsWith(`${step}. `), `${preset.id}: title ${shown.title}`);
+      assertMatricesMatch(shown, expected, `${preset.id} step ${step}`);
+      for (const value of shown.lines) assert.ok(Number.isFinite(parseShown(value)) || value.includes('\u221e'), `${preset.id}: line value ${value}`);
+      assert.match(page.url(), new RegExp(`step=${step}(&|$)`), `${preset.id}: address follows the step`);
+      if (step < count) await page.click('.aw-forward');
+    }
+    await page.close();
+  }
+});
+
+test('the arithmetic of a score step is the dot product of the highlighted rows', async () => {
+  const preset = walkthroughPresets().find((p) => p.mode === 'qkv');
+  const page = await open(`?preset=${preset.id}&step=3`); // step 3: score[0][1]
+  const lines = await page.$$eval('.aw-step-lines .aw-arith', (nodes) => nodes.map((n) => [...n.querySelectorAll('.aw-num')].map((x) => x.dataset.value)));
+  const numbers = lines[0].map(parseShown);
+  const { q, k } = preset.input;
+  const result = engine.run(preset.input);
+  const factors = q[0].flatMap((x, t) => [x, k[1][t]]);
+  assert.deepEqual(numbers.slice(0, -1), factors);
+  assert.equal(numbers.at(-1), result.scores[0][1]);
+  const highlighted = await page.$$eval('[data-matrix="q"] td.aw-in', (tds) => tds.map((td) => td.dataset.row));
+  assert.ok(highlighted.length > 0 && highlighted.every((row) => row === '0'));
+  await page.close();
+});
+
+test('editing a cell recomputes every downstream value and keeps the step', async () => {
+  const preset = walkthroughPresets().find((p) => p.mode === 'qkv');
+  const page = await open(`?preset=${preset.id}&step=1`);
+  const count = await stepCount(page);
+  const step = count - 1; // an output row: weights, V and output on screen
+  await page.goto(`${session.origin}/index.html?preset=${preset.id}&step=${step}`);
+  await page.waitForSelector('html[data-ready="true"]');
+  const cell = page.locator('.aw-editor').filter({ hasText: 'Q' }).first().locator('input').first();
+  await cell.fill('2.5');
+  const q = structuredClone(preset.input.q);
+  q[0][0] = 2.5;
+  const expected = expectedMatrices(preset, { ...preset.input, q });
+  const shown = await shownState(page);
+  assert.equal(shown.counter, `${step} / ${count}`);
+  assertMatricesMatch(shown, expected, 'after the edit');
+  const heat = await page.$$eval('.aw-heatmap:not([hidden]) .aw-heat-cell', (cells) => cells.map((c) => c.getAttribute('aria-label')));
+  assert.ok(heat.some((label) => label.includes(String(expected.weights[0][0]))), 'heatmap shows the new weights');
+  assert.match(await page.textContent('.aw-errata-summary'), /not for edited inputs/);
+  await page.close();
+});
+
+test('the address reproduces a view, including edited values', async () => {
+  const preset = walkthroughPresets().find((p) => p.mode === 'projections') ?? walkthroughPresets()[0];
+  const page = await open(`?preset=${preset.id}&step=4`);
+  assert.equal((await shownState(page)).counter.split(' / ')[0], '4');
+  const labels = page.locator('.aw-token-input');
+  await labels.first().fill('hello');
+  const firstEditor = page.locator('.aw-editor input').first();
+  await firstEditor.fill('0.25');
+  await page.click('.aw-forward');
+  const url = page.url();
+  assert.match(url, /[?&]v=/);
+  const before = await shownState(page);
+  const again = await session.newPage();
+  await again.goto(url);
+  await again.waitForSelector('html[data-ready="true"]');
+  assert.deepEqual(await shownState(again), before);
+  assert.equal(await again.inputValue('.aw-token-input'), 'hello');
+  await again.close();
+  await page.close();
+});
+
+test('a step past the end shows the last step; an unknown preset says so and shows the default', async () => {
+  const preset = walkthroughPresets()[0];
+  const page = await open(`?preset=${preset.id}&step=9999`);
+  const count = await stepCount(page);
+  assert.equal((await shownState(page)).counter, `${count} / ${count}`);
+  assert.match(page.url(), new RegExp(`step=${count}(&|$)`));
+  await page.goto(`${session.origin}/index.html?preset=no-such-example&step=2`);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.match(await page.textContent('.aw-message'), /no example called \u201cno-such-example\u201d/);
+  assert.equal(await page.inputValue('.aw-preset'), presets.default);
+  await page.close();
+});
+
+test('errata appear on their step and in the preset\u2019s list', async () => {
+  const handled = /^(heads\.0\.)?(scores|scaled|weights|output)$|^(output|terms)_row\d+$|^terms$/;
+  for (const vector of vectors.filter((v) => v.errata?.length)) {
+    const preset = walkthroughPresets().find((p) => JSON.stringify(p.input) === JSON.stringify(vector.input));
+    if (!preset) continue;
+    const page = await open(`?preset=${preset.id}`);
+    const items = await page.$$eval('.aw-errata-items li', (lis) => lis.map((li) => li.textContent));
+    for (const erratum of vector.errata.filter((e) => handled.test(e.field))) {
+      const sentence = `the exact value is ${threeDecimals(erratum.exact)}`;
+      assert.ok(items.some((text) => text.includes('the tutorial prints') && text.includes(sentence)),
+                `${preset.id}: erratum ${erratum.field}${JSON.stringify(erratum.index)} listed`);
+    }
+    if (items.length > 0) {
+      const go = page.locator('.aw-errata-items li button').first();
+      await page.click('.aw-errata-summary');
+      await go.click();
+      assert.ok((await page.$$('.aw-step-errata .aw-erratum')).length > 0, `${preset.id}: the step shows its erratum`);
+    }
+    await page.close();
+  }
+});
+
+test('a bad entry shows its message at the cell and keeps the last good state', async () => {
+  const preset = walkthroughPresets().find((p) => p.mode === 'qkv');
+  const page = await open(`?preset=${preset.id}&step=2`);
+  const before = await shownState(page);
+  const cell = page.locator('.aw-editor input').first();
+  await cell.fill('abc');
+  assert.match(await page.textContent('.aw-cell-error'), /\u201cabc\u201d is not a number/);
+  assert.equal(await cell.getAttribute('aria-invalid'), 'true');
+  assert.deepEqual(await shownState(page), before);
+  await cell.fill('');
+  assert.match(await page.textContent('.aw-cell-error'), /Empty/);
+  assert.deepEqual(await shownState(page), before);
+  const size = page.locator('.aw-size-input').first();
+  await size.fill('0');
+  await size.press('Enter');
+  await size.dispatchEvent('change');
+  assert.match(await page.textContent('.aw-field-error'), /whole number from 1/);
+  assert.deepEqual(await shownState(page), before);
+  await cell.fill('1');
+  assert.equal(await page.$('.aw-cell-error'), null);
+  await page.click('.aw-forward');
+  assert.equal((await shownState(page)).counter.split(' / ')[0], '3');
+  await page.close();
+});
+
+test('keyboard alone steps through the walkthrough', async () => {
+  const page = await open(`?preset=${walkthroughPresets()[0].id}&step=1`);
+  let focused = '';
+  for (let i = 0; i < 40 && !focused.includes('aw-forward'); i++) {
+    await page.keyboard.press('Tab');
+    focused = await page.evaluate(() => document.activeElement?.className ?? '');
+  }
+  assert.ok(focused.includes('aw-forward'), 'Tab reaches the step-forward button');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Space');
+  assert.equal((await shownState(page)).counter.split(' / ')[0], '3');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Enter'); // step back
+  assert.equal((await shownState(page)).counter.split(' / ')[0], '2');
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.notEqual(outline, 'none', 'the focused control shows its focus');
+  await page.close();
+});
+
+test('no console errors and no request leaves the origin', () => {
+  assert.deepEqual(session.consoleErrors, []);
+  assert.deepEqual(session.offOrigin, []);
+});
