@@ -225,7 +225,8 @@ static void walk_multihead(attn__walker *walker)
         const char *const fields[] = {"q", "k", "v"};
         for (int i = 0; i < 3; i++) {
             const int rows = i == 0 ? n_q : n_k;
-            show(walker, names[i], i == 0 ? "n_q × d_model" : "n_kv × d_model",
+            show(walker, names[i],
+                 i == 0 ? "n_q × d_model" : "n_kv × d_model",
                  result(walker, fields[i], 0)->data + item(b, rows, d_model),
                  rows, d_model, i == 0 ? &info->queries : &info->keys);
         }

@@ -191,9 +191,8 @@ static void caption(attn__walker *walker, const attn__matrix_view *view,
 static const char *cell(const attn__matrix_view *view, int r, int c,
                         char *tmp, size_t cap)
 {
-    const int more_rows = r == ATTN__SHOW_ROWS, more_cols = c == ATTN__SHOW_ROWS;
     if (r < 0 && c < 0) return "";
-    if (more_rows || more_cols) return "…";
+    if (r == ATTN__SHOW_ROWS || c == ATTN__SHOW_ROWS) return "…";
     if (r < 0) return attn__label(&view->col_labels, c, tmp, cap);
     if (c < 0) return attn__label(&view->row_labels, r, tmp, cap);
     char number[ATTN__NUMBER_CAP];

@@ -355,7 +355,8 @@ static int check_tensor(attn_problem *problem, const char *field,
     for (size_t i = 0; i < count; i++) {
         if (!isfinite(data[i])) {
             char path[96];
-            attn__entry_path(path, sizeof path, field, value->rank, value->dims, i);
+            attn__entry_path(path, sizeof path, field, value->rank,
+                             value->dims, i);
             return attn__fail(problem, ATTN_ERR_INPUT,
                               "%s: expected a finite number, got %g", path,
                               data[i]);

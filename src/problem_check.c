@@ -237,3 +237,34 @@ int attn__copy_booleans(const attn_problem *problem, const char *field,
     }
     return ATTN_OK;
 }
+
+const double *attn__data_of(const attn_problem *problem, const char *field)
+{
+    const attn__value *value = attn__field_value(problem, field);
+    return value != NULL ? value->data : NULL;
+}
+
+int attn__fail_nomem(const attn_problem *problem)
+{
+    return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory",
+                      problem->kind->name);
+}
+
+void attn__take_query_shape(attn_problem *problem, const attn__value *value)
+{
+    const attn__shape shape = attn__shape_of(value);
+    attn__run_info *info = &problem->info;
+    info->batch = shape.batch;
+    info->batched = shape.batched;
+    info->vector_query = shape.vector;
+    info->n_q = shape.rows;
+}
+
+double *attn__add_query_result(attn_problem *problem, const char *name,
+                               int inner_rank, int inner0, int inner1)
+{
+    const int inner[2] = {inner0, inner1};
+    int rank, dims[ATTN__MAX_RANK];
+    attn__result_dims(&problem->info, 1, inner, inner_rank, &rank, dims);
+    return attn__add_result(problem, name, 0, rank, dims);
+}

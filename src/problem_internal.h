@@ -84,8 +84,8 @@ typedef struct attn__labels {
 /* What a run resolved from the fields, for the formatters. */
 typedef struct attn__run_info {
     int batch;        /* 1 when the inputs are not batched */
-    int batched;      /* 1 if the inputs were rank 3: results gain a batch axis */
-    int vector_query; /* 1 if the query was a vector: results lose the n_q axis */
+    int batched;      /* inputs of rank 3: results gain a batch axis */
+    int vector_query; /* a vector query: results lose the n_q axis */
     int n_q, n_k;     /* queries and keys (n_kv for multiHead; rows and
                          columns of x for softmax) */
     int d_k, d_v;     /* widths of q/k and v (per head for multiHead) */
@@ -200,6 +200,24 @@ attn__shape attn__shape_of(const attn__value *value);
 void attn__result_dims(const attn__run_info *info, int query_axis,
                        const int *inner, int inner_rank, int *rank,
                        int dims[ATTN__MAX_RANK]);
+
+/* A dimension without a requirement. */
+#define ATTN__ANY ((attn__dim){0, NULL})
+
+/* A tensor field's data, or NULL when it is not set. */
+const double *attn__data_of(const attn_problem *problem, const char *field);
+
+/* "<kind>: out of memory" */
+int attn__fail_nomem(const attn_problem *problem);
+
+/* The query-side tensor (q, scores, x, query or weights) as a vector, a
+ * matrix or a batch: sets info batch, batched, vector_query and n_q. */
+void attn__take_query_shape(attn_problem *problem, const attn__value *value);
+
+/* Adds a result shaped [batch?][n_q?] then inner_rank (0..2) inner sizes;
+ * NULL when out of memory. */
+double *attn__add_query_result(attn_problem *problem, const char *name,
+                               int inner_rank, int inner0, int inner1);
 
 /* ---- per-kind runs ---- */
 

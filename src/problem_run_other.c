@@ -6,41 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-static const attn__dim ANY = {0, NULL};
-
-static int fail_nomem(const attn_problem *problem)
-{
-    return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory",
-                      problem->kind->name);
-}
-
-static const double *data_of(const attn_problem *problem, const char *field)
-{
-    const attn__value *value = attn__field_value(problem, field);
-    return value != NULL ? value->data : NULL;
-}
-
-/* A result shaped [batch?][n_q?] followed by up to two inner sizes. */
-static double *add_query_result(attn_problem *problem, const char *name,
-                                int inner_rank, int inner0, int inner1)
-{
-    const int inner[2] = {inner0, inner1};
-    int rank, dims[ATTN__MAX_RANK];
-    attn__result_dims(&problem->info, 1, inner, inner_rank, &rank, dims);
-    return attn__add_result(problem, name, 0, rank, dims);
-}
-
-/* The query-side tensor of a kind as a vector, matrix or batch. */
-static void take_query_shape(attn_problem *problem, const attn__value *value)
-{
-    const attn__shape shape = attn__shape_of(value);
-    attn__run_info *info = &problem->info;
-    info->batch = shape.batch;
-    info->batched = shape.batched;
-    info->vector_query = shape.vector;
-    info->n_q = shape.rows;
-}
-
 /* ---- weightedSum ---- */
 
 int attn__run_weighted_sum(attn_problem *problem)
@@ -50,19 +15,20 @@ int attn__run_weighted_sum(attn_problem *problem)
     const attn__value *v = attn__field_value(problem, "v");
     if (weights == NULL) return attn__fail_missing(problem, "weights");
     if (v == NULL) return attn__fail_missing(problem, "v");
-    take_query_shape(problem, weights);
+    attn__take_query_shape(problem, weights);
     info->n_k = attn__shape_of(weights).cols;
     const attn__dim n_k = {info->n_k, info->vector_query
                                           ? "n_k, the length of weights"
                                           : "n_k, the columns of weights"};
     int status = attn__check_matrix(problem, "v", v,
-                                    info->batched ? info->batch : 0, n_k, ANY);
+                                    info->batched ? info->batch : 0, n_k,
+                                    ATTN__ANY);
     if (status != ATTN_OK) return status;
     info->d_v = attn__shape_of(v).cols;
     status = attn__check_tokens(problem, info->n_q, info->n_k, 1);
     if (status != ATTN_OK) return status;
-    double *output = add_query_result(problem, "output", 1, info->d_v, 0);
-    if (output == NULL) return fail_nomem(problem);
+    double *output = attn__add_query_result(problem, "output", 1, info->d_v, 0);
+    if (output == NULL) return attn__fail_nomem(problem);
     const size_t weights_item = (size_t)info->n_q * (size_t)info->n_k;
     const size_t v_item = (size_t)info->n_k * (size_t)info->d_v;
     const size_t output_item = (size_t)info->n_q * (size_t)info->d_v;
@@ -92,9 +58,10 @@ static int check_query_keys(attn_problem *problem)
                           "query: expected a vector of d_s or a matrix "
                           "n_q x d_s, got %s", got);
     }
-    take_query_shape(problem, query);
+    attn__take_query_shape(problem, query);
     info->d_s = attn__shape_of(query).cols;
-    const int status = attn__check_matrix(problem, "keys", keys, 0, ANY, ANY);
+    const int status = attn__check_matrix(problem, "keys", keys, 0,
+                                          ATTN__ANY, ATTN__ANY);
     if (status != ATTN_OK) return status;
     info->n_k = attn__shape_of(keys).rows;
     info->d_h = attn__shape_of(keys).cols;
@@ -113,15 +80,15 @@ static int add_attention_results(attn_problem *problem, double **energy,
                                  double **context)
 {
     const attn__run_info *info = &problem->info;
-    *energy = info->d_a > 0 ? add_query_result(problem, "energy", 2,
+    *energy = info->d_a > 0 ? attn__add_query_result(problem, "energy", 2,
                                                info->n_k, info->d_a)
                             : NULL;
-    *scores = add_query_result(problem, "scores", 1, info->n_k, 0);
-    *weights = add_query_result(problem, "weights", 1, info->n_k, 0);
-    *context = add_query_result(problem, "context", 1, info->d_h, 0);
+    *scores = attn__add_query_result(problem, "scores", 1, info->n_k, 0);
+    *weights = attn__add_query_result(problem, "weights", 1, info->n_k, 0);
+    *context = attn__add_query_result(problem, "context", 1, info->d_h, 0);
     if ((info->d_a > 0 && *energy == NULL) || *scores == NULL ||
         *weights == NULL || *context == NULL)
-        return fail_nomem(problem);
+        return attn__fail_nomem(problem);
     return ATTN_OK;
 }
 
@@ -136,7 +103,8 @@ static int check_additive(attn_problem *problem)
     if (status != ATTN_OK) return status;
     const attn__dim d_s = {info->d_s, d_s_why(info)};
     status = attn__check_matrix(problem, "ws",
-                                attn__field_value(problem, "ws"), 0, d_s, ANY);
+                                attn__field_value(problem, "ws"), 0, d_s,
+                                ATTN__ANY);
     if (status != ATTN_OK) return status;
     info->d_a = attn__shape_of(attn__field_value(problem, "ws")).cols;
     const attn__dim d_h = {info->d_h, "d_h, the columns of keys"};
@@ -166,11 +134,14 @@ int attn__run_additive(attn_problem *problem)
     double *work = attn__allocate(
         problem, attn_additive_work_size(info->n_k, info->d_s, info->d_a) *
                      sizeof(double));
-    if (work == NULL) return fail_nomem(problem);
+    if (work == NULL) return attn__fail_nomem(problem);
     status = attn_additive(energy, scores, weights, context,
-                           data_of(problem, "query"), data_of(problem, "keys"),
-                           data_of(problem, "ws"), data_of(problem, "wh"),
-                           data_of(problem, "b"), data_of(problem, "v"),
+                           attn__data_of(problem, "query"),
+                           attn__data_of(problem, "keys"),
+                           attn__data_of(problem, "ws"),
+                           attn__data_of(problem, "wh"),
+                           attn__data_of(problem, "b"),
+                           attn__data_of(problem, "v"),
                            info->n_q, info->n_k, info->d_s, info->d_h,
                            info->d_a, work);
     attn__release(problem, work);
@@ -212,12 +183,14 @@ static int check_luong_weights(attn_problem *problem)
     if (info->method == ATTN_LUONG_DOT) {
         if (w != NULL) return fail_unused(problem, "w");
         if (info->d_h != info->d_s) {
-            const attn__dim d_s = {info->d_s, info->vector_query
-                                   ? "d_s, the length of query, for method \"dot\""
-                                   : "d_s, the columns of query, for method \"dot\""};
+            const attn__dim d_s = {
+                info->d_s,
+                info->vector_query
+                    ? "d_s, the length of query, for method \"dot\""
+                    : "d_s, the columns of query, for method \"dot\""};
             return attn__check_matrix(problem, "keys",
                                       attn__field_value(problem, "keys"), 0,
-                                      ANY, d_s);
+                                      ATTN__ANY, d_s);
         }
     }
     if (info->method != ATTN_LUONG_CONCAT) {
@@ -233,7 +206,7 @@ static int check_luong_weights(attn_problem *problem)
     }
     const attn__dim d_in = {info->d_s + info->d_h,
                             "d_s + d_h, the widths of query and keys"};
-    int status = attn__check_matrix(problem, "w", w, 0, d_in, ANY);
+    int status = attn__check_matrix(problem, "w", w, 0, d_in, ATTN__ANY);
     if (status != ATTN_OK) return status;
     info->d_a = attn__shape_of(w).cols;
     const attn__dim d_a = {info->d_a, "d_a, the columns of w"};
@@ -260,11 +233,13 @@ int attn__run_luong(attn_problem *problem)
     double *work = attn__allocate(
         problem, attn_luong_work_size(info->method, info->n_k, info->d_s,
                                       info->d_a) * sizeof(double));
-    if (work == NULL) return fail_nomem(problem);
+    if (work == NULL) return attn__fail_nomem(problem);
     status = attn_luong(energy, scores, weights, context,
-                        data_of(problem, "query"), data_of(problem, "keys"),
-                        data_of(problem, "w"), data_of(problem, "b"),
-                        data_of(problem, "v"), info->method, info->n_q,
+                        attn__data_of(problem, "query"),
+                        attn__data_of(problem, "keys"),
+                        attn__data_of(problem, "w"),
+                        attn__data_of(problem, "b"),
+                        attn__data_of(problem, "v"), info->method, info->n_q,
                         info->n_k, info->d_s, info->d_h, info->d_a, work);
     attn__release(problem, work);
     return status == ATTN_OK ? ATTN_OK
@@ -282,15 +257,16 @@ int attn__run_linear(attn_problem *problem)
     if (status == ATTN_OK)
         status = attn__check_tokens(problem, info->n_q, info->n_k, 1);
     if (status != ATTN_OK) return status;
-    double *output = add_query_result(problem, "output", 1, info->d_v, 0);
+    double *output = attn__add_query_result(problem, "output", 1, info->d_v, 0);
     double *work = attn__allocate(
         problem, attn_linear_work_size(info->d_k, info->d_v) * sizeof(double));
     if (output == NULL || work == NULL) {
         attn__release(problem, work);
-        return fail_nomem(problem);
+        return attn__fail_nomem(problem);
     }
-    status = attn_linear(output, data_of(problem, "q"), data_of(problem, "k"),
-                         data_of(problem, "v"), info->batch, info->n_q,
+    status = attn_linear(output, attn__data_of(problem, "q"),
+                         attn__data_of(problem, "k"),
+                         attn__data_of(problem, "v"), info->batch, info->n_q,
                          info->n_k, info->d_k, info->d_v, info->causal, work);
     attn__release(problem, work);
     return status == ATTN_OK ? ATTN_OK
@@ -316,7 +292,7 @@ static int check_softmax_mask(attn_problem *problem, const attn__value *x)
                           "(%s), got %s", expected, got);
     }
     problem->allowed = attn__allocate(problem, mask->count);
-    if (problem->allowed == NULL) return fail_nomem(problem);
+    if (problem->allowed == NULL) return attn__fail_nomem(problem);
     return attn__copy_booleans(problem, "mask", mask, problem->allowed);
 }
 
@@ -340,7 +316,7 @@ int attn__run_softmax(attn_problem *problem)
     attn__run_info *info = &problem->info;
     const attn__value *x = attn__field_value(problem, "x");
     if (x == NULL) return attn__fail_missing(problem, "x");
-    take_query_shape(problem, x);
+    attn__take_query_shape(problem, x);
     info->n_k = attn__shape_of(x).cols;
     const attn__value *scale = attn__field_value(problem, "scale");
     info->scale = scale != NULL ? scale->number : 1.0;
@@ -349,13 +325,14 @@ int attn__run_softmax(attn_problem *problem)
     int status = check_softmax_mask(problem, x);
     if (status != ATTN_OK) return status;
 
-    double *scaled = add_query_result(problem, "scaled", 1, info->n_k, 0);
-    double *max = add_query_result(problem, "max", 0, 0, 0);
-    double *exps = add_query_result(problem, "exp", 1, info->n_k, 0);
-    double *sum = add_query_result(problem, "sum", 0, 0, 0);
-    double *weights = add_query_result(problem, "weights", 1, info->n_k, 0);
+    double *scaled = attn__add_query_result(problem, "scaled", 1, info->n_k, 0);
+    double *max = attn__add_query_result(problem, "max", 0, 0, 0);
+    double *exps = attn__add_query_result(problem, "exp", 1, info->n_k, 0);
+    double *sum = attn__add_query_result(problem, "sum", 0, 0, 0);
+    double *weights =
+        attn__add_query_result(problem, "weights", 1, info->n_k, 0);
     if (!scaled || !max || !exps || !sum || !weights)
-        return fail_nomem(problem);
+        return attn__fail_nomem(problem);
     for (size_t i = 0; i < x->count; i++) {
         if (problem->allowed != NULL && !problem->allowed[i]) {
             scaled[i] = -INFINITY; /* masked */

@@ -10,8 +10,6 @@
 #define MASK_EXPECTED "\"none\", \"causal\" or a boolean matrix"
 #define TWO_TO_53 9007199254740992.0
 
-static const attn__dim ANY = {0, NULL};
-
 /* A custom mask tensor: [n_q, n_k] (or [n_k] for a vector query) of 0/1,
  * copied into problem->allowed. */
 static int check_mask_tensor(attn_problem *problem, const attn__value *mask,
@@ -179,30 +177,7 @@ static int check_options(attn_problem *problem, int batch, int n_q, int n_k)
     return status;
 }
 
-/* A tensor field's data, or NULL when it is not set. */
-static const double *data_of(const attn_problem *problem, const char *field)
-{
-    const attn__value *value = attn__field_value(problem, field);
-    return value != NULL ? value->data : NULL;
-}
-
-static int fail_nomem(const attn_problem *problem)
-{
-    return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory",
-                      problem->kind->name);
-}
-
 /* ---- scaledDotProduct ---- */
-
-/* The query-side tensor (q or scores) as a vector, matrix or batch. */
-static void take_query_shape(attn_problem *problem, const attn__value *value)
-{
-    const attn__shape shape = attn__shape_of(value);
-    problem->info.batch = shape.batch;
-    problem->info.batched = shape.batched;
-    problem->info.vector_query = shape.vector;
-    problem->info.n_q = shape.rows;
-}
 
 int attn__check_qkv(attn_problem *problem)
 {
@@ -213,17 +188,17 @@ int attn__check_qkv(attn_problem *problem)
     if (k == NULL) return attn__fail_missing(problem, "k");
     if (v == NULL) return attn__fail_missing(problem, "v");
     attn__run_info *info = &problem->info;
-    take_query_shape(problem, q);
+    attn__take_query_shape(problem, q);
     info->d_k = attn__shape_of(q).cols;
     const int batch = info->batched ? info->batch : 0;
     const attn__dim d_k = {info->d_k, info->vector_query
                                           ? "d_k, the length of q"
                                           : "d_k, the columns of q"};
-    int status = attn__check_matrix(problem, "k", k, batch, ANY, d_k);
+    int status = attn__check_matrix(problem, "k", k, batch, ATTN__ANY, d_k);
     if (status != ATTN_OK) return status;
     info->n_k = attn__shape_of(k).rows;
     const attn__dim n_k = {info->n_k, "n_k, the rows of k"};
-    status = attn__check_matrix(problem, "v", v, batch, n_k, ANY);
+    status = attn__check_matrix(problem, "v", v, batch, n_k, ATTN__ANY);
     info->d_v = attn__shape_of(v).cols;
     return status;
 }
@@ -238,7 +213,7 @@ static int check_from_scores(attn_problem *problem)
         return attn__fail(problem, ATTN_ERR_INPUT,
                           "scores: give either scores or q and k, not both");
     info->from_scores = 1;
-    take_query_shape(problem, scores);
+    attn__take_query_shape(problem, scores);
     info->n_k = attn__shape_of(scores).cols;
     const attn__value *v = attn__field_value(problem, "v");
     if (v != NULL) {
@@ -246,7 +221,7 @@ static int check_from_scores(attn_problem *problem)
                                               ? "n_k, the length of scores"
                                               : "n_k, the columns of scores"};
         const int status = attn__check_matrix(
-            problem, "v", v, info->batched ? info->batch : 0, n_k, ANY);
+            problem, "v", v, info->batched ? info->batch : 0, n_k, ATTN__ANY);
         if (status != ATTN_OK) return status;
         info->has_output = 1;
         info->d_v = attn__shape_of(v).cols;
@@ -287,48 +262,46 @@ static int check_sdpa(attn_problem *problem)
                             info->d_k > 0 ? info->d_k : 1);
 }
 
-/* Adds a result whose dims are [batch?][n_q?] then inner ones. */
-static double *add_query_result(attn_problem *problem, const char *name,
-                                int inner)
-{
-    int rank, dims[ATTN__MAX_RANK];
-    attn__result_dims(&problem->info, 1, &inner, 1, &rank, dims);
-    return attn__add_result(problem, name, 0, rank, dims);
-}
-
 int attn__run_sdpa(attn_problem *problem)
 {
     int status = check_sdpa(problem);
     if (status != ATTN_OK) return status;
     const attn__run_info *info = &problem->info;
-    double *scores = info->from_scores
-                         ? NULL : add_query_result(problem, "scores", info->n_k);
-    double *scaled = add_query_result(problem, "scaled", info->n_k);
-    double *weights = add_query_result(problem, "weights", info->n_k);
-    double *output = info->has_output
-                         ? add_query_result(problem, "output", info->d_v) : NULL;
+    double *scores =
+        info->from_scores
+            ? NULL : attn__add_query_result(problem, "scores", 1, info->n_k, 0);
+    double *scaled =
+        attn__add_query_result(problem, "scaled", 1, info->n_k, 0);
+    double *weights =
+        attn__add_query_result(problem, "weights", 1, info->n_k, 0);
+    double *output =
+        info->has_output
+            ? attn__add_query_result(problem, "output", 1, info->d_v, 0)
+            : NULL;
     double *work = attn__allocate(problem, attn_sdpa_work_size(info->n_k) *
                                                sizeof(double));
     if ((!info->from_scores && scores == NULL) || scaled == NULL ||
         weights == NULL || (info->has_output && output == NULL) ||
         work == NULL) {
         attn__release(problem, work);
-        return fail_nomem(problem);
+        return attn__fail_nomem(problem);
     }
     if (info->from_scores)
         status = attn_sdpa_from_scores(
-            scaled, weights, output, data_of(problem, "scores"),
-            data_of(problem, "v"),
+            scaled, weights, output, attn__data_of(problem, "scores"),
+            attn__data_of(problem, "v"),
             info->batch, info->n_q, info->n_k, info->d_k > 0 ? info->d_k : 1,
             info->d_v, &info->options, work);
     else
         status = attn_sdpa(scores, scaled, weights, output,
-                           data_of(problem, "q"), data_of(problem, "k"),
-                           data_of(problem, "v"),
+                           attn__data_of(problem, "q"),
+                           attn__data_of(problem, "k"),
+                           attn__data_of(problem, "v"),
                            info->batch, info->n_q, info->n_k, info->d_k,
                            info->d_v, &info->options, work);
     attn__release(problem, work);
-    if (status != ATTN_OK) return attn__fail_core(problem, status, "scaledDotProduct");
+    if (status != ATTN_OK)
+        return attn__fail_core(problem, status, "scaledDotProduct");
     return ATTN_OK;
 }
 
@@ -344,7 +317,7 @@ static int check_projections(attn_problem *problem)
             return attn__fail_missing(problem, names[i]);
     const attn__dim d_in = {info->d_in, "d_in, the columns of x"};
     int status = attn__check_matrix(
-        problem, "wq", attn__field_value(problem, "wq"), 0, d_in, ANY);
+        problem, "wq", attn__field_value(problem, "wq"), 0, d_in, ATTN__ANY);
     if (status != ATTN_OK) return status;
     info->d_model = attn__shape_of(attn__field_value(problem, "wq")).cols;
     const attn__dim d_model = {info->d_model, "d_model, the columns of wq"};
@@ -357,7 +330,8 @@ static int check_projections(attn_problem *problem)
                                     d_kv_in, d_model);
     if (status == ATTN_OK)
         status = attn__check_matrix(
-            problem, "wo", attn__field_value(problem, "wo"), 0, d_model, ANY);
+            problem, "wo", attn__field_value(problem, "wo"), 0, d_model,
+            ATTN__ANY);
     if (status != ATTN_OK) return status;
     info->d_out = attn__shape_of(attn__field_value(problem, "wo")).cols;
     const char *const biases[] = {"bq", "bk", "bv", "bo"};
@@ -409,7 +383,8 @@ static int check_multihead(attn_problem *problem)
     info->d_in = info->d_kv_in = x_shape.cols;
     if (xkv != NULL) {
         const int status = attn__check_matrix(
-            problem, "xkv", xkv, info->batched ? info->batch : 0, ANY, ANY);
+            problem, "xkv", xkv, info->batched ? info->batch : 0, ATTN__ANY,
+            ATTN__ANY);
         if (status != ATTN_OK) return status;
         info->n_k = attn__shape_of(xkv).rows;
         info->d_kv_in = attn__shape_of(xkv).cols;
@@ -495,19 +470,19 @@ int attn__run_multihead(attn_problem *problem)
         for (int i = 0; i < 4; i++) *per_head[i] = core[i];
     if (!missing) {
         const attn_mha_params params = {
-            data_of(problem, "wq"), data_of(problem, "wk"),
-            data_of(problem, "wv"), data_of(problem, "wo"),
-            data_of(problem, "bq"), data_of(problem, "bk"),
-            data_of(problem, "bv"), data_of(problem, "bo")};
-        status = attn_multihead(&out, data_of(problem, "x"),
-                                data_of(problem, "xkv"), &params, &dims,
+            attn__data_of(problem, "wq"), attn__data_of(problem, "wk"),
+            attn__data_of(problem, "wv"), attn__data_of(problem, "wo"),
+            attn__data_of(problem, "bq"), attn__data_of(problem, "bk"),
+            attn__data_of(problem, "bv"), attn__data_of(problem, "bo")};
+        status = attn_multihead(&out, attn__data_of(problem, "x"),
+                                attn__data_of(problem, "xkv"), &params, &dims,
                                 &info->options, work);
         for (int i = 0; i < 4 && reorder && status == ATTN_OK; i++)
             heads_first(head_major[i], core[i], info->batch, heads, blocks[i]);
     }
     for (int i = 0; i < 4; i++) attn__release(problem, core[i]);
     attn__release(problem, work);
-    if (missing) return fail_nomem(problem);
+    if (missing) return attn__fail_nomem(problem);
     if (status != ATTN_OK) return attn__fail_core(problem, status, "multiHead");
     return ATTN_OK;
 }
