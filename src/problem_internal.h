@@ -244,8 +244,4 @@ void attn__format_json(const attn_problem *problem, attn__text *text);
 void attn__format_walkthrough(const attn_problem *problem, int markdown,
                               attn__text *text);
 
-/* Label i of a set of labels into tmp when it has to be composed. */
-const char *attn__label(const attn__labels *labels, int i, char *tmp,
-                        size_t cap);
-
 #endif /* PROBLEM_INTERNAL_H */

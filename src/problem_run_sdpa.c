@@ -4,6 +4,7 @@
 #include "problem_internal.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,7 +56,7 @@ static int check_key_length(attn_problem *problem, const char *path, double x,
 {
     char number[ATTN__NUMBER_CAP];
     attn__format_shortest(number, x);
-    if (x != (double)(long long)x)
+    if (x != floor(x))
         return attn__fail(problem, ATTN_ERR_INPUT,
                           "%s: expected an integer in 0..%d (n_k), got %s",
                           path, n_k, number);

@@ -67,6 +67,10 @@ typedef struct attn__walk_block {
 
 /* ---- Writing (format_walkthrough.c) ---- */
 
+/* Label i: labels->names[i], or the prefix and i composed in tmp. */
+const char *attn__label(const attn__labels *labels, int i, char *tmp,
+                        size_t cap);
+
 void attn__walk_heading(attn__walker *walker, int level, const char *format,
                         ...) ATTN__PRINTF_LIKE(3, 4);
 /* "Step n. <title>" at level 2 (+ depth). */
