@@ -47,11 +47,12 @@ function svgElement(doc, name, attributes = {}) {
 }
 
 /**
- * createHeatmap(root, { title, name }) -> { update(data), setHighlight(cells), destroy() }
+ * createHeatmap(root, { title, name, rowAxis?, colAxis?, detailElement? })
+ *   -> { update(data), setHighlight(cells), destroy() }
  * data: { values [rows][cols], rowLabels, colLabels, domain? [lo, hi],
  *         describe(i, j) -> string (how the cell was computed) }
  */
-export function createHeatmap(root, { title, name = title, rowAxis = 'query', colAxis = 'key' }) {
+export function createHeatmap(root, { title, name = title, rowAxis = 'query', colAxis = 'key', detailElement = null }) {
   const doc = root.ownerDocument;
   const id = `aw-heat-${++instances}`;
   const figure = doc.createElement('figure');
@@ -63,10 +64,12 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
   holder.className = 'aw-heatmap-svg';
   const legend = doc.createElement('div');
   legend.className = 'aw-legend';
-  const detail = doc.createElement('p');
-  detail.className = 'aw-heatmap-detail';
+  // Several heatmaps may share one line for the hovered cell's computation.
+  const detail = detailElement ?? doc.createElement('p');
+  detail.classList.add('aw-heatmap-detail');
   detail.setAttribute('aria-live', 'polite');
-  figure.append(caption, holder, legend, detail);
+  figure.append(caption, holder, legend);
+  if (!detailElement) figure.append(detail);
   root.append(figure);
 
   let data = null;

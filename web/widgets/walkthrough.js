@@ -84,13 +84,14 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   const matsBox = make('div', 'aw-mats');
   // Heatmaps
   const heatBox = make('div', 'aw-heatmaps');
-  visuals.append(matsBox, heatBox);
+  const heatDetail = make('p', 'aw-heatmap-detail');
+  visuals.append(matsBox, heatBox, heatDetail);
   stage.append(explain, visuals);
   root.append(stage);
 
   const heatmaps = {
-    scaled: createHeatmap(heatBox, { title: 'Scaled scores (before the softmax)', name: 'scaled score' }),
-    weights: createHeatmap(heatBox, { title: 'Attention weights', name: 'weight' }),
+    scaled: createHeatmap(heatBox, { title: 'Scaled scores (before the softmax)', name: 'scaled score', detailElement: heatDetail }),
+    weights: createHeatmap(heatBox, { title: 'Attention weights', name: 'weight', detailElement: heatDetail }),
   };
 
   // Errata list
