@@ -1,0 +1,382 @@
+/* problem_json.c: JSON problems into attn_problem, walking the members
+ * generically so that every kind and field the library knows works here
+ * without a table of its own. */
+#include "problem_json.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    MAX_RANK = 3,
+    PATH_CAP = 160 /* a field name and up to three indices */
+};
+
+/* In the order the documentation presents them. */
+#define KIND_NAMES                                                          \
+    "\"scaledDotProduct\", \"multiHead\", \"additive\", \"luong\", "       \
+    "\"linear\", \"softmax\", \"weightedSum\""
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static int fail(char *error, size_t error_cap, int status, const char *format,
+                ...)
+{
+    if (error_cap > 0) {
+        va_list args;
+        va_start(args, format);
+        vsnprintf(error, error_cap, format, args);
+        va_end(args);
+    }
+    return status;
+}
+
+static void *allocate(const attn_allocator *allocator, size_t bytes)
+{
+    return allocator != NULL ? allocator->allocate(allocator->context, bytes)
+                             : malloc(bytes);
+}
+
+static void release(const attn_allocator *allocator, void *block)
+{
+    if (block == NULL) return;
+    if (allocator != NULL)
+        allocator->release(allocator->context, block);
+    else
+        free(block);
+}
+
+const char *attn_json_describe(const cJSON *node)
+{
+    if (node == NULL) return "nothing";
+    if (cJSON_IsNull(node)) return "null";
+    if (cJSON_IsBool(node)) return "a boolean";
+    if (cJSON_IsNumber(node)) return "a number";
+    if (cJSON_IsString(node)) return "a string";
+    if (cJSON_IsArray(node)) return "an array";
+    return "an object";
+}
+
+/* ---- Nested arrays into a tensor ---- */
+
+/* Where the walk writes the next leaf, and how it reads leaves. */
+typedef struct tensor_reader {
+    attn_json_tensor *tensor;
+    size_t next;
+    unsigned leaves;
+    char *error;
+    size_t error_cap;
+} tensor_reader;
+
+static void index_path(char *out, const char *path, int index)
+{
+    snprintf(out, PATH_CAP, "%s[%d]", path, index);
+}
+
+static int read_leaf(tensor_reader *reader, const cJSON *leaf,
+                     const char *path)
+{
+    double value;
+    if (cJSON_IsNumber(leaf))
+        value = leaf->valuedouble;
+    else if ((reader->leaves & ATTN_JSON_BOOLEANS) && cJSON_IsBool(leaf))
+        value = cJSON_IsTrue(leaf) ? 1.0 : 0.0;
+    else if ((reader->leaves & ATTN_JSON_NULL_IS_MINUS_INF) &&
+             cJSON_IsNull(leaf))
+        value = -INFINITY;
+    else
+        return fail(reader->error, reader->error_cap, ATTN_ERR_INPUT,
+                    "%s: expected a number, got %s", path,
+                    attn_json_describe(leaf));
+    reader->tensor->data[reader->next++] = value;
+    return ATTN_OK;
+}
+
+/* Leaves of a row whose length is already known to be right. */
+static int fill_row(tensor_reader *reader, const cJSON *row, const char *path)
+{
+    char entry_path[PATH_CAP];
+    int j = 0;
+    const cJSON *entry;
+    cJSON_ArrayForEach(entry, row) {
+        index_path(entry_path, path, j++);
+        const int status = read_leaf(reader, entry, entry_path);
+        if (status != ATTN_OK) return status;
+    }
+    return ATTN_OK;
+}
+
+/* Every row that is an array must be as long as row 0 (rows that are not
+ * arrays are reported when they are read). */
+static int check_row_lengths(tensor_reader *reader, const cJSON *matrix,
+                             const char *path)
+{
+    const cJSON *first = matrix->child;
+    if (!cJSON_IsArray(first)) return ATTN_OK;
+    const int length = cJSON_GetArraySize(first);
+    int i = 0;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, matrix) {
+        if (cJSON_IsArray(row) && cJSON_GetArraySize(row) != length)
+            return fail(reader->error, reader->error_cap, ATTN_ERR_INPUT,
+                        "%s: rows must all have the same length (row 0 has "
+                        "%d entries, row %d has %d)",
+                        path, length, i, cJSON_GetArraySize(row));
+        i++;
+    }
+    return ATTN_OK;
+}
+
+static int fill_matrix(tensor_reader *reader, const cJSON *matrix,
+                       const char *path)
+{
+    int status = check_row_lengths(reader, matrix, path);
+    if (status != ATTN_OK) return status;
+    char row_path[PATH_CAP];
+    int i = 0;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, matrix) {
+        index_path(row_path, path, i++);
+        if (!cJSON_IsArray(row))
+            return fail(reader->error, reader->error_cap, ATTN_ERR_INPUT,
+                        "%s: expected an array, got %s", row_path,
+                        attn_json_describe(row));
+        status = fill_row(reader, row, row_path);
+        if (status != ATTN_OK) return status;
+    }
+    return ATTN_OK;
+}
+
+/* Every batch item must be a matrix shaped like item 0. */
+static int fill_batch(tensor_reader *reader, const cJSON *batch,
+                      const char *path)
+{
+    const int *dims = reader->tensor->dims;
+    char item_path[PATH_CAP];
+    int b = 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, batch) {
+        index_path(item_path, path, b);
+        if (!cJSON_IsArray(item))
+            return fail(reader->error, reader->error_cap, ATTN_ERR_INPUT,
+                        "%s: expected an array, got %s", item_path,
+                        attn_json_describe(item));
+        const int rows = cJSON_GetArraySize(item);
+        const int cols = cJSON_IsArray(item->child)
+                             ? cJSON_GetArraySize(item->child) : dims[2];
+        if (rows != dims[1] || cols != dims[2]) {
+            /* A ragged item is reported as such, not as a shape mismatch. */
+            const int status = check_row_lengths(reader, item, item_path);
+            if (status != ATTN_OK) return status;
+            return fail(reader->error, reader->error_cap, ATTN_ERR_INPUT,
+                        "%s: batch items must all have the same shape (item 0 "
+                        "is %dx%d, item %d is %dx%d)",
+                        path, dims[1], dims[2], b, rows, cols);
+        }
+        const int status = fill_matrix(reader, item, item_path);
+        if (status != ATTN_OK) return status;
+        b++;
+    }
+    return ATTN_OK;
+}
+
+/* The dimensions, from the first entry at each level. */
+static int measure(attn_json_tensor *tensor, const cJSON *node,
+                   const char *path, unsigned leaves, char *error,
+                   size_t error_cap)
+{
+    tensor->rank = 0;
+    tensor->count = 1;
+    for (const cJSON *level = node; cJSON_IsArray(level);
+         level = level->child) {
+        if (tensor->rank == MAX_RANK)
+            return fail(error, error_cap, ATTN_ERR_INPUT,
+                        "%s: expected at most %d levels of nesting", path,
+                        MAX_RANK);
+        const int size = cJSON_GetArraySize(level);
+        if (size == 0)
+            return fail(error, error_cap, ATTN_ERR_INPUT,
+                        "%s: must not be empty", path);
+        if (tensor->count > SIZE_MAX / sizeof(double) / (size_t)size)
+            return fail(error, error_cap, ATTN_ERR_INPUT, "%s: too large",
+                        path);
+        tensor->dims[tensor->rank++] = size;
+        tensor->count *= (size_t)size;
+    }
+    if (tensor->rank == 0 && !(leaves & ATTN_JSON_ALLOW_SCALAR))
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "%s: expected an array, got %s", path,
+                    attn_json_describe(node));
+    return ATTN_OK;
+}
+
+int attn_json_read_tensor(attn_json_tensor *tensor, const cJSON *node,
+                          const char *path, unsigned leaves,
+                          const attn_allocator *allocator, char *error,
+                          size_t error_cap)
+{
+    memset(tensor, 0, sizeof *tensor);
+    int status = measure(tensor, node, path, leaves, error, error_cap);
+    if (status != ATTN_OK) return status;
+    tensor->data = allocate(allocator, tensor->count * sizeof(double));
+    if (tensor->data == NULL)
+        return fail(error, error_cap, ATTN_ERR_NOMEM, "%s: out of memory",
+                    path);
+    tensor_reader reader = {tensor, 0, leaves, error, error_cap};
+    switch (tensor->rank) {
+    case 0: status = read_leaf(&reader, node, path); break;
+    case 1: status = fill_row(&reader, node, path); break;
+    case 2: status = fill_matrix(&reader, node, path); break;
+    default: status = fill_batch(&reader, node, path); break;
+    }
+    if (status != ATTN_OK) attn_json_tensor_free(tensor, allocator);
+    return status;
+}
+
+void attn_json_tensor_free(attn_json_tensor *tensor,
+                           const attn_allocator *allocator)
+{
+    release(allocator, tensor->data);
+    tensor->data = NULL;
+}
+
+/* ---- Members into problem fields ---- */
+
+/* The problem's own message for a setter that failed. */
+static int setter_failed(const attn_problem *problem, int status, char *error,
+                         size_t error_cap)
+{
+    return fail(error, error_cap, status, "%s", attn_problem_error(problem));
+}
+
+static int set_tensor_member(attn_problem *problem, const cJSON *member,
+                             const attn_allocator *allocator, char *error,
+                             size_t error_cap)
+{
+    attn_json_tensor tensor;
+    int status = attn_json_read_tensor(&tensor, member, member->string,
+                                       ATTN_JSON_BOOLEANS, allocator, error,
+                                       error_cap);
+    if (status != ATTN_OK) return status;
+    status = attn_problem_set_tensor(problem, member->string, tensor.rank,
+                                     tensor.dims, tensor.data);
+    attn_json_tensor_free(&tensor, allocator);
+    return status == ATTN_OK ? ATTN_OK
+                             : setter_failed(problem, status, error, error_cap);
+}
+
+/* An array whose first entry is a string: every entry must be one. */
+static int set_strings_member(attn_problem *problem, const cJSON *member,
+                              const attn_allocator *allocator, char *error,
+                              size_t error_cap)
+{
+    const int count = cJSON_GetArraySize(member);
+    /* [count] pointers into member's strings */
+    const char **values = allocate(allocator, (size_t)count * sizeof *values);
+    if (values == NULL)
+        return fail(error, error_cap, ATTN_ERR_NOMEM, "%s: out of memory",
+                    member->string);
+    int status = ATTN_OK;
+    int i = 0;
+    const cJSON *entry;
+    cJSON_ArrayForEach(entry, member) {
+        if (!cJSON_IsString(entry)) {
+            status = fail(error, error_cap, ATTN_ERR_INPUT,
+                          "%s[%d]: expected a string, got %s", member->string,
+                          i, attn_json_describe(entry));
+            break;
+        }
+        values[i++] = entry->valuestring;
+    }
+    if (status == ATTN_OK) {
+        status = attn_problem_set_strings(problem, member->string, count,
+                                          values);
+        if (status != ATTN_OK)
+            status = setter_failed(problem, status, error, error_cap);
+    }
+    release(allocator, values);
+    return status;
+}
+
+static int set_member(attn_problem *problem, const cJSON *member,
+                      const attn_allocator *allocator, char *error,
+                      size_t error_cap)
+{
+    const char *field = member->string;
+    int status;
+    if (cJSON_IsNumber(member))
+        status = attn_problem_set_number(problem, field, member->valuedouble);
+    else if (cJSON_IsBool(member))
+        status = attn_problem_set_bool(problem, field, cJSON_IsTrue(member));
+    else if (cJSON_IsString(member))
+        status = attn_problem_set_string(problem, field, member->valuestring);
+    else if (cJSON_IsArray(member) && cJSON_IsString(member->child))
+        return set_strings_member(problem, member, allocator, error,
+                                  error_cap);
+    else if (cJSON_IsArray(member))
+        return set_tensor_member(problem, member, allocator, error,
+                                 error_cap);
+    else
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "%s: expected a number, a boolean, a string or an array, "
+                    "got %s", field, attn_json_describe(member));
+    return status == ATTN_OK ? ATTN_OK
+                             : setter_failed(problem, status, error, error_cap);
+}
+
+static int create_of_kind(attn_problem **problem, const cJSON *kind,
+                          const attn_allocator *allocator, char *error,
+                          size_t error_cap)
+{
+    if (kind == NULL)
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "kind: missing; expected one of " KIND_NAMES);
+    if (!cJSON_IsString(kind))
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "kind: expected one of " KIND_NAMES ", got %s",
+                    attn_json_describe(kind));
+    const int status = attn_problem_create(problem, kind->valuestring,
+                                           allocator);
+    if (status == ATTN_ERR_OPTION)
+        return fail(error, error_cap, status,
+                    "kind: unknown kind \"%s\"; expected one of " KIND_NAMES,
+                    kind->valuestring);
+    if (status != ATTN_OK)
+        return fail(error, error_cap, status, "kind: %s",
+                    attn_status_text(status));
+    return ATTN_OK;
+}
+
+int attn_problem_from_json(attn_problem **problem, const cJSON *root,
+                           const attn_allocator *allocator, char *error,
+                           size_t error_cap)
+{
+    if (problem == NULL || (error == NULL && error_cap > 0))
+        return ATTN_ERR_NULL;
+    *problem = NULL;
+    if (error_cap > 0) error[0] = '\0';
+    if (!cJSON_IsObject(root))
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "expected a problem object, got %s",
+                    attn_json_describe(root));
+    attn_problem *made;
+    int status = create_of_kind(&made,
+                                cJSON_GetObjectItemCaseSensitive(root, "kind"),
+                                allocator, error, error_cap);
+    if (status != ATTN_OK) return status;
+    const cJSON *member;
+    cJSON_ArrayForEach(member, root) {
+        if (strcmp(member->string, "kind") == 0) continue;
+        status = set_member(made, member, allocator, error, error_cap);
+        if (status != ATTN_OK) {
+            attn_problem_destroy(made);
+            return status;
+        }
+    }
+    *problem = made;
+    return ATTN_OK;
+}

@@ -1,0 +1,60 @@
+/*
+ * problem_json.h: a problem written as JSON ({"kind": ..., fields...}, as
+ * the JS API takes it) turned into an attn_problem. Shared by the CLI and
+ * the vector tests. Errors are one line naming the path of the bad value,
+ * with the same words as the JS API (web/lib/attention.js).
+ */
+#ifndef PROBLEM_JSON_H
+#define PROBLEM_JSON_H
+
+#include "attention.h"
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+/*
+ * Creates a problem of root's "kind" and sets every other member of root:
+ * a number, a boolean, a string, an array of strings, or nested arrays of
+ * numbers and booleans (true = 1) up to 3 levels deep. On failure *problem
+ * is NULL, error holds one line (truncated to error_cap bytes) and the
+ * status says why: ATTN_ERR_INPUT for a value of the wrong shape or type,
+ * ATTN_ERR_OPTION for an unknown kind, or the status of the setter that
+ * failed. allocator NULL = malloc and free.
+ */
+int attn_problem_from_json(attn_problem **problem, const cJSON *root,
+                           const attn_allocator *allocator, char *error,
+                           size_t error_cap);
+
+/* A tensor read from nested JSON arrays. rank 0 is a single number. */
+typedef struct attn_json_tensor {
+    int rank;      /* 0..3 */
+    int dims[3];   /* dims[d] for d < rank, the others 0 */
+    size_t count;  /* product of the dims (1 for rank 0) */
+    double *data;  /* [count], row-major; release with attn_json_tensor_free */
+} attn_json_tensor;
+
+/* How leaves other than numbers read. */
+enum {
+    ATTN_JSON_BOOLEANS = 1u << 0,    /* true = 1, false = 0 (problem fields) */
+    ATTN_JSON_NULL_IS_MINUS_INF = 1u << 1, /* null = -INFINITY (results) */
+    ATTN_JSON_ALLOW_SCALAR = 1u << 2 /* a bare number is a rank 0 tensor */
+};
+
+/*
+ * Reads node (nested arrays of rank 1..3, or a number with
+ * ATTN_JSON_ALLOW_SCALAR) into *tensor. path names node in messages
+ * ("q", "heads.0.weights"). Returns ATTN_OK, ATTN_ERR_INPUT with a message
+ * in error, or ATTN_ERR_NOMEM.
+ */
+int attn_json_read_tensor(attn_json_tensor *tensor, const cJSON *node,
+                          const char *path, unsigned leaves,
+                          const attn_allocator *allocator, char *error,
+                          size_t error_cap);
+void attn_json_tensor_free(attn_json_tensor *tensor,
+                           const attn_allocator *allocator);
+
+/* "a number", "a string", "null", "an array", "an object", "a boolean",
+ * "nothing" (node NULL): what a message says it got. */
+const char *attn_json_describe(const cJSON *node);
+
+#endif /* PROBLEM_JSON_H */
