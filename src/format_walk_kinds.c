@@ -77,13 +77,13 @@ static void walk_sdpa(attn__walker *walker)
     const int d_v = info->d_v;
     attn__walk_heading(walker, 1, "Scaled dot-product attention");
     if (info->from_scores)
-        attn__walk_para(walker, "From given scores S (n_q = %d queries, "
-                        "n_k = %d keys): weights = softmax(S × scale)%s.",
+        attn__walk_para(walker, "From given scores S (queries n_q = %d, keys "
+                        "n_k = %d): weights = softmax(S × scale)%s.",
                         n_q, n_k, info->has_output ? ", output = weights V"
                                                    : "");
     else
         attn__walk_para(walker, "Attention(Q, K, V) = softmax(Q Kᵀ × scale) "
-                        "V with n_q = %d queries, n_k = %d keys, d_k = %d "
+                        "V for queries n_q = %d, keys n_k = %d, d_k = %d "
                         "and d_v = %d.", n_q, n_k, d_k, d_v);
     batch_note(walker);
     const double *q = field_data(walker, "q"), *k = field_data(walker, "k");
@@ -184,9 +184,9 @@ static void walk_multihead(attn__walker *walker)
     const int n_q = info->n_q, n_k = info->n_k, d_model = info->d_model;
     const int cross = attn__field_value(walker->problem, "xkv") != NULL;
     attn__walk_heading(walker, 1, "Multi-head attention");
-    attn__walk_para(walker, "%d queries and %d keys; d_model = %d split into "
-                    "numHeads = %d heads of d_head = %d columns; each head "
-                    "is scaled dot-product attention; the heads are "
+    attn__walk_para(walker, "Queries n_q = %d, keys n_kv = %d; d_model = %d "
+                    "split into numHeads = %d heads of d_head = %d columns; "
+                    "each head is scaled dot-product attention; the heads are "
                     "concatenated and multiplied by W_o (d_out = %d).", n_q,
                     n_k, d_model, info->num_heads, info->d_k, info->d_out);
     batch_note(walker);

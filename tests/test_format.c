@@ -159,8 +159,8 @@ static void test_markdown_walkthrough_of_a_2x2_causal_case(void **state)
     static const char expected[] =
     "# Scaled dot-product attention\n"
     "\n"
-    "Attention(Q, K, V) = softmax(Q Kᵀ × scale) V with n_q = 2 "
-    "queries, n_k = 2 keys, d_k = 2 and d_v = 2.\n"
+    "Attention(Q, K, V) = softmax(Q Kᵀ × scale) V for queries n_q = 2, "
+    "keys n_k = 2, d_k = 2 and d_v = 2.\n"
     "\n"
     "## Inputs\n"
     "\n"
