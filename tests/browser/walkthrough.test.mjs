@@ -322,6 +322,30 @@ test('keyboard alone steps through the walkthrough', async () => {
   await page.close();
 });
 
+test('playback pauses while the animation is off screen and resumes when it is back', async () => {
+  const page = await open(`?preset=${walkthroughPresets()[0].id}&step=1`);
+  await page.setViewportSize({ width: 1280, height: 600 });
+  await page.click('.aw-play');
+  assert.equal(await page.getAttribute('.aw-play', 'aria-pressed'), 'true');
+  await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await page.waitForFunction(() => document.querySelector('.aw-play').getAttribute('aria-pressed') === 'false');
+  await page.evaluate(() => document.querySelector('.aw-stage').scrollIntoView());
+  await page.waitForFunction(() => document.querySelector('.aw-play').getAttribute('aria-pressed') === 'true');
+  await page.click('.aw-play');
+  assert.equal(await page.getAttribute('.aw-play', 'aria-pressed'), 'false');
+  await page.close();
+});
+
+test('with prefers-reduced-motion the steps change without transitions', async () => {
+  const page = await session.newPage();
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.goto(`${session.origin}/index.html?preset=${walkthroughPresets()[0].id}&step=2`);
+  await page.waitForSelector('html[data-ready="true"]');
+  const durations = await page.$$eval('.aw-matrix:not([hidden]) td', (tds) => tds.map((td) => getComputedStyle(td).transitionDuration));
+  assert.ok(durations.length > 0 && durations.every((d) => d === '0s'), durations.join());
+  await page.close();
+});
+
 test('no console errors and no request leaves the origin', () => {
   assert.deepEqual(session.consoleErrors, []);
   assert.deepEqual(session.offOrigin, []);

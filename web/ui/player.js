@@ -16,7 +16,11 @@ const ICONS = {
 };
 const SPEEDS = [0.5, 1, 2, 4];
 
-export function createPlayer(root, { count, onStep, describeStep = (i) => `Step ${i + 1}` }) {
+/**
+ * createPlayer(root, { count, onStep(index, reason), describeStep?, watch? })
+ * watch: the element whose visibility pauses playback (default: the bar).
+ */
+export function createPlayer(root, { count, onStep, describeStep = (i) => `Step ${i + 1}`, watch = null }) {
   const doc = root.ownerDocument;
   const view = doc.defaultView;
   let total = Math.max(1, count);
@@ -164,7 +168,7 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
         play();
       }
     });
-    observer.observe(bar);
+    observer.observe(watch ?? bar);
   }
 
   render();

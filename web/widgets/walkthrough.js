@@ -128,6 +128,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     count: 1,
     onStep: (index) => { showStep(index); notify(); },
     describeStep: (index) => steps[index]?.title ?? '',
+    watch: stage,
   });
 
   // The view that steps draw on.
