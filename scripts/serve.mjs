@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+// A static file server with no dependencies, for the page and its browser
+// tests. It serves one directory on 127.0.0.1 only, never outside it, and
+// sends Cache-Control: no-store so an edited file shows on the next reload.
+//
+//   node scripts/serve.mjs [dir] [port]     dir defaults to web/, port to
+//                                           $PORT or 8000; 0 = any free port
+//   import { startServer } from './scripts/serve.mjs';
+//   const { url, port, close } = await startServer({ root, port: 0 });
+
+import { createServer } from 'node:http';
+import { createReadStream } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import { extname, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HOST = '127.0.0.1';
+const DEFAULT_PORT = 8000;
+
+export const MIME_TYPES = Object.freeze({
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.woff': 'font/woff',
+  '.ttf': 'font/ttf',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+});
+
+function send(response, status, text, method) {
+  response.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  response.end(method === 'HEAD' ? undefined : `${text}\n`);
+}
+
+// The file a request names inside root, or null when it names nothing there.
+// Symbolic links are followed only while they stay inside root.
+async function fileFor(root, pathname) {
+  let decoded;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0')) return null;
+  let candidate = resolve(root, `.${decoded}`);
+  if (candidate !== root && !candidate.startsWith(root + sep)) return null;
+  try {
+    let info = await stat(candidate);
+    if (info.isDirectory()) {
+      candidate = resolve(candidate, 'index.html');
+      info = await stat(candidate);
+    }
+    if (!info.isFile()) return null;
+    const real = await realpath(candidate);
+    if (real !== root && !real.startsWith(root + sep)) return null;
+    return { path: real, size: info.size };
+  } catch {
+    return null;
+  }
+}
+
+function handler(root) {
+  return async (request, response) => {
+    const { method } = request;
+    if (method !== 'GET' && method !== 'HEAD') {
+      response.setHeader('Allow', 'GET, HEAD');
+      send(response, 405, 'method not allowed', method);
+      return;
+    }
+    const { pathname } = new URL(request.url, `http://${HOST}`);
+    const file = await fileFor(root, pathname);
+    if (!file) {
+      send(response, 404, 'not found', method);
+      return;
+    }
+    response.writeHead(200, {
+      'Content-Type': MIME_TYPES[extname(file.path).toLowerCase()] ?? 'application/octet-stream',
+      'Content-Length': file.size,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    if (method === 'HEAD') {
+      response.end();
+      return;
+    }
+    const stream = createReadStream(file.path);
+    stream.on('error', () => response.destroy());
+    stream.pipe(response);
+  };
+}
+
+/**
+ * Serves `root` on 127.0.0.1:`port` (0 = any free port). Resolves to
+ * { server, port, url, close() } once it is listening.
+ */
+export async function startServer({ root = 'web', port = DEFAULT_PORT } = {}) {
+  const rootPath = await realpath(resolve(root));
+  if (!(await stat(rootPath)).isDirectory()) throw new Error(`serve: ${root} is not a directory`);
+  const server = createServer(handler(rootPath));
+  await new Promise((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(port, HOST, () => {
+      server.off('error', rejectListen);
+      resolveListen();
+    });
+  });
+  const actualPort = server.address().port;
+  return {
+    server,
+    port: actualPort,
+    url: `http://${HOST}:${actualPort}/`,
+    close: () => new Promise((resolveClose) => {
+      server.closeAllConnections?.();
+      server.close(() => resolveClose());
+    }),
+  };
+}
+
+function parsePort(text) {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`serve: the port must be an integer from 0 to 65535, got "${text}"`);
+  }
+  return port;
+}
+
+async function main(argv) {
+  const [root = 'web', portText = process.env.PORT ?? String(DEFAULT_PORT)] = argv;
+  const { url } = await startServer({ root, port: parsePort(portText) });
+  console.log(`Serving ${root} at ${url}  (Ctrl+C to stop)`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).catch((error) => {
+    console.error(error.message);
+    process.exitCode = 1;
+  });
+}
