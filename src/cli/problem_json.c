@@ -74,7 +74,9 @@ typedef struct tensor_reader {
 
 static void index_path(char *out, const char *path, int index)
 {
-    snprintf(out, PATH_CAP, "%s[%d]", path, index);
+    /* A path cut short (a very long field name) ends in "..." */
+    if (snprintf(out, PATH_CAP, "%s[%d]", path, index) >= PATH_CAP)
+        memcpy(out + PATH_CAP - 4, "...", 4);
 }
 
 static int read_leaf(tensor_reader *reader, const cJSON *leaf,
