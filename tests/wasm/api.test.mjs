@@ -76,7 +76,7 @@ test('format json parses to what run returns, and text and markdown are non-empt
 test('format rejects an unknown style', async () => {
   const attn = await loadEngine();
   assert.throws(() => attn.format({ kind: 'linear', q: Q, k: Q, v: V }, 'html'),
-                { message: 'format: expected "markdown", "text" or "json", got a string' });
+                { message: 'format: expected "markdown", "text" or "json", got "html"' });
 });
 
 test('sdpaFlat agrees with scaledDotProduct, batched, with scale and causal options', async () => {

@@ -2,7 +2,7 @@
 // checks, and an engine that keeps working afterwards.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadEngine } from './support.mjs';
+import { haveNativeCli, loadEngine, runNative } from './support.mjs';
 
 const Q = [[1, 0], [0, 1], [1, 1]];
 const V = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
@@ -14,11 +14,20 @@ const shapeErrors = [
    'q: rows must all have the same length (row 0 has 2 entries, row 1 has 3)'],
   [sdpa({ q: [[[1, 0], [0, 1]], [[1, 0], [0]]] }),
    'q[1]: rows must all have the same length (row 0 has 2 entries, row 1 has 1)'],
+  [sdpa({ q: [[[1, 0], [0, 1]], [[1, 0], [0, 1], [1, 1]]] }),
+   'q: batch items must all have the same shape (item 0 is 2x2, item 1 is 3x2)'],
   [sdpa({ q: [[1, 0], ['0', 1]] }), 'q[1][0]: expected a number, got a string'],
+  [sdpa({ q: [[1, 0], 1] }), 'q[1]: expected an array, got a number'],
+  [sdpa({ q: [[1, 0], [null, 1]] }), 'q[1][0]: expected a number, got null'],
+  [sdpa({ q: [1, [0]] }), 'q[1]: expected a number, got an array'],
   [sdpa({ q: [[1, NaN], [0, 1]] }), 'q[0][1]: expected a finite number, got NaN'],
   [sdpa({ k: [[1, 0], [0, Infinity], [1, 1]] }), 'k[1][1]: expected a finite number, got Infinity'],
   [sdpa({ q: [[[[1]]]] }), 'q: expected at most 3 levels of nesting'],
   [sdpa({ q: [] }), 'q: must not be empty'],
+  [sdpa({ q: [[]] }), 'q: must not be empty'],
+  [sdpa({ mask: null }), 'mask: expected a number, a boolean, a string or an array, got null'],
+  [sdpa({ mask: { causal: true } }),
+   'mask: expected a number, a boolean, a string or an array, got an object'],
   [sdpa({ tokens: ['a', 2, 'c'] }), 'tokens[1]: expected a string, got a number'],
 ];
 
@@ -30,7 +39,13 @@ const engineErrors = [
   [sdpa({ mask: 'sideways' }),
    'mask: expected "none", "causal" or a boolean matrix 3x3 (n_q x n_k), got "sideways"'],
   [sdpa({ tokens: ['a', 'b'] }), 'tokens: expected 3 labels (n_q = n_k), got 2'],
-  [{ kind: 'noSuchKind' }, 'kind: unknown kind "noSuchKind"'],
+  [{ kind: 'noSuchKind' },
+   'kind: unknown kind "noSuchKind"; expected one of "scaledDotProduct", "multiHead", "additive", ' +
+   '"luong", "linear", "softmax", "weightedSum"'],
+  [{ q: Q }, 'kind: missing; expected one of "scaledDotProduct", "multiHead", "additive", ' +
+   '"luong", "linear", "softmax", "weightedSum"'],
+  [{ kind: 3 }, 'kind: expected one of "scaledDotProduct", "multiHead", "additive", ' +
+   '"luong", "linear", "softmax", "weightedSum", got a number'],
 ];
 
 for (const [input, message] of [...shapeErrors, ...engineErrors]) {
@@ -45,10 +60,26 @@ for (const [input, message] of [...shapeErrors, ...engineErrors]) {
   });
 }
 
+// JSON cannot carry NaN or infinities: those inputs have no native twin.
+const jsonSafe = ([input]) => JSON.stringify(input) === JSON.stringify(input, (key, value) =>
+  (typeof value === 'number' && !Number.isFinite(value) ? 'not JSON' : value));
+
+test('every JSON-expressible bad input fails with the message build/attn prints for it',
+     { skip: !haveNativeCli() && 'build/attn is not built (make build/attn)' }, async () => {
+  const attn = await loadEngine();
+  for (const [input, message] of [...shapeErrors, ...engineErrors].filter(jsonSafe)) {
+    const native = runNative(input);
+    assert.equal(native.status, 2, message);
+    assert.equal(native.stderr, `attn: ${message}\n`);
+    assert.throws(() => attn.run(input), { message });
+  }
+});
+
 test('a C error carries its attn_status code', async () => {
   const attn = await loadEngine();
   assert.throws(() => attn.run(sdpa({ k: V })), { status: 10 }); // ATTN_ERR_INPUT
   assert.throws(() => attn.run({ kind: 'noSuchKind' }), { status: 5 }); // ATTN_ERR_OPTION
+  assert.throws(() => attn.run(sdpa({ q: [[1, 0], [0]] })), { status: 10 }); // found in JS
 });
 
 test('the engine gives the same result after every kind of error', async () => {
@@ -60,8 +91,8 @@ test('the engine gives the same result after every kind of error', async () => {
   }
 });
 
-test('a problem that is not an object, or has no kind, is rejected', async () => {
+test('a problem that is not an object is rejected', async () => {
   const attn = await loadEngine();
-  assert.throws(() => attn.run(null), { name: 'TypeError', message: 'attention: expected a problem object, got null' });
-  assert.throws(() => attn.run({ q: Q }), { message: 'kind: expected a string, got nothing' });
+  assert.throws(() => attn.run(null), { message: 'expected a problem object, got null' });
+  assert.throws(() => attn.run([Q]), { message: 'expected a problem object, got an array' });
 });

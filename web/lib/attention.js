@@ -11,6 +11,10 @@
 
 const FORMATS = { json: 0, text: 1, markdown: 2 }; // attn_format
 const ATTN_ERR_OPTION = 5;
+const ATTN_ERR_INPUT = 10;
+// As the C JSON adapter lists them in its messages.
+const KIND_NAMES = '"scaledDotProduct", "multiHead", "additive", "luong", ' +
+                   '"linear", "softmax", "weightedSum"';
 
 // wasm32 layout of attn_options (attention.h), for sdpaFlat only:
 // scale_kind i32 @0, scale_factor f64 @8, mask.kinds u32 @16,
@@ -143,7 +147,7 @@ function createApi(wasm) {
     let status;
     if (typeof value === 'number') {
       if (!Number.isFinite(value)) {
-        throw new Error(`${field}: expected a finite number, got ${value}`);
+        throw inputError(`${field}: expected a finite number, got ${value}`);
       }
       status = wasm.attn_problem_set_number(problem, name, value);
     } else if (typeof value === 'boolean') {
@@ -159,19 +163,20 @@ function createApi(wasm) {
       status = wasm.attn_problem_set_tensor(problem, name, dims.length,
                                             allocations.ints(dims), allocations.doubles(data));
     } else {
-      throw new Error(`${field}: expected a number, a boolean, a string or an array, got ${describe(value)}`);
+      throw inputError(`${field}: expected a number, a boolean, a string or an array, got ${describe(value)}`);
     }
     if (status !== 0) throw problemError(problem, status);
   }
 
   // Builds a problem from `input`, runs it and returns its formatted result.
   function runAndFormat(input, format) {
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-      throw new TypeError(`attention: expected a problem object, got ${describe(input)}`);
+    if (input === null || typeof input !== 'object' || isList(input)) {
+      throw inputError(`expected a problem object, got ${describe(input)}`);
     }
     const { kind } = input;
+    if (kind === undefined) throw inputError(`kind: missing; expected one of ${KIND_NAMES}`);
     if (typeof kind !== 'string') {
-      throw new Error(`kind: expected a string, got ${describe(kind)}`);
+      throw inputError(`kind: expected one of ${KIND_NAMES}, got ${describe(kind)}`);
     }
     const allocations = new Allocations();
     let problem = 0;
@@ -179,8 +184,11 @@ function createApi(wasm) {
       const slot = allocations.bytes(4);
       const created = wasm.attn_problem_create(slot, allocations.string(kind), 0);
       problem = readU32(slot);
+      if (created === ATTN_ERR_OPTION) {
+        throw engineError(created, `kind: unknown kind "${kind}"; expected one of ${KIND_NAMES}`);
+      }
       if (created !== 0) {
-        throw engineError(created, created === ATTN_ERR_OPTION ? `kind: unknown kind "${kind}"` : '');
+        throw engineError(created, `kind: ${readCString(wasm.attn_status_text(created))}`);
       }
       for (const [field, value] of Object.entries(input)) {
         if (field !== 'kind' && value !== undefined) setField(problem, field, value, allocations);
@@ -211,7 +219,8 @@ function createApi(wasm) {
 
   function format(input, style = 'json') {
     if (!Object.hasOwn(FORMATS, style)) {
-      throw new Error(`format: expected "markdown", "text" or "json", got ${describe(style)}`);
+      const got = typeof style === 'string' ? JSON.stringify(style) : describe(style);
+      throw new Error(`format: expected "markdown", "text" or "json", got ${got}`);
     }
     return runAndFormat(input, FORMATS[style]);
   }
@@ -298,78 +307,107 @@ function createApi(wasm) {
   });
 }
 
-// ---- Walking the input as the C JSON adapter (src/cli/) does ----
+// ---- Walking the input as the C JSON adapter (src/cli/problem_json.c) ----
+// Same order of checks, same messages; only NaN and infinities, which JSON
+// cannot carry, are caught here alone.
+
+function inputError(message) {
+  return Object.assign(new Error(message), { status: ATTN_ERR_INPUT });
+}
 
 function isList(value) {
   return Array.isArray(value) || (ArrayBuffer.isView(value) && !(value instanceof DataView));
 }
 
 function describe(value) {
+  if (value === undefined) return 'nothing';
   if (value === null) return 'null';
+  if (typeof value === 'boolean') return 'a boolean';
+  if (typeof value === 'number') return 'a number';
+  if (typeof value === 'string') return 'a string';
   if (isList(value)) return 'an array';
-  if (typeof value === 'number') return Number.isFinite(value) ? 'a number' : String(value);
-  if (typeof value === 'object') return 'an object';
-  if (typeof value === 'undefined') return 'nothing';
-  return `a ${typeof value}`;
+  return 'an object';
 }
 
 function stringsOf(field, values) {
   return Array.from(values, (value, i) => {
     if (typeof value !== 'string') {
-      throw new Error(`${field}[${i}]: expected a string, got ${describe(value)}`);
+      throw inputError(`${field}[${i}]: expected a string, got ${describe(value)}`);
     }
     return value;
   });
 }
 
 // Nested arrays of numbers or booleans (true = 1) of rank 1 to 3 become
-// { dims, data } with data row-major. The first entry at each level fixes
-// the shape; every other entry must match it.
+// { dims, data } with data row-major. The first entry at each level gives
+// the dimensions; every other entry must match them.
 function tensorOf(field, value) {
   const dims = [];
-  for (let node = value; isList(node); node = node[0]) {
+  for (let level = value; isList(level); level = level[0]) {
     if (dims.length === MAX_RANK) {
-      throw new Error(`${field}: expected at most ${MAX_RANK} levels of nesting`);
+      throw inputError(`${field}: expected at most ${MAX_RANK} levels of nesting`);
     }
-    if (node.length === 0) throw new Error(`${field}: must not be empty`);
-    dims.push(node.length);
+    if (level.length === 0) throw inputError(`${field}: must not be empty`);
+    dims.push(level.length);
   }
-  const rank = dims.length;
   const data = new Float64Array(dims.reduce((a, b) => a * b, 1));
-  let next = 0;
-  const fill = (node, path, depth) => {
-    if (depth === rank) {
-      data[next++] = leafValue(node, path);
-      return;
-    }
-    if (!isList(node)) throw new Error(`${path}: expected an array, got ${describe(node)}`);
-    if (depth === rank - 2) checkRowLengths(node, path);
-    if (node.length !== dims[depth]) {
-      // Only batch items can differ here: rows were checked by their matrix.
-      throw new Error(`${field}: batch items must all have the same number of rows (item 0 has ${dims[depth]}, ${path.slice(field.length)} has ${node.length})`);
-    }
-    for (let i = 0; i < node.length; i++) fill(node[i], `${path}[${i}]`, depth + 1);
-  };
-  fill(value, field, 0);
+  const reader = { data, next: 0 };
+  if (dims.length === 1) fillRow(reader, value, field);
+  else if (dims.length === 2) fillMatrix(reader, value, field);
+  else fillBatch(reader, value, field, dims);
   return { dims, data };
 }
 
-// The rows of one matrix must all be as long as its row 0.
+function fillRow(reader, row, path) {
+  for (let j = 0; j < row.length; j++) {
+    reader.data[reader.next++] = leafValue(row[j], `${path}[${j}]`);
+  }
+}
+
+// Every row that is an array must be as long as row 0 (rows that are not
+// arrays are reported when they are read).
 function checkRowLengths(matrix, path) {
-  const lengths = Array.from(matrix, (row) => (isList(row) ? row.length : -1));
-  const bad = lengths.findIndex((length) => length >= 0 && length !== lengths[0]);
-  if (bad >= 0) {
-    throw new Error(`${path}: rows must all have the same length (row 0 has ${lengths[0]} entries, row ${bad} has ${lengths[bad]})`);
+  if (!isList(matrix[0])) return;
+  const length = matrix[0].length;
+  for (let i = 0; i < matrix.length; i++) {
+    if (isList(matrix[i]) && matrix[i].length !== length) {
+      throw inputError(`${path}: rows must all have the same length (row 0 has ${length} entries, row ${i} has ${matrix[i].length})`);
+    }
+  }
+}
+
+function fillMatrix(reader, matrix, path) {
+  checkRowLengths(matrix, path);
+  for (let i = 0; i < matrix.length; i++) {
+    const row = matrix[i];
+    if (!isList(row)) throw inputError(`${path}[${i}]: expected an array, got ${describe(row)}`);
+    fillRow(reader, row, `${path}[${i}]`);
+  }
+}
+
+// Every batch item must be a matrix shaped like item 0.
+function fillBatch(reader, batch, path, dims) {
+  for (let b = 0; b < batch.length; b++) {
+    const item = batch[b];
+    const itemPath = `${path}[${b}]`;
+    if (!isList(item)) throw inputError(`${itemPath}: expected an array, got ${describe(item)}`);
+    const rows = item.length;
+    const cols = isList(item[0]) ? item[0].length : dims[2];
+    if (rows !== dims[1] || cols !== dims[2]) {
+      checkRowLengths(item, itemPath); // a ragged item is reported as such
+      throw inputError(`${path}: batch items must all have the same shape (item 0 is ${dims[1]}x${dims[2]}, item ${b} is ${rows}x${cols})`);
+    }
+    fillMatrix(reader, item, itemPath);
   }
 }
 
 function leafValue(leaf, path) {
   if (typeof leaf === 'boolean') return leaf ? 1 : 0;
   if (typeof leaf !== 'number') {
-    throw new Error(`${path}: expected a number, got ${describe(leaf)}`);
+    throw inputError(`${path}: expected a number, got ${describe(leaf)}`);
   }
   if (!Number.isFinite(leaf)) {
-    throw new Error(`${path}: expected a finite number, got ${leaf}`);
+    throw inputError(`${path}: expected a finite number, got ${leaf}`);
   }
   return leaf;
 }
