@@ -90,7 +90,10 @@ async function startBrowser(root) {
   };
 }
 
-const walkthroughPresets = () => presets.presets.filter((preset) => preset.mode);
+// The presets the walkthrough animates (other sections have their own widgets).
+const MODES = ['projections', 'qkv', 'scores', 'softmax', 'weightedSum'];
+const walkthroughPresets = () => presets.presets.filter((preset) => MODES.includes(preset.mode)
+  && !(preset.mode === 'projections' && preset.input.numHeads > 1));
 const parseShown = (text) => Number(text.replace(/\u2212/g, '-').replace('\u221e', 'Infinity'));
 const asMatrix = (value) => (Array.isArray(value) && !Array.isArray(value[0]) ? [value] : value);
 

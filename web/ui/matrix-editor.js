@@ -284,8 +284,6 @@ export function createMatrixEditor(root, { title, name = title, onChange }) {
         input.setAttribute('aria-label', `${name}, row ${rows[i]}, column ${cols[j]}`);
       }));
     },
-    hasErrors: () => currentValues() === null,
-    values: currentValues,
     destroy() { wrapper.remove(); },
   };
 }

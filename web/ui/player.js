@@ -175,8 +175,6 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
 
   return {
     element: bar,
-    getStep: () => current,
-    isPlaying: () => playing,
     /** Moves to step without calling onStep (the caller shows it itself). */
     setStep(step) {
       current = Math.min(Math.max(0, step), total - 1);
@@ -189,7 +187,6 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
       render();
       return current;
     },
-    refresh: render,
     play,
     pause,
     destroy() {

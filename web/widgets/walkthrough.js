@@ -22,6 +22,7 @@ import {
 
 let widgets = 0;
 
+const WALKTHROUGH_MODES = ['projections', 'qkv', 'scores', 'softmax', 'weightedSum'];
 const MODE_LABELS = {
   projections: 'Start from X with W_Q, W_K, W_V',
   qkv: 'Enter Q, K, V directly',
@@ -37,7 +38,9 @@ const SIZE_LABELS = {
 export function mount(element, { engine, presets, state = {}, onChange = () => {} }) {
   const doc = element.ownerDocument;
   const widgetId = ++widgets;
-  const list = presets.presets;
+  // Presets of other sections (several heads, Bahdanau, ...) belong to other widgets.
+  const list = presets.presets.filter((preset) => WALKTHROUGH_MODES.includes(preset.mode)
+    && !(preset.mode === 'projections' && preset.input.numHeads > 1));
   const byId = new Map(list.map((preset) => [preset.id, preset]));
   const make = (tag, className, text) => {
     const node = doc.createElement(tag);
@@ -520,7 +523,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       return;
     }
     presetSelect.value = preset.id;
-    source.textContent = preset.tutorial ? `From the tutorial ${preset.tutorial}` : 'Our own example';
+    source.textContent = preset.tutorial ? `From tutorial ${preset.tutorial.slice(0, 3)} (${preset.tutorial})` : 'Our own example';
     notes.textContent = preset.notes ?? '';
     buildEditor();
     showStep(Math.min(Number.isInteger(step) ? step : 0, steps.length - 1));
