@@ -33,7 +33,7 @@ export function viridis(t) {
 }
 
 function textColourFor(t) {
-  return t > 0.62 ? '#111' : '#fff';
+  return t > 0.5 ? '#111' : '#fff';
 }
 
 function shorten(label) {
