@@ -20,7 +20,8 @@ enum {
     EXIT_INTERNAL = 1,  /* out of memory, or the result could not be written */
     ERROR_CAP = 1024,
     READ_CHUNK = 64 * 1024,
-    NEAR_CAP = 20 /* bytes of input quoted after a JSON error */
+    NEAR_BEFORE = 12, /* bytes quoted around a JSON error: cJSON's */
+    NEAR_AFTER = 8    /* position is often a byte or two late */
 };
 
 static const char help_text[] =
@@ -227,16 +228,26 @@ static int parse_json(cJSON **root, const char *text, size_t length,
      * checks for trailing text. */
     *root = cJSON_ParseWithLengthOpts(text, length + 1, &end, 1);
     if (*root != NULL) return 0;
-    if (end == NULL || end < text || end > text + length) end = text + length;
+    const char *content_end = text + length; /* after the last non-space */
+    while (content_end > text && strchr(" \t\r\n", content_end[-1]) != NULL)
+        content_end--;
+    const int at_end = end == NULL || end < text || end >= content_end;
+    if (at_end) end = content_end;
     line_and_column(text, end, &line, &column);
-    if (end[strspn(end, " \t\r\n")] == '\0')
+    const char *from = end - (column - 1 < NEAR_BEFORE ? column - 1
+                                                        : NEAR_BEFORE);
+    while (from < end && ((unsigned char)*from & 0xC0) == 0x80) from++;
+    if (at_end)
         return fail(error, error_cap, EXIT_BAD_INPUT,
-                    "invalid JSON at line %d, column %d: the input ends too "
-                    "early", line, column);
-    const int near = (int)strcspn(end, "\r\n");
+                    "invalid JSON at the end of the input (line %d, column "
+                    "%d), after \"%.*s\"", line, column, (int)(end - from),
+                    from);
+    size_t after = strcspn(end, "\r\n");
+    if (after > NEAR_AFTER) after = NEAR_AFTER;
+    while (after > 0 && ((unsigned char)end[after] & 0xC0) == 0x80) after--;
     return fail(error, error_cap, EXIT_BAD_INPUT,
                 "invalid JSON at line %d, column %d, near \"%.*s\"", line,
-                column, near < NEAR_CAP ? near : NEAR_CAP, end);
+                column, (int)(end + after - from), from);
 }
 
 /* ---- Running and output ---- */

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Tests for the command line (build/attn): the "cat sat mat" example of
+# tutorial 001 in every format, byte for byte against tests/cli/golden/, and
+# bad input, each with exit status 2 and one exact line on stderr.
+#
+#   tests/cli/run.sh            run the tests (from anywhere)
+#   tests/cli/run.sh --update   rewrite the golden files first; review the
+#                               diff before committing it
+# ATTN=path overrides the binary under test.
+set -u
+cd "$(dirname "$0")/../.."
+
+attn=${ATTN:-build/attn}
+input=tests/cli/cat-sat-mat.json
+golden=tests/cli/golden
+update=0
+case "${1:-}" in
+    --update) update=1 ;;
+    "") ;;
+    *) echo "usage: tests/cli/run.sh [--update]" >&2; exit 2 ;;
+esac
+if [ ! -x "$attn" ]; then
+    echo "tests/cli/run.sh: $attn is missing; run make build/attn first" >&2
+    exit 2
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+pass() { passed=$((passed + 1)); }
+fail() {
+    failed=$((failed + 1))
+    echo "FAIL: $1"
+    shift
+    for line in "$@"; do echo "  $line"; done
+}
+
+# expect_output NAME GOLDEN [ARGS...]: exit 0, nothing on stderr, stdout
+# equal to the golden file. Standard input is the example.
+expect_output() {
+    local name=$1 want=$2
+    shift 2
+    local status=0
+    "$attn" "$@" <"$input" >"$work/out" 2>"$work/err" || status=$?
+    if [ "$status" -ne 0 ] || [ -s "$work/err" ]; then
+        fail "$name" "exit status $status, stderr: $(head -c 300 "$work/err")"
+    elif cmp -s "$work/out" "$want"; then
+        pass
+    else
+        fail "$name" "stdout differs from $want:" \
+            "$(diff -u "$want" "$work/out" | head -n 20)"
+    fi
+}
+
+# expect_error NAME MESSAGE INPUT [ARGS...]: exit 2, nothing on stdout,
+# exactly MESSAGE (one line) on stderr. INPUT is fed on standard input.
+expect_error() {
+    local name=$1 want=$2 stdin=$3
+    shift 3
+    local status=0
+    printf '%s' "$stdin" | "$attn" "$@" >"$work/out" 2>"$work/err" || status=$?
+    local got
+    got=$(cat "$work/err"; echo x)
+    got=${got%x}
+    if [ "$status" -ne 2 ]; then
+        fail "$name" "exit status $status, expected 2" "stderr: $got"
+    elif [ -s "$work/out" ]; then
+        fail "$name" "stdout should be empty: $(head -c 200 "$work/out")"
+    elif [ "$got" != "$want"$'\n' ]; then
+        fail "$name" "stderr: $got" "wanted: $want"
+    else
+        pass
+    fi
+}
+
+# ---- Golden output for each format ----
+
+for format in json text markdown; do
+    case $format in
+        json) ext=json ;; text) ext=txt ;; markdown) ext=md ;;
+    esac
+    want=$golden/cat-sat-mat.$ext
+    if [ "$update" -eq 1 ]; then
+        "$attn" --format "$format" "$input" >"$want" || exit 1
+        echo "updated $want"
+    fi
+    expect_output "--format $format FILE matches $want" "$want" \
+        --format "$format" "$input"
+    expect_output "-f $format on standard input matches $want" "$want" \
+        -f "$format"
+    expect_output "--format=$format - matches $want" "$want" \
+        "--format=$format" -
+done
+expect_output "JSON is the default format" "$golden/cat-sat-mat.json" \
+    "$input"
+
+# ---- Help and version ----
+
+status=0
+"$attn" --help >"$work/out" 2>"$work/err" || status=$?
+if [ "$status" -eq 0 ] && [ ! -s "$work/err" ] &&
+    [ "$(head -n 1 "$work/out")" = \
+      "usage: attn [--format json|text|markdown] [FILE]" ]; then
+    pass
+else
+    fail "--help prints the usage on stdout and exits 0" "status $status"
+fi
+status=0
+version=$("$attn" --version 2>&1) || status=$?
+if [ "$status" -eq 0 ] && [[ $version =~ ^attn\ [0-9]+\.[0-9]+\.[0-9]+$ ]]; then
+    pass
+else
+    fail "--version prints attn X.Y.Z and exits 0" "got: $version"
+fi
+
+# ---- Bad input: exit status 2 and one line on stderr ----
+
+sdpa_ok='"k": [[1, 0], [0, 1], [1, 1]], "v": [[1, 2, 3], [4, 5, 6], [7, 8, 9]]'
+kinds='"scaledDotProduct", "multiHead", "additive", "luong", "linear", "softmax", "weightedSum"'
+usage='usage: attn [--format json|text|markdown] [FILE]'
+
+expect_error "invalid JSON names its line and column" \
+    'attn: invalid JSON at line 2, column 18, near " [1, 2, 3],, ]}"' \
+    $'{"kind": "softmax",\n "x": [1, 2, 3],, ]}'
+expect_error "truncated JSON fails at the end of the input" \
+    'attn: invalid JSON at the end of the input (line 1, column 35), after "": [1, 2, 3]"' \
+    '{"kind": "softmax", "x": [1, 2, 3]'
+expect_error "empty input asks for a problem object" \
+    'attn: empty input; expected a JSON problem object such as {"kind": "softmax", "x": [1, 2, 3]}' \
+    $'  \n'
+expect_error "a JSON array is not a problem" \
+    'attn: expected a problem object, got an array' '[1, 2, 3]'
+expect_error "missing q is named with the shape it needs" \
+    'attn: q: missing (a matrix n_q x d_k)' \
+    "{\"kind\": \"scaledDotProduct\", $sdpa_ok}"
+expect_error "ragged q names both row lengths" \
+    'attn: q: rows must all have the same length (row 0 has 2 entries, row 1 has 3)' \
+    "{\"kind\": \"scaledDotProduct\", \"q\": [[1, 0], [0, 1, 2], [1, 1]], $sdpa_ok}"
+expect_error "a string inside q is named by its path" \
+    'attn: q[1][0]: expected a number, got a string' \
+    "{\"kind\": \"scaledDotProduct\", \"q\": [[1, 0], [\"0\", 1], [1, 1]], $sdpa_ok}"
+expect_error "q nested four deep is refused" \
+    'attn: q: expected at most 3 levels of nesting' \
+    "{\"kind\": \"scaledDotProduct\", \"q\": [[[[1]]]], $sdpa_ok}"
+expect_error "k with the wrong number of columns names d_k" \
+    'attn: k: expected a matrix with 2 columns (d_k, the columns of q), got 3x3' \
+    '{"kind": "scaledDotProduct", "q": [[1, 0], [0, 1], [1, 1]], "k": [[1, 2, 3], [4, 5, 6], [7, 8, 9]], "v": [[1], [2], [3]]}'
+expect_error "an unknown kind lists the kinds" \
+    "attn: kind: unknown kind \"attentionPlease\"; expected one of $kinds" \
+    '{"kind": "attentionPlease", "x": [1, 2]}'
+expect_error "a missing kind lists the kinds" \
+    "attn: kind: missing; expected one of $kinds" '{"x": [1, 2]}'
+expect_error "an unknown field lists the kind's fields" \
+    'attn: y: unknown field for kind "softmax" (fields: x, scale, mask)' \
+    '{"kind": "softmax", "x": [1, 2], "y": 3}'
+expect_error "an unknown format names the three formats" \
+    'attn: unknown format "yaml" (expected json, text or markdown)' \
+    '{"kind": "softmax", "x": [1, 2]}' --format yaml
+expect_error "an unknown option prints the usage" \
+    "attn: unknown option \"--verbose\"; $usage" \
+    '{"kind": "softmax", "x": [1, 2]}' --verbose
+expect_error "--format without a value prints the usage" \
+    "attn: --format needs a value (json, text or markdown); $usage" \
+    '{"kind": "softmax", "x": [1, 2]}' --format
+expect_error "two files print the usage" \
+    "attn: expected one FILE, got \"$input\" and \"$input\"; $usage" \
+    '' "$input" "$input"
+expect_error "a missing file is named with the reason" \
+    'attn: cannot open tests/cli/no-such-problem.json: No such file or directory' \
+    '' tests/cli/no-such-problem.json
+expect_error "a directory cannot be read" \
+    'attn: cannot read tests/cli: Is a directory' '' tests/cli
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
