@@ -1,0 +1,63 @@
+// Presets as the engine takes them. A preset in presets.json may leave some
+// of its input to be generated at load time (inputs too large to ship as
+// JSON, such as the d_model = 512 weights of the multi-head shapes demo):
+//
+//   "inputGenerator": {
+//     "type": "seededRandom",
+//     "seed": 512,                       // any integer; same seed, same numbers
+//     "shapes": { "x": [4, 512], "wq": [512, 512], ... },
+//     "range": { "x": 1, "wq": 0.0765 }  // optional, per field; default 1
+//   }
+//
+// Each field in `shapes` becomes a matrix of numbers drawn uniformly from
+// [-range, range], filled row by row, fields in the order `shapes` lists
+// them, from one mulberry32 stream seeded with `seed`. The numbers are the
+// same in every browser and in Node. Fields already in `input` win.
+// This module only makes inputs; every result comes from the engine.
+
+/** mulberry32: a small seeded generator of numbers in [0, 1). */
+export function seededRandom(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function checkShape(name, shape) {
+  const ok = Array.isArray(shape) && shape.length === 2
+    && shape.every((size) => Number.isInteger(size) && size >= 1);
+  if (!ok) throw new Error(`inputGenerator.shapes.${name}: expected [rows, columns] of positive integers`);
+}
+
+/** The fields an inputGenerator describes: { name: matrix [rows][columns] }. */
+export function generateFields(generator) {
+  if (!generator || generator.type !== 'seededRandom') {
+    throw new Error(`inputGenerator.type: expected "seededRandom", got ${JSON.stringify(generator?.type)}`);
+  }
+  if (!Number.isInteger(generator.seed)) throw new Error('inputGenerator.seed: expected an integer');
+  const shapes = generator.shapes ?? {};
+  const random = seededRandom(generator.seed);
+  const fields = {};
+  for (const [name, shape] of Object.entries(shapes)) {
+    checkShape(name, shape);
+    const range = generator.range?.[name] ?? 1;
+    if (typeof range !== 'number' || !(range > 0)) throw new Error(`inputGenerator.range.${name}: expected a positive number`);
+    const [rows, columns] = shape;
+    fields[name] = Array.from({ length: rows }, () => Array.from({ length: columns }, () => (random() * 2 - 1) * range));
+  }
+  return fields;
+}
+
+/** The complete engine input of a preset: its `input` plus any generated fields. */
+export function presetInput(preset) {
+  const input = structuredClone(preset.input);
+  if (!preset.inputGenerator) return input;
+  for (const [name, matrix] of Object.entries(generateFields(preset.inputGenerator))) {
+    if (!(name in input)) input[name] = matrix;
+  }
+  return input;
+}
