@@ -9,13 +9,13 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, mkdtemp, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { loadAttention } from '../../web/lib/attention.js';
+import { startServer } from '../../scripts/serve.mjs';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 let engine;
@@ -34,31 +34,11 @@ after(async () => {
   await session?.close();
 });
 
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
-                '.json': 'application/json', '.wasm': 'application/wasm', '.woff2': 'font/woff2', '.woff': 'font/woff', '.ttf': 'font/ttf' };
-
-// A static server for web/ and Debian's chromium, with every console error
-// and every request to another origin recorded.
+// Debian's chromium on the page served by scripts/serve.mjs, with every
+// console error and every request to another origin recorded.
 async function startBrowser(root) {
-  const web = join(root, 'web');
-  const server = createServer(async (request, response) => {
-    const path = normalize(decodeURIComponent(new URL(request.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-    let file = join(web, path === '/' ? 'index.html' : path);
-    // Until the build vendors KaTeX into web/vendor/, serve it from the npm package.
-    if (path.startsWith('/vendor/katex/') && !(await stat(file).catch(() => null))) {
-      file = join(root, 'node_modules/katex/dist', path.slice('/vendor/katex/'.length));
-    }
-    try {
-      const body = await readFile(file);
-      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-      response.end(body);
-    } catch {
-      response.writeHead(404);
-      response.end('not found');
-    }
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${server.address().port}`;
+  const server = await startServer({ root: join(root, 'web'), port: 0 });
+  const origin = server.url.replace(/\/$/, '');
   const profile = await mkdtemp(join(tmpdir(), 'aw-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
@@ -84,7 +64,7 @@ async function startBrowser(root) {
     newPage: () => context.newPage(),
     async close() {
       await context.close();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
       await rm(profile, { recursive: true, force: true });
     },
   };
