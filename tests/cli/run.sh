@@ -8,7 +8,7 @@
 #                               diff before committing it
 # ATTN=path overrides the binary under test.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 
 attn=${ATTN:-build/attn}
 input=tests/cli/cat-sat-mat.json

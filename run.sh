@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The one entry point, on Debian 12 with or without the tools installed:
+#
+#   ./run.sh        install what is missing, build, and show the engine on
+#                   tutorial 001's "cat sat mat" example as a walkthrough
+#   ./run.sh test   install what is missing, then run every suite (make test)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+usage() {
+    echo "usage: ./run.sh [test]"
+}
+
+# What ./run.sh shows.
+start() {
+    make --no-print-directory -s -j"$(nproc)" all
+    build/attn --format text tests/cli/cat-sat-mat.json
+}
+
+run_tests() {
+    make --no-print-directory test
+}
+
+case "${1:-}" in
+    "") ./scripts/ensure-deps.sh && start ;;
+    test) ./scripts/ensure-deps.sh && run_tests ;;
+    -h | --help) usage ;;
+    *) usage >&2; exit 2 ;;
+esac
