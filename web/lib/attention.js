@@ -1,13 +1,30 @@
 // The JS API of the attention engine: the one place that touches the memory
 // of web/lib/attention.wasm. Inputs are plain objects of numbers, strings,
 // booleans and nested arrays; they become an attn_problem (attention.h,
-// "Problems"), the C engine computes and formats the result, and the JSON it
-// writes comes back as plain objects. No attention arithmetic happens here.
+// "Problems"), the C engine checks, computes and formats the result, and
+// the JSON it writes comes back as plain objects. No attention arithmetic
+// happens here.
 //
-//   const attn = await loadAttention();   // or loadAttention({ wasmBinary })
-//   const { weights, output } = attn.scaledDotProduct({ q, k, v, mask: 'causal' });
+//   const attn = await loadAttention();  // { wasmBinary } or { wasmUrl } too
+//   attn.scaledDotProduct({ q, k, v, mask, keyLength, window, stride, scale,
+//                           dropout, seed, tokens })
+//     -> { scores, scaled, weights, output }  (masked scaled are -Infinity)
+//   attn.multiHead({ x, xkv, numHeads, wq, wk, wv, wo, bq, bk, bv, bo, mask })
+//     -> { q, k, v, heads: [{ scores, scaled, weights, output }], concat, output }
+//   attn.additive({ query, keys, ws, wh, v, b }) -> { energy, scores, weights, context }
+//   attn.luong({ query, keys, method, w, v, b }) -> { scores, weights, context }
+//   attn.linear({ q, k, v, causal })             -> { output }
+//   attn.softmax({ x, scale, mask })             -> { scaled, max, exp, sum, weights }
+//   attn.weightedSum({ weights, v })             -> { output }
+//   attn.run({ kind, ...fields })                -> any of the above
+//   attn.format({ kind, ...fields }, 'markdown' | 'text' | 'json') -> string
+//   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays)
+//   attn.memoryStats() -> { allocatedBytes, memoryBytes }
 //
-// Runs in Node >= 18 and in browsers without a bundler.
+// Bad input throws an Error whose message names the field (the same words
+// as build/attn) and whose `status` is the attn_status code. The engine
+// stays usable after an error. Runs in Node >= 18 and in browsers without a
+// bundler.
 
 const FORMATS = { json: 0, text: 1, markdown: 2 }; // attn_format
 const ATTN_ERR_OPTION = 5;
@@ -31,9 +48,10 @@ const ATTN_MASK_CAUSAL = 1;
 const MAX_RANK = 3;
 
 /**
- * Loads the engine. options.wasmBinary (ArrayBuffer or typed array) is used
- * as is; otherwise the module is read from options.wasmUrl, by default
- * attention.wasm next to this file.
+ * Loads the engine. options.wasmBinary (an ArrayBuffer or a typed array of
+ * the module's bytes) is used as is; otherwise the module is fetched from
+ * options.wasmUrl, resolved as fetch would (against the document in a
+ * browser), by default attention.wasm next to this file.
  */
 export async function loadAttention(options = {}) {
   const bytes = await wasmBytes(options);
@@ -52,7 +70,9 @@ async function wasmBytes({ wasmBinary, wasmUrl } = {}) {
     }
     throw new TypeError('loadAttention: wasmBinary must be an ArrayBuffer or a typed array');
   }
-  const url = new URL(wasmUrl ?? './attention.wasm', import.meta.url);
+  const url = wasmUrl === undefined
+    ? new URL('./attention.wasm', import.meta.url)
+    : new URL(wasmUrl, globalThis.document?.baseURI ?? import.meta.url);
   const inNode = typeof process === 'object' && Boolean(process.versions?.node);
   if (url.protocol === 'file:' && inNode) {
     // Node's fetch does not read file: URLs.
