@@ -111,3 +111,20 @@ test('sdpaFlat checks its sizes against the arrays it is given', async () => {
   assert.throws(() => attn.sdpaFlat({ q, k: q, v: q, nQ: 3, nK: 3, dK: 2 }),
                 { message: 'sdpaFlat: dV must be a positive integer, got nothing' });
 });
+
+test('results stay right when a call grows the WebAssembly memory', async () => {
+  const attn = await loadAttention({ wasmBinary: readFileSync(wasmPath) }); // a fresh heap
+  const random = randomSource(3);
+  const [n, d] = [1600, 4]; // the weights alone take 20 MB, more than the initial 16 MB
+  const q = Float64Array.from({ length: n * d }, () => random.uniform());
+  const k = Float64Array.from({ length: n * d }, () => random.uniform());
+  const v = Float64Array.from({ length: n * d }, () => random.uniform());
+  const before = attn.memoryStats().memoryBytes;
+  const { output, weights } = attn.sdpaFlat({ q, k, v, nQ: n, nK: n, dK: d, dV: d, weights: true });
+  assert.ok(attn.memoryStats().memoryBytes > before, 'the memory grew');
+  // The last query on its own, as a plain problem, must see the same numbers.
+  const rows = (flat) => Array.from({ length: n }, (_, i) => Array.from(flat.subarray(i * d, (i + 1) * d)));
+  const last = attn.scaledDotProduct({ q: [rows(q)[n - 1]], k: rows(k), v: rows(v) });
+  assert.deepEqual(Array.from(output.subarray((n - 1) * d)), last.output[0]);
+  assert.deepEqual(Array.from(weights.subarray((n - 1) * n)), last.weights[0]);
+});
