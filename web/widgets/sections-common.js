@@ -1,0 +1,189 @@
+// Small pieces shared by the section widgets (masks, scaling, multi-head,
+// cross-attention, alignment, efficient variants): a seeded generator for
+// their inputs, element builders, labelled controls and the root box every
+// section lives in. Input generation and layout only: every attention
+// number a section shows comes from the engine.
+
+/** mulberry32: a small seeded generator, so the same seed gives the same inputs. */
+export function seededRandom(seed) {
+  let a = seed >>> 0;
+  return function next() {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Standard normal draws (Box–Muller) from a uniform generator. */
+export function normalDraws(random) {
+  return function next() {
+    const u = 1 - random(); // in (0, 1], so the logarithm is finite
+    const v = random();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  };
+}
+
+/**
+ * A rows x cols matrix of draws. decimals rounds each entry so that an
+ * input reads well on screen (null keeps the full double).
+ */
+export function randomMatrix(draw, rows, cols, decimals = 1) {
+  const round = decimals === null ? (x) => x : (x) => Number(x.toFixed(decimals)) + 0;
+  return Array.from({ length: rows }, () => Array.from({ length: cols }, () => round(draw())));
+}
+
+/** Uniform draws in [-range, range]. */
+export function uniformDraws(random, range = 1) {
+  return () => (random() * 2 - 1) * range;
+}
+
+/** An element builder bound to one document. */
+export function builder(doc) {
+  return function make(tag, className = '', text = undefined) {
+    const node = doc.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+}
+
+let sectionCount = 0;
+
+/**
+ * The box a section lives in: a root with the shared widget look, a title,
+ * an introduction, a status line for engine messages. Returns the pieces
+ * and a unique id prefix for labels.
+ */
+export function sectionRoot(element, { name, title, intro = [] }) {
+  const doc = element.ownerDocument;
+  const make = builder(doc);
+  const id = `aw-${name}-${++sectionCount}`;
+  const root = make('div', `aw-root aw-section aw-${name}`);
+  root.dataset.section = name;
+  const heading = make('h3', 'aw-section-title', title);
+  heading.id = `${id}-title`;
+  root.setAttribute('role', 'group');
+  root.setAttribute('aria-labelledby', heading.id);
+  root.append(heading);
+  for (const paragraph of intro) root.append(make('p', 'aw-section-intro', paragraph));
+  const status = make('p', 'aw-message');
+  status.setAttribute('role', 'status');
+  status.hidden = true;
+  root.append(status);
+  element.append(root);
+  return {
+    doc, make, root, id,
+    /** Shows a message (an engine error, say); empty text hides it. */
+    say(text) {
+      status.textContent = text;
+      status.hidden = !text;
+    },
+  };
+}
+
+/**
+ * A labelled range input that shows its value; onInput(value) on change.
+ * Returns { element, input, set(value) }.
+ */
+export function slider(doc, { label, min, max, step = 1, value, onInput, format = String, name = '' }) {
+  const make = builder(doc);
+  const wrapper = make('label', 'aw-slider');
+  if (name) wrapper.dataset.control = name;
+  const text = make('span', 'aw-slider-label', label);
+  const input = make('input', 'aw-slider-input');
+  input.type = 'range';
+  input.min = String(min);
+  input.max = String(max);
+  input.step = String(step);
+  input.value = String(value);
+  const shown = make('output', 'aw-slider-value', format(value));
+  const show = () => {
+    shown.textContent = format(Number(input.value));
+    input.setAttribute('aria-valuetext', format(Number(input.value)));
+  };
+  input.addEventListener('input', () => { show(); onInput(Number(input.value)); });
+  show();
+  wrapper.append(text, input, shown);
+  return {
+    element: wrapper,
+    input,
+    set(next) {
+      input.value = String(next);
+      show();
+    },
+    setRange(nextMin, nextMax) {
+      input.min = String(nextMin);
+      input.max = String(nextMax);
+      show();
+    },
+  };
+}
+
+/** A labelled checkbox; onChange(checked). */
+export function checkbox(doc, { label, checked = false, onChange, name = '' }) {
+  const make = builder(doc);
+  const wrapper = make('label', 'aw-check');
+  if (name) wrapper.dataset.control = name;
+  const input = make('input');
+  input.type = 'checkbox';
+  input.checked = checked;
+  input.addEventListener('change', () => onChange(input.checked));
+  wrapper.append(input, doc.createTextNode(` ${label}`));
+  return { element: wrapper, input };
+}
+
+/** A labelled <select> of { value, label } options; onChange(value). */
+export function choice(doc, { label, options, value, onChange, name = '' }) {
+  const make = builder(doc);
+  const wrapper = make('label', 'aw-choice');
+  if (name) wrapper.dataset.control = name;
+  const select = make('select');
+  for (const option of options) {
+    const node = make('option', '', option.label);
+    node.value = String(option.value);
+    select.append(node);
+  }
+  select.value = String(value);
+  select.addEventListener('change', () => onChange(select.value));
+  wrapper.append(doc.createTextNode(`${label} `), select);
+  return { element: wrapper, select };
+}
+
+/** A plain button. */
+export function button(doc, { label, onClick, className = '' }) {
+  const node = doc.createElement('button');
+  node.type = 'button';
+  node.className = `aw-btn${className ? ` ${className}` : ''}`;
+  node.textContent = label;
+  node.addEventListener('click', onClick);
+  return node;
+}
+
+/** Row labels t1..tn for generated tokens. */
+export function numberedTokens(n, prefix = 't') {
+  return Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
+}
+
+/** Clamps a state value read from a URL or a caller to an integer range. */
+export function clampInt(value, min, max, fallback) {
+  const n = Number(value);
+  if (!Number.isFinite(n)) return fallback;
+  return Math.min(max, Math.max(min, Math.round(n)));
+}
+
+/**
+ * Runs an engine call; on error shows its message through say() and
+ * returns null, so the last good view stays on screen.
+ */
+export function attempt(say, compute) {
+  try {
+    const result = compute();
+    say('');
+    return result;
+  } catch (error) {
+    say(`The engine refused these inputs: ${error.message}`);
+    return null;
+  }
+}
