@@ -10,7 +10,8 @@ cd "$(dirname "$0")"
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 
 out=web/lib/attention.wasm
-inputs="build.sh $(ls src/*.c src/*.h)"
+# src itself changes when a file is added or removed there.
+inputs="build.sh src $(ls src/*.c src/*.h)"
 
 up_to_date=yes
 if [ ! -f "$out" ]; then
