@@ -1,0 +1,123 @@
+// Shared helpers for the browser tests: web/ served by scripts/serve.mjs on a
+// free port, Debian's chromium driven by playwright-core with a fresh profile,
+// and a record of everything a page must not do (console errors, uncaught
+// errors, requests to any other origin: those are also aborted, so a test
+// never reaches the network).
+//
+//   const session = await startSession();
+//   const page = await session.open('index.html?preset=cat-sat-mat');
+//   ...
+//   session.assertQuiet();            // no console errors, nothing off origin
+//   await session.close();
+//
+// Never downloads a browser: executablePath is the system chromium.
+
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startServer } from '../../scripts/serve.mjs';
+
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+export const WEB_ROOT = join(REPO, 'web');
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = Object.freeze([
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+]);
+
+// URLs a page may use without a request to another origin.
+const LOCAL_SCHEMES = ['data:', 'blob:', 'about:'];
+
+/**
+ * Starts the static server and the browser. Options: root (default web/),
+ * viewport (default 1280 × 900), reducedMotion ('reduce' | 'no-preference').
+ * Returns { origin, url(path), newPage(), open(path), consoleErrors,
+ * pageErrors, offOrigin, problems(), assertQuiet(), clear(), close() }.
+ */
+export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, height: 900 }, reducedMotion } = {}) {
+  const server = await startServer({ root, port: 0 });
+  const origin = new URL(server.url).origin;
+  let profile;
+  let context;
+  try {
+    profile = await mkdtemp(join(tmpdir(), 'aw-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM_PATH,
+      args: [...CHROMIUM_ARGS],
+      viewport,
+      ...(reducedMotion ? { reducedMotion } : {}),
+    });
+  } catch (error) {
+    await server.close();
+    if (profile) await rm(profile, { recursive: true, force: true });
+    throw error;
+  }
+
+  const consoleErrors = [];
+  const pageErrors = [];
+  const offOrigin = [];
+  const watch = (page) => {
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => pageErrors.push(`${page.url()}: ${error.message}`));
+  };
+  context.pages().forEach(watch);
+  context.on('page', watch);
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${origin}/`) || LOCAL_SCHEMES.some((scheme) => url.startsWith(scheme))) {
+      return route.continue();
+    }
+    offOrigin.push(url);
+    return route.abort('blockedbyclient');
+  });
+  // The persistent context opens a blank page; tests open their own.
+  for (const page of context.pages()) await page.close();
+
+  const url = (path = '') => new URL(path.replace(/^\//, ''), `${origin}/`).href;
+  const session = {
+    origin,
+    url,
+    context,
+    consoleErrors,
+    pageErrors,
+    offOrigin,
+    newPage: () => context.newPage(),
+    /** A new page at path, loaded (the 'load' event has fired). */
+    async open(path = '', { waitUntil = 'load' } = {}) {
+      const page = await context.newPage();
+      const response = await page.goto(url(path), { waitUntil });
+      assert.ok(response?.ok(), `GET ${path}: HTTP ${response?.status()}`);
+      return page;
+    },
+    /** Everything recorded so far, one line each. */
+    problems() {
+      return [
+        ...consoleErrors.map((text) => `console error: ${text}`),
+        ...pageErrors.map((text) => `uncaught: ${text}`),
+        ...offOrigin.map((text) => `request off origin: ${text}`),
+      ];
+    },
+    assertQuiet(message = 'the pages stayed quiet') {
+      assert.deepEqual(session.problems(), [], message);
+    },
+    clear() {
+      consoleErrors.length = 0;
+      pageErrors.length = 0;
+      offOrigin.length = 0;
+    },
+    async close() {
+      try {
+        await context.close();
+      } finally {
+        await server.close();
+        await rm(profile, { recursive: true, force: true });
+      }
+    },
+  };
+  return session;
+}
