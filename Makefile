@@ -80,7 +80,7 @@ test-cli: $(BUILD)/attn
 wasm:
 	./build.sh
 
-test-wasm: wasm
+test-wasm: wasm $(BUILD)/attn
 	node --test tests/wasm/*.test.mjs
 
 test-browser: wasm
