@@ -348,8 +348,9 @@ static int create_of_kind(attn_problem **problem, const cJSON *kind,
                     "kind: unknown kind \"%s\"; expected one of " KIND_NAMES,
                     kind->valuestring);
     if (status != ATTN_OK)
-        return fail(error, error_cap, status, "kind: %s",
-                    attn_status_text(status));
+        return fail(error, error_cap, status, "%s",
+                    status == ATTN_ERR_NOMEM ? "out of memory"
+                                             : attn_status_text(status));
     return ATTN_OK;
 }
 
