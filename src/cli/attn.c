@@ -149,8 +149,8 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
 
 /* ---- Input ---- */
 
-/* The whole stream, NUL-terminated, into a new buffer (*text, *length
- * without the NUL); NULL on a read error or when memory runs out. */
+/* The whole stream in a new NUL-terminated buffer, its length without the
+ * NUL in *length; NULL on a read error or when memory runs out. */
 static char *read_stream(FILE *in, size_t *length)
 {
     size_t cap = READ_CHUNK, used = 0;
