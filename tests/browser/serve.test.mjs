@@ -110,39 +110,42 @@ test('a port in use is reported, not ignored', async () => {
   await assert.rejects(startServer({ root: dir, port: server.port }), /EADDRINUSE/);
 });
 
-test('the vendored KaTeX typesets in Chromium with its own fonts, from the page\u2019s origin', async (t) => {
+test('the vendored KaTeX typesets in Chromium with its own fonts, from the page\u2019s origin', async () => {
   if (!existsSync(join(WEB_ROOT, 'vendor', 'katex', 'katex.mjs'))) {
     assert.fail('web/vendor/katex is missing: run node scripts/vendor.mjs (make vendor)');
   }
   const session = await startSession();
-  t.after(() => session.close());
-  const page = await session.newPage();
-  // An empty page of our origin that loads KaTeX's stylesheet, as index.html does.
-  await page.route(`${session.origin}/__katex-check.html`, (route) => route.fulfill({
-    contentType: 'text/html',
-    body: '<!doctype html><html><head><meta charset="utf-8">'
-      + '<link rel="stylesheet" href="/vendor/katex/katex.min.css"></head><body><p id="out"></p></body></html>',
-  }));
-  await page.goto(session.url('__katex-check.html'));
-  const report = await page.evaluate(async () => {
-    const { default: katex } = await import('/vendor/katex/katex.mjs');
-    const out = document.getElementById('out');
-    out.innerHTML = katex.renderToString('\\operatorname{softmax}\\left(\\frac{QK^\\top}{\\sqrt{d_k}}\\right)V', { throwOnError: true });
-    await document.fonts.ready;
-    const fraction = out.querySelector('.mfrac');
-    return {
-      rendered: Boolean(out.querySelector('.katex .katex-html')) && Boolean(fraction) && Boolean(out.querySelector('.sqrt')),
-      mathml: Boolean(out.querySelector('.katex-mathml math')),
-      styled: getComputedStyle(out.querySelector('.katex')).fontFamily,
-      mainFont: document.fonts.check('1em KaTeX_Main'),
-      mathFont: document.fonts.check('italic 1em KaTeX_Math'),
-      loadedFonts: [...document.fonts].filter((font) => font.status === 'loaded').map((font) => font.family),
-    };
-  });
-  assert.ok(report.rendered, 'KaTeX markup with a fraction and a square root');
-  assert.ok(report.mathml, 'MathML for screen readers');
-  assert.match(report.styled, /KaTeX_Main/, 'the stylesheet applies');
-  assert.ok(report.loadedFonts.some((family) => family.includes('KaTeX_Main')), `fonts loaded: ${report.loadedFonts}`);
-  assert.ok(report.mainFont && report.mathFont, 'KaTeX fonts available');
-  session.assertQuiet();
+  try {
+    const page = await session.newPage();
+    // An empty page of our origin that loads KaTeX's stylesheet, as index.html does.
+    await page.route(`${session.origin}/__katex-check.html`, (route) => route.fulfill({
+      contentType: 'text/html',
+      body: '<!doctype html><html><head><meta charset="utf-8">'
+        + '<link rel="stylesheet" href="/vendor/katex/katex.min.css"></head><body><p id="out"></p></body></html>',
+    }));
+    await page.goto(session.url('__katex-check.html'));
+    const report = await page.evaluate(async () => {
+      const { default: katex } = await import('/vendor/katex/katex.mjs');
+      const out = document.getElementById('out');
+      out.innerHTML = katex.renderToString('\\operatorname{softmax}\\left(\\frac{QK^\\top}{\\sqrt{d_k}}\\right)V', { throwOnError: true });
+      await document.fonts.ready;
+      const fraction = out.querySelector('.mfrac');
+      return {
+        rendered: Boolean(out.querySelector('.katex .katex-html')) && Boolean(fraction) && Boolean(out.querySelector('.sqrt')),
+        mathml: Boolean(out.querySelector('.katex-mathml math')),
+        styled: getComputedStyle(out.querySelector('.katex')).fontFamily,
+        mainFont: document.fonts.check('1em KaTeX_Main'),
+        mathFont: document.fonts.check('italic 1em KaTeX_Math'),
+        loadedFonts: [...document.fonts].filter((font) => font.status === 'loaded').map((font) => font.family),
+      };
+    });
+    assert.ok(report.rendered, 'KaTeX markup with a fraction and a square root');
+    assert.ok(report.mathml, 'MathML for screen readers');
+    assert.match(report.styled, /KaTeX_Main/, 'the stylesheet applies');
+    assert.ok(report.loadedFonts.some((family) => family.includes('KaTeX_Main')), `fonts loaded: ${report.loadedFonts}`);
+    assert.ok(report.mainFont && report.mathFont, 'KaTeX fonts available');
+    session.assertQuiet();
+  } finally {
+    await session.close();
+  }
 });
