@@ -28,7 +28,7 @@ SAN_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/san/obj/%.o)
 SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
 .PHONY: all lib cli test deps test-native test-sanitize test-cli test-wasm \
-        test-browser wasm bench serve clean
+        test-browser wasm vendor presets bench serve clean
 
 all: lib cli
 lib: $(BUILD)/libattention.a
@@ -83,7 +83,18 @@ wasm:
 test-wasm: wasm $(BUILD)/attn
 	node --test tests/wasm/*.test.mjs
 
-test-browser: wasm
+# KaTeX's built files, copied from node_modules (after npm ci) into web/vendor/katex/.
+vendor:
+	node scripts/vendor.mjs
+
+# Regenerates web/presets.json after tests/vectors/tutorials.json changes.
+presets:
+	node scripts/make-presets.mjs
+
+serve: wasm vendor
+	node scripts/serve.mjs web $${PORT:-8000}
+
+test-browser: wasm vendor
 	node --test tests/browser/*.test.mjs
 
 test: deps
