@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The one entry point, on Debian 12 with or without the tools installed:
 #
-#   ./run.sh        install what is missing, build, and show the engine on
-#                   tutorial 001's "cat sat mat" example as a walkthrough
+#   ./run.sh        install what is missing, build, and serve the page
+#                   (PORT=9000 ./run.sh for another port)
 #   ./run.sh test   install what is missing, then run every suite (make test)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,7 +14,7 @@ usage() {
 # What ./run.sh shows.
 start() {
     make --no-print-directory -s -j"$(nproc)" all
-    build/attn --format text tests/cli/cat-sat-mat.json
+    make --no-print-directory -s serve
 }
 
 run_tests() {
