@@ -6,32 +6,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <cmocka.h>
 
 #include "attention.h"
-
-typedef struct failing_allocator {
-    long fail_at; /* index of the allocation that fails; -1 = none */
-    long calls;
-    long live;    /* blocks allocated and not yet released */
-} failing_allocator;
-
-static void *failing_allocate(void *context, size_t bytes)
-{
-    failing_allocator *counts = context;
-    if (counts->calls++ == counts->fail_at) return NULL;
-    void *block = malloc(bytes);
-    if (block != NULL) counts->live++;
-    return block;
-}
-
-static void counting_release(void *context, void *block)
-{
-    failing_allocator *counts = context;
-    counts->live--;
-    free(block);
-}
+#include "failing_allocator.h"
 
 static const double Q[] = {1, 0, 0, 1, 1, 1};
 static const double V[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -184,8 +162,7 @@ static void fail_each_allocation_in_turn(const scenario *use)
 {
     for (long fail_at = 0;; fail_at++) {
         failing_allocator counts = {fail_at, 0, 0};
-        const attn_allocator allocator = {failing_allocate, counting_release,
-                                          &counts};
+        const attn_allocator allocator = failing_allocator_use(&counts);
         const int status = use_problem(use, &allocator);
         if (status != ATTN_OK && status != ATTN_ERR_NOMEM)
             fail_msg("%s, allocation %ld failing: status %d", use->kind,
@@ -222,7 +199,9 @@ static void test_an_allocator_without_functions_is_rejected(void **state)
 {
     (void)state;
     attn_problem *problem = NULL;
-    const attn_allocator incomplete = {NULL, counting_release, NULL};
+    failing_allocator counts = {-1, 0, 0};
+    attn_allocator incomplete = failing_allocator_use(&counts);
+    incomplete.allocate = NULL;
     assert_int_equal(attn_problem_create(&problem, "softmax", &incomplete),
                      ATTN_ERR_NULL);
     assert_null(problem);

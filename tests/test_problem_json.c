@@ -3,7 +3,6 @@
  * gives the same words), errors of the problem layer passed through, and
  * allocation failures. */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <setjmp.h>
@@ -16,6 +15,7 @@
 
 #include "allclose.h"
 #include "attention.h"
+#include "failing_allocator.h"
 #include "problem_json.h"
 
 #define RTOL 1e-15
@@ -258,28 +258,6 @@ static void test_long_messages_are_truncated_to_the_buffer(void **state)
 
 /* ---- Allocation failures ---- */
 
-typedef struct failing_allocator {
-    long fail_at; /* index of the allocation that fails; -1 = none */
-    long calls;
-    long live;    /* blocks allocated and not yet released */
-} failing_allocator;
-
-static void *failing_allocate(void *context, size_t bytes)
-{
-    failing_allocator *counts = context;
-    if (counts->calls++ == counts->fail_at) return NULL;
-    void *block = malloc(bytes);
-    if (block != NULL) counts->live++;
-    return block;
-}
-
-static void counting_release(void *context, void *block)
-{
-    failing_allocator *counts = context;
-    counts->live--;
-    free(block);
-}
-
 /* Builds and runs the problem in root with this allocator: every failure
  * must be ATTN_ERR_NOMEM, with no problem left and its message set. */
 static int build_and_run(const cJSON *root, const attn_allocator *allocator)
@@ -309,8 +287,7 @@ static void test_each_failed_allocation_gives_nomem_and_leaks_nothing(
     int status = ATTN_ERR_NOMEM;
     for (long fail_at = 0; status != ATTN_OK; fail_at++) {
         failing_allocator counts = {fail_at, 0, 0};
-        const attn_allocator allocator = {failing_allocate, counting_release,
-                                          &counts};
+        const attn_allocator allocator = failing_allocator_use(&counts);
         status = build_and_run(root, &allocator);
         assert_int_equal(counts.live, 0);
         /* success only once the failure point lies past every call */
