@@ -1,0 +1,185 @@
+// Type-checked, never run (tests/dist/dist.test.mjs runs tsc over it): every
+// method of the JS API used as a consumer would, importing the package by
+// its name, with the result types pinned down exactly, and wrong usage that
+// the declarations must reject.
+import { loadAttention } from 'attention-explainer';
+import type {
+  Attention, AttentionError, Batch, FormatStyle, Matrix, MemoryStats,
+  Problem, SdpaFlatResult, Vector,
+} from 'attention-explainer';
+
+// Equal<A, B> is true only when A and B are the same type.
+type Equal<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+function expectType<T>() {
+  return <V>(value: V & (Equal<T, V> extends true ? unknown : never)): V => value;
+}
+
+const bytes = new Uint8Array(8);
+const fromBytes: Promise<Readonly<Attention>> = loadAttention({ wasmBinary: bytes });
+void fromBytes;
+void loadAttention({ wasmBinary: bytes.buffer });
+void loadAttention({ wasmUrl: 'attention.wasm' });
+void loadAttention({ wasmUrl: new URL('https://example.org/attention.wasm') });
+const attn = await loadAttention();
+
+// Tutorial 000: three tokens, d_k = 2, d_v = 3.
+const Q: Matrix = [[1, 0], [0, 1], [1, 1]];
+const V: Matrix = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
+
+// ---- scaledDotProduct: the result follows the query's shape ----
+const sdpa = attn.scaledDotProduct({ q: Q, k: Q, v: V, mask: 'causal' });
+expectType<Matrix>()(sdpa.scores);
+expectType<Matrix>()(sdpa.scaled);
+expectType<Matrix>()(sdpa.weights);
+expectType<Matrix>()(sdpa.output);
+const w01: number = sdpa.weights[0][1];
+void w01;
+
+const everyOption = attn.scaledDotProduct({
+  q: Q, k: Q, v: V,
+  mask: [[true, false, false], [1, 1, 0], [true, true, true]],
+  keyLength: 2, window: 1, stride: 2, scale: 0.5, dropout: 0.1, seed: 42,
+  tokens: ['the', 'cat', 'sat'],
+});
+expectType<Matrix>()(everyOption.weights);
+attn.scaledDotProduct({ q: Q, k: Q, v: V, scale: false, queryTokens: ['a', 'b', 'c'], keyTokens: ['x', 'y', 'z'] });
+
+const vectorQuery = attn.scaledDotProduct({ q: [1, 0], k: Q, v: V, mask: [true, false, true] });
+expectType<Vector>()(vectorQuery.weights);
+
+const typedRows = attn.scaledDotProduct({ q: [new Float64Array([1, 0])], k: Q, v: V });
+expectType<Matrix>()(typedRows.output);
+
+const readonlyInput = [[1, 0], [0, 1]] as const;
+expectType<Matrix>()(attn.scaledDotProduct({ q: readonlyInput, k: readonlyInput, v: readonlyInput }).output);
+
+const batch: Batch = [Q, Q];
+const batched = attn.scaledDotProduct({ q: batch, k: batch, v: [V, V], keyLength: [3, 2] });
+expectType<Batch>()(batched.weights);
+
+// From scores: no scores in the result, and an output only with v.
+const fromScores = attn.scaledDotProduct({ scores: [[2.1, 0], [1.5, 3.2]], dk: 8, mask: 'causal' });
+expectType<{ scaled: Matrix; weights: Matrix }>()({ ...fromScores });
+const fromScoresWithV = attn.scaledDotProduct({ scores: [[2.1, 0], [1.5, 3.2]], v: [[1], [2]], scale: false });
+expectType<Matrix>()(fromScoresWithV.output);
+
+// ---- multiHead ----
+const I2: Matrix = [[1, 0], [0, 1]];
+const mha = attn.multiHead({
+  x: I2, numHeads: 2, wq: I2, wk: I2, wv: I2, wo: I2,
+  bq: [0, 0], bk: [0, 0], bv: [0, 0], bo: [0, 0], mask: 'causal', tokens: ['a', 'b'],
+});
+expectType<Matrix>()(mha.heads[1].weights);
+expectType<Matrix>()(mha.concat);
+expectType<Matrix>()(mha.output);
+const cross = attn.multiHead({ x: [I2], xkv: [[[1, 1], [2, 2], [3, 3]]], numHeads: 1, wq: I2, wk: I2, wv: I2, wo: [[1], [1]] });
+expectType<Batch>()(cross.q);
+expectType<Batch>()(cross.heads[0].scaled);
+
+// ---- additive and luong: energy has one axis more than the scores ----
+const additive = attn.additive({ query: [1, 0], keys: I2, ws: I2, wh: I2, v: [1, 1], b: [0, 0], tokens: ['x', 'y'] });
+expectType<Matrix>()(additive.energy);
+expectType<Vector>()(additive.weights);
+expectType<Vector>()(additive.context);
+expectType<Batch>()(attn.additive({ query: I2, keys: I2, ws: I2, wh: I2, v: [1, 1] }).energy);
+
+const dot = attn.luong({ query: [1, 0], keys: I2, method: 'dot' });
+expectType<Vector>()(dot.scores);
+const general = attn.luong({ query: I2, keys: I2, method: 'general', w: I2 });
+expectType<Matrix>()(general.context);
+const concat = attn.luong({ query: [1, 0], keys: I2, method: 'concat', w: [[1, 0], [0, 1], [1, 1], [0, 0]], v: [1, 1] });
+expectType<Matrix>()(concat.energy);
+expectType<Vector>()(concat.weights);
+
+// ---- linear, softmax, weightedSum ----
+expectType<Matrix>()(attn.linear({ q: Q, k: Q, v: V, causal: true }).output);
+expectType<Batch>()(attn.linear({ q: batch, k: batch, v: [V, V] }).output);
+
+const softmaxRow = attn.softmax({ x: [0.5, 0.8, 0.3, 0.9], mask: [true, true, true, false], scale: 1 });
+expectType<number>()(softmaxRow.max);
+expectType<number>()(softmaxRow.sum);
+expectType<Vector>()(softmaxRow.exp);
+const softmaxRows = attn.softmax({ x: I2 });
+expectType<Vector>()(softmaxRows.max);
+expectType<Matrix>()(softmaxRows.weights);
+
+expectType<Vector>()(attn.weightedSum({ weights: [0.17, 0.23, 0.6], v: V }).output);
+expectType<Matrix>()(attn.weightedSum({ weights: [[0.17, 0.23, 0.6]], v: V }).output);
+
+// ---- run and format ----
+expectType<Matrix>()(attn.run({ kind: 'scaledDotProduct', q: Q, k: Q, v: V }).weights);
+expectType<number>()(attn.run({ kind: 'softmax', x: [100, 95, 5, 3] }).max);
+expectType<Matrix>()(attn.run({ kind: 'luong', query: [1, 0], keys: I2, method: 'concat', w: I2, v: [1] }).energy);
+const problem: Problem = { kind: 'linear', q: Q, k: Q, v: V };
+attn.run(problem);
+const markdown: string = attn.format({ kind: 'softmax', x: [100, 95, 5, 3] }, 'markdown');
+const json: string = attn.format(problem);
+const style: FormatStyle = 'text';
+attn.format(problem, style);
+void markdown; void json;
+
+// ---- sdpaFlat: typed arrays in and out ----
+const flat = attn.sdpaFlat({ q: Float64Array.from(Q.flat()), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3 });
+expectType<SdpaFlatResult>()(flat);
+const output: Float64Array = flat.output;
+void output;
+const withWeights = attn.sdpaFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), batch: 1, nQ: 3, nK: 3, dK: 2, dV: 3, scale: 0.5, causal: true, weights: true });
+const flatWeights: Float64Array = withWeights.weights;
+void flatWeights;
+
+// ---- memoryStats and errors ----
+const stats: MemoryStats = attn.memoryStats();
+const grown: number = stats.memoryBytes - stats.allocatedBytes;
+void grown;
+
+try {
+  attn.scaledDotProduct({ q: Q, k: [[1, 2, 3]], v: V });
+} catch (error) {
+  const { status, message } = error as AttentionError;
+  const isInputError: boolean = status === 10;
+  void isInputError; void message;
+}
+
+// ---- wrong usage the declarations reject ----
+// @ts-expect-error k is missing
+attn.scaledDotProduct({ q: Q, v: V });
+// @ts-expect-error a mask is 'none', 'causal' or a boolean matrix
+attn.scaledDotProduct({ q: Q, k: Q, v: V, mask: 'future' });
+// @ts-expect-error scores and q are alternatives
+attn.scaledDotProduct({ scores: Q, q: Q, k: Q, dk: 2 });
+// @ts-expect-error from scores, d_k is needed unless a scale is given
+attn.scaledDotProduct({ scores: Q });
+// @ts-expect-error values are numbers, not strings
+attn.linear({ q: [['1', '0']], k: Q, v: V });
+// @ts-expect-error a batch query needs batched keys
+attn.scaledDotProduct({ q: batch, k: Q, v: V });
+// @ts-expect-error multiHead takes no vector x
+attn.multiHead({ x: [1, 0], numHeads: 1, wq: I2, wk: I2, wv: I2, wo: I2 });
+// @ts-expect-error luong's general method needs w
+attn.luong({ query: [1, 0], keys: I2, method: 'general' });
+// @ts-expect-error luong's dot method takes no v
+attn.luong({ query: [1, 0], keys: I2, method: 'dot', v: [1, 1] });
+// @ts-expect-error additive takes no batch of queries
+attn.additive({ query: [I2], keys: I2, ws: I2, wh: I2, v: [1, 1] });
+// @ts-expect-error softmax's scale is a number only
+attn.softmax({ x: [1, 2], scale: true });
+// @ts-expect-error softmax's mask is shaped like x
+attn.softmax({ x: [1, 2], mask: [[true, false]] });
+// @ts-expect-error weightedSum has no tokens
+attn.weightedSum({ weights: [[1]], v: [[1]], tokens: ['a'] });
+// @ts-expect-error the format style is 'json', 'text' or 'markdown'
+attn.format(problem, 'html');
+// @ts-expect-error an unknown kind
+attn.run({ kind: 'sparse', q: Q, k: Q, v: V });
+// @ts-expect-error sdpaFlat needs its sizes
+attn.sdpaFlat({ q: Q.flat(), k: Q.flat(), v: V.flat() });
+// @ts-expect-error without weights: true there are no weights
+attn.sdpaFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3 }).weights;
+// @ts-expect-error results are matrices, not vectors
+const notAVector: Vector = sdpa.weights;
+// @ts-expect-error wasmBinary is bytes
+void loadAttention({ wasmBinary: 'attention.wasm' });
+// @ts-expect-error the engine is frozen
+attn.softmax = attn.softmax;
+void notAVector;

@@ -1,0 +1,478 @@
+// Types for the JS API of the attention engine (web/lib/attention.js),
+// written by hand. Inputs are nested arrays of numbers (a typed array may
+// stand for a row); every result follows the shape of the query-side input:
+// a vector query gives vector rows, a matrix query matrices, a batch of
+// matrices batches. Masked entries of `scaled` are -Infinity.
+
+// ---- Arrays ----
+
+/** Results: a vector, a matrix (an array of rows), a batch of matrices. */
+export type Vector = number[];
+export type Matrix = number[][];
+export type Batch = number[][][];
+
+/** A typed array of numbers; the engine reads it as a plain row. */
+export type NumberTypedArray =
+  | Float64Array | Float32Array
+  | Int8Array | Int16Array | Int32Array
+  | Uint8Array | Uint8ClampedArray | Uint16Array | Uint32Array;
+
+/** Inputs may be readonly arrays, and any row may be a typed array. */
+export type VectorInput = readonly number[] | NumberTypedArray;
+export type MatrixInput = readonly VectorInput[];
+export type BatchInput = readonly MatrixInput[];
+export type TensorInput = VectorInput | MatrixInput | BatchInput;
+
+/** The result shape for a query-side input shaped like Q. */
+export type ShapeOf<Q> =
+  Q extends VectorInput ? Vector :
+  Q extends MatrixInput ? Matrix :
+  Q extends BatchInput ? Batch : never;
+
+/** One axis fewer: per-row values such as softmax's max and sum. */
+export type RowValuesOf<Q> =
+  Q extends VectorInput ? number :
+  Q extends MatrixInput ? Vector :
+  Q extends BatchInput ? Matrix : never;
+
+/** One axis more: additive and Luong concat energies [n_q?, n_k, d_a]. */
+export type EnergyOf<Q> =
+  Q extends VectorInput ? Matrix :
+  Q extends MatrixInput ? Batch : never;
+
+/** Keys and values: a batch when the query is a batch, else a matrix. */
+export type KeysFor<Q> = Q extends BatchInput ? BatchInput : MatrixInput;
+
+// ---- Masks ----
+
+/** true (or 1) = this query may attend to this key. */
+export type MaskEntry = boolean | 0 | 1;
+export type MaskVector = readonly MaskEntry[];
+export type MaskMatrix = readonly MaskVector[];
+export type MaskBatch = readonly MaskMatrix[];
+
+/**
+ * The mask of the dot-product kinds: none, causal (key j <= query i), or
+ * which keys each query may attend to, [n_q, n_k] (shared by a batch; [n_k]
+ * for a vector query).
+ */
+export type DotProductMask<Q> =
+  | 'none'
+  | 'causal'
+  | (Q extends VectorInput ? MaskVector | MaskMatrix : MaskMatrix);
+
+/** softmax's mask: shaped like x. */
+export type MaskLike<X> =
+  X extends VectorInput ? MaskVector :
+  X extends MatrixInput ? MaskMatrix :
+  X extends BatchInput ? MaskBatch : never;
+
+// ---- Inputs ----
+
+/** Options shared by scaledDotProduct and multiHead. */
+export interface DotProductOptions<Q> {
+  mask?: DotProductMask<Q>;
+  /** Masks keys at index >= keyLength: one length, or one per batch item. */
+  keyLength?: number | readonly number[];
+  /** Keeps |i - j| <= window. */
+  window?: number;
+  /** Sparse Transformer pattern: j <= i and (i - j < stride or stride divides i - j). */
+  stride?: number;
+  /** true: 1/sqrt(d_k) (the default); false: no scaling; or the factor. */
+  scale?: boolean | number;
+  /** Probability in [0, 1) of zeroing a weight; kept ones are scaled by 1/(1 - p). */
+  dropout?: number;
+  /** Dropout's seed, an integer in 0..2^53 (default 0). */
+  seed?: number;
+  /** Labels for the walkthroughs: one list when queries and keys are the same tokens... */
+  tokens?: readonly string[];
+  /** ...or one per query and one per key. */
+  queryTokens?: readonly string[];
+  keyTokens?: readonly string[];
+}
+
+/** Q [n_q, d_k] (or [d_k], or a batch), K [n_k, d_k], V [n_k, d_v]. */
+export interface ScaledDotProductInput<Q extends TensorInput> extends DotProductOptions<Q> {
+  q: Q;
+  k: KeysFor<Q>;
+  v: KeysFor<Q>;
+  scores?: never;
+  dk?: never;
+}
+
+/** Starting from given scores [n_q, n_k]: d_k for the default scale... */
+interface FromScoresWithDk<S extends TensorInput> extends DotProductOptions<S> {
+  scores: S;
+  dk: number;
+  q?: never;
+  k?: never;
+}
+/** ...or an explicit scale (false or a factor), when d_k is not needed. */
+interface FromScoresWithScale<S extends TensorInput> extends DotProductOptions<S> {
+  scores: S;
+  dk?: number;
+  scale: false | number;
+  q?: never;
+  k?: never;
+}
+
+/** scaledDotProduct from scores; without v there is no output. */
+export type ScaledDotProductFromScoresInput<S extends TensorInput> =
+  (FromScoresWithDk<S> | FromScoresWithScale<S>) & { v?: never };
+export type ScaledDotProductFromScoresWithValuesInput<S extends TensorInput> =
+  (FromScoresWithDk<S> | FromScoresWithScale<S>) & { v: KeysFor<S> };
+
+/** x [n_q, d_in] (or a batch); xkv [n_kv, d_kv_in] for cross-attention. */
+export interface MultiHeadInput<X extends MatrixInput | BatchInput> extends DotProductOptions<X> {
+  x: X;
+  xkv?: KeysFor<X>;
+  /** Must divide d_model, the columns of wq. */
+  numHeads: number;
+  /** [d_in, d_model] */
+  wq: MatrixInput;
+  /** [d_kv_in, d_model] */
+  wk: MatrixInput;
+  /** [d_kv_in, d_model] */
+  wv: MatrixInput;
+  /** [d_model, d_out] */
+  wo: MatrixInput;
+  /** [d_model] */
+  bq?: VectorInput;
+  bk?: VectorInput;
+  bv?: VectorInput;
+  /** [d_out] */
+  bo?: VectorInput;
+}
+
+/** Bahdanau: energy = tanh(s @ ws + h_j @ wh + b), score_j = energy · v. */
+export interface AdditiveInput<Q extends VectorInput | MatrixInput> {
+  /** [d_s] or [n_q, d_s]: decoder states. */
+  query: Q;
+  /** [n_k, d_h]: encoder states. */
+  keys: MatrixInput;
+  /** [d_s, d_a] */
+  ws: MatrixInput;
+  /** [d_h, d_a] */
+  wh: MatrixInput;
+  /** [d_a] */
+  v: VectorInput;
+  /** [d_a] */
+  b?: VectorInput;
+  /** One label per key. */
+  tokens?: readonly string[];
+}
+
+interface LuongCommon<Q extends VectorInput | MatrixInput> {
+  /** [d_s] or [n_q, d_s] */
+  query: Q;
+  /** [n_k, d_h] */
+  keys: MatrixInput;
+  /** One label per key. */
+  tokens?: readonly string[];
+}
+/** score_j = s · h_j (d_s = d_h). */
+export interface LuongDotInput<Q extends VectorInput | MatrixInput> extends LuongCommon<Q> {
+  method: 'dot';
+  w?: never;
+  v?: never;
+  b?: never;
+}
+/** score_j = s · (h_j @ w), w [d_h, d_s]. */
+export interface LuongGeneralInput<Q extends VectorInput | MatrixInput> extends LuongCommon<Q> {
+  method: 'general';
+  w: MatrixInput;
+  v?: never;
+  b?: never;
+}
+/** score_j = v · tanh([s; h_j] @ w + b), w [d_s + d_h, d_a], v and b [d_a]. */
+export interface LuongConcatInput<Q extends VectorInput | MatrixInput> extends LuongCommon<Q> {
+  method: 'concat';
+  w: MatrixInput;
+  v: VectorInput;
+  b?: VectorInput;
+}
+export type LuongInput<Q extends VectorInput | MatrixInput> =
+  LuongDotInput<Q> | LuongGeneralInput<Q> | LuongConcatInput<Q>;
+export type LuongMethod = LuongInput<VectorInput>['method'];
+
+/** Katharopoulos et al. with phi(x) = elu(x) + 1. */
+export interface LinearInput<Q extends TensorInput> {
+  q: Q;
+  k: KeysFor<Q>;
+  v: KeysFor<Q>;
+  /** Each query sees only keys j <= i (default false). */
+  causal?: boolean;
+  tokens?: readonly string[];
+  queryTokens?: readonly string[];
+  keyTokens?: readonly string[];
+}
+
+/** Row softmax of x (a vector, each row of a matrix, or of a batch). */
+export interface SoftmaxInput<X extends TensorInput> {
+  x: X;
+  /** Multiplies x first (default 1). */
+  scale?: number;
+  /** Shaped like x; false = masked (-Infinity, weight 0). */
+  mask?: MaskLike<X>;
+}
+
+/** output = weights @ v: weights [n_q, n_k] (or [n_k], or a batch), v [n_k, d_v]. */
+export interface WeightedSumInput<W extends TensorInput> {
+  weights: W;
+  v: KeysFor<W>;
+}
+
+// ---- Results ----
+
+/** R is Vector, Matrix or Batch, following the query. */
+export interface ScaledDotProductResult<R> {
+  /** Q Kᵀ */
+  scores: R;
+  /** scores × scale; masked entries are -Infinity. */
+  scaled: R;
+  /** Row softmax of scaled (masked entries 0), after dropout if any. */
+  weights: R;
+  /** weights @ V */
+  output: R;
+}
+export interface ScaledDotProductFromScoresResult<R> {
+  scaled: R;
+  weights: R;
+}
+export interface ScaledDotProductFromScoresWithValuesResult<R>
+  extends ScaledDotProductFromScoresResult<R> {
+  output: R;
+}
+
+/** One head's attention, [batch?, n_q, n_kv] and output [batch?, n_q, d_head]. */
+export type HeadResult<R> = ScaledDotProductResult<R>;
+
+export interface MultiHeadResult<R> {
+  /** x @ wq + bq */
+  q: R;
+  /** xkv @ wk + bk */
+  k: R;
+  /** xkv @ wv + bv */
+  v: R;
+  /** One entry per head. */
+  heads: HeadResult<R>[];
+  /** The heads' outputs side by side [batch?, n_q, d_model]. */
+  concat: R;
+  /** concat @ wo + bo */
+  output: R;
+}
+
+export interface AdditiveResult<Q> {
+  /** tanh(s @ ws + h_j @ wh + b), [n_q?, n_k, d_a]. */
+  energy: EnergyOf<Q>;
+  scores: ShapeOf<Q>;
+  weights: ShapeOf<Q>;
+  /** Σ_j weights_j h_j, [n_q?, d_h]. */
+  context: ShapeOf<Q>;
+}
+
+export interface LuongResult<Q> {
+  scores: ShapeOf<Q>;
+  weights: ShapeOf<Q>;
+  context: ShapeOf<Q>;
+}
+export interface LuongConcatResult<Q> extends LuongResult<Q> {
+  /** tanh([s; h_j] @ w + b), [n_q?, n_k, d_a]. */
+  energy: EnergyOf<Q>;
+}
+
+export interface LinearResult<R> {
+  output: R;
+}
+
+export interface SoftmaxResult<X> {
+  /** x × scale; masked entries are -Infinity. */
+  scaled: ShapeOf<X>;
+  /** Each row's maximum over its unmasked entries. */
+  max: RowValuesOf<X>;
+  /** exp(scaled - max); masked entries 0. */
+  exp: ShapeOf<X>;
+  /** Each row's sum of exp. */
+  sum: RowValuesOf<X>;
+  weights: ShapeOf<X>;
+}
+
+export interface WeightedSumResult<R> {
+  output: R;
+}
+
+// ---- Problems (run and format) ----
+
+export type ProblemKind =
+  | 'scaledDotProduct' | 'multiHead' | 'additive' | 'luong'
+  | 'linear' | 'softmax' | 'weightedSum';
+
+/** A problem as run and format take it (and as build/attn reads it). */
+export type Problem =
+  | ({ kind: 'scaledDotProduct' } & (
+      | ScaledDotProductInput<TensorInput>
+      | ScaledDotProductFromScoresInput<TensorInput>
+      | ScaledDotProductFromScoresWithValuesInput<TensorInput>))
+  | ({ kind: 'multiHead' } & MultiHeadInput<MatrixInput | BatchInput>)
+  | ({ kind: 'additive' } & AdditiveInput<VectorInput | MatrixInput>)
+  | ({ kind: 'luong' } & LuongInput<VectorInput | MatrixInput>)
+  | ({ kind: 'linear' } & LinearInput<TensorInput>)
+  | ({ kind: 'softmax' } & SoftmaxInput<TensorInput>)
+  | ({ kind: 'weightedSum' } & WeightedSumInput<TensorInput>);
+
+/** Any result object run returns. */
+export type AttentionResult =
+  | ScaledDotProductResult<Vector | Matrix | Batch>
+  | ScaledDotProductFromScoresResult<Vector | Matrix | Batch>
+  | ScaledDotProductFromScoresWithValuesResult<Vector | Matrix | Batch>
+  | MultiHeadResult<Matrix | Batch>
+  | AdditiveResult<VectorInput | MatrixInput>
+  | LuongResult<VectorInput | MatrixInput>
+  | LuongConcatResult<VectorInput | MatrixInput>
+  | LinearResult<Vector | Matrix | Batch>
+  | SoftmaxResult<TensorInput>
+  | WeightedSumResult<Vector | Matrix | Batch>;
+
+/** format's styles: the result object as JSON, or the walkthrough. */
+export type FormatStyle = 'json' | 'text' | 'markdown';
+
+// ---- sdpaFlat ----
+
+/** Flat row-major numbers. */
+export type FlatInput = readonly number[] | NumberTypedArray;
+
+/** Scaled dot-product attention over flat arrays, for timing. */
+export interface SdpaFlatInput {
+  /** [batch, nQ, dK] */
+  q: FlatInput;
+  /** [batch, nK, dK] */
+  k: FlatInput;
+  /** [batch, nK, dV] */
+  v: FlatInput;
+  /** Default 1. */
+  batch?: number;
+  nQ: number;
+  nK: number;
+  dK: number;
+  dV: number;
+  /** A factor, false for none; true or absent: 1/sqrt(dK). */
+  scale?: number | boolean;
+  causal?: boolean;
+  /** true to also return the weights. */
+  weights?: boolean;
+}
+export interface SdpaFlatResult {
+  /** [batch, nQ, dV] */
+  output: Float64Array;
+}
+export interface SdpaFlatResultWithWeights extends SdpaFlatResult {
+  /** [batch, nQ, nK] */
+  weights: Float64Array;
+}
+
+// ---- Memory ----
+
+export interface MemoryStats {
+  /** Bytes malloc'd in the module right now. */
+  allocatedBytes: number;
+  /** Size of the WebAssembly memory. */
+  memoryBytes: number;
+}
+
+// ---- Errors ----
+
+/** attn_status codes (src/attention.h); their numbers never change. */
+export type AttentionStatus =
+  | 1  // ATTN_ERR_NULL
+  | 2  // ATTN_ERR_SIZE
+  | 3  // ATTN_ERR_SIZE_OVERFLOW
+  | 4  // ATTN_ERR_HEADS
+  | 5  // ATTN_ERR_OPTION (an unknown kind)
+  | 6  // ATTN_ERR_RANGE
+  | 7  // ATTN_ERR_NOT_FINITE
+  | 8  // ATTN_ERR_OVERFLOW_VALUE
+  | 9  // ATTN_ERR_NOMEM
+  | 10 // ATTN_ERR_INPUT (a field missing, unknown or misshapen)
+  | 11; // ATTN_ERR_STATE
+
+/**
+ * What a call throws for input the engine rejects: a plain Error whose
+ * message names the field and the expected shape (build/attn's words) and
+ * whose status is the attn_status code. Errors of the JS layer alone (a bad
+ * format style, sdpaFlat sizes, loadAttention's options) carry no status.
+ */
+export interface AttentionError extends Error {
+  status: AttentionStatus;
+}
+
+// ---- The engine ----
+
+export interface Attention {
+  scaledDotProduct<Q extends TensorInput>(
+    input: ScaledDotProductInput<Q>): ScaledDotProductResult<ShapeOf<Q>>;
+  scaledDotProduct<S extends TensorInput>(
+    input: ScaledDotProductFromScoresWithValuesInput<S>):
+    ScaledDotProductFromScoresWithValuesResult<ShapeOf<S>>;
+  scaledDotProduct<S extends TensorInput>(
+    input: ScaledDotProductFromScoresInput<S>): ScaledDotProductFromScoresResult<ShapeOf<S>>;
+
+  multiHead<X extends MatrixInput | BatchInput>(
+    input: MultiHeadInput<X>): MultiHeadResult<ShapeOf<X>>;
+
+  additive<Q extends VectorInput | MatrixInput>(input: AdditiveInput<Q>): AdditiveResult<Q>;
+
+  luong<Q extends VectorInput | MatrixInput>(input: LuongConcatInput<Q>): LuongConcatResult<Q>;
+  luong<Q extends VectorInput | MatrixInput>(
+    input: LuongDotInput<Q> | LuongGeneralInput<Q>): LuongResult<Q>;
+
+  linear<Q extends TensorInput>(input: LinearInput<Q>): LinearResult<ShapeOf<Q>>;
+
+  softmax<X extends TensorInput>(input: SoftmaxInput<X>): SoftmaxResult<X>;
+
+  weightedSum<W extends TensorInput>(input: WeightedSumInput<W>): WeightedSumResult<ShapeOf<W>>;
+
+  /** Any problem by its kind; the same result as the method of that name. */
+  run<Q extends TensorInput>(
+    problem: { kind: 'scaledDotProduct' } & ScaledDotProductInput<Q>):
+    ScaledDotProductResult<ShapeOf<Q>>;
+  run<S extends TensorInput>(
+    problem: { kind: 'scaledDotProduct' } & ScaledDotProductFromScoresWithValuesInput<S>):
+    ScaledDotProductFromScoresWithValuesResult<ShapeOf<S>>;
+  run<S extends TensorInput>(
+    problem: { kind: 'scaledDotProduct' } & ScaledDotProductFromScoresInput<S>):
+    ScaledDotProductFromScoresResult<ShapeOf<S>>;
+  run<X extends MatrixInput | BatchInput>(
+    problem: { kind: 'multiHead' } & MultiHeadInput<X>): MultiHeadResult<ShapeOf<X>>;
+  run<Q extends VectorInput | MatrixInput>(
+    problem: { kind: 'additive' } & AdditiveInput<Q>): AdditiveResult<Q>;
+  run<Q extends VectorInput | MatrixInput>(
+    problem: { kind: 'luong' } & LuongConcatInput<Q>): LuongConcatResult<Q>;
+  run<Q extends VectorInput | MatrixInput>(
+    problem: { kind: 'luong' } & (LuongDotInput<Q> | LuongGeneralInput<Q>)): LuongResult<Q>;
+  run<Q extends TensorInput>(
+    problem: { kind: 'linear' } & LinearInput<Q>): LinearResult<ShapeOf<Q>>;
+  run<X extends TensorInput>(
+    problem: { kind: 'softmax' } & SoftmaxInput<X>): SoftmaxResult<X>;
+  run<W extends TensorInput>(
+    problem: { kind: 'weightedSum' } & WeightedSumInput<W>): WeightedSumResult<ShapeOf<W>>;
+  run(problem: Problem): AttentionResult;
+
+  /** The result as JSON (the default) or the walkthrough as text or Markdown. */
+  format(problem: Problem, style?: FormatStyle): string;
+
+  sdpaFlat(input: SdpaFlatInput & { weights: true }): SdpaFlatResultWithWeights;
+  sdpaFlat(input: SdpaFlatInput): SdpaFlatResult;
+
+  memoryStats(): MemoryStats;
+}
+
+export interface LoadOptions {
+  /** The module's bytes, used as they are. */
+  wasmBinary?: ArrayBuffer | ArrayBufferView;
+  /** Where to fetch it, resolved as fetch would (against the page);
+   *  default: attention.wasm next to attention.js. */
+  wasmUrl?: string | URL;
+}
+
+/** Compiles and instantiates attention.wasm. */
+export function loadAttention(options?: LoadOptions): Promise<Readonly<Attention>>;
