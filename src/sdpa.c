@@ -109,6 +109,43 @@ static size_t item_offset(int b, int rows, int cols)
     return (size_t)b * (size_t)rows * (size_t)cols;
 }
 
+/* p + offset, keeping NULL for an output not asked for or an unused input. */
+static const double *input_at(const double *p, size_t offset)
+{
+    return p != NULL ? p + offset : NULL;
+}
+
+static double *output_at(double *p, size_t offset)
+{
+    return p != NULL ? p + offset : NULL;
+}
+
+/* Runs each batch item in turn: `whole` points at the start of the
+ * [batch, ...] arrays, and each item gets its own slice of every one. */
+static int run_items(const attn__sdpa_block *whole,
+                     const attn__sdpa_plan *plan, int batch, double *work)
+{
+    const int n_q = whole->n_q, n_k = whole->n_k;
+    const int d_k = whole->d_k, d_v = whole->d_v;
+    for (int b = 0; b < batch; b++) {
+        const size_t grid = item_offset(b, n_q, n_k);
+        attn__sdpa_block item = *whole;
+        item.q = input_at(whole->q, item_offset(b, n_q, d_k));
+        item.k = input_at(whole->k, item_offset(b, n_k, d_k));
+        item.v = input_at(whole->v, item_offset(b, n_k, d_v));
+        item.given_scores = input_at(whole->given_scores, grid);
+        item.scores = output_at(whole->scores, grid);
+        item.scaled = output_at(whole->scaled, grid);
+        item.weights = output_at(whole->weights, grid);
+        item.output = output_at(whole->output, item_offset(b, n_q, d_v));
+        item.mask_b = b;
+        item.dropout_b = b;
+        const int status = attn__sdpa_block_run(&item, plan, work);
+        if (status != ATTN_OK) return status;
+    }
+    return ATTN_OK;
+}
+
 int attn_sdpa(double *scores, double *scaled, double *weights, double *output,
               const double *q, const double *k, const double *v,
               int batch, int n_q, int n_k, int d_k, int d_v,
@@ -132,26 +169,15 @@ int attn_sdpa(double *scores, double *scaled, double *weights, double *output,
         !attn__all_finite(v, item_offset(batch, n_k, d_v)))
         return ATTN_ERR_NOT_FINITE;
 
-    for (int b = 0; b < batch; b++) {
-        const size_t grid = item_offset(b, n_q, n_k);
-        const attn__sdpa_block block = {
-            .q = q + item_offset(b, n_q, d_k),
-            .k = k + item_offset(b, n_k, d_k),
-            .v = v + item_offset(b, n_k, d_v),
-            .q_stride = (size_t)d_k, .k_stride = (size_t)d_k,
-            .v_stride = (size_t)d_v,
-            .scores = scores ? scores + grid : NULL,
-            .scaled = scaled ? scaled + grid : NULL,
-            .weights = weights ? weights + grid : NULL,
-            .output = output ? output + item_offset(b, n_q, d_v) : NULL,
-            .output_stride = (size_t)d_v,
-            .mask_b = b, .dropout_b = b,
-            .n_q = n_q, .n_k = n_k, .d_k = d_k, .d_v = d_v,
-        };
-        status = attn__sdpa_block_run(&block, &plan, work);
-        if (status != ATTN_OK) return status;
-    }
-    return ATTN_OK;
+    const attn__sdpa_block whole = {
+        .q = q, .k = k, .v = v,
+        .q_stride = (size_t)d_k, .k_stride = (size_t)d_k,
+        .v_stride = (size_t)d_v,
+        .scores = scores, .scaled = scaled, .weights = weights,
+        .output = output, .output_stride = (size_t)d_v,
+        .n_q = n_q, .n_k = n_k, .d_k = d_k, .d_v = d_v,
+    };
+    return run_items(&whole, &plan, batch, work);
 }
 
 int attn_sdpa_from_scores(double *scaled, double *weights, double *output,
@@ -177,23 +203,15 @@ int attn_sdpa_from_scores(double *scaled, double *weights, double *output,
         (output != NULL && !attn__all_finite(v, item_offset(batch, n_k, d_v))))
         return ATTN_ERR_NOT_FINITE;
 
-    for (int b = 0; b < batch; b++) {
-        const size_t grid = item_offset(b, n_q, n_k);
-        const attn__sdpa_block block = {
-            .given_scores = scores + grid,
-            .v = output ? v + item_offset(b, n_k, d_v) : NULL,
-            .v_stride = (size_t)d_v,
-            .scaled = scaled ? scaled + grid : NULL,
-            .weights = weights ? weights + grid : NULL,
-            .output = output ? output + item_offset(b, n_q, d_v) : NULL,
-            .output_stride = (size_t)d_v,
-            .mask_b = b, .dropout_b = b,
-            .n_q = n_q, .n_k = n_k, .d_k = d_k, .d_v = d_v,
-        };
-        status = attn__sdpa_block_run(&block, &plan, work);
-        if (status != ATTN_OK) return status;
-    }
-    return ATTN_OK;
+    const attn__sdpa_block whole = {
+        .given_scores = scores,
+        .v = output != NULL ? v : NULL, /* without an output d_v is unchecked */
+        .v_stride = (size_t)d_v,
+        .scaled = scaled, .weights = weights,
+        .output = output, .output_stride = (size_t)d_v,
+        .n_q = n_q, .n_k = n_k, .d_k = d_k, .d_v = d_v,
+    };
+    return run_items(&whole, &plan, batch, work);
 }
 
 int attn_weighted_sum(double *output, const double *weights, const double *v,
