@@ -1,0 +1,341 @@
+// The efficient-variants section: full attention next to a local window,
+// the strided pattern of the Sparse Transformer and linear attention; which
+// query-key cells each one computes (from the engine's masked weights); and,
+// on request, the time the engine takes for growing T on this machine:
+// full attention grows like T², linear attention like T.
+//
+//   mount(element, { engine, state? }) -> { destroy(), getState(), setState(state) }
+//   state: { T, window, stride, seed }
+//
+// Every weight and output comes from the engine; the timing measures the
+// engine's own calls (sdpaFlat for full attention, linear for linear).
+
+import { createHeatmap } from '../ui/heatmap.js';
+import { formatNumber, numberElement } from '../ui/format.js';
+import { mathElement } from '../ui/math.js';
+import {
+  attempt, button, clampInt, normalDraws, numberedTokens, randomMatrix, sectionRoot, seededRandom, slider, uniformDraws,
+} from './sections-common.js';
+
+const T_MIN = 4;
+const T_MAX = 16;
+const D_K = 4;
+const D_V = 2;
+const TIMING_SIZES = [128, 256, 512, 1024, 2048];
+const TIMING_D = 16;
+const TIMING_ROUNDS = 3;
+const TIMING_ROUND_MS = 25; // each round repeats the call at least this long
+const TIMING_MAX_MS = 1500; // fewer rounds for the slow sizes
+const SVG = 'http://www.w3.org/2000/svg';
+
+function inputsFor(T, seed) {
+  const draw = normalDraws(seededRandom(seed));
+  return { q: randomMatrix(draw, T, D_K), k: randomMatrix(draw, T, D_K), v: randomMatrix(draw, T, D_V) };
+}
+
+export function mount(element, { engine, state = {} }) {
+  const { doc, make, root, say } = sectionRoot(element, {
+    name: 'efficient',
+    title: 'Cheaper attention: local, strided and linear',
+    intro: [
+      'Full attention scores every query against every key: T\u00b2 scores for T tokens, so doubling the length quadruples the work '
+      + 'and the memory for the weights. Local attention keeps only the keys within a window around each query. The strided pattern '
+      + 'of the Sparse Transformer keeps the recent keys and every stride-th key further back, so information can still hop across '
+      + 'the sequence in two steps. Linear attention drops the softmax for a positive feature map \u03c6 and regroups the product, '
+      + 'so no T \u00d7 T matrix is ever formed.',
+    ],
+  });
+  const view = doc.defaultView;
+
+  let current = { T: 12, window: 2, stride: 4, seed: 21 };
+  let inputs = inputsFor(current.T, current.seed);
+
+  const controls = make('div', 'aw-controls');
+  const tSlider = slider(doc, { label: 'tokens T', name: 'T', min: T_MIN, max: T_MAX, value: current.T, onInput: (T) => update({ T }) });
+  const windowSlider = slider(doc, { label: 'local window w', name: 'window', min: 0, max: T_MAX - 1, value: current.window, onInput: (w) => update({ window: w }) });
+  const strideSlider = slider(doc, { label: 'stride', name: 'stride', min: 1, max: T_MAX - 1, value: current.stride, onInput: (s) => update({ stride: s }) });
+  controls.append(tSlider.element, windowSlider.element, strideSlider.element,
+    button(doc, { label: 'New random Q, K, V', onClick: () => update({ seed: current.seed + 1 }) }));
+  root.append(controls);
+
+  const cardsBox = make('div', 'aw-eff-heatmaps');
+  const heatDetail = make('p', 'aw-heatmap-detail');
+  root.append(cardsBox, heatDetail);
+  const card = (id, title, rule) => {
+    const box = make('div', 'aw-eff-card');
+    box.dataset.variant = id;
+    cardsBox.append(box);
+    const heatmap = createHeatmap(box, { title, name: `${id} weight`, detailElement: heatDetail });
+    const ruleLine = make('p', 'aw-eff-count', rule);
+    const count = make('p', 'aw-eff-count');
+    count.dataset.count = id;
+    box.append(ruleLine, count);
+    return { heatmap, count, ruleLine };
+  };
+  const cards = {
+    full: card('full', 'Full attention', 'every key for every query'),
+    local: card('local', 'Local window', ''),
+    strided: card('strided', 'Strided (Sparse Transformer)', ''),
+  };
+  const linearBox = make('div', 'aw-eff-card aw-eff-linear');
+  linearBox.dataset.variant = 'linear';
+  linearBox.append(make('p', 'aw-heatmap-title', 'Linear attention'),
+    make('p', '', 'There is no weights matrix to draw: with \u03c6(x) = elu(x) + 1 the engine sums \u03c6(k_j)\u1d40v_j and \u03c6(k_j) '
+      + 'over the keys once (a d_k \u00d7 d_v matrix and a d_k vector), then each query reads its output from those two sums.'),
+    mathElement(doc, 'o_i = \\frac{\\varphi(q_i)^{\\mathsf T} \\sum_j \\varphi(k_j)\\, v_j^{\\mathsf T}}{\\varphi(q_i)^{\\mathsf T} \\sum_j \\varphi(k_j)}', { display: true }));
+  cardsBox.append(linearBox);
+
+  const outputsPanel = make('section', 'aw-panel');
+  outputsPanel.append(make('h4', '', 'What each variant outputs'),
+    make('p', 'aw-small', 'The outputs differ: local and strided attention average over fewer values, and linear attention '
+      + 'weighs the values by \u03c6(q)\u00b7\u03c6(k) instead of a softmax, so it is a different mechanism, not an approximation of full attention.'));
+  const outputsTable = make('div', 'aw-table-scroll');
+  outputsPanel.append(outputsTable);
+  root.append(outputsPanel);
+
+  // Timing
+  const timingPanel = make('section', 'aw-panel');
+  timingPanel.append(make('h4', '', 'How the cost grows on this machine'),
+    make('p', 'aw-small', `Times the engine here in your browser for T = ${TIMING_SIZES.join(', ')} with d_k = d_v = ${TIMING_D}: `
+      + 'full scaled dot-product attention against linear attention. The chart shows how much longer each call takes than at '
+      + `T = ${TIMING_SIZES[0]}: full attention should follow the T\u00b2 line (four times longer per doubling), linear attention the T line `
+      + '(twice as long). Compare the slopes rather than the milliseconds: the linear call goes through the engine\u2019s general '
+      + 'interface, which spends extra time per token reading and writing its numbers, while full attention uses the direct path.'));
+  const timeButton = button(doc, { label: 'Measure on this machine', onClick: () => runTiming() });
+  const progress = make('p', 'aw-timing-progress');
+  progress.setAttribute('aria-live', 'polite');
+  const chart = make('div', 'aw-timing-chart');
+  const timingTable = make('div', 'aw-table-scroll');
+  const key = make('div', 'aw-hist-key');
+  for (const [cls, label] of [['aw-full', 'full attention (sdpaFlat)'], ['aw-linear', 'linear attention (linear)'], ['aw-ideal', 'ideal growth']]) {
+    const item = make('span');
+    item.append(make('span', `aw-key-swatch ${cls}`), doc.createTextNode(label));
+    key.append(item);
+  }
+  timingPanel.append(timeButton, progress, key, chart, timingTable);
+  root.append(timingPanel);
+
+  function countAllowed(result) {
+    return result.scaled.flat().filter((value) => value !== -Infinity).length;
+  }
+
+  function describeWith(result) {
+    return (i, j) => (result.scaled[i][j] === -Infinity
+      ? 'not computed: outside the pattern, so its weight is 0'
+      : `computed: scaled score ${formatNumber(result.scaled[i][j])}`);
+  }
+
+  function vectorCell(values) {
+    const td = make('td');
+    td.append(doc.createTextNode('['));
+    values.forEach((value, i) => {
+      if (i > 0) td.append(doc.createTextNode(', '));
+      td.append(numberElement(doc, value));
+    });
+    td.append(doc.createTextNode(']'));
+    return td;
+  }
+
+  function draw() {
+    const runs = attempt(say, () => ({
+      full: engine.scaledDotProduct({ ...inputs }),
+      local: engine.scaledDotProduct({ ...inputs, window: current.window }),
+      strided: engine.scaledDotProduct({ ...inputs, stride: current.stride }),
+      linear: engine.linear({ ...inputs }),
+    }));
+    if (!runs) return;
+    const tokens = numberedTokens(current.T);
+    const total = current.T * current.T;
+    cards.local.ruleLine.textContent = `keys with |i \u2212 j| \u2264 ${current.window}`;
+    cards.strided.ruleLine.textContent = `past keys less than ${current.stride} back, and every ${current.stride}th key before that`;
+    for (const id of ['full', 'local', 'strided']) {
+      const result = runs[id];
+      cards[id].heatmap.update({ values: result.weights, rowLabels: tokens, colLabels: tokens, domain: [0, 1], describe: describeWith(result) });
+      cards[id].count.textContent = `computes ${countAllowed(result)} of ${total} query\u2013key scores`;
+    }
+    const table = make('table', 'aw-table');
+    const head = make('tr');
+    for (const title of ['token', 'full', 'local', 'strided', 'linear']) {
+      const th = make('th', '', title);
+      th.scope = 'col';
+      head.append(th);
+    }
+    const thead = make('thead');
+    thead.append(head);
+    const tbody = make('tbody');
+    tokens.forEach((token, i) => {
+      const tr = make('tr');
+      const th = make('th', '', token);
+      th.scope = 'row';
+      tr.append(th, vectorCell(runs.full.output[i]), vectorCell(runs.local.output[i]), vectorCell(runs.strided.output[i]),
+        vectorCell(runs.linear.output[i]));
+      tbody.append(tr);
+    });
+    table.append(thead, tbody);
+    outputsTable.replaceChildren(table);
+  }
+
+  // ---- Timing ----
+  let timingRun = 0; // bumped to cancel a running measurement
+  const pause = () => new Promise((resolve) => view.setTimeout(resolve, 0));
+
+  // The fastest of a few rounds, each repeating the call for a moment: the
+  // minimum is the least disturbed by whatever else the machine is doing.
+  function timeCall(call) {
+    const clock = view.performance;
+    const started = clock.now();
+    let best = Infinity;
+    for (let round = 0; round < TIMING_ROUNDS; round++) {
+      let runs = 0;
+      const start = clock.now();
+      let elapsed = 0;
+      do {
+        call();
+        runs += 1;
+        elapsed = clock.now() - start;
+      } while (elapsed < TIMING_ROUND_MS);
+      best = Math.min(best, elapsed / runs);
+      if (clock.now() - started > TIMING_MAX_MS) break;
+    }
+    return best;
+  }
+
+  async function runTiming() {
+    const run = ++timingRun;
+    timeButton.disabled = true;
+    const rows = [];
+    try {
+      for (const T of TIMING_SIZES) {
+        progress.textContent = `Measuring T = ${T}\u2026`;
+        await pause();
+        if (run !== timingRun) return;
+        const draw = uniformDraws(seededRandom(T));
+        const flat = () => Float64Array.from({ length: T * TIMING_D }, draw);
+        const q = flat();
+        const k = flat();
+        const v = flat();
+        const nested = (data) => Array.from({ length: T }, (_, i) => Array.from(data.subarray(i * TIMING_D, (i + 1) * TIMING_D)));
+        const linearInput = { q: nested(q), k: nested(k), v: nested(v) };
+        const full = timeCall(() => engine.sdpaFlat({ q, k, v, nQ: T, nK: T, dK: TIMING_D, dV: TIMING_D }));
+        await pause();
+        if (run !== timingRun) return;
+        const linear = timeCall(() => engine.linear(linearInput));
+        rows.push({ T, full, linear });
+        drawTiming(rows);
+      }
+      progress.textContent = 'Done. Run it again to see how much the times vary.';
+    } catch (error) {
+      progress.textContent = `The measurement stopped: ${error.message}`;
+    } finally {
+      if (run === timingRun) timeButton.disabled = false;
+    }
+  }
+
+  const ms = (value) => (value >= 10 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toFixed(3));
+  const factor = (value) => (value >= 10 ? value.toFixed(0) : value.toFixed(1));
+
+  // Growth chart: each method's time divided by its own time at the smallest
+  // T, on doubling axes, next to the ideal T and T² lines.
+  function drawTiming(rows) {
+    const W = 560;
+    const H = 280;
+    const pad = { left: 52, right: 64, top: 14, bottom: 40 };
+    const plotW = W - pad.left - pad.right;
+    const plotH = H - pad.top - pad.bottom;
+    const steps = TIMING_SIZES.length - 1;
+    const topLog = 2 * steps; // T² grows by 4^steps
+    const x = (i) => pad.left + (i / steps) * plotW;
+    const y = (growth) => pad.top + plotH - (Math.min(Math.max(Math.log2(growth), 0), topLog) / topLog) * plotH;
+    const svg = doc.createElementNS(SVG, 'svg');
+    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', 'Time relative to T = ' + TIMING_SIZES[0] + ': '
+      + rows.map((r) => `T ${r.T}: full \u00d7${factor(r.full / rows[0].full)}, linear \u00d7${factor(r.linear / rows[0].linear)}`).join('; '));
+    const add = (name, attributes, text) => {
+      const node = doc.createElementNS(SVG, name);
+      for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+      if (text !== undefined) node.textContent = text;
+      svg.append(node);
+      return node;
+    };
+    for (let e = 0; e <= topLog; e += 2) {
+      add('line', { x1: pad.left, x2: pad.left + plotW, y1: y(2 ** e), y2: y(2 ** e), class: 'aw-timing-grid' });
+      add('text', { x: pad.left - 6, y: y(2 ** e) + 4, 'text-anchor': 'end', class: 'aw-hist-tick' }, `\u00d7${2 ** e}`);
+    }
+    TIMING_SIZES.forEach((T, i) => add('text', { x: x(i), y: H - 20, 'text-anchor': 'middle', class: 'aw-hist-tick' }, String(T)));
+    add('text', { x: pad.left + plotW / 2, y: H - 4, 'text-anchor': 'middle', class: 'aw-hist-tick' }, 'T (tokens)');
+    // Ideal growth: \u00d74 per doubling for T\u00b2, \u00d72 for T.
+    add('line', { x1: x(0), y1: y(1), x2: x(steps), y2: y(4 ** steps), class: 'aw-timing-ideal' });
+    add('text', { x: x(steps) + 6, y: y(4 ** steps) + 4, class: 'aw-hist-tick' }, 'ideal T\u00b2');
+    add('line', { x1: x(0), y1: y(1), x2: x(steps), y2: y(2 ** steps), class: 'aw-timing-ideal' });
+    add('text', { x: x(steps) + 6, y: y(2 ** steps) + 4, class: 'aw-hist-tick' }, 'ideal T');
+    for (const [key, cls] of [['full', 'aw-timing-full'], ['linear', 'aw-timing-linear']]) {
+      const growth = rows.map((r) => r[key] / rows[0][key]);
+      add('polyline', { points: growth.map((g, i) => `${x(i)},${y(g)}`).join(' '), class: `aw-timing-line ${cls}` });
+      growth.forEach((g, i) => add('circle', { cx: x(i), cy: y(g), r: 4, class: cls }));
+    }
+    chart.replaceChildren(svg);
+
+    const table = make('table', 'aw-table');
+    const head = make('tr');
+    for (const title of ['T', 'full: ms per call', 'full: \u00d7 previous', 'linear: ms per call', 'linear: \u00d7 previous']) {
+      const th = make('th', '', title);
+      th.scope = 'col';
+      head.append(th);
+    }
+    const thead = make('thead');
+    thead.append(head);
+    const tbody = make('tbody');
+    rows.forEach((r, i) => {
+      const tr = make('tr');
+      tr.dataset.t = String(r.T);
+      const th = make('th', '', String(r.T));
+      th.scope = 'row';
+      const ratio = (key) => (i === 0 ? '' : `\u00d7${(r[key] / rows[i - 1][key]).toFixed(1)}`);
+      tr.append(th, make('td', '', ms(r.full)), make('td', '', ratio('full')), make('td', '', ms(r.linear)), make('td', '', ratio('linear')));
+      tbody.append(tr);
+    });
+    table.append(thead, tbody);
+    timingTable.replaceChildren(table);
+  }
+
+  // ---- State ----
+
+  function normalise(next) {
+    const T = clampInt(next.T, T_MIN, T_MAX, 12);
+    return {
+      T,
+      window: clampInt(next.window, 0, T - 1, 2),
+      stride: clampInt(next.stride, 1, T - 1, 4),
+      seed: clampInt(next.seed, 0, 2 ** 31, 21),
+    };
+  }
+
+  function update(change) {
+    setState({ ...current, ...change });
+  }
+
+  function setState(next = {}) {
+    const previous = current;
+    current = normalise({ ...current, ...next });
+    if (current.T !== previous.T || current.seed !== previous.seed) inputs = inputsFor(current.T, current.seed);
+    tSlider.set(current.T);
+    windowSlider.setRange(0, current.T - 1);
+    windowSlider.set(current.window);
+    strideSlider.setRange(1, current.T - 1);
+    strideSlider.set(current.stride);
+    draw();
+  }
+
+  setState(state);
+
+  return {
+    getState: () => ({ ...current }),
+    setState,
+    destroy() {
+      timingRun += 1; // stops a measurement in progress
+      for (const { heatmap } of Object.values(cards)) heatmap.destroy();
+      root.remove();
+    },
+  };
+}
