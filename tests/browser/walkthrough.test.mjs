@@ -9,15 +9,12 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { loadAttention } from '../../web/lib/attention.js';
-import { startServer } from '../../scripts/serve.mjs';
+import { presetInput } from '../../web/presets.js';
+import { REPO, WEB_ROOT, startSession } from './harness.mjs';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
 let engine;
 let presets;
 let vectors;
@@ -25,50 +22,14 @@ let session;
 
 before(async () => {
   engine = await loadAttention();
-  presets = JSON.parse(await readFile(`${repo}web/presets.json`, 'utf8'));
-  vectors = JSON.parse(await readFile(`${repo}tests/vectors/tutorials.json`, 'utf8'));
-  session = await startBrowser(repo);
+  presets = JSON.parse(await readFile(join(WEB_ROOT, 'presets.json'), 'utf8'));
+  vectors = JSON.parse(await readFile(join(REPO, 'tests/vectors/tutorials.json'), 'utf8'));
+  session = await startSession();
 });
 
 after(async () => {
   await session?.close();
 });
-
-// Debian's chromium on the page served by scripts/serve.mjs, with every
-// console error and every request to another origin recorded.
-async function startBrowser(root) {
-  const server = await startServer({ root: join(root, 'web'), port: 0 });
-  const origin = server.url.replace(/\/$/, '');
-  const profile = await mkdtemp(join(tmpdir(), 'aw-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    viewport: { width: 1280, height: 900 },
-  });
-  const consoleErrors = [];
-  const offOrigin = [];
-  context.on('page', (page) => {
-    page.on('console', (message) => { if (message.type() === 'error') consoleErrors.push(message.text()); });
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
-  });
-  context.on('request', (request) => {
-    const url = request.url();
-    if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) offOrigin.push(url);
-  });
-  for (const page of context.pages()) await page.close();
-  return {
-    origin,
-    consoleErrors,
-    offOrigin,
-    newPage: () => context.newPage(),
-    async close() {
-      await context.close();
-      await server.close();
-      await rm(profile, { recursive: true, force: true });
-    },
-  };
-}
 
 // The presets the walkthrough animates (other sections have their own widgets).
 const MODES = ['projections', 'qkv', 'scores', 'softmax', 'weightedSum'];
@@ -78,7 +39,7 @@ const parseShown = (text) => Number(text.replace(/\u2212/g, '-').replace('\u221e
 const asMatrix = (value) => (Array.isArray(value) && !Array.isArray(value[0]) ? [value] : value);
 
 // The engine's numbers for each matrix the page can show, by the page's names.
-function expectedMatrices(preset, input = preset.input) {
+function expectedMatrices(preset, input = presetInput(preset)) {
   const result = engine.run(input);
   const { kind } = input;
   if (kind === 'multiHead') {
@@ -139,8 +100,7 @@ function assertMatricesMatch(shown, expected, where) {
 }
 
 async function open(query) {
-  const page = await session.newPage();
-  await page.goto(`${session.origin}/index.html${query}`);
+  const page = await session.open(`index.html${query}`);
   await page.waitForSelector('html[data-ready="true"]');
   return page;
 }
@@ -330,6 +290,5 @@ test('with prefers-reduced-motion the steps change without transitions', async (
 });
 
 test('no console errors and no request leaves the origin', () => {
-  assert.deepEqual(session.consoleErrors, []);
-  assert.deepEqual(session.offOrigin, []);
+  session.assertQuiet();
 });

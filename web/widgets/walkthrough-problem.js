@@ -4,6 +4,7 @@
 // Only inputs are made here; every result comes from the engine.
 
 import { identity } from './walkthrough-steps.js';
+import { presetInput } from '../presets.js';
 
 export const SDPA_MODES = ['projections', 'qkv', 'scores'];
 export const MAX_TOKENS = 12;
@@ -61,7 +62,7 @@ export function reshape(matrix, rows, cols, fill) {
 }
 
 export function problemFromPreset(preset) {
-  const { kind: _kind, tokens, queryTokens, keyTokens, numHeads: _heads, ...fields } = structuredClone(preset.input);
+  const { kind: _kind, tokens, queryTokens, keyTokens, numHeads: _heads, ...fields } = presetInput(preset);
   const mode = preset.mode;
   const problem = { mode, fields, vector: false, self: false };
   if (mode === 'softmax') {
