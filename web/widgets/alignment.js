@@ -25,7 +25,7 @@ const diagonal = (values) => values.map((value, i) => values.map((_, j) => (i ==
 
 // Hand-set parameters that make each score favour shared features; concat is
 // given W = [W_s; W_h] and the same v and b, which makes it the additive score.
-function handParameters() {
+export function handParameters() {
   const ones = Array(D).fill(1);
   const bias = Array(D).fill(THRESHOLD);
   return {
@@ -35,7 +35,7 @@ function handParameters() {
   };
 }
 
-function randomParameters(seed) {
+export function randomParameters(seed) {
   const draw = normalDraws(seededRandom(seed));
   const small = () => draw() * 0.5;
   return {

@@ -28,7 +28,8 @@ const TIMING_ROUND_MS = 25; // each round repeats the call at least this long
 const TIMING_MAX_MS = 1500; // fewer rounds for the slow sizes
 const SVG = 'http://www.w3.org/2000/svg';
 
-function inputsFor(T, seed) {
+/** The seeded inputs the widget shows (exported for the tests). */
+export function inputsFor(T, seed) {
   const draw = normalDraws(seededRandom(seed));
   return { q: randomMatrix(draw, T, D_K), k: randomMatrix(draw, T, D_K), v: randomMatrix(draw, T, D_V) };
 }

@@ -28,7 +28,8 @@ const BASES = [
   { value: 'custom', label: 'custom (click the cells)' },
 ];
 
-function inputsFor(seed) {
+/** The seeded inputs the widget shows (exported for the tests). */
+export function inputsFor(seed) {
   const draw = normalDraws(seededRandom(seed));
   return { q: randomMatrix(draw, T, D_K), k: randomMatrix(draw, T, D_K), v: randomMatrix(draw, T, D_V) };
 }
@@ -252,8 +253,9 @@ export function mount(element, { engine, state = {} }) {
     }
   }
 
-  function numberCell(value, className = '') {
+  function numberCell(value, className = '', field = '') {
     const td = make('td', className);
+    if (field) td.dataset.field = field;
     td.append(numberElement(doc, value));
     return td;
   }
@@ -290,8 +292,9 @@ export function mount(element, { engine, state = {} }) {
       const tr = make('tr', allowedRow[j] ? '' : 'aw-masked-row');
       const th = make('th', '', token);
       th.scope = 'row';
-      tr.append(th, numberCell(scaledRow[j]), numberCell(before.exp[0][j]), numberCell(result.base.weights[i][j]),
-        numberCell(after.scaled[0][j]), numberCell(after.exp[0][j]), numberCell(result.masked.weights[i][j], 'aw-strong'));
+      tr.append(th, numberCell(scaledRow[j], '', 'scaled'), numberCell(before.exp[0][j], '', 'exp-before'),
+        numberCell(result.base.weights[i][j], '', 'weight-before'), numberCell(after.scaled[0][j], '', 'scaled-after'),
+        numberCell(after.exp[0][j], '', 'exp-after'), numberCell(result.masked.weights[i][j], 'aw-strong', 'weight-after'));
       return tr;
     });
     renormTable.replaceChildren(table(
@@ -361,8 +364,8 @@ export function mount(element, { engine, state = {} }) {
       const th = make('th', '', token);
       th.scope = 'row';
       const input = allowedRow[j] ? numberCell(withFinite[j]) : make('td', '', '\u22121e9');
-      tr.append(th, input, numberCell(runs.finite.weights[0][j]), numberCell(runs.masked.weights[0][j]),
-        numberCell(runs.finiteAll.weights[0][j]), numberCell(runs.maskedAll.weights[0][j]));
+      tr.append(th, input, numberCell(runs.finite.weights[0][j], '', 'finite'), numberCell(runs.masked.weights[0][j], '', 'masked'),
+        numberCell(runs.finiteAll.weights[0][j], '', 'finite-all'), numberCell(runs.maskedAll.weights[0][j], '', 'masked-all'));
       return tr;
     });
     finiteTable.replaceChildren(table(

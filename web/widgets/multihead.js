@@ -54,7 +54,8 @@ const STEPS = [
   },
 ];
 
-function inputsFor(seed) {
+/** The seeded inputs the widget shows (exported for the tests). */
+export function inputsFor(seed) {
   const draw = normalDraws(seededRandom(seed));
   const weight = () => randomMatrix(() => draw() * 0.5, D_MODEL, D_MODEL);
   return { x: randomMatrix(draw, TOKENS.length, D_MODEL), wq: weight(), wk: weight(), wv: weight(), wo: weight() };

@@ -69,7 +69,8 @@ export function isErratum(printed, exact, decimals) {
   return Math.abs(printed - exact) > 0.5 * 10 ** -decimals + 1e-12;
 }
 
-function inputsFor(dk, seed) {
+/** The seeded inputs the widget shows (exported for the tests). */
+export function inputsFor(dk, seed) {
   const draw = normalDraws(seededRandom(seed));
   // Full doubles: standard normal entries, as in the variance argument.
   return { q: randomMatrix(draw, N, dk, null), k: randomMatrix(draw, N, dk, null), v: randomMatrix(draw, N, 1, 2) };

@@ -1,0 +1,269 @@
+// End-to-end tests of the section widgets (masks, why scale, multi-head,
+// self vs cross attention, Bahdanau vs Luong, efficient variants) on their
+// development page in headless Chromium: each renders; changing a control
+// shows the engine's new values; flipping a mask cell renormalises its row;
+// the page stays quiet (no console errors, nothing off origin).
+//
+// Expected numbers come from the engine (web/lib/attention.js) run here in
+// Node on the same seeded inputs, which the widgets export.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSession } from './harness.mjs';
+import { loadAttention } from '../../web/lib/attention.js';
+import { inputsFor as maskInputs } from '../../web/widgets/masks.js';
+import { inputsFor as scalingInputs } from '../../web/widgets/scaling.js';
+import { inputsFor as multiheadInputs } from '../../web/widgets/multihead.js';
+import { inputsFor as efficientInputs } from '../../web/widgets/efficient.js';
+import { DECODER_VECTORS, ENCODER_VECTORS } from '../../web/widgets/cross-attention.js';
+import { handParameters, randomParameters } from '../../web/widgets/alignment.js';
+
+const PAGE = 'sections-dev.html';
+const SECTIONS = ['masks', 'scaling', 'multihead', 'cross', 'alignment', 'efficient'];
+
+let engine;
+let session;
+
+before(async () => {
+  engine = await loadAttention();
+  session = await startSession();
+});
+
+after(async () => {
+  await session?.close();
+});
+
+async function openPage() {
+  const page = await session.open(PAGE);
+  await page.waitForSelector('html[data-ready="true"]');
+  return page;
+}
+
+const parseShown = (text) => Number(String(text).replace(/\u2212/g, '-').replace('\u221e', 'Infinity'));
+
+/** The full-precision values of the number spans inside every element matching selector. */
+async function shownNumbers(page, selector) {
+  const texts = await page.$$eval(selector, (cells) => cells.map((cell) => (cell.querySelector('[data-value]') ?? cell).dataset.value));
+  return texts.map(parseShown);
+}
+
+/** A heatmap's values, row by row, from each cell's label ("… = value. how"). */
+async function heatmapValues(page, figureSelector) {
+  const labels = await page.$$eval(`${figureSelector} .aw-heat-cell`, (cells) => cells.map((cell) => [
+    Number(cell.dataset.row), Number(cell.dataset.col), cell.getAttribute('aria-label'),
+  ]));
+  const values = [];
+  for (const [i, j, label] of labels) {
+    const match = / = (\S+?)(?:\. |$)/.exec(label);
+    assert.ok(match, `heatmap cell label without a value: ${label}`);
+    (values[i] ??= [])[j] = parseShown(match[1]);
+  }
+  return values;
+}
+
+const heatmapTitled = (section, title) => `[data-section="${section}"] figure.aw-heatmap:has(figcaption:text-is("${title}"))`;
+
+function assertClose(actual, expected, message) {
+  const a = actual.flat(Infinity);
+  const e = expected.flat(Infinity);
+  assert.equal(a.length, e.length, `${message}: ${a.length} values shown, ${e.length} expected`);
+  a.forEach((value, i) => {
+    assert.ok(Number.isFinite(value) || value === e[i], `${message}[${i}]: shown ${value}`);
+    const tolerance = 1e-12 * Math.max(1, Math.abs(e[i]));
+    assert.ok(value === e[i] || Math.abs(value - e[i]) <= tolerance, `${message}[${i}]: shown ${value}, engine ${e[i]}`);
+  });
+}
+
+async function setRange(page, selector, value) {
+  await page.$eval(selector, (input, next) => {
+    input.value = String(next);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }, value);
+}
+
+const causalPattern = (n) => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => j <= i));
+
+test('every section renders its title, controls and heatmaps, and the page stays quiet', async () => {
+  session.clear();
+  const page = await openPage();
+  const sections = await page.$$eval('.aw-section', (roots) => roots.map((root) => ({
+    name: root.dataset.section,
+    title: root.querySelector('.aw-section-title')?.textContent ?? '',
+    heatmaps: root.querySelectorAll('.aw-heatmap').length,
+    messages: [...root.querySelectorAll('.aw-message')].filter((m) => !m.hidden).map((m) => m.textContent),
+  })));
+  assert.deepEqual(sections.map((s) => s.name), SECTIONS);
+  for (const section of sections) {
+    assert.ok(section.title.length > 0, `${section.name} has a title`);
+    assert.deepEqual(section.messages, [], `${section.name} shows no engine error`);
+  }
+  const heatmaps = Object.fromEntries(sections.map((s) => [s.name, s.heatmaps]));
+  assert.deepEqual(heatmaps, { masks: 2, scaling: 2, multihead: 2, cross: 3, alignment: 4, efficient: 3 });
+  await page.close();
+  session.assertQuiet();
+});
+
+test('masks: the inspected row shows the engine\u2019s weights, and flipping a cell (click or keyboard) renormalises it', async () => {
+  session.clear();
+  const page = await openPage();
+  const root = '[data-section="masks"]';
+  const inputs = maskInputs(7);
+  const row = 2; // the default inspected row
+  const afterWeights = () => shownNumbers(page, `${root} td[data-field="weight-after"]`);
+
+  const causal = engine.scaledDotProduct({ ...inputs, mask: 'causal' });
+  const open = engine.scaledDotProduct({ ...inputs });
+  assertClose(await afterWeights(), causal.weights[row], 'causal row');
+  assertClose(await shownNumbers(page, `${root} td[data-field="weight-before"]`), open.weights[row], 'unmasked row');
+  assertClose(await heatmapValues(page, heatmapTitled('masks', 'Weights with this mask')), causal.weights, 'masked heatmap');
+
+  // Block key 0 for the inspected row by clicking its cell.
+  await page.click(`${root} .aw-mask-cell[data-row="${row}"][data-col="0"]`);
+  const custom = causalPattern(6);
+  custom[row][0] = false;
+  const flipped = engine.scaledDotProduct({ ...inputs, mask: custom });
+  const shown = await afterWeights();
+  assertClose(shown, flipped.weights[row], 'row after flipping key 0');
+  assert.equal(shown[0], 0);
+  assert.ok(Math.abs(shown.reduce((a, b) => a + b, 0) - 1) < 1e-12, 'the kept weights sum to 1 again');
+  assert.notEqual(shown[1], causal.weights[row][1], 'the kept weights changed');
+  assert.equal(await page.textContent(`${root} .aw-mask-cell[data-row="${row}"][data-col="0"]`), '\u2715');
+  assert.equal(await page.$eval(`${root} select`, (select) => select.value), 'custom');
+
+  // Flip it back from the keyboard.
+  await page.focus(`${root} .aw-mask-cell[data-row="${row}"][data-col="0"]`);
+  await page.keyboard.press('Enter');
+  assertClose(await afterWeights(), causal.weights[row], 'row after flipping back');
+
+  // Key padding: only the first 2 keys are real.
+  await setRange(page, `${root} [data-control="keyLength"] input`, 2);
+  const padded = engine.scaledDotProduct({ ...inputs, mask: causalPattern(6), keyLength: 2 });
+  assertClose(await afterWeights(), padded.weights[row], 'row with keyLength 2');
+  assert.equal(await page.$eval(`${root} [data-control="padding"] input`, (box) => box.checked), true);
+
+  // A fully masked row: the engine gives zeros; −1e9 everywhere gives uniform weights.
+  await page.click(`${root} button:text-is("Mask every key of this row")`);
+  assert.deepEqual(await afterWeights(), [0, 0, 0, 0, 0, 0]);
+  assert.match(await page.textContent(`${root} .aw-mask-empty`), /every key is masked for: sat \(row 3\)/);
+  const uniform = engine.softmax({ x: [Array(6).fill(-1e9)], scale: 0.5 }).weights[0];
+  assertClose(await shownNumbers(page, `${root} td[data-field="finite-all"]`), uniform, '-1e9 row');
+  assert.deepEqual(await shownNumbers(page, `${root} td[data-field="masked-all"]`), [0, 0, 0, 0, 0, 0]);
+  await page.close();
+  session.assertQuiet();
+});
+
+test('why scale: the d_k slider shows the engine\u2019s weights for new random Q, K, and the tutorial examples carry their errata', async () => {
+  session.clear();
+  const page = await openPage();
+  const root = '[data-section="scaling"]';
+  await setRange(page, `${root} [data-control="dk"] input`, 2); // d_k = 8
+  assert.equal(await page.textContent(`${root} [data-control="dk"] output`), '8');
+  const inputs = scalingInputs(8, 3);
+  const scaled = engine.scaledDotProduct({ ...inputs, scale: true });
+  const unscaled = engine.scaledDotProduct({ ...inputs, scale: false });
+  assertClose(await heatmapValues(page, heatmapTitled('scaling', 'Weights, softmax(QK\u1d40 / \u221ad_k)')), scaled.weights, 'scaled weights');
+  assertClose(await heatmapValues(page, heatmapTitled('scaling', 'Weights, softmax(QK\u1d40)')), unscaled.weights, 'unscaled weights');
+
+  const smallGap = `${root} [data-example="t001-small-gap"]`;
+  assertClose(await shownNumbers(page, `${smallGap} td[data-field="weights"]`), engine.softmax({ x: [2, 0.5, 0.5, 0.5] }).weights, 'softmax [2, .5, .5, .5]');
+  assert.equal((await page.$$(`${smallGap} td[data-erratum]`)).length, 4);
+  const scaledExample = `${root} [data-example="t003-scaled"]`;
+  const exact = engine.softmax({ x: [100, 95, 5, 3], scale: 0.125 });
+  assertClose(await shownNumbers(page, `${scaledExample} td[data-field="scaled"]`), exact.scaled, 'scaled [100, 95, 5, 3]');
+  assert.equal((await page.$$(`${scaledExample} td[data-erratum]`)).length, 4, 'the printed weights are all off; the printed scaled row is not');
+  assert.equal((await page.$$(`${root} [data-example="t002-small"] td[data-erratum]`)).length, 0);
+  await page.close();
+  session.assertQuiet();
+});
+
+test('multi-head: choosing 4 heads and stepping to the concat and W_O shows the engine\u2019s matrices', async () => {
+  session.clear();
+  const page = await openPage();
+  const root = '[data-section="multihead"]';
+  await page.selectOption(`${root} [data-control="numHeads"] select`, '4');
+  const result = engine.multiHead({ ...multiheadInputs(5), numHeads: 4 });
+  assert.equal((await page.$$(`${root} .aw-mh-head`)).length, 4);
+  for (let i = 0; i < 3; i++) await page.click(`${root} button[aria-label="Step forward"]`);
+  assert.match(await page.textContent(`${root} .aw-mh-step`), /^4\. Concatenate/);
+  const concat = await shownNumbers(page, `${root} figure[data-matrix="Concat"] tbody td`);
+  assertClose(concat, result.concat, 'concat');
+  assert.equal(await page.$eval(`${root} figure[data-matrix="Concat"] tbody td`, (td) => td.className), 'aw-head-0');
+  assertClose(await shownNumbers(page, `${root} figure[data-matrix="head 3 output"] tbody td`), result.heads[2].output, 'head 3 output');
+  await page.focus(`${root} button[aria-label="Step forward"]`);
+  await page.keyboard.press('Enter');
+  assert.match(await page.textContent(`${root} .aw-mh-step`), /^5\. Mix the heads/);
+  assertClose(await shownNumbers(page, `${root} figure[data-matrix="Output"] tbody td`), result.output, 'output');
+  await page.close();
+  session.assertQuiet();
+});
+
+test('self vs cross attention: chat looks at cat, and editing a vector recomputes the cross-attention', async () => {
+  session.clear();
+  const page = await openPage();
+  const root = '[data-section="cross"]';
+  const cross = engine.scaledDotProduct({ q: DECODER_VECTORS, k: ENCODER_VECTORS, v: ENCODER_VECTORS });
+  assert.match(await page.textContent(`${root} li[data-query="1"]`), /^chat → cat/);
+  assertClose(await shownNumbers(page, `${root} li[data-query="1"]`), [cross.weights[1][1]], 'chat → cat');
+  const decoderSelf = engine.scaledDotProduct({ q: DECODER_VECTORS, k: DECODER_VECTORS, v: DECODER_VECTORS, mask: 'causal' });
+  assertClose(await heatmapValues(page, heatmapTitled('cross', 'Decoder self-attention (French \u2192 French)')), decoderSelf.weights, 'decoder self');
+
+  // Take the "cat" feature away from the English "cat".
+  await page.click(`${root} summary`);
+  await page.fill(`${root} input[aria-label="encoder vector, row cat, column cat"]`, '0');
+  const encoder = ENCODER_VECTORS.map((row) => row.slice());
+  encoder[1][1] = 0;
+  const edited = engine.scaledDotProduct({ q: DECODER_VECTORS, k: encoder, v: encoder });
+  assertClose(await heatmapValues(page, heatmapTitled('cross', 'Cross-attention (French queries \u2192 English keys)')), edited.weights, 'edited cross');
+  assert.doesNotMatch(await page.textContent(`${root} li[data-query="1"]`), /^chat → cat/);
+  await page.close();
+  session.assertQuiet();
+});
+
+test('Bahdanau vs Luong: the compared row shows each method\u2019s engine weights, for hand-set and random parameters', async () => {
+  session.clear();
+  const page = await openPage();
+  const root = '[data-section="alignment"]';
+  await page.selectOption(`${root} [data-control="row"] select`, '3');
+  const query = DECODER_VECTORS;
+  const keys = ENCODER_VECTORS;
+  const check = async (params, label) => {
+    const expected = {
+      additive: engine.additive({ query, keys, ...params.additive }),
+      dot: engine.luong({ query, keys, method: 'dot' }),
+      general: engine.luong({ query, keys, method: 'general', ...params.general }),
+      concat: engine.luong({ query, keys, method: 'concat', ...params.concat }),
+    };
+    for (const [method, result] of Object.entries(expected)) {
+      assertClose(await shownNumbers(page, `${root} td[data-method="${method}"]`), result.weights[3], `${label} ${method}`);
+    }
+  };
+  await check(handParameters(), 'hand-set');
+  await page.selectOption(`${root} [data-control="params"] select`, 'random');
+  await check(randomParameters(11), 'random');
+  await page.close();
+  session.assertQuiet();
+});
+
+test('efficient variants: the window slider changes the computed cells as the engine masks them, and timing runs on request', async () => {
+  session.clear();
+  const page = await openPage();
+  const root = '[data-section="efficient"]';
+  assert.equal(await page.$$eval(`${root} .aw-timing-chart svg`, (svgs) => svgs.length), 0, 'no timing before the button');
+  await setRange(page, `${root} [data-control="window"] input`, 1);
+  const local = engine.scaledDotProduct({ ...efficientInputs(12, 21), window: 1 });
+  const computed = local.scaled.flat().filter((value) => value !== -Infinity).length;
+  assert.equal(await page.textContent(`${root} [data-count="local"]`), `computes ${computed} of 144 query\u2013key scores`);
+  assertClose(await heatmapValues(page, `${root} [data-variant="local"] figure`), local.weights, 'local weights');
+
+  await setRange(page, `${root} [data-control="T"] input`, 6);
+  const strided = engine.scaledDotProduct({ ...efficientInputs(6, 21), stride: 4 });
+  assertClose(await heatmapValues(page, `${root} [data-variant="strided"] figure`), strided.weights, 'strided weights, T = 6');
+
+  // The measurement itself is never checked for speed, only that it reports.
+  await page.click(`${root} button:text-is("Measure on this machine")`);
+  await page.waitForSelector(`${root} tr[data-t="128"]`, { timeout: 120000 });
+  const cells = await page.$$eval(`${root} tr[data-t="128"] td`, (tds) => tds.map((td) => td.textContent));
+  assert.ok(Number(cells[0]) > 0 && Number(cells[2]) > 0, `times are positive numbers: ${cells}`);
+  await page.close();
+  session.assertQuiet();
+});
