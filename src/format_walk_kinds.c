@@ -275,21 +275,11 @@ static void energy_steps(attn__walker *walker, const char *energy_formula)
     attn__walk_step(walker, "Scores: score_j = v · energy_j");
     if (d_a <= ATTN__DETAIL_WIDTH && n_q * n_k <= ATTN__DETAIL_CELLS) {
         for (int i = 0; i < n_q; i++)
-            for (int j = 0; j < n_k; j++) {
-                attn__walk_begin_item(walker, 0);
-                attn__walk_printf(walker, "score[");
-                attn__walk_label(walker, &info->queries, i);
-                attn__walk_printf(walker, ", ");
-                attn__walk_label(walker, &info->keys, j);
-                attn__walk_printf(walker, "] = ");
-                attn__walk_code(walker, 1);
-                attn__walk_dot_terms(
-                    walker, v, 1, energy->data + item(i, n_k, d_a) +
-                                      (size_t)j * (size_t)d_a,
+            for (int j = 0; j < n_k; j++)
+                attn__walk_score_item(
+                    walker, "score", i, j, v, 1,
+                    energy->data + item(i, n_k, d_a) + (size_t)j * (size_t)d_a,
                     1, d_a, scores->data[(size_t)i * (size_t)n_k + (size_t)j]);
-                attn__walk_code(walker, 0);
-                attn__walk_end(walker);
-            }
     }
 }
 
@@ -386,21 +376,11 @@ static void walk_luong(attn__walker *walker)
                           info->n_q * info->n_k <= ATTN__DETAIL_CELLS;
         for (int i = 0; small && info->method == ATTN_LUONG_DOT &&
                         i < info->n_q; i++)
-            for (int j = 0; j < info->n_k; j++) {
-                attn__walk_begin_item(walker, 0);
-                attn__walk_printf(walker, "score[");
-                attn__walk_label(walker, &info->queries, i);
-                attn__walk_printf(walker, ", ");
-                attn__walk_label(walker, &info->keys, j);
-                attn__walk_printf(walker, "] = ");
-                attn__walk_code(walker, 1);
-                attn__walk_dot_terms(
-                    walker, query + item(i, 1, info->d_s), 1,
+            for (int j = 0; j < info->n_k; j++)
+                attn__walk_score_item(
+                    walker, "score", i, j, query + item(i, 1, info->d_s), 1,
                     keys + item(j, 1, info->d_h), 1, info->d_s,
                     scores[(size_t)i * (size_t)info->n_k + (size_t)j]);
-                attn__walk_code(walker, 0);
-                attn__walk_end(walker);
-            }
     }
     show_scores(walker);
     context_steps(walker);

@@ -281,6 +281,23 @@ void attn__walk_dot_terms(attn__walker *walker, const double *a,
     attn__walk_number(walker, result);
 }
 
+void attn__walk_score_item(attn__walker *walker, const char *name, int i,
+                           int j, const double *a, size_t a_step,
+                           const double *b, size_t b_step, int n,
+                           double result)
+{
+    attn__walk_begin_item(walker, 0);
+    attn__walk_printf(walker, "%s[", name);
+    attn__walk_label(walker, &walker->info->queries, i);
+    attn__walk_printf(walker, ", ");
+    attn__walk_label(walker, &walker->info->keys, j);
+    attn__walk_printf(walker, "] = ");
+    attn__walk_code(walker, 1);
+    attn__walk_dot_terms(walker, a, a_step, b, b_step, n, result);
+    attn__walk_code(walker, 0);
+    attn__walk_end(walker);
+}
+
 void attn__walk_vector(attn__walker *walker, const double *x, int n)
 {
     attn__text_puts(walker->out, "[");
@@ -323,21 +340,12 @@ static void scores_step(attn__walker *walker, const attn__walk_block *block)
                         block->k_name);
         if (small_grid(block->n_q, block->n_k, block->d_k)) {
             for (int i = 0; i < block->n_q; i++)
-                for (int j = 0; j < block->n_k; j++) {
-                    attn__walk_begin_item(walker, 0);
-                    attn__walk_printf(walker, "S[");
-                    attn__walk_label(walker, &info->queries, i);
-                    attn__walk_printf(walker, ", ");
-                    attn__walk_label(walker, &info->keys, j);
-                    attn__walk_printf(walker, "] = ");
-                    attn__walk_code(walker, 1);
-                    attn__walk_dot_terms(
-                        walker, block->q + (size_t)i * block->q_stride, 1,
+                for (int j = 0; j < block->n_k; j++)
+                    attn__walk_score_item(
+                        walker, "S", i, j,
+                        block->q + (size_t)i * block->q_stride, 1,
                         block->k + (size_t)j * block->k_stride, 1, block->d_k,
                         block->scores[(size_t)i * n_k + (size_t)j]);
-                    attn__walk_code(walker, 0);
-                    attn__walk_end(walker);
-                }
         } else {
             attn__walk_para(walker, "(%d×%d dot products of length %d: too "
                             "many to spell out.)", block->n_q, block->n_k,

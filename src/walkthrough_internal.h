@@ -106,6 +106,13 @@ void attn__walk_dot_terms(attn__walker *walker, const double *a,
                           size_t a_step, const double *b, size_t b_step,
                           int n, double result);
 
+/* A list item "name[query i, key j] = a · b" with the dot product spelled
+ * out as by attn__walk_dot_terms. */
+void attn__walk_score_item(attn__walker *walker, const char *name, int i,
+                           int j, const double *a, size_t a_step,
+                           const double *b, size_t b_step, int n,
+                           double result);
+
 /* ---- Steps several kinds share (format_walkthrough.c) ---- */
 
 /* Scores, scale, mask, softmax and output of one attention block. */
