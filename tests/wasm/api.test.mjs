@@ -92,6 +92,8 @@ test('sdpaFlat agrees with scaledDotProduct, batched, with scale and causal opti
     [{ scale: 0.5 }, { scale: 0.5 }],
     [{ scale: false }, { scale: false }],
     [{ causal: true }, { mask: 'causal' }],
+    [{ window: 1 }, { window: 1 }],
+    [{ stride: 2, causal: true }, { stride: 2, mask: 'causal' }],
   ];
   for (const [flatOptions, fields] of cases) {
     const fast = attn.sdpaFlat({ q: flat(q), k: flat(k), v: flat(v), batch, nQ, nK, dK, dV,
@@ -101,6 +103,22 @@ test('sdpaFlat agrees with scaledDotProduct, batched, with scale and causal opti
     assert.deepEqual(Array.from(fast.output), full.output.flat(2), JSON.stringify(flatOptions));
     assert.deepEqual(Array.from(fast.weights), full.weights.flat(2), JSON.stringify(flatOptions));
   }
+});
+
+test('linearFlat agrees with linear, batched, causal and not', async () => {
+  const attn = await loadEngine();
+  const random = randomSource(11);
+  const [batch, nQ, nK, dK, dV] = [2, 4, 4, 3, 2];
+  const q = Array.from({ length: batch }, () => random.matrix(nQ, dK));
+  const k = Array.from({ length: batch }, () => random.matrix(nK, dK));
+  const v = Array.from({ length: batch }, () => random.matrix(nK, dV));
+  const flat = (x) => Float64Array.from(x.flat(2));
+  for (const causal of [false, true]) {
+    const fast = attn.linearFlat({ q: flat(q), k: flat(k), v: flat(v), batch, nQ, nK, dK, dV, causal });
+    assert.deepEqual(Array.from(fast.output), attn.linear({ q, k, v, causal }).output.flat(2));
+  }
+  assert.throws(() => attn.linearFlat({ q: flat(q), k: flat(k), v: flat(v), nQ, nK, dK, dV }),
+                { message: 'linearFlat: q must hold batch·nQ·dK = 12 numbers, got 24 numbers' });
 });
 
 test('sdpaFlat checks its sizes against the arrays it is given', async () => {

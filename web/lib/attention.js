@@ -19,6 +19,7 @@
 //   attn.run({ kind, ...fields })                -> any of the above
 //   attn.format({ kind, ...fields }, 'markdown' | 'text' | 'json') -> string
 //   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays)
+//   attn.linearFlat({ q, k, v, nQ, nK, dK, dV, causal }) -> { output }
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
 //
 // Bad input throws an Error whose message names the field (the same words
@@ -41,9 +42,13 @@ const OPTIONS_BYTES = 56;
 const OPTIONS_SCALE_KIND = 0;
 const OPTIONS_SCALE_FACTOR = 8;
 const OPTIONS_MASK_KINDS = 16;
+const OPTIONS_MASK_WINDOW = 28;
+const OPTIONS_MASK_STRIDE = 32;
 const ATTN_SCALE_NONE = 1;
 const ATTN_SCALE_FACTOR = 2;
 const ATTN_MASK_CAUSAL = 1;
+const ATTN_MASK_LOCAL = 1 << 3;
+const ATTN_MASK_STRIDED = 1 << 4;
 
 const MAX_RANK = 3;
 
@@ -252,16 +257,39 @@ function createApi(wasm) {
    * for none; default 1/sqrt(dK)), causal (boolean), weights (true to also
    * return the weights). Returns { output: Float64Array, weights? }.
    */
-  function sdpaFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, scale, causal = false, weights = false }) {
+  // Sizes and lengths of the typed arrays the *Flat functions take.
+  function checkFlatShapes(caller, { q, k, v, batch, nQ, nK, dK, dV }) {
     const sizes = { batch, nQ, nK, dK, dV };
     for (const [name, size] of Object.entries(sizes)) {
       if (!Number.isInteger(size) || size < 1) {
-        throw new Error(`sdpaFlat: ${name} must be a positive integer, got ${describe(size)}`);
+        throw new Error(`${caller}: ${name} must be a positive integer, got ${describe(size)}`);
       }
     }
-    checkLength('q', q, batch * nQ * dK, 'batch·nQ·dK');
-    checkLength('k', k, batch * nK * dK, 'batch·nK·dK');
-    checkLength('v', v, batch * nK * dV, 'batch·nK·dV');
+    checkLength(caller, 'q', q, batch * nQ * dK, 'batch·nQ·dK');
+    checkLength(caller, 'k', k, batch * nK * dK, 'batch·nK·dK');
+    checkLength(caller, 'v', v, batch * nK * dV, 'batch·nK·dV');
+  }
+
+  function linearFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, causal = false }) {
+    checkFlatShapes('linearFlat', { q, k, v, batch, nQ, nK, dK, dV });
+    const allocations = new Allocations();
+    try {
+      const outputLength = batch * nQ * dV;
+      const outputPointer = allocations.bytes(8 * outputLength);
+      const work = allocations.bytes(8 * wasm.attn_linear_work_size(dK, dV));
+      const status = wasm.attn_linear(outputPointer, allocations.doubles(q),
+                                      allocations.doubles(k), allocations.doubles(v),
+                                      batch, nQ, nK, dK, dV, causal ? 1 : 0, work);
+      if (status !== 0) throw engineError(status, `attn_linear: ${readCString(wasm.attn_status_text(status))}`);
+      return { output: copyDoubles(outputPointer, outputLength) };
+    } finally {
+      allocations.releaseAll();
+    }
+  }
+
+  function sdpaFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, scale, causal = false,
+                      window, stride, weights = false }) {
+    checkFlatShapes('sdpaFlat', { q, k, v, batch, nQ, nK, dK, dV });
     const allocations = new Allocations();
     try {
       const options = allocations.bytes(OPTIONS_BYTES);
@@ -273,7 +301,16 @@ function createApi(wasm) {
         view.setInt32(OPTIONS_SCALE_KIND, ATTN_SCALE_FACTOR, true);
         view.setFloat64(OPTIONS_SCALE_FACTOR, scale, true);
       }
-      if (causal) view.setUint32(OPTIONS_MASK_KINDS, ATTN_MASK_CAUSAL, true);
+      let maskKinds = causal ? ATTN_MASK_CAUSAL : 0;
+      if (window !== undefined) {
+        maskKinds |= ATTN_MASK_LOCAL;
+        view.setInt32(OPTIONS_MASK_WINDOW, window, true);
+      }
+      if (stride !== undefined) {
+        maskKinds |= ATTN_MASK_STRIDED;
+        view.setInt32(OPTIONS_MASK_STRIDE, stride, true);
+      }
+      view.setUint32(OPTIONS_MASK_KINDS, maskKinds, true);
 
       const outputLength = batch * nQ * dV;
       const weightsLength = batch * nQ * nK;
@@ -323,6 +360,7 @@ function createApi(wasm) {
     run,
     format,
     sdpaFlat,
+    linearFlat,
     memoryStats,
   });
 }
@@ -432,9 +470,9 @@ function leafValue(leaf, path) {
   return leaf;
 }
 
-function checkLength(name, values, expected, formula) {
+function checkLength(caller, name, values, expected, formula) {
   if (!isList(values) || values.length !== expected) {
     const got = isList(values) ? `${values.length} numbers` : describe(values);
-    throw new Error(`sdpaFlat: ${name} must hold ${formula} = ${expected} numbers, got ${got}`);
+    throw new Error(`${caller}: ${name} must hold ${formula} = ${expected} numbers, got ${got}`);
   }
 }
