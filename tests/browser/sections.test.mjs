@@ -253,11 +253,13 @@ test('efficient variants: the window slider changes the computed cells as the en
   const local = engine.scaledDotProduct({ ...efficientInputs(12, 21), window: 1 });
   const computed = local.scaled.flat().filter((value) => value !== -Infinity).length;
   assert.equal(await page.textContent(`${root} [data-count="local"]`), `computes ${computed} of 144 query\u2013key scores`);
-  assertClose(await heatmapValues(page, `${root} [data-variant="local"] figure`), local.weights, 'local weights');
+  assertClose(await heatmapValues(page, `${root} [data-variant="local"] figure`), local.scaled, 'local scaled scores');
+  assert.equal(await page.$$eval(`${root} [data-variant="local"] .aw-heat-cell rect[fill^="url("]`, (rects) => rects.length), 144 - computed,
+    'the cells outside the window are drawn as not computed');
 
   await setRange(page, `${root} [data-control="T"] input`, 6);
   const strided = engine.scaledDotProduct({ ...efficientInputs(6, 21), stride: 4 });
-  assertClose(await heatmapValues(page, `${root} [data-variant="strided"] figure`), strided.weights, 'strided weights, T = 6');
+  assertClose(await heatmapValues(page, `${root} [data-variant="strided"] figure`), strided.scaled, 'strided scaled scores, T = 6');
 
   // The measurement itself is never checked for speed, only that it reports.
   await page.click(`${root} button:text-is("Measure on this machine")`);

@@ -59,6 +59,8 @@ export function mount(element, { engine, state = {} }) {
     button(doc, { label: 'New random Q, K, V', onClick: () => update({ seed: current.seed + 1 }) }));
   root.append(controls);
 
+  root.append(make('p', 'aw-small', 'Each grid shows the scaled scores QK\u1d40/\u221ad_k the engine computed for that pattern; '
+    + 'hatched cells were never computed (the engine set them to \u2212\u221e, so their weight is 0). Hover or focus a cell for its weight.'));
   const cardsBox = make('div', 'aw-eff-heatmaps');
   const heatDetail = make('p', 'aw-heatmap-detail');
   root.append(cardsBox, heatDetail);
@@ -66,7 +68,7 @@ export function mount(element, { engine, state = {} }) {
     const box = make('div', 'aw-eff-card');
     box.dataset.variant = id;
     cardsBox.append(box);
-    const heatmap = createHeatmap(box, { title, name: `${id} weight`, detailElement: heatDetail });
+    const heatmap = createHeatmap(box, { title, name: `${id} scaled score`, detailElement: heatDetail });
     const ruleLine = make('p', 'aw-eff-count', rule);
     const count = make('p', 'aw-eff-count');
     count.dataset.count = id;
@@ -113,6 +115,7 @@ export function mount(element, { engine, state = {} }) {
     item.append(make('span', `aw-key-swatch ${cls}`), doc.createTextNode(label));
     key.append(item);
   }
+  key.hidden = true; // until there is a chart to explain
   timingPanel.append(timeButton, progress, key, chart, timingTable);
   root.append(timingPanel);
 
@@ -123,7 +126,7 @@ export function mount(element, { engine, state = {} }) {
   function describeWith(result) {
     return (i, j) => (result.scaled[i][j] === -Infinity
       ? 'not computed: outside the pattern, so its weight is 0'
-      : `computed: scaled score ${formatNumber(result.scaled[i][j])}`);
+      : `computed; after the row softmax its weight is ${formatNumber(result.weights[i][j])}`);
   }
 
   function vectorCell(values) {
@@ -151,7 +154,7 @@ export function mount(element, { engine, state = {} }) {
     cards.strided.ruleLine.textContent = `past keys less than ${current.stride} back, and every ${current.stride}th key before that`;
     for (const id of ['full', 'local', 'strided']) {
       const result = runs[id];
-      cards[id].heatmap.update({ values: result.weights, rowLabels: tokens, colLabels: tokens, domain: [0, 1], describe: describeWith(result) });
+      cards[id].heatmap.update({ values: result.scaled, rowLabels: tokens, colLabels: tokens, describe: describeWith(result) });
       cards[id].count.textContent = `computes ${countAllowed(result)} of ${total} query\u2013key scores`;
     }
     const table = make('table', 'aw-table');
@@ -276,6 +279,7 @@ export function mount(element, { engine, state = {} }) {
       growth.forEach((g, i) => add('circle', { cx: x(i), cy: y(g), r: 4, class: cls }));
     }
     chart.replaceChildren(svg);
+    key.hidden = false;
 
     const table = make('table', 'aw-table');
     const head = make('tr');

@@ -105,7 +105,9 @@ export function slider(doc, { label, min, max, step = 1, value, onInput, format 
   };
   input.addEventListener('input', () => { show(); onInput(Number(input.value)); });
   show();
-  wrapper.append(text, input, shown);
+  const track = make('span', 'aw-slider-track');
+  track.append(input, shown);
+  wrapper.append(text, track);
   return {
     element: wrapper,
     input,
