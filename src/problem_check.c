@@ -64,8 +64,8 @@ static void append_count(attn__text *text, int count, const char *noun,
     append_why(text, why);
 }
 
-static int fail_expected(const attn_problem *problem, const char *field,
-                         const char *expected, const attn__value *value)
+int attn__fail_expected(const attn_problem *problem, const char *field,
+                        const char *expected, const attn__value *value)
 {
     char got[ATTN__ERROR_CAP / 4];
     attn__describe_value(got, sizeof got, value);
@@ -100,7 +100,7 @@ int attn__check_matrix(const attn_problem *problem, const char *field,
         attn__text_puts(&text, rows.size > 0 ? " and " : " with ");
         append_count(&text, cols.size, "column", cols.why);
     }
-    return fail_expected(problem, field, expected, value);
+    return attn__fail_expected(problem, field, expected, value);
 }
 
 int attn__check_vector(const attn_problem *problem, const char *field,
@@ -117,7 +117,7 @@ int attn__check_vector(const attn_problem *problem, const char *field,
         attn__text_printf(&text, " of %d", length.size);
         append_why(&text, length.why);
     }
-    return fail_expected(problem, field, expected, value);
+    return attn__fail_expected(problem, field, expected, value);
 }
 
 int attn__check_integer(const attn_problem *problem, const char *field,
@@ -126,7 +126,7 @@ int attn__check_integer(const attn_problem *problem, const char *field,
 {
     const double x = value->number;
     if (value->type != ATTN__NUMBER || x != floor(x) || x < min || x > max)
-        return fail_expected(problem, field, expected, value);
+        return attn__fail_expected(problem, field, expected, value);
     *out = x;
     return ATTN_OK;
 }

@@ -146,6 +146,10 @@ const attn__result *attn__find_result(const attn_problem *problem,
 /* "a vector of 3", "3x4", "2x3x4", "1.5", "true", "\"causal\"", ... */
 void attn__describe_value(char *out, size_t cap, const attn__value *value);
 
+/* "<field>: expected <expected>, got <value described>"; ATTN_ERR_INPUT. */
+int attn__fail_expected(const attn_problem *problem, const char *field,
+                        const char *expected, const attn__value *value);
+
 /* "<field>: missing (<expected>)" */
 int attn__fail_missing(const attn_problem *problem, const char *field);
 

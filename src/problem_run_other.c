@@ -51,13 +51,9 @@ static int check_query_keys(attn_problem *problem)
     const attn__value *keys = attn__field_value(problem, "keys");
     if (query == NULL) return attn__fail_missing(problem, "query");
     if (keys == NULL) return attn__fail_missing(problem, "keys");
-    if (query->rank == 3) {
-        char got[64];
-        attn__describe_value(got, sizeof got, query);
-        return attn__fail(problem, ATTN_ERR_INPUT,
-                          "query: expected a vector of d_s or a matrix "
-                          "n_q x d_s, got %s", got);
-    }
+    if (query->rank == 3)
+        return attn__fail_expected(problem, "query", "a vector of d_s or a "
+                                   "matrix n_q x d_s", query);
     attn__take_query_shape(problem, query);
     info->d_s = attn__shape_of(query).cols;
     const int status = attn__check_matrix(problem, "keys", keys, 0,

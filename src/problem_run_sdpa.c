@@ -370,13 +370,9 @@ static int check_multihead(attn_problem *problem)
     const attn__value *x = attn__field_value(problem, "x");
     const attn__value *xkv = attn__field_value(problem, "xkv");
     if (x == NULL) return attn__fail_missing(problem, "x");
-    if (x->rank == 1) {
-        char got[64];
-        attn__describe_value(got, sizeof got, x);
-        return attn__fail(problem, ATTN_ERR_INPUT,
-                          "x: expected a matrix n_q x d_in or a batch of "
-                          "them, got %s", got);
-    }
+    if (x->rank == 1)
+        return attn__fail_expected(problem, "x", "a matrix n_q x d_in or a "
+                                   "batch of them", x);
     const attn__shape x_shape = attn__shape_of(x);
     info->batch = x_shape.batch;
     info->batched = x_shape.batched;
