@@ -10,7 +10,7 @@ const SVG = 'http://www.w3.org/2000/svg';
 const VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e', '#21918c',
                  '#22a884', '#44bf70', '#7ad151', '#bddf26', '#fde725'];
 const CELL = 46;
-const LABEL_CHAR = 7.2;
+const LABEL_CHAR = 8.4; // a generous width per character of a 12 px label
 const MAX_LABEL_CHARS = 10;
 let instances = 0;
 
@@ -101,7 +101,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     const cols = data.values[0].length;
     const finite = data.values.flat().filter(Number.isFinite);
     const domain = data.domain ?? [Math.min(...finite, 0), Math.max(...finite, 0)];
-    const left = 8 + LABEL_CHAR * Math.max(...data.rowLabels.map((l) => shorten(l).length), 1);
+    const left = 12 + LABEL_CHAR * Math.max(...data.rowLabels.map((l) => shorten(l).length), 1);
     const top = 22;
     const width = left + cols * CELL + 4;
     const height = top + rows * CELL + 4;

@@ -96,6 +96,7 @@ export function resized(problem, dims) {
   }
   const { nq, nk } = countsOf(problem.mode, dims);
   if (Array.isArray(fields.mask)) fields.mask = reshape(fields.mask, nq, nk, true);
+  if (typeof fields.keyLength === 'number') fields.keyLength = Math.min(fields.keyLength, nk);
   if (problem.mode === 'projections' && fields.wo) delete fields.wo; // identity of the new width
   const next = { ...problem, fields, vector: problem.vector && nq === 1 };
   next.qTokens = fitLabels(problem.qTokens, nq, problem.mode, 'q');

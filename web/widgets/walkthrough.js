@@ -287,31 +287,39 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   // ---- Editor panel ----
 
-  function sizeControl(key, value) {
+  /** A whole-number field with its own inline message; onValid(n) runs for good values only. */
+  function integerControl(text, value, { min, max }, onValid) {
     const label = make('label', 'aw-size');
-    label.append(doc.createTextNode(`${SIZE_LABELS[key]} `));
+    label.append(doc.createTextNode(`${text} `));
     const input = make('input', 'aw-size-input');
     input.type = 'number';
-    input.min = '1';
-    const max = ['T', 'nq', 'nk', 'rows', 'entries'].includes(key) ? MAX_TOKENS : MAX_WIDTH;
-    input.max = String(max);
+    input.min = String(min);
+    if (max !== undefined) input.max = String(max);
     input.value = String(value);
-    input.dataset.size = key;
     const error = make('span', 'aw-field-error');
     error.setAttribute('role', 'alert');
     input.addEventListener('change', () => {
       const n = parseNumber(input.value);
-      if (!Number.isInteger(n) || n < 1 || n > max) {
-        error.textContent = `Must be a whole number from 1 to ${max}`;
+      if (!Number.isInteger(n) || n < min || (max !== undefined && n > max)) {
+        error.textContent = max === undefined
+          ? `Must be a whole number of at least ${min}`
+          : `Must be a whole number from ${min} to ${max}`;
         input.setAttribute('aria-invalid', 'true');
         return;
       }
       error.textContent = '';
       input.removeAttribute('aria-invalid');
-      edit(resized(problem, { ...dimsOf(problem), [key]: n }), { rebuildEditors: true });
+      onValid(n);
     });
     label.append(input, error);
     return label;
+  }
+
+  function sizeControl(key, value) {
+    const max = ['T', 'nq', 'nk', 'rows', 'entries'].includes(key) ? MAX_TOKENS : MAX_WIDTH;
+    return integerControl(SIZE_LABELS[key], value, { min: 1, max }, (n) => {
+      edit(resized(problem, { ...dimsOf(problem), [key]: n }), { rebuildEditors: true });
+    });
   }
 
   function selectControl(text, options, value, onSelect) {
@@ -370,6 +378,12 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
         else fields.mask = reshape(presetMask, problem.qTokens.length, problem.kTokens.length, true);
         edit({ ...problem, fields });
       }));
+      if (f.keyLength !== undefined) {
+        const keys = problem.kTokens.length;
+        options.append(integerControl('Real keys (the rest is padding)', f.keyLength, { min: 0, max: keys }, (n) => {
+          edit({ ...problem, fields: { ...problem.fields, keyLength: n } });
+        }));
+      }
     }
     const scaleOptions = [['none', 'none']];
     if (problem.mode !== 'softmax' && problem.mode !== 'weightedSum') scaleOptions.unshift(['sqrt', 'divide by \u221ad_k']);
@@ -389,7 +403,9 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       }));
     }
     if (problem.mode === 'scores' && f.scale !== false && typeof f.scale !== 'number') {
-      options.append(sizeControlDk());
+      options.append(integerControl('d_k for the scaling', f.dk ?? problem.kTokens.length, { min: 1 }, (n) => {
+        edit({ ...problem, fields: { ...problem.fields, dk: n } });
+      }));
     }
     controls.append(options);
 
@@ -451,30 +467,6 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       editor.setValues(f[name], rowLabels, colLabels);
       matrixEditors[name] = editor;
     }
-  }
-
-  function sizeControlDk() {
-    const label = make('label', 'aw-size');
-    label.append(doc.createTextNode('d_k for the scaling '));
-    const input = make('input', 'aw-size-input');
-    input.type = 'number';
-    input.min = '1';
-    input.value = String(problem.fields.dk ?? problem.kTokens.length);
-    const error = make('span', 'aw-field-error');
-    error.setAttribute('role', 'alert');
-    input.addEventListener('change', () => {
-      const n = parseNumber(input.value);
-      if (!Number.isInteger(n) || n < 1) {
-        error.textContent = 'Must be a whole number of at least 1';
-        input.setAttribute('aria-invalid', 'true');
-        return;
-      }
-      error.textContent = '';
-      input.removeAttribute('aria-invalid');
-      edit({ ...problem, fields: { ...problem.fields, dk: n } });
-    });
-    label.append(input, error);
-    return label;
   }
 
   function editorLabels(name) {
