@@ -28,7 +28,7 @@ SAN_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/san/obj/%.o)
 SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
 .PHONY: all lib cli test deps test-native test-sanitize test-cli test-wasm \
-        test-browser wasm vendor presets bench serve clean
+        test-browser test-dist wasm vendor presets bench serve clean install
 
 all: lib cli
 lib: $(BUILD)/libattention.a
@@ -98,10 +98,26 @@ test-browser: wasm vendor
 	node --test tests/browser/*.test.mjs
 
 test: deps
-	$(MAKE) test-native test-sanitize test-cli test-wasm test-browser
+	$(MAKE) test-native test-sanitize test-cli test-wasm test-browser test-dist
 
 bench: lib wasm
 	./bench/run.sh
 
 clean:
 	rm -rf $(BUILD)
+
+# The npm package (types checked, packed, installed offline in a scratch
+# project) and `make install` (a C program built with pkg-config).
+test-dist: lib wasm
+	node --test tests/dist/*.test.mjs
+
+# Installs the library, its header and attention.pc under $(DESTDIR)$(PREFIX).
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^  "version": "\([^"]*\)",$$/\1/p' package.json)
+
+install: $(BUILD)/libattention.a
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 644 $(BUILD)/libattention.a $(DESTDIR)$(PREFIX)/lib/libattention.a
+	install -m 644 src/attention.h $(DESTDIR)$(PREFIX)/include/attention.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    scripts/attention.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/attention.pc

@@ -1,0 +1,176 @@
+// Distribution: the TypeScript declarations type-check a usage example;
+// the npm tarball holds the module, its WASM and its types and nothing of
+// the repository besides, and a scratch project installs it offline and
+// imports it by name; `make install` gives a header, a library and a
+// pkg-config file that a C program builds against.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+const PACKAGE = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).name;
+
+// Tutorial 000: Q = K = [[1, 0], [0, 1], [1, 1]], V = [[1, 2, 3], [4, 5, 6],
+// [7, 8, 9]], d_k = 2. Row 0 of the scaled scores is [a, 0, a] with
+// a = 1/sqrt(2), so its weights are [e^a, 1, e^a] / (2e^a + 1) and its
+// output's first entry is (1 + 7) w00 + 4 w01.
+const A = Math.SQRT1_2;
+const W00 = Math.exp(A) / (2 * Math.exp(A) + 1);
+const W01 = 1 / (2 * Math.exp(A) + 1);
+const OUTPUT00 = 8 * W00 + 4 * W01;
+const TOLERANCE = 1e-15;
+
+function assertNear(actual, expected, what) {
+  assert.ok(Number.isFinite(actual) && Math.abs(actual - expected) <= TOLERANCE * Math.abs(expected),
+            `${what}: expected ${expected}, got ${actual}`);
+}
+
+/** Runs a command to completion; fails the test with its output otherwise. */
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { encoding: 'utf8', ...options });
+  if (result.error) throw result.error;
+  assert.equal(result.status, 0,
+               `${command} ${args.join(' ')} exited with ${result.status}\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+/** Calls body with a fresh temporary directory, removed afterwards. */
+async function withTempDir(body) {
+  const dir = mkdtempSync(join(tmpdir(), 'attention-dist-'));
+  try {
+    return await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const TSCONFIG = {
+  compilerOptions: {
+    strict: true, noEmit: true, target: 'es2022',
+    module: 'nodenext', moduleResolution: 'nodenext', types: [], skipDefaultLibCheck: true,
+  },
+};
+
+test('the TypeScript declarations type-check the usage example and reject its wrong usage', () => {
+  assert.ok(existsSync(tsc), `${tsc} is missing: run npm ci`);
+  run(process.execPath, [tsc, '-p', join(repoRoot, 'tests/types/tsconfig.json')], { cwd: repoRoot });
+});
+
+test('npm pack makes a tarball that a scratch project installs offline and imports by name', async () => {
+  await withTempDir(async (dir) => {
+    const packDir = join(dir, 'pack');
+    mkdirSync(packDir);
+    run('npm', ['pack', '--pack-destination', packDir], { cwd: repoRoot });
+    const tarballs = readdirSync(packDir).filter((name) => name.endsWith('.tgz'));
+    assert.equal(tarballs.length, 1, `expected one tarball, got ${tarballs.join(', ')}`);
+    const tarball = join(packDir, tarballs[0]);
+
+    const entries = run('tar', ['-tzf', tarball]).split('\n').filter(Boolean);
+    for (const file of ['package.json', 'web/lib/attention.js', 'web/lib/attention.d.ts',
+                        'web/lib/attention.wasm']) {
+      assert.ok(entries.includes(`package/${file}`), `the tarball lacks ${file}: ${entries.join(', ')}`);
+    }
+    const strays = entries.filter((entry) => entry.startsWith('package/tests/') ||
+                                             entry.includes('node_modules/') ||
+                                             entry.startsWith('package/src/'));
+    assert.deepEqual(strays, []);
+
+    const project = join(dir, 'project');
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'),
+                  JSON.stringify({ name: 'scratch', version: '1.0.0', private: true, type: 'module' }));
+    run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--cache', join(dir, 'npm-cache'),
+                tarball], { cwd: project });
+
+    writeFileSync(join(project, 'check.mjs'), `
+      import { loadAttention } from '${PACKAGE}';
+      const attn = await loadAttention();
+      const { weights, output } = attn.scaledDotProduct({
+        q: [[1, 0], [0, 1], [1, 1]], k: [[1, 0], [0, 1], [1, 1]], v: [[1, 2, 3], [4, 5, 6], [7, 8, 9]],
+      });
+      console.log(JSON.stringify({ w00: weights[0][0], w01: weights[0][1], output00: output[0][0] }));
+    `);
+    const result = JSON.parse(run(process.execPath, ['check.mjs'], { cwd: project }));
+    assertNear(result.w00, W00, 'weights[0][0]');
+    assertNear(result.w01, W01, 'weights[0][1]');
+    assertNear(result.output00, OUTPUT00, 'output[0][0]');
+
+    // The installed types resolve by the package's name, as in a TypeScript project.
+    writeFileSync(join(project, 'check.ts'), `
+      import { loadAttention, type Matrix } from '${PACKAGE}';
+      const attn = await loadAttention();
+      const weights: Matrix = attn.scaledDotProduct({ q: [[1, 0]], k: [[1, 0]], v: [[1]] }).weights;
+      // @ts-expect-error the result of a matrix query is a matrix
+      const row: number[] = attn.scaledDotProduct({ q: [[1, 0]], k: [[1, 0]], v: [[1]] }).weights;
+      export { weights, row };
+    `);
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ ...TSCONFIG, files: ['check.ts'] }));
+    run(process.execPath, [tsc, '-p', join(project, 'tsconfig.json')], { cwd: project });
+  });
+});
+
+const C_PROGRAM = `
+#include <attention.h>
+#include <stdio.h>
+
+int main(void)
+{
+    const double q[3 * 2] = {1, 0, 0, 1, 1, 1};           /* [n_q, d_k], K = Q */
+    const double v[3 * 3] = {1, 2, 3, 4, 5, 6, 7, 8, 9};  /* [n_k, d_v] */
+    double weights[3 * 3], output[3 * 3];                 /* [n_q, n_k], [n_q, d_v] */
+    double work[16];
+    if (attn_sdpa_work_size(3) > sizeof work / sizeof work[0]) return 3;
+    int status = attn_sdpa(NULL, NULL, weights, output, q, q, v, 1, 3, 3, 2, 3,
+                           NULL, work);
+    if (status != ATTN_OK) {
+        fprintf(stderr, "%s\\n", attn_status_text(status));
+        return 2;
+    }
+    printf("%.17g %.17g %.17g\\n", weights[0], weights[1], output[0]);
+    return 0;
+}
+`;
+
+test('make install puts a header, a library and attention.pc under PREFIX that a C program builds with', async () => {
+  await withTempDir(async (dir) => {
+    const prefix = join(dir, 'prefix');
+    run('make', ['-s', 'install', `PREFIX=${prefix}`], { cwd: repoRoot });
+    const pc = readFileSync(join(prefix, 'lib/pkgconfig/attention.pc'), 'utf8');
+    assert.match(pc, new RegExp(`^prefix=${prefix}$`, 'm'));
+
+    const env = { ...process.env, PKG_CONFIG_PATH: join(prefix, 'lib/pkgconfig') };
+    const flags = run('pkg-config', ['--cflags', '--libs', 'attention'], { env }).trim().split(/\s+/);
+    assert.ok(flags.includes(`-I${prefix}/include`) && flags.includes('-lattention') && flags.includes('-lm'),
+              `pkg-config gave ${flags.join(' ')}`);
+
+    writeFileSync(join(dir, 'program.c'), C_PROGRAM);
+    const program = join(dir, 'program');
+    run(process.env.CC || 'cc', ['-std=c11', '-Wall', '-Werror', join(dir, 'program.c'), '-o', program, ...flags],
+        { cwd: dir });
+    const [w00, w01, output00] = run(program, []).trim().split(' ').map(Number);
+    assertNear(w00, W00, 'weights[0]');
+    assertNear(w01, W01, 'weights[1]');
+    assertNear(output00, OUTPUT00, 'output[0]');
+  });
+});
+
+test('make install honours DESTDIR and keeps PREFIX in attention.pc', async () => {
+  await withTempDir(async (dir) => {
+    run('make', ['-s', 'install', `DESTDIR=${dir}`, 'PREFIX=/opt/attention'], { cwd: repoRoot });
+    const root = join(dir, 'opt/attention');
+    for (const file of ['lib/libattention.a', 'include/attention.h', 'lib/pkgconfig/attention.pc']) {
+      assert.ok(existsSync(join(root, file)), `${file} is missing under DESTDIR`);
+    }
+    assert.deepEqual(readFileSync(join(root, 'include/attention.h')),
+                     readFileSync(join(repoRoot, 'src/attention.h')));
+    const pc = readFileSync(join(root, 'lib/pkgconfig/attention.pc'), 'utf8');
+    assert.match(pc, /^prefix=\/opt\/attention$/m);
+    const version = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version;
+    assert.match(pc, new RegExp(`^Version: ${version.replace(/\./g, '\\.')}$`, 'm'));
+  });
+});
