@@ -269,3 +269,26 @@ test('efficient variants: the window slider changes the computed cells as the en
   await page.close();
   session.assertQuiet();
 });
+
+test('setState reproduces a view, and getState reads it back', async () => {
+  session.clear();
+  const page = await openPage();
+  const states = await page.evaluate(() => {
+    const { masks, efficient, multihead, scaling } = window.awWidgets;
+    masks.setState({ base: 'none', row: 0 });
+    efficient.setState({ T: 8, window: 0 });
+    multihead.setState({ numHeads: 8, step: 99 });
+    scaling.setState({ dk: 3 }); // not a choice: falls back to 64
+    return { masks: masks.getState(), efficient: efficient.getState(), multihead: multihead.getState(), scaling: scaling.getState() };
+  });
+  assert.equal(states.masks.base, 'none');
+  assert.deepEqual(states.efficient, { T: 8, window: 0, stride: 4, seed: 21 });
+  assert.deepEqual(states.multihead, { numHeads: 8, seed: 5, step: 4 }, 'a step past the end shows the last step');
+  assert.equal(states.scaling.dk, 64);
+  const open = engine.scaledDotProduct({ ...maskInputs(7) });
+  assertClose(await shownNumbers(page, '[data-section="masks"] td[data-field="weight-after"]'), open.weights[0], 'unmasked row 0');
+  assert.equal(await page.textContent('[data-section="efficient"] [data-count="local"]'), 'computes 8 of 64 query\u2013key scores');
+  assert.match(await page.textContent('[data-section="multihead"] .aw-mh-step'), /^5\. /);
+  await page.close();
+  session.assertQuiet();
+});

@@ -3,7 +3,8 @@
 // alignment heatmap (decoder states as rows, encoder states as columns),
 // and one decoder state's scores side by side.
 //
-//   mount(element, { engine, state? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   onChange(state) after each change the learner makes
 //   state: { params: 'hand' | 'random', seed, row }
 //
 // Every score, weight and context vector comes from the engine (additive, luong).
@@ -52,7 +53,7 @@ const METHODS = [
   { id: 'concat', title: 'Luong concat', tex: 'e_{tj} = v^{\\mathsf T} \\tanh(W [s_t ; h_j] + b)' },
 ];
 
-export function mount(element, { engine, state = {} }) {
+export function mount(element, { engine, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'alignment',
     title: 'Bahdanau versus Luong: four ways to score a match',
@@ -201,6 +202,11 @@ export function mount(element, { engine, state = {} }) {
   }
 
   function update(change) {
+    apply(change);
+    onChange({ ...current });
+  }
+
+  function apply(change) {
     current = normalise({ ...current, ...change });
     params = current.params === 'hand' ? handParameters() : randomParameters(current.seed);
     paramChoice.select.value = current.params;
@@ -208,11 +214,11 @@ export function mount(element, { engine, state = {} }) {
     draw();
   }
 
-  update(state);
+  apply(state);
 
   return {
     getState: () => ({ ...current }),
-    setState: (next = {}) => update(next),
+    setState: (next = {}) => apply(next),
     destroy() {
       for (const { heatmap } of cells) heatmap.destroy();
       root.remove();

@@ -5,7 +5,8 @@
 // matching words share a feature (chat and cat, assis and sat, tapis and
 // mat); the learner can edit them.
 //
-//   mount(element, { engine, state? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   onChange(state) after each change the learner makes
 //   state: { encoder: [[number]], decoder: [[number]], causal }
 //
 // Every weight comes from the engine's scaledDotProduct.
@@ -44,7 +45,7 @@ const copy = (matrix) => matrix.map((row) => row.slice());
 const shapedLike = (value, model) => Array.isArray(value) && value.length === model.length
   && value.every((row, i) => Array.isArray(row) && row.length === model[i].length && row.every(Number.isFinite));
 
-export function mount(element, { engine, state = {} }) {
+export function mount(element, { engine, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'cross',
     title: 'Self-attention and cross-attention',
@@ -143,18 +144,27 @@ export function mount(element, { engine, state = {} }) {
   }
 
   // Edits typed into the grids keep the grids as they are (focus stays put).
-  function update(change, refreshEditors = true) {
+  function apply(change, refreshEditors = true) {
     current = normalise({ ...current, ...change });
     causalBox.input.checked = current.causal;
     if (refreshEditors) syncEditors();
     draw();
   }
 
-  update(state);
+  function getState() {
+    return { ...current, encoder: copy(current.encoder), decoder: copy(current.decoder) };
+  }
+
+  function update(change, refreshEditors = true) {
+    apply(change, refreshEditors);
+    onChange(getState());
+  }
+
+  apply(state);
 
   return {
-    getState: () => ({ ...current, encoder: copy(current.encoder), decoder: copy(current.decoder) }),
-    setState: (next = {}) => update(next),
+    getState,
+    setState: (next = {}) => apply(next),
     destroy() {
       heatEncoder.destroy();
       heatDecoder.destroy();

@@ -4,7 +4,8 @@
 // on request, the time the engine takes for growing T on this machine:
 // full attention grows like T², linear attention like T.
 //
-//   mount(element, { engine, state? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   onChange(state) after each change the learner makes
 //   state: { T, window, stride, seed }
 //
 // Every weight and output comes from the engine; the timing measures the
@@ -34,7 +35,7 @@ export function inputsFor(T, seed) {
   return { q: randomMatrix(draw, T, D_K), k: randomMatrix(draw, T, D_K), v: randomMatrix(draw, T, D_V) };
 }
 
-export function mount(element, { engine, state = {} }) {
+export function mount(element, { engine, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'efficient',
     title: 'Cheaper attention: local, strided and linear',
@@ -318,6 +319,7 @@ export function mount(element, { engine, state = {} }) {
 
   function update(change) {
     setState({ ...current, ...change });
+    onChange({ ...current });
   }
 
   function setState(next = {}) {

@@ -3,7 +3,8 @@
 // the keys it may still see, what a row with nothing left gives, and why
 // −∞ and a large finite −1e9 are not the same thing.
 //
-//   mount(element, { engine, state? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   onChange(state) after each change the learner makes
 //   state: { base: 'none'|'causal'|'custom', custom: [[bool]], padding, keyLength,
 //            local, window, row, seed }
 //
@@ -36,7 +37,7 @@ export function inputsFor(seed) {
 
 const allAllowed = () => Array.from({ length: T }, () => Array(T).fill(true));
 
-export function mount(element, { engine, state = {} }) {
+export function mount(element, { engine, state = {}, onChange = () => {} }) {
   const { doc, make, root, id, say } = sectionRoot(element, {
     name: 'masks',
     title: 'Masks: which keys each query may see',
@@ -406,6 +407,7 @@ export function mount(element, { engine, state = {} }) {
     if (seedChanged) inputs = inputsFor(current.seed);
     syncControls();
     draw();
+    onChange(getState());
   }
 
   function normalise(next) {

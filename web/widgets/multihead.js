@@ -4,7 +4,8 @@
 // the stages; a shape diagram sets the tutorial's 512 / 8 = 64 next to the
 // sizes used here.
 //
-//   mount(element, { engine, state? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   onChange(state) after each change the learner makes
 //   state: { numHeads, seed, step }
 //
 // Every number comes from the engine's multiHead.
@@ -63,7 +64,7 @@ export function inputsFor(seed) {
 
 const columnLabels = (n) => Array.from({ length: n }, (_, j) => String(j + 1));
 
-export function mount(element, { engine, state = {} }) {
+export function mount(element, { engine, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'multihead',
     title: 'Multi-head attention: several smaller attentions side by side',
@@ -147,7 +148,7 @@ export function mount(element, { engine, state = {} }) {
 
   const player = createPlayer(playerSlot, {
     count: STEPS.length,
-    onStep: (index) => { current.step = index; showStep(); },
+    onStep: (index) => { current.step = index; showStep(); onChange({ ...current }); },
     describeStep: (index) => STEPS[index].title,
     watch: stage,
   });
@@ -257,6 +258,7 @@ export function mount(element, { engine, state = {} }) {
 
   function update(change) {
     setState({ ...current, ...change });
+    onChange({ ...current });
   }
 
   function setState(next = {}) {

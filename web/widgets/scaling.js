@@ -3,7 +3,8 @@
 // (histograms of the engine's scores), how peaked the softmax rows become,
 // and the tutorials' saturation examples next to the engine's exact values.
 //
-//   mount(element, { engine, state? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   onChange(state) after each change the learner makes
 //   state: { dk, seed }
 //
 // Every attention number comes from the engine; the page only counts them
@@ -84,7 +85,7 @@ const standardDeviation = (values) => {
 const meanOf = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 const entropyBits = (row) => -row.reduce((sum, w) => (w > 0 ? sum + w * Math.log2(w) : sum), 0);
 
-export function mount(element, { engine, state = {} }) {
+export function mount(element, { engine, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'scaling',
     title: 'Why divide by \u221ad_k?',
@@ -324,6 +325,7 @@ export function mount(element, { engine, state = {} }) {
 
   function update(change) {
     setState({ ...current, ...change });
+    onChange({ ...current });
   }
 
   function setState(next = {}) {
