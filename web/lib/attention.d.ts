@@ -84,9 +84,9 @@ export interface DotProductOptions<Q> {
   dropout?: number;
   /** Dropout's seed, an integer in 0..2^53 (default 0). */
   seed?: number;
-  /** Labels for the walkthroughs: one list when queries and keys are the same tokens... */
+  /** Labels for the walkthroughs when queries and keys are the same tokens. */
   tokens?: readonly string[];
-  /** ...or one per query and one per key. */
+  /** Labels, one per query and one per key, instead of tokens. */
   queryTokens?: readonly string[];
   keyTokens?: readonly string[];
 }
@@ -100,14 +100,14 @@ export interface ScaledDotProductInput<Q extends TensorInput> extends DotProduct
   dk?: never;
 }
 
-/** Starting from given scores [n_q, n_k]: d_k for the default scale... */
+/** Starting from given scores [n_q, n_k]: d_k for the default scale 1/sqrt(d_k), */
 interface FromScoresWithDk<S extends TensorInput> extends DotProductOptions<S> {
   scores: S;
   dk: number;
   q?: never;
   k?: never;
 }
-/** ...or an explicit scale (false or a factor), when d_k is not needed. */
+/** or an explicit scale (false or a factor), and then d_k is not needed. */
 interface FromScoresWithScale<S extends TensorInput> extends DotProductOptions<S> {
   scores: S;
   dk?: number;
