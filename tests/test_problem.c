@@ -24,13 +24,37 @@ static const double V000[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
 static const double X001[] = {1.0, 0.5, 0.2, 0.8, 0.3, 0.9, 0.1, 0.4,
                               0.6, 0.2, 0.7, 0.3};
 
+/* A problem of this kind with q = k = x [n, d_k] and v [n, d_v]; batch > 0
+ * makes them batches of that many items instead. */
+static attn_problem *self_attention(const char *kind, int batch, int n,
+                                    int d_k, int d_v, const double *x,
+                                    const double *v)
+{
+    attn_problem *problem = problem_new(kind);
+    if (batch > 0) {
+        problem_batch(problem, "q", batch, n, d_k, x);
+        problem_batch(problem, "k", batch, n, d_k, x);
+        problem_batch(problem, "v", batch, n, d_v, v);
+    } else {
+        problem_matrix(problem, "q", n, d_k, x);
+        problem_matrix(problem, "k", n, d_k, x);
+        problem_matrix(problem, "v", n, d_v, v);
+    }
+    return problem;
+}
+
 static attn_problem *tutorial_000(void)
 {
-    attn_problem *problem = problem_new("scaledDotProduct");
-    problem_matrix(problem, "q", 3, 2, Q000);
-    problem_matrix(problem, "k", 3, 2, Q000);
-    problem_matrix(problem, "v", 3, 3, V000);
-    return problem;
+    return self_attention("scaledDotProduct", 0, 3, 2, 3, Q000, V000);
+}
+
+/* Tutorial 000 twice, as a batch of 2 items. */
+static attn_problem *tutorial_000_twice(void)
+{
+    double q[12], v[18];
+    for (int i = 0; i < 12; i++) q[i] = Q000[i % 6];
+    for (int i = 0; i < 18; i++) v[i] = V000[i % 9];
+    return self_attention("scaledDotProduct", 2, 3, 2, 3, q, v);
 }
 
 static void assert_error(const attn_problem *problem, int status,
@@ -38,6 +62,17 @@ static void assert_error(const attn_problem *problem, int status,
 {
     assert_int_equal(status, expected_status);
     assert_string_equal(attn_problem_error(problem), message);
+}
+
+/* Asks for a result by name and expects this status and message. */
+static void assert_result_error(const attn_problem *problem, const char *name,
+                                int expected_status, const char *message)
+{
+    int rank, dims[3];
+    const double *data;
+    assert_error(problem, attn_problem_result(problem, name, &rank, dims,
+                                              &data),
+                 expected_status, message);
 }
 
 /* Runs and expects an ATTN_ERR_INPUT with this message. */
@@ -106,10 +141,8 @@ static void test_sdpa_causal_mask_gives_minus_infinity_and_zero_weights(
 static void test_sdpa_tutorial_001_cat_sat_mat(void **state)
 {
     (void)state;
-    attn_problem *problem = problem_new("scaledDotProduct");
-    problem_matrix(problem, "q", 3, 4, X001);
-    problem_matrix(problem, "k", 3, 4, X001);
-    problem_matrix(problem, "v", 3, 4, X001);
+    attn_problem *problem = self_attention("scaledDotProduct", 0, 3, 4, 4,
+                                           X001, X001);
     problem_run_ok(problem);
     /* The tutorial printed S[1][2] = S[2][1] = 0.65; it is 0.55. */
     const double scores[] = {1.93, 1.09, 1.08, 1.09, 1.07, 0.55,
@@ -151,12 +184,8 @@ static void test_sdpa_from_scores_tutorial_002_causal_unscaled(void **state)
         0.6975689060314675};
     assert_allclose(problem_result(problem, "weights", 2, 4, 4, 0), weights,
                     16, RTOL, ATOL);
-    int rank, dims[3];
-    const double *data;
-    assert_error(problem, attn_problem_result(problem, "output", &rank, dims,
-                                              &data),
-                 ATTN_ERR_INPUT,
-                 "result: no result named \"output\" for kind "
+    assert_result_error(problem, "output", ATTN_ERR_INPUT,
+                        "result: no result named \"output\" for kind "
                  "\"scaledDotProduct\" (results: scaled, weights)");
     attn_problem_destroy(problem);
 }
@@ -201,17 +230,13 @@ static void test_sdpa_batch_items_match_their_unbatched_problems(void **state)
     double q[12], v[18];
     for (int i = 0; i < 6; i++) q[i] = Q000[i], q[6 + i] = Q000[5 - i];
     for (int i = 0; i < 9; i++) v[i] = V000[i], v[9 + i] = -V000[i];
-    attn_problem *problem = problem_new("scaledDotProduct");
-    problem_batch(problem, "q", 2, 3, 2, q);
-    problem_batch(problem, "k", 2, 3, 2, q);
-    problem_batch(problem, "v", 2, 3, 3, v);
+    attn_problem *problem = self_attention("scaledDotProduct", 2, 3, 2, 3, q,
+                                           v);
     problem_run_ok(problem);
     const double *output = problem_result(problem, "output", 3, 2, 3, 3);
     for (int b = 0; b < 2; b++) {
-        attn_problem *single = problem_new("scaledDotProduct");
-        problem_matrix(single, "q", 3, 2, q + 6 * b);
-        problem_matrix(single, "k", 3, 2, q + 6 * b);
-        problem_matrix(single, "v", 3, 3, v + 9 * b);
+        attn_problem *single = self_attention("scaledDotProduct", 0, 3, 2, 3,
+                                              q + 6 * b, v + 9 * b);
         problem_run_ok(single);
         assert_allclose(output + 9 * b,
                         problem_result(single, "output", 2, 3, 3, 0), 9, 0, 0);
@@ -223,13 +248,7 @@ static void test_sdpa_batch_items_match_their_unbatched_problems(void **state)
 static void test_sdpa_key_length_masks_padding_per_batch_item(void **state)
 {
     (void)state;
-    double q[12], v[18];
-    for (int i = 0; i < 12; i++) q[i] = Q000[i % 6];
-    for (int i = 0; i < 18; i++) v[i] = V000[i % 9];
-    attn_problem *problem = problem_new("scaledDotProduct");
-    problem_batch(problem, "q", 2, 3, 2, q);
-    problem_batch(problem, "k", 2, 3, 2, q);
-    problem_batch(problem, "v", 2, 3, 3, v);
+    attn_problem *problem = tutorial_000_twice();
     const double lengths[] = {1, 2};
     problem_vector(problem, "keyLength", 2, lengths);
     problem_run_ok(problem);
@@ -270,10 +289,8 @@ static void test_sdpa_window_and_stride_masks(void **state)
     (void)state;
     double q[8] = {0};
     double v[8] = {1, 0, 0, 1, 2, 2, 3, 1};
-    attn_problem *problem = problem_new("scaledDotProduct");
-    problem_matrix(problem, "q", 4, 2, q);
-    problem_matrix(problem, "k", 4, 2, q);
-    problem_matrix(problem, "v", 4, 2, v);
+    attn_problem *problem = self_attention("scaledDotProduct", 0, 4, 2, 2, q,
+                                           v);
     assert_int_equal(attn_problem_set_number(problem, "window", 1), ATTN_OK);
     problem_run_ok(problem);
     /* Zero scores: each row is uniform over |i - j| <= 1. */
@@ -281,10 +298,8 @@ static void test_sdpa_window_and_stride_masks(void **state)
                                0, 1 / 3.0, 1 / 3.0, 1 / 3.0, 0, 0, 0.5, 0.5};
     assert_allclose(problem_result(problem, "weights", 2, 4, 4, 0), windowed,
                     16, RTOL, ATOL);
-    attn_problem *strided = problem_new("scaledDotProduct");
-    problem_matrix(strided, "q", 4, 2, q);
-    problem_matrix(strided, "k", 4, 2, q);
-    problem_matrix(strided, "v", 4, 2, v);
+    attn_problem *strided = self_attention("scaledDotProduct", 0, 4, 2, 2, q,
+                                           v);
     assert_int_equal(attn_problem_set_number(strided, "stride", 2), ATTN_OK);
     problem_run_ok(strided);
     /* Row 3 sees j = 3, 2 (distance < 2) and 1 (distance 2). */
@@ -331,12 +346,19 @@ static void set_identity(attn_problem *problem, const char *field, int n)
     problem_matrix(problem, field, n, n, w);
 }
 
-static attn_problem *multihead_001(void)
+/* Tutorial 001's x with identity projections; numHeads not set. */
+static attn_problem *multihead_001_without_heads(void)
 {
     attn_problem *problem = problem_new("multiHead");
     problem_matrix(problem, "x", 3, 4, X001);
     const char *const weights[] = {"wq", "wk", "wv", "wo"};
     for (int i = 0; i < 4; i++) set_identity(problem, weights[i], 4);
+    return problem;
+}
+
+static attn_problem *multihead_001(void)
+{
+    attn_problem *problem = multihead_001_without_heads();
     assert_int_equal(attn_problem_set_number(problem, "numHeads", 2), ATTN_OK);
     return problem;
 }
@@ -482,10 +504,7 @@ static void test_luong_dot_general_and_concat_give_known_weights(void **state)
 static void test_linear_attention_with_and_without_causal(void **state)
 {
     (void)state;
-    attn_problem *problem = problem_new("linear");
-    problem_matrix(problem, "q", 3, 2, Q000);
-    problem_matrix(problem, "k", 3, 2, Q000);
-    problem_matrix(problem, "v", 3, 3, V000);
+    attn_problem *problem = self_attention("linear", 0, 3, 2, 3, Q000, V000);
     problem_run_ok(problem);
     const double output[] = {4.2, 5.2, 6.2, 4.4, 5.4, 6.4, 4.3, 5.3, 6.3};
     assert_allclose(problem_result(problem, "output", 2, 3, 3, 0), output, 9,
@@ -586,13 +605,9 @@ static void test_setting_a_field_after_a_run_drops_the_results(void **state)
                  ATTN_ERR_STATE,
                  "format: no results yet; attn_problem_run must succeed "
                  "first");
-    int rank, dims[3];
-    const double *data;
-    assert_error(problem, attn_problem_result(problem, "weights", &rank, dims,
-                                              &data),
-                 ATTN_ERR_STATE,
-                 "result: no results yet; attn_problem_run must succeed "
-                 "first");
+    assert_result_error(problem, "weights", ATTN_ERR_STATE,
+                        "result: no results yet; attn_problem_run must "
+                        "succeed first");
     attn_problem_destroy(problem);
 }
 
@@ -603,18 +618,15 @@ static void test_results_by_name_check_heads_and_names(void **state)
     problem_run_ok(problem);
     int rank, dims[3];
     const double *data;
-    assert_error(problem, attn_problem_result(problem, "heads.2.scores", &rank,
-                                              dims, &data),
-                 ATTN_ERR_INPUT,
-                 "result: heads.2.scores: head 2 is outside 0..1 "
-                 "(numHeads 2)");
-    assert_error(problem, attn_problem_result(problem, "heads.0.concat", &rank,
-                                              dims, &data),
-                 ATTN_ERR_INPUT,
-                 "result: no result named \"heads.0.concat\" for kind "
-                 "\"multiHead\" (results: q, k, v, heads.<h>.scores, "
-                 "heads.<h>.scaled, heads.<h>.weights, heads.<h>.output, "
-                 "concat, output)");
+    assert_result_error(problem, "heads.2.scores", ATTN_ERR_INPUT,
+                        "result: heads.2.scores: head 2 is outside 0..1 "
+                        "(numHeads 2)");
+    assert_result_error(problem, "heads.0.concat", ATTN_ERR_INPUT,
+                        "result: no result named \"heads.0.concat\" for "
+                        "kind \"multiHead\" (results: q, k, v, "
+                        "heads.<h>.scores, heads.<h>.scaled, "
+                        "heads.<h>.weights, heads.<h>.output, concat, "
+                        "output)");
     assert_int_equal(attn_problem_result(problem, "scores", &rank, dims,
                                          &data), ATTN_ERR_INPUT);
     assert_int_equal(attn_problem_result(problem, "heads.0.scaled", &rank,
@@ -667,10 +679,7 @@ static void test_error_missing_fields_name_what_they_hold(void **state)
     assert_run_error(problem, "k: missing (a matrix n_k x d_k)");
     attn_problem_destroy(problem);
     problem = multihead_001();
-    attn_problem *no_heads = problem_new("multiHead");
-    problem_matrix(no_heads, "x", 3, 4, X001);
-    const char *const weights[] = {"wq", "wk", "wv", "wo"};
-    for (int i = 0; i < 4; i++) set_identity(no_heads, weights[i], 4);
+    attn_problem *no_heads = multihead_001_without_heads();
     assert_run_error(no_heads, "numHeads: missing (a positive integer)");
     attn_problem_destroy(no_heads);
     attn_problem_destroy(problem);
@@ -764,13 +773,7 @@ static void test_error_options_out_of_range(void **state)
 static void test_error_key_length_per_batch_item(void **state)
 {
     (void)state;
-    double q[12], v[18];
-    for (int i = 0; i < 12; i++) q[i] = Q000[i % 6];
-    for (int i = 0; i < 18; i++) v[i] = V000[i % 9];
-    attn_problem *problem = problem_new("scaledDotProduct");
-    problem_batch(problem, "q", 2, 3, 2, q);
-    problem_batch(problem, "k", 2, 3, 2, q);
-    problem_batch(problem, "v", 2, 3, 3, v);
+    attn_problem *problem = tutorial_000_twice();
     problem_vector(problem, "keyLength", 2, (const double[]){1, 4});
     assert_run_error(problem, "keyLength[1]: 4 is outside 0..3 (n_k)");
     problem_vector(problem, "keyLength", 3, (const double[]){1, 1, 1});
