@@ -25,6 +25,24 @@ static const double V_CONCAT[3] = {1, -1, 0.5};
 enum { WORK = 32 };
 
 /* Exact values for the three methods from python3's decimal module. */
+
+/* Runs dot or general on QUERY and KEYS and checks every result: scores
+ * exactly, weights and context to 1e-14. */
+static void assert_luong_gives(int method, const double *w,
+                               const double expected_scores[6],
+                               const double expected_weights[6],
+                               const double expected_context[4])
+{
+    double scores[6], weights[6], context[4], work[WORK];
+    assert_true(attn_luong_work_size(method, 3, 2, 0) <= WORK);
+    assert_int_equal(attn_luong(NULL, scores, weights, context, QUERY, KEYS,
+                                w, NULL, NULL, method, 2, 3, 2, 2, 0, work),
+                     ATTN_OK);
+    assert_allclose(scores, expected_scores, 6, 0.0, 0.0);
+    assert_allclose(weights, expected_weights, 6, 1e-14, 0.0);
+    assert_allclose(context, expected_context, 4, 1e-14, 0.0);
+}
+
 static void test_luong_dot_matches_exact_values(void **state)
 {
     (void)state;
@@ -35,14 +53,8 @@ static void test_luong_dot_matches_exact_values(void **state)
     const double expected_context[4] = {
         0.85975561683391155, 0.37146828078823757, 0.75527152894520233,
         0.90996942682961957};
-    double scores[6], weights[6], context[4], work[WORK];
-    assert_int_equal(attn_luong(NULL, scores, weights, context, QUERY, KEYS,
-                                NULL, NULL, NULL, ATTN_LUONG_DOT, 2, 3, 2, 2,
-                                0, work),
-                     ATTN_OK);
-    assert_allclose(scores, expected_scores, 6, 0.0, 0.0);
-    assert_allclose(weights, expected_weights, 6, 1e-14, 0.0);
-    assert_allclose(context, expected_context, 4, 1e-14, 0.0);
+    assert_luong_gives(ATTN_LUONG_DOT, NULL, expected_scores,
+                       expected_weights, expected_context);
 }
 
 static void test_luong_general_matches_exact_values(void **state)
@@ -55,15 +67,8 @@ static void test_luong_general_matches_exact_values(void **state)
     const double expected_context[4] = {
         0.23384279344365777, 0.93710998675413248, 0.99919746161444345,
         0.11990979548708082};
-    double scores[6], weights[6], context[4], work[WORK];
-    assert_true(attn_luong_work_size(ATTN_LUONG_GENERAL, 3, 2, 0) <= WORK);
-    assert_int_equal(attn_luong(NULL, scores, weights, context, QUERY, KEYS,
-                                W_GENERAL, NULL, NULL, ATTN_LUONG_GENERAL, 2,
-                                3, 2, 2, 0, work),
-                     ATTN_OK);
-    assert_allclose(scores, expected_scores, 6, 0.0, 0.0);
-    assert_allclose(weights, expected_weights, 6, 1e-14, 0.0);
-    assert_allclose(context, expected_context, 4, 1e-14, 0.0);
+    assert_luong_gives(ATTN_LUONG_GENERAL, W_GENERAL, expected_scores,
+                       expected_weights, expected_context);
 }
 
 static void test_luong_concat_matches_exact_values(void **state)
@@ -162,79 +167,91 @@ static void test_luong_work_size_depends_on_the_method(void **state)
     assert_int_equal(attn_luong_work_size(ATTN_LUONG_DOT, 0, 3, 4), 0);
 }
 
+/* A call that computes only the context and must fail with `expected`. */
+typedef struct luong_call {
+    const double *query, *keys, *w, *b, *v;
+    int method, n_q, n_k, d_s, d_h, d_a;
+    int without_work;
+    int expected;
+} luong_call;
+
+static void assert_luong_calls_fail(const luong_call *calls, size_t count)
+{
+    for (size_t c = 0; c < count; c++) {
+        const luong_call *call = &calls[c];
+        double context[4], work[WORK];
+        assert_int_equal(attn_luong(NULL, NULL, NULL, context, call->query,
+                                    call->keys, call->w, call->b, call->v,
+                                    call->method, call->n_q, call->n_k,
+                                    call->d_s, call->d_h, call->d_a,
+                                    call->without_work ? NULL : work),
+                         call->expected);
+    }
+}
+
 static void test_luong_rejects_an_unknown_method(void **state)
 {
     (void)state;
-    double context[4], work[WORK];
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, KEYS,
-                                W_GENERAL, NULL, NULL, 3, 2, 3, 2, 2, 0, work),
-                     ATTN_ERR_OPTION);
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, KEYS,
-                                W_GENERAL, NULL, NULL, -1, 2, 3, 2, 2, 0,
-                                work),
-                     ATTN_ERR_OPTION);
+    const luong_call calls[] = {
+        {QUERY, KEYS, W_GENERAL, NULL, NULL, 3, 2, 3, 2, 2, 0, 0,
+         ATTN_ERR_OPTION},
+        {QUERY, KEYS, W_GENERAL, NULL, NULL, -1, 2, 3, 2, 2, 0, 0,
+         ATTN_ERR_OPTION},
+    };
+    assert_luong_calls_fail(calls, sizeof calls / sizeof calls[0]);
 }
 
 static void test_luong_rejects_missing_inputs(void **state)
 {
     (void)state;
-    double context[4], work[WORK];
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, NULL, KEYS, NULL,
-                                NULL, NULL, ATTN_LUONG_DOT, 2, 3, 2, 2, 0,
-                                work), ATTN_ERR_NULL);
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, NULL, NULL,
-                                NULL, NULL, ATTN_LUONG_DOT, 2, 3, 2, 2, 0,
-                                work), ATTN_ERR_NULL);
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, KEYS, NULL,
-                                NULL, NULL, ATTN_LUONG_DOT, 2, 3, 2, 2, 0,
-                                NULL), ATTN_ERR_NULL);
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, KEYS, NULL,
-                                NULL, NULL, ATTN_LUONG_GENERAL, 2, 3, 2, 2, 0,
-                                work), ATTN_ERR_NULL);
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, KEYS, NULL,
-                                B_CONCAT, V_CONCAT, ATTN_LUONG_CONCAT, 2, 3,
-                                2, 2, 3, work), ATTN_ERR_NULL);
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, KEYS,
-                                W_CONCAT, B_CONCAT, NULL, ATTN_LUONG_CONCAT,
-                                2, 3, 2, 2, 3, work), ATTN_ERR_NULL);
+    const luong_call calls[] = {
+        {NULL, KEYS, NULL, NULL, NULL, ATTN_LUONG_DOT, 2, 3, 2, 2, 0, 0,
+         ATTN_ERR_NULL},
+        {QUERY, NULL, NULL, NULL, NULL, ATTN_LUONG_DOT, 2, 3, 2, 2, 0, 0,
+         ATTN_ERR_NULL},
+        {QUERY, KEYS, NULL, NULL, NULL, ATTN_LUONG_DOT, 2, 3, 2, 2, 0, 1,
+         ATTN_ERR_NULL},
+        {QUERY, KEYS, NULL, NULL, NULL, ATTN_LUONG_GENERAL, 2, 3, 2, 2, 0, 0,
+         ATTN_ERR_NULL},
+        {QUERY, KEYS, NULL, B_CONCAT, V_CONCAT, ATTN_LUONG_CONCAT, 2, 3, 2, 2,
+         3, 0, ATTN_ERR_NULL},
+        {QUERY, KEYS, W_CONCAT, B_CONCAT, NULL, ATTN_LUONG_CONCAT, 2, 3, 2, 2,
+         3, 0, ATTN_ERR_NULL},
+    };
+    assert_luong_calls_fail(calls, sizeof calls / sizeof calls[0]);
 }
 
 static void test_luong_rejects_bad_sizes(void **state)
 {
     (void)state;
-    double context[4], work[WORK];
-    /* dot compares s with h directly, so their widths must agree */
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, KEYS, NULL,
-                                NULL, NULL, ATTN_LUONG_DOT, 2, 2, 2, 3, 0,
-                                work), ATTN_ERR_SIZE);
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, KEYS, NULL,
-                                NULL, NULL, ATTN_LUONG_DOT, 0, 3, 2, 2, 0,
-                                work), ATTN_ERR_SIZE);
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, KEYS,
-                                W_CONCAT, B_CONCAT, V_CONCAT,
-                                ATTN_LUONG_CONCAT, 2, 3, 2, 2, 0, work),
-                     ATTN_ERR_SIZE);
-    /* The energy [n_q, n_k, d_a] cannot be addressed; checked before
-     * any read, so the small arrays are never overrun. */
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, KEYS,
-                                W_CONCAT, B_CONCAT, V_CONCAT,
-                                ATTN_LUONG_CONCAT, INT_MAX, INT_MAX, 2, 2,
-                                INT_MAX, work),
-                     ATTN_ERR_SIZE_OVERFLOW);
+    const luong_call calls[] = {
+        /* dot compares s with h directly, so their widths must agree */
+        {QUERY, KEYS, NULL, NULL, NULL, ATTN_LUONG_DOT, 2, 2, 2, 3, 0, 0,
+         ATTN_ERR_SIZE},
+        {QUERY, KEYS, NULL, NULL, NULL, ATTN_LUONG_DOT, 0, 3, 2, 2, 0, 0,
+         ATTN_ERR_SIZE},
+        {QUERY, KEYS, W_CONCAT, B_CONCAT, V_CONCAT, ATTN_LUONG_CONCAT, 2, 3, 2,
+         2, 0, 0, ATTN_ERR_SIZE},
+        /* The energy [n_q, n_k, d_a] cannot be addressed; checked before
+         * any read, so the small arrays are never overrun. */
+        {QUERY, KEYS, W_CONCAT, B_CONCAT, V_CONCAT, ATTN_LUONG_CONCAT, INT_MAX,
+         INT_MAX, 2, 2, INT_MAX, 0, ATTN_ERR_SIZE_OVERFLOW},
+    };
+    assert_luong_calls_fail(calls, sizeof calls / sizeof calls[0]);
 }
 
 static void test_luong_rejects_non_finite_inputs(void **state)
 {
     (void)state;
-    double context[4], work[WORK];
     const double bad_keys[6] = {1, 0, 0, NAN, 1, 1};
     const double bad_v[3] = {1, -INFINITY, 0.5};
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, bad_keys,
-                                NULL, NULL, NULL, ATTN_LUONG_DOT, 2, 3, 2, 2,
-                                0, work), ATTN_ERR_NOT_FINITE);
-    assert_int_equal(attn_luong(NULL, NULL, NULL, context, QUERY, KEYS,
-                                W_CONCAT, B_CONCAT, bad_v, ATTN_LUONG_CONCAT,
-                                2, 3, 2, 2, 3, work), ATTN_ERR_NOT_FINITE);
+    const luong_call calls[] = {
+        {QUERY, bad_keys, NULL, NULL, NULL, ATTN_LUONG_DOT, 2, 3, 2, 2, 0, 0,
+         ATTN_ERR_NOT_FINITE},
+        {QUERY, KEYS, W_CONCAT, B_CONCAT, bad_v, ATTN_LUONG_CONCAT, 2, 3, 2, 2,
+         3, 0, ATTN_ERR_NOT_FINITE},
+    };
+    assert_luong_calls_fail(calls, sizeof calls / sizeof calls[0]);
 }
 
 static void test_luong_reports_scores_that_overflow(void **state)
