@@ -24,6 +24,23 @@ enum { MAX_GRID = MAX_B * MAX_N * MAX_N, MAX_ROWS = MAX_B * MAX_N * MAX_D };
 
 static const double RTOL = 1e-5, ATOL = 1e-12;
 
+/* The sizes of one random case, drawn in this order so that a seed
+ * replays the same cases. */
+typedef struct case_sizes {
+    int batch, n_q, n_k, d_k, d_v;
+} case_sizes;
+
+static case_sizes draw_sizes(test_rng *rng)
+{
+    case_sizes size;
+    size.batch = test_rng_int(rng, 1, MAX_B);
+    size.n_q = test_rng_int(rng, 1, MAX_N);
+    size.n_k = test_rng_int(rng, 1, MAX_N);
+    size.d_k = test_rng_int(rng, 1, MAX_D);
+    size.d_v = test_rng_int(rng, 1, MAX_D);
+    return size;
+}
+
 static void assert_matches(const double *actual, const long double *reference,
                            size_t count, const char *what, int case_number)
 {
@@ -122,11 +139,9 @@ static void test_random_sdpa_matches_long_double_reference(void **state)
     test_rng rng;
     test_rng_seed(&rng, 20240601);
     for (int t = 0; t < CASES; t++) {
-        const int batch = test_rng_int(&rng, 1, MAX_B);
-        const int n_q = test_rng_int(&rng, 1, MAX_N);
-        const int n_k = test_rng_int(&rng, 1, MAX_N);
-        const int d_k = test_rng_int(&rng, 1, MAX_D);
-        const int d_v = test_rng_int(&rng, 1, MAX_D);
+        const case_sizes size = draw_sizes(&rng);
+        const int batch = size.batch, n_q = size.n_q, n_k = size.n_k;
+        const int d_k = size.d_k, d_v = size.d_v;
         static double q[MAX_ROWS], k[MAX_ROWS], v[MAX_ROWS];
         const double range = test_rng_uniform(&rng, 0.1, 10.0);
         test_rng_fill(&rng, q, (size_t)(batch * n_q * d_k), -range, range);
@@ -440,11 +455,9 @@ static void test_random_linear_matches_long_double_reference(void **state)
     test_rng rng;
     test_rng_seed(&rng, 101);
     for (int t = 0; t < CASES; t++) {
-        const int batch = test_rng_int(&rng, 1, MAX_B);
-        const int n_q = test_rng_int(&rng, 1, MAX_N);
-        const int n_k = test_rng_int(&rng, 1, MAX_N);
-        const int d_k = test_rng_int(&rng, 1, MAX_D);
-        const int d_v = test_rng_int(&rng, 1, MAX_D);
+        const case_sizes size = draw_sizes(&rng);
+        const int batch = size.batch, n_q = size.n_q, n_k = size.n_k;
+        const int d_k = size.d_k, d_v = size.d_v;
         const int causal = t % 2;
         static double q[MAX_ROWS], k[MAX_ROWS], v[MAX_ROWS], out[MAX_ROWS];
         test_rng_fill(&rng, q, MAX_ROWS, -4, 4);
