@@ -65,6 +65,9 @@ const TUTORIAL_FILES = {
   '001': '001_172e048406e4f37c.txt', '002': '002_78f5ec663b52750d.txt', '003': '003_276ef66dffc1cb2c.txt',
 };
 
+// A printed number as the tutorial wrote it, with a typographic minus.
+const printedText = (value, decimals) => value.toFixed(decimals).replace('-', '\u2212');
+
 /** A printed value is wrong when it is farther from the exact one than its rounding allows. */
 export function isErratum(printed, exact, decimals) {
   return Math.abs(printed - exact) > 0.5 * 10 ** -decimals + 1e-12;
@@ -146,7 +149,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   const examplesPanel = make('section', 'aw-panel');
   examplesPanel.append(make('h4', '', 'The tutorials\u2019 saturation examples'));
   examplesPanel.append(make('p', 'aw-small', 'Each example as the tutorial printed it and as the engine computes it. '
-    + 'A value is marked when it is off by more than its printed rounding allows.'));
+    + 'A value is marked \u2717 when it is off by more than its printed rounding allows.'));
   const examplesBox = make('div', 'aw-saturation');
   examplesPanel.append(examplesBox);
   examplesPanel.append(mathElement(doc, '\\operatorname{softmax}(x)_i = \\frac{e^{x_i - \\max_j x_j}}{\\sum_k e^{x_k - \\max_j x_j}}', { display: true }));
@@ -174,7 +177,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
       const thead = make('thead');
       const hr = make('tr');
       hr.append(make('th', '', ''));
-      example.x.forEach((_, i) => { const th = make('th', '', `entry ${i + 1}`); th.scope = 'col'; hr.append(th); });
+      example.x.forEach((_, i) => { const th = make('th', '', `[${i}]`); th.scope = 'col'; hr.append(th); });
       thead.append(hr);
       const tbody = make('tbody');
       let wrong = 0;
@@ -194,7 +197,8 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
           const decimals = example.decimals[field][i];
           const bad = isErratum(p, exact, decimals);
           if (bad) wrong += 1;
-          const pc = make('td', bad ? 'aw-bad' : 'aw-good', p.toFixed(decimals));
+          // The mark is a symbol as well as a colour, for readers who cannot tell the colours apart.
+          const pc = make('td', bad ? 'aw-bad' : 'aw-good', bad ? `${printedText(p, decimals)} \u2717` : printedText(p, decimals));
           pc.title = bad ? `off by more than the rounding to ${decimals} decimals allows` : 'agrees to its printed decimals';
           if (bad) pc.dataset.erratum = 'true';
           printedRow.append(pc);
