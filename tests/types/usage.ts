@@ -127,6 +127,12 @@ void output;
 const withWeights = attn.sdpaFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), batch: 1, nQ: 3, nK: 3, dK: 2, dV: 3, scale: 0.5, causal: true, weights: true });
 const flatWeights: Float64Array = withWeights.weights;
 void flatWeights;
+const local = attn.sdpaFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3, window: 1, stride: 2 });
+expectType<SdpaFlatResult>()(local);
+const linearOutput: Float64Array = attn.linearFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3, causal: true }).output;
+void linearOutput;
+// @ts-expect-error linearFlat takes no scale
+attn.linearFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3, scale: 0.5 });
 
 // ---- memoryStats and errors ----
 const stats: MemoryStats = attn.memoryStats();

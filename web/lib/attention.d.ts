@@ -358,9 +358,31 @@ export interface SdpaFlatInput {
   /** A factor, false for none; true or absent: 1/sqrt(dK). */
   scale?: number | boolean;
   causal?: boolean;
+  /** Keep |i - j| <= window. */
+  window?: number;
+  /** The Sparse Transformer's strided pattern (j <= i implied). */
+  stride?: number;
   /** true to also return the weights. */
   weights?: boolean;
 }
+
+/** Linear attention over flat arrays, for timing. */
+export interface LinearFlatInput {
+  /** [batch, nQ, dK] */
+  q: FlatInput;
+  /** [batch, nK, dK] */
+  k: FlatInput;
+  /** [batch, nK, dV] */
+  v: FlatInput;
+  /** Default 1. */
+  batch?: number;
+  nQ: number;
+  nK: number;
+  dK: number;
+  dV: number;
+  causal?: boolean;
+}
+
 export interface SdpaFlatResult {
   /** [batch, nQ, dV] */
   output: Float64Array;
@@ -462,6 +484,7 @@ export interface Attention {
 
   sdpaFlat(input: SdpaFlatInput & { weights: true }): SdpaFlatResultWithWeights;
   sdpaFlat(input: SdpaFlatInput): SdpaFlatResult;
+  linearFlat(input: LinearFlatInput): SdpaFlatResult;
 
   memoryStats(): MemoryStats;
 }
