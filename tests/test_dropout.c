@@ -47,6 +47,16 @@ static void test_dropout_probability_zero_keeps_everything(void **state)
             assert_int_equal(attn_dropout_keeps(9, 0.0, 0, i, j), 1);
 }
 
+/* Default options but for dropout with probability p and this seed. */
+static attn_options dropout_options(double p, uint64_t seed)
+{
+    attn_options opts;
+    attn_options_init(&opts);
+    opts.dropout = p;
+    opts.seed = seed;
+    return opts;
+}
+
 enum { NQ = 200, NK = 250 };
 
 /* q = 0 makes every weight 1/NK, so a weight is nonzero iff it was kept. */
@@ -54,10 +64,7 @@ static int kept_count(double *weights, uint64_t seed, double p)
 {
     static const double zeros[NK] = {0};
     double work[NK];
-    attn_options opts;
-    attn_options_init(&opts);
-    opts.dropout = p;
-    opts.seed = seed;
+    const attn_options opts = dropout_options(p, seed);
     assert_int_equal(attn_sdpa(NULL, NULL, weights, NULL, zeros, zeros, zeros,
                                1, NQ, NK, 1, 1, &opts, work),
                      ATTN_OK);
@@ -109,10 +116,7 @@ static void test_dropout_same_seed_gives_the_same_weights(void **state)
     (void)state;
     small_case c;
     small_case_fill(&c);
-    attn_options opts;
-    attn_options_init(&opts);
-    opts.dropout = 0.4;
-    opts.seed = 77;
+    const attn_options opts = dropout_options(0.4, 77);
     double a[15], b[15], oa[6], ob[6];
     assert_int_equal(run(a, oa, &c, &opts), ATTN_OK);
     assert_int_equal(run(b, ob, &c, &opts), ATTN_OK);
@@ -125,10 +129,7 @@ static void test_dropout_different_seed_gives_different_weights(void **state)
     (void)state;
     small_case c;
     small_case_fill(&c);
-    attn_options opts;
-    attn_options_init(&opts);
-    opts.dropout = 0.4;
-    opts.seed = 77;
+    attn_options opts = dropout_options(0.4, 77);
     double a[15], b[15];
     assert_int_equal(run(a, NULL, &c, &opts), ATTN_OK);
     opts.seed = 78;
@@ -142,10 +143,7 @@ static void test_dropout_probability_zero_is_identical_to_no_dropout(
     (void)state;
     small_case c;
     small_case_fill(&c);
-    attn_options opts;
-    attn_options_init(&opts);
-    opts.dropout = 0.0;
-    opts.seed = 12345;
+    const attn_options opts = dropout_options(0.0, 12345);
     double a[15], b[15], oa[6], ob[6];
     assert_int_equal(run(a, oa, &c, &opts), ATTN_OK);
     assert_int_equal(run(b, ob, &c, NULL), ATTN_OK);
@@ -162,10 +160,7 @@ static void test_dropout_weights_are_the_ones_that_multiply_values(
     small_case c;
     small_case_fill(&c);
     const double p = 0.25;
-    attn_options opts;
-    attn_options_init(&opts);
-    opts.dropout = p;
-    opts.seed = 5;
+    const attn_options opts = dropout_options(p, 5);
     double plain[15], dropped[15], output[6], expected[6];
     assert_int_equal(run(plain, NULL, &c, NULL), ATTN_OK);
     assert_int_equal(run(dropped, output, &c, &opts), ATTN_OK);
@@ -191,11 +186,8 @@ static void test_dropout_keeps_masked_weights_at_zero(void **state)
     (void)state;
     small_case c;
     small_case_fill(&c);
-    attn_options opts;
-    attn_options_init(&opts);
+    attn_options opts = dropout_options(0.5, 1);
     opts.mask.kinds = ATTN_MASK_CAUSAL;
-    opts.dropout = 0.5;
-    opts.seed = 1;
     double w[15];
     assert_int_equal(run(w, NULL, &c, &opts), ATTN_OK);
     for (int i = 0; i < 3; i++)
@@ -222,9 +214,7 @@ static void test_dropout_reports_an_output_that_overflows(void **state)
     (void)state;
     const double zeros[2] = {0, 0};
     const double v[2] = {1.5e308, 1.5e308};
-    attn_options opts;
-    attn_options_init(&opts);
-    opts.dropout = 0.5;
+    attn_options opts = dropout_options(0.5, 0);
     double output[1], weights[2], work[2];
     int found = 0;
     for (uint64_t seed = 0; seed < 64 && !found; seed++) {
