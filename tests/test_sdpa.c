@@ -441,39 +441,40 @@ static void test_sdpa_rejects_sizes_whose_product_overflows(void **state)
                      ATTN_ERR_SIZE_OVERFLOW);
 }
 
+/* The status of tutorial 000 through attn_sdpa with these options (only
+ * the output asked for). */
+static int tutorial_000_status(const attn_options *opts)
+{
+    double out[9], work[3];
+    return attn_sdpa(NULL, NULL, NULL, out, TUT_Q, TUT_Q, TUT_V, 1, 3, 3, 2, 3,
+                     opts, work);
+}
+
 static void test_sdpa_rejects_bad_options(void **state)
 {
     (void)state;
-    double out[9], work[3];
     attn_options opts;
     attn_options_init(&opts);
     opts.scale_kind = 9;
-    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, TUT_Q, TUT_V, 1,
-                               3, 3, 2, 3, &opts, work), ATTN_ERR_OPTION);
+    assert_int_equal(tutorial_000_status(&opts), ATTN_ERR_OPTION);
     attn_options_init(&opts);
     opts.mask.kinds = 1u << 7;
-    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, TUT_Q, TUT_V, 1,
-                               3, 3, 2, 3, &opts, work), ATTN_ERR_OPTION);
+    assert_int_equal(tutorial_000_status(&opts), ATTN_ERR_OPTION);
     attn_options_init(&opts);
     opts.mask.kinds = ATTN_MASK_KEY_PADDING;
-    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, TUT_Q, TUT_V, 1,
-                               3, 3, 2, 3, &opts, work), ATTN_ERR_NULL);
+    assert_int_equal(tutorial_000_status(&opts), ATTN_ERR_NULL);
     const int too_long[1] = {4};
     opts.mask.key_length = too_long;
-    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, TUT_Q, TUT_V, 1,
-                               3, 3, 2, 3, &opts, work), ATTN_ERR_RANGE);
+    assert_int_equal(tutorial_000_status(&opts), ATTN_ERR_RANGE);
     attn_options_init(&opts);
     opts.scale_kind = ATTN_SCALE_FACTOR;
     opts.scale_factor = -INFINITY;
-    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, TUT_Q, TUT_V, 1,
-                               3, 3, 2, 3, &opts, work), ATTN_ERR_RANGE);
+    assert_int_equal(tutorial_000_status(&opts), ATTN_ERR_RANGE);
     const double bad_dropout[3] = {-0.1, 1.0, NAN};
     for (int i = 0; i < 3; i++) {
         attn_options_init(&opts);
         opts.dropout = bad_dropout[i];
-        assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, TUT_Q, TUT_V,
-                                   1, 3, 3, 2, 3, &opts, work),
-                         ATTN_ERR_RANGE);
+        assert_int_equal(tutorial_000_status(&opts), ATTN_ERR_RANGE);
     }
 }
 
