@@ -9,7 +9,7 @@
 //   state: { T, window, stride, seed }
 //
 // Every weight and output comes from the engine; the timing measures the
-// engine's own calls (sdpaFlat for full attention, linear for linear).
+// engine's own calls (sdpaFlat for full attention, linearFlat for linear).
 
 import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
@@ -24,8 +24,8 @@ const D_K = 4;
 const D_V = 2;
 const TIMING_SIZES = [128, 256, 512, 1024, 2048];
 const TIMING_D = 16;
-const TIMING_ROUNDS = 3;
-const TIMING_ROUND_MS = 25; // each round repeats the call at least this long
+const TIMING_ROUNDS = 5;
+const TIMING_ROUND_MS = 15; // each round repeats the call at least this long
 const TIMING_MAX_MS = 1500; // fewer rounds for the slow sizes
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -103,15 +103,14 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     make('p', 'aw-small', `Times the engine here in your browser for T = ${TIMING_SIZES.join(', ')} with d_k = d_v = ${TIMING_D}: `
       + 'full scaled dot-product attention against linear attention. The chart shows how much longer each call takes than at '
       + `T = ${TIMING_SIZES[0]}: full attention should follow the T\u00b2 line (four times longer per doubling), linear attention the T line `
-      + '(twice as long). Compare the slopes rather than the milliseconds: the linear call goes through the engine\u2019s general '
-      + 'interface, which spends extra time per token reading and writing its numbers, while full attention uses the direct path.'));
+      + '(twice as long). The table below the chart gives the milliseconds per call; small sizes are noisy, so run it twice.'));
   const timeButton = button(doc, { label: 'Measure on this machine', onClick: () => runTiming() });
   const progress = make('p', 'aw-timing-progress');
   progress.setAttribute('aria-live', 'polite');
   const chart = make('div', 'aw-timing-chart');
   const timingTable = make('div', 'aw-table-scroll');
   const key = make('div', 'aw-hist-key');
-  for (const [cls, label] of [['aw-full', 'full attention (sdpaFlat)'], ['aw-linear', 'linear attention (linear)'], ['aw-ideal', 'ideal growth']]) {
+  for (const [cls, label] of [['aw-full', 'full attention (sdpaFlat)'], ['aw-linear', 'linear attention (linearFlat)'], ['aw-ideal', 'ideal growth']]) {
     const item = make('span');
     item.append(make('span', `aw-key-swatch ${cls}`), doc.createTextNode(label));
     key.append(item);
@@ -219,12 +218,11 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
         const q = flat();
         const k = flat();
         const v = flat();
-        const nested = (data) => Array.from({ length: T }, (_, i) => Array.from(data.subarray(i * TIMING_D, (i + 1) * TIMING_D)));
-        const linearInput = { q: nested(q), k: nested(k), v: nested(v) };
-        const full = timeCall(() => engine.sdpaFlat({ q, k, v, nQ: T, nK: T, dK: TIMING_D, dV: TIMING_D }));
+        const sizes = { q, k, v, nQ: T, nK: T, dK: TIMING_D, dV: TIMING_D };
+        const full = timeCall(() => engine.sdpaFlat(sizes));
         await pause();
         if (run !== timingRun) return;
-        const linear = timeCall(() => engine.linear(linearInput));
+        const linear = timeCall(() => engine.linearFlat(sizes));
         rows.push({ T, full, linear });
         drawTiming(rows);
       }
@@ -242,9 +240,9 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   // Growth chart: each method's time divided by its own time at the smallest
   // T, on doubling axes, next to the ideal T and T² lines.
   function drawTiming(rows) {
-    const W = 560;
-    const H = 280;
-    const pad = { left: 52, right: 64, top: 14, bottom: 40 };
+    const W = 440;
+    const H = 260;
+    const pad = { left: 44, right: 62, top: 14, bottom: 40 };
     const plotW = W - pad.left - pad.right;
     const plotH = H - pad.top - pad.bottom;
     const steps = TIMING_SIZES.length - 1;
