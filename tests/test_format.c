@@ -34,12 +34,19 @@ static char *format_all(const attn_problem *problem, int format)
     return text;
 }
 
+/* The format must succeed and give exactly `expected`. */
+static void assert_format_is(const attn_problem *problem, int format,
+                             const char *expected)
+{
+    char *text = format_all(problem, format);
+    assert_string_equal(text, expected);
+    free(text);
+}
+
 static attn_problem *causal_000(void)
 {
-    attn_problem *problem = problem_new("scaledDotProduct");
-    problem_matrix(problem, "q", 3, 2, Q000);
-    problem_matrix(problem, "k", 3, 2, Q000);
-    problem_matrix(problem, "v", 3, 3, V000);
+    attn_problem *problem =
+        problem_self_attention("scaledDotProduct", 0, 3, 2, 3, Q000, V000);
     assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
                      ATTN_OK);
     problem_run_ok(problem);
@@ -50,9 +57,8 @@ static void test_json_writes_masked_entries_as_null(void **state)
 {
     (void)state;
     attn_problem *problem = causal_000();
-    char *json = format_all(problem, ATTN_FORMAT_JSON);
-    assert_string_equal(
-        json,
+    assert_format_is(
+        problem, ATTN_FORMAT_JSON,
         "{\"scores\":[[1,0,1],[0,1,1],[1,1,2]],"
         "\"scaled\":[[0.7071067811865475,null,null],"
         "[0,0.7071067811865475,null],"
@@ -62,7 +68,6 @@ static void test_json_writes_masked_entries_as_null(void **state)
         "\"output\":[[1,2,3],"
         "[3.0092846479799706,4.009284647979971,5.009284647979971],"
         "[4.765704295680493,5.765704295680493,6.765704295680492]]}");
-    free(json);
     attn_problem_destroy(problem);
 }
 
@@ -77,17 +82,15 @@ static void test_json_multihead_nests_heads(void **state)
                                                identity);
     assert_int_equal(attn_problem_set_number(problem, "numHeads", 2), ATTN_OK);
     problem_run_ok(problem);
-    char *json = format_all(problem, ATTN_FORMAT_JSON);
     /* d_head = 1: scale 1/√1; one key, so each weight is 1. */
-    assert_string_equal(
-        json,
+    assert_format_is(
+        problem, ATTN_FORMAT_JSON,
         "{\"q\":[[1,2]],\"k\":[[1,2]],\"v\":[[1,2]],\"heads\":["
         "{\"scores\":[[1]],\"scaled\":[[1]],\"weights\":[[1]],"
         "\"output\":[[1]]},"
         "{\"scores\":[[4]],\"scaled\":[[4]],\"weights\":[[1]],"
         "\"output\":[[2]]}],"
         "\"concat\":[[1,2]],\"output\":[[1,2]]}");
-    free(json);
     attn_problem_destroy(problem);
 }
 
@@ -98,10 +101,9 @@ static void test_json_vector_softmax_has_number_max_and_sum(void **state)
     const double x[] = {0, 0};
     problem_vector(problem, "x", 2, x);
     problem_run_ok(problem);
-    char *json = format_all(problem, ATTN_FORMAT_JSON);
-    assert_string_equal(json, "{\"scaled\":[0,0],\"max\":0,\"exp\":[1,1],"
-                              "\"sum\":2,\"weights\":[0.5,0.5]}");
-    free(json);
+    assert_format_is(problem, ATTN_FORMAT_JSON,
+                     "{\"scaled\":[0,0],\"max\":0,\"exp\":[1,1],"
+                     "\"sum\":2,\"weights\":[0.5,0.5]}");
     attn_problem_destroy(problem);
 }
 
@@ -144,18 +146,15 @@ static void test_json_numbers_round_trip_exactly(void **state)
 static void test_markdown_walkthrough_of_a_2x2_causal_case(void **state)
 {
     (void)state;
-    attn_problem *problem = problem_new("scaledDotProduct");
     const double q[] = {1, 0, 0, 1}, v[] = {1, 2, 3, 4};
-    problem_matrix(problem, "q", 2, 2, q);
-    problem_matrix(problem, "k", 2, 2, q);
-    problem_matrix(problem, "v", 2, 2, v);
+    attn_problem *problem =
+        problem_self_attention("scaledDotProduct", 0, 2, 2, 2, q, v);
     const char *const tokens[] = {"a", "b|c"};
     assert_int_equal(attn_problem_set_strings(problem, "tokens", 2, tokens),
                      ATTN_OK);
     assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
                      ATTN_OK);
     problem_run_ok(problem);
-    char *markdown = format_all(problem, ATTN_FORMAT_MARKDOWN);
     static const char expected[] =
     "# Scaled dot-product attention\n"
     "\n"
@@ -255,8 +254,7 @@ static void test_markdown_walkthrough_of_a_2x2_causal_case(void **state)
     "|---|---:|---:|\n"
     "| a | 1 | 2 |\n"
     "| b\\|c | 2.3395 | 3.3395 |\n";
-    assert_string_equal(markdown, expected);
-    free(markdown);
+    assert_format_is(problem, ATTN_FORMAT_MARKDOWN, expected);
     attn_problem_destroy(problem);
 }
 
@@ -266,10 +264,8 @@ static void test_text_walkthrough_spells_out_tutorial_001_dot_products(
     (void)state;
     const double x[] = {1.0, 0.5, 0.2, 0.8, 0.3, 0.9, 0.1, 0.4,
                         0.6, 0.2, 0.7, 0.3};
-    attn_problem *problem = problem_new("scaledDotProduct");
-    problem_matrix(problem, "q", 3, 4, x);
-    problem_matrix(problem, "k", 3, 4, x);
-    problem_matrix(problem, "v", 3, 4, x);
+    attn_problem *problem =
+        problem_self_attention("scaledDotProduct", 0, 3, 4, 4, x, x);
     const char *const tokens[] = {"cat", "sat", "mat"};
     assert_int_equal(attn_problem_set_strings(problem, "tokens", 3, tokens),
                      ATTN_OK);
@@ -294,10 +290,7 @@ static void test_every_kind_formats_in_every_style(void **state)
 {
     (void)state;
     attn_problem *problems[3];
-    problems[0] = problem_new("linear");
-    problem_matrix(problems[0], "q", 3, 2, Q000);
-    problem_matrix(problems[0], "k", 3, 2, Q000);
-    problem_matrix(problems[0], "v", 3, 3, V000);
+    problems[0] = problem_self_attention("linear", 0, 3, 2, 3, Q000, V000);
     problems[1] = problem_new("weightedSum");
     const double weights[] = {0.17, 0.23, 0.6};
     problem_vector(problems[1], "weights", 3, weights);

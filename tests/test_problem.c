@@ -24,28 +24,9 @@ static const double V000[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
 static const double X001[] = {1.0, 0.5, 0.2, 0.8, 0.3, 0.9, 0.1, 0.4,
                               0.6, 0.2, 0.7, 0.3};
 
-/* A problem of this kind with q = k = x [n, d_k] and v [n, d_v]; batch > 0
- * makes them batches of that many items instead. */
-static attn_problem *self_attention(const char *kind, int batch, int n,
-                                    int d_k, int d_v, const double *x,
-                                    const double *v)
-{
-    attn_problem *problem = problem_new(kind);
-    if (batch > 0) {
-        problem_batch(problem, "q", batch, n, d_k, x);
-        problem_batch(problem, "k", batch, n, d_k, x);
-        problem_batch(problem, "v", batch, n, d_v, v);
-    } else {
-        problem_matrix(problem, "q", n, d_k, x);
-        problem_matrix(problem, "k", n, d_k, x);
-        problem_matrix(problem, "v", n, d_v, v);
-    }
-    return problem;
-}
-
 static attn_problem *tutorial_000(void)
 {
-    return self_attention("scaledDotProduct", 0, 3, 2, 3, Q000, V000);
+    return problem_self_attention("scaledDotProduct", 0, 3, 2, 3, Q000, V000);
 }
 
 /* Tutorial 000 twice, as a batch of 2 items. */
@@ -54,7 +35,7 @@ static attn_problem *tutorial_000_twice(void)
     double q[12], v[18];
     for (int i = 0; i < 12; i++) q[i] = Q000[i % 6];
     for (int i = 0; i < 18; i++) v[i] = V000[i % 9];
-    return self_attention("scaledDotProduct", 2, 3, 2, 3, q, v);
+    return problem_self_attention("scaledDotProduct", 2, 3, 2, 3, q, v);
 }
 
 static void assert_error(const attn_problem *problem, int status,
@@ -141,8 +122,8 @@ static void test_sdpa_causal_mask_gives_minus_infinity_and_zero_weights(
 static void test_sdpa_tutorial_001_cat_sat_mat(void **state)
 {
     (void)state;
-    attn_problem *problem = self_attention("scaledDotProduct", 0, 3, 4, 4,
-                                           X001, X001);
+    attn_problem *problem =
+        problem_self_attention("scaledDotProduct", 0, 3, 4, 4, X001, X001);
     problem_run_ok(problem);
     /* The tutorial printed S[1][2] = S[2][1] = 0.65; it is 0.55. */
     const double scores[] = {1.93, 1.09, 1.08, 1.09, 1.07, 0.55,
@@ -230,13 +211,13 @@ static void test_sdpa_batch_items_match_their_unbatched_problems(void **state)
     double q[12], v[18];
     for (int i = 0; i < 6; i++) q[i] = Q000[i], q[6 + i] = Q000[5 - i];
     for (int i = 0; i < 9; i++) v[i] = V000[i], v[9 + i] = -V000[i];
-    attn_problem *problem = self_attention("scaledDotProduct", 2, 3, 2, 3, q,
-                                           v);
+    attn_problem *problem =
+        problem_self_attention("scaledDotProduct", 2, 3, 2, 3, q, v);
     problem_run_ok(problem);
     const double *output = problem_result(problem, "output", 3, 2, 3, 3);
     for (int b = 0; b < 2; b++) {
-        attn_problem *single = self_attention("scaledDotProduct", 0, 3, 2, 3,
-                                              q + 6 * b, v + 9 * b);
+        attn_problem *single = problem_self_attention(
+            "scaledDotProduct", 0, 3, 2, 3, q + 6 * b, v + 9 * b);
         problem_run_ok(single);
         assert_allclose(output + 9 * b,
                         problem_result(single, "output", 2, 3, 3, 0), 9, 0, 0);
@@ -289,8 +270,8 @@ static void test_sdpa_window_and_stride_masks(void **state)
     (void)state;
     double q[8] = {0};
     double v[8] = {1, 0, 0, 1, 2, 2, 3, 1};
-    attn_problem *problem = self_attention("scaledDotProduct", 0, 4, 2, 2, q,
-                                           v);
+    attn_problem *problem =
+        problem_self_attention("scaledDotProduct", 0, 4, 2, 2, q, v);
     assert_int_equal(attn_problem_set_number(problem, "window", 1), ATTN_OK);
     problem_run_ok(problem);
     /* Zero scores: each row is uniform over |i - j| <= 1. */
@@ -298,8 +279,8 @@ static void test_sdpa_window_and_stride_masks(void **state)
                                0, 1 / 3.0, 1 / 3.0, 1 / 3.0, 0, 0, 0.5, 0.5};
     assert_allclose(problem_result(problem, "weights", 2, 4, 4, 0), windowed,
                     16, RTOL, ATOL);
-    attn_problem *strided = self_attention("scaledDotProduct", 0, 4, 2, 2, q,
-                                           v);
+    attn_problem *strided =
+        problem_self_attention("scaledDotProduct", 0, 4, 2, 2, q, v);
     assert_int_equal(attn_problem_set_number(strided, "stride", 2), ATTN_OK);
     problem_run_ok(strided);
     /* Row 3 sees j = 3, 2 (distance < 2) and 1 (distance 2). */
@@ -504,7 +485,8 @@ static void test_luong_dot_general_and_concat_give_known_weights(void **state)
 static void test_linear_attention_with_and_without_causal(void **state)
 {
     (void)state;
-    attn_problem *problem = self_attention("linear", 0, 3, 2, 3, Q000, V000);
+    attn_problem *problem =
+        problem_self_attention("linear", 0, 3, 2, 3, Q000, V000);
     problem_run_ok(problem);
     const double output[] = {4.2, 5.2, 6.2, 4.4, 5.4, 6.4, 4.3, 5.3, 6.3};
     assert_allclose(problem_result(problem, "output", 2, 3, 3, 0), output, 9,

@@ -43,6 +43,23 @@ void problem_batch(attn_problem *problem, const char *field, int batch,
     set_tensor(problem, field, 3, dims, data);
 }
 
+attn_problem *problem_self_attention(const char *kind, int batch, int n,
+                                     int d_k, int d_v, const double *x,
+                                     const double *v)
+{
+    attn_problem *problem = problem_new(kind);
+    if (batch > 0) {
+        problem_batch(problem, "q", batch, n, d_k, x);
+        problem_batch(problem, "k", batch, n, d_k, x);
+        problem_batch(problem, "v", batch, n, d_v, v);
+    } else {
+        problem_matrix(problem, "q", n, d_k, x);
+        problem_matrix(problem, "k", n, d_k, x);
+        problem_matrix(problem, "v", n, d_v, v);
+    }
+    return problem;
+}
+
 void problem_run_ok(attn_problem *problem)
 {
     const int status = attn_problem_run(problem);

@@ -16,6 +16,12 @@ void problem_matrix(attn_problem *problem, const char *field, int rows,
 void problem_batch(attn_problem *problem, const char *field, int batch,
                    int rows, int cols, const double *data);
 
+/* A problem of this kind with q = k = x [n, d_k] and v [n, d_v]; batch > 0
+ * makes them batches [batch, n, d_k] and [batch, n, d_v] instead. */
+attn_problem *problem_self_attention(const char *kind, int batch, int n,
+                                     int d_k, int d_v, const double *x,
+                                     const double *v);
+
 /* Runs the problem; fails the test with the problem's message if it fails. */
 void problem_run_ok(attn_problem *problem);
 
