@@ -105,14 +105,21 @@ void attn__walk_begin_item(attn__walker *walker, int indent)
                       walker->style->item_mark);
 }
 
-void attn__walk_printf(attn__walker *walker, const char *format, ...)
+/* Appends the formatted text, cut at 511 bytes. */
+static void put_formatted(attn__walker *walker, const char *format,
+                          va_list args)
 {
     char piece[512];
+    vsnprintf(piece, sizeof piece, format, args);
+    attn__text_puts(walker->out, piece);
+}
+
+void attn__walk_printf(attn__walker *walker, const char *format, ...)
+{
     va_list args;
     va_start(args, format);
-    vsnprintf(piece, sizeof piece, format, args);
+    put_formatted(walker, format, args);
     va_end(args);
-    attn__text_puts(walker->out, piece);
 }
 
 static void put_escaped(attn__walker *walker, const char *text)
@@ -150,13 +157,12 @@ void attn__walk_end(attn__walker *walker)
 
 void attn__walk_para(attn__walker *walker, const char *format, ...)
 {
-    char line[512];
+    start_block(walker, 0);
     va_list args;
     va_start(args, format);
-    vsnprintf(line, sizeof line, format, args);
+    put_formatted(walker, format, args);
     va_end(args);
-    start_block(walker, 0);
-    attn__text_printf(walker->out, "%s\n", line);
+    attn__text_puts(walker->out, "\n");
 }
 
 /* ---- Tables ---- */
