@@ -48,7 +48,7 @@ function svgElement(doc, name, attributes = {}) {
 
 /**
  * createHeatmap(root, { title, name, rowAxis?, colAxis?, detailElement? })
- *   -> { update(data), setHighlight(cells), destroy() }
+ *   -> { update(data), setTitle(text), setHighlight(cells), destroy() }
  * data: { values [rows][cols], rowLabels, colLabels, domain? [lo, hi],
  *         describe(i, j) -> string (how the cell was computed) }
  */
@@ -213,6 +213,10 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     update(next) {
       data = next;
       draw();
+    },
+    setTitle(text) {
+      title = text;
+      caption.textContent = text;
     },
     /** cells: iterable of [i, j] to emphasise. */
     setHighlight(list = []) {

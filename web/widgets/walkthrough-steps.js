@@ -25,6 +25,9 @@ const TITLES = {
   output: 'Output', exp: 'exp(x \u2212 max)', input: 'Input x',
 };
 
+const isIdentity = (matrix) => matrix.length === matrix[0].length
+  && matrix.every((row, i) => row.every((x, j) => x === (i === j ? 1 : 0)));
+
 export function identity(n) {
   return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
 }
@@ -106,6 +109,7 @@ export function buildModel(engine, problem) {
   } else if (problem.mode === 'softmax') {
     add('input', asMatrix(f.x), qTokens, kTokens, true);
     add('scaled', asMatrix(result.scaled), qTokens, kTokens);
+    mats.scaled.title = f.scale === undefined ? 'Softmax input' : 'Scaled input';
     add('exp', asMatrix(result.exp), qTokens, kTokens);
     add('weights', asMatrix(result.weights), qTokens, kTokens);
     model.softmax = { max: [].concat(result.max), exp: asMatrix(result.exp), sum: [].concat(result.sum) };
@@ -289,7 +293,9 @@ export function buildSteps(model) {
       enter(view) {
         view.show(['x', 'wq', 'wk', 'wv']);
         view.explain({
-          text: 'Each token arrives as a row of numbers, its embedding (X). Three weight matrices turn every row into a query, a key and a value. Here they are the identity, so Q, K and V will equal X; edit them below to see what changes.',
+          text: `Each token arrives as a row of numbers, its embedding (X). Three weight matrices turn every row into a query, a key and a value. ${['wq', 'wk', 'wv'].every((w) => isIdentity(m[w].values))
+            ? 'Here all three are the identity, so Q, K and V will equal X; edit them below to see what changes.'
+            : 'Each weight matrix mixes the embedding\u2019s columns in its own way, so Q, K and V differ.'}`,
           formula: FORMULAS.projections,
         });
       },

@@ -233,11 +233,15 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     const hasScaled = Boolean(model.mats.scaled) && model.mode !== 'weightedSum';
     heatmaps.scaled.element.hidden = !hasScaled;
     if (hasScaled) {
+      heatmaps.scaled.setTitle(model.mode === 'softmax'
+        ? (model.scale.kind === 'none' ? 'Inputs to the softmax' : 'Scaled inputs to the softmax')
+        : 'Scaled scores (before the softmax)');
       heatmaps.scaled.update({
         values: model.mats.scaled.values, rowLabels: model.qTokens, colLabels: model.kTokens,
         describe: (i, j) => describeCell(model, 'scaled', i, j),
       });
     }
+    heatmaps.weights.setTitle(model.mode === 'softmax' ? 'Softmax weights' : 'Attention weights');
     heatmaps.weights.update({
       values: model.mats.weights.values, rowLabels: model.qTokens, colLabels: model.kTokens,
       domain: model.mode === 'weightedSum' ? undefined : [0, 1],
