@@ -279,6 +279,19 @@ test('keyboard alone steps through the walkthrough', async () => {
   assert.equal((await shownState(page)).counter.split(' / ')[0], '2');
   const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
   assert.notEqual(outline, 'none', 'the focused control shows its focus');
+
+  // Arrow keys move between the cells of a matrix editor and of a heatmap.
+  await page.focus('.aw-editor input');
+  await page.keyboard.press('ArrowDown');
+  assert.match(await page.evaluate(() => document.activeElement.id), /-1-0$/);
+  await page.keyboard.press('End');
+  await page.keyboard.press('ArrowRight');
+  assert.match(await page.evaluate(() => document.activeElement.id), /-1-1$/);
+  await page.focus('.aw-heatmap:not([hidden]) .aw-heat-cell[tabindex="0"]');
+  await page.keyboard.press('ArrowRight');
+  const focusedCell = await page.evaluate(() => [document.activeElement.dataset.row, document.activeElement.dataset.col]);
+  assert.deepEqual(focusedCell, ['0', '1']);
+  assert.match(await page.textContent('.aw-heatmap-detail'), /= /);
   await page.close();
 });
 
