@@ -83,7 +83,7 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
 
   const counter = doc.createElement('span');
   counter.className = 'aw-counter';
-  counter.setAttribute('aria-live', 'polite');
+  counter.setAttribute('aria-hidden', 'true'); // the scrubber's value text says the same
   bar.append(counter);
 
   const speedLabel = doc.createElement('label');

@@ -76,13 +76,16 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   // Stage: the explanation and the matrices of the current step
   const stage = make('div', 'aw-stage');
   const explain = make('div', 'aw-explain');
-  explain.setAttribute('aria-live', 'polite');
+  // Only the title and the sentence are announced on each step, not the arithmetic.
+  const announced = make('div', 'aw-announced');
+  announced.setAttribute('aria-live', 'polite');
   const stepTitle = make('h3', 'aw-step-title');
   const stepText = make('p', 'aw-step-text');
+  announced.append(stepTitle, stepText);
   const stepFormula = make('div', 'aw-step-formula');
   const stepLines = make('div', 'aw-step-lines');
   const stepErrata = make('div', 'aw-step-errata');
-  explain.append(stepTitle, stepText, stepFormula, stepLines, stepErrata);
+  explain.append(announced, stepFormula, stepLines, stepErrata);
   const visuals = make('div', 'aw-visuals');
   const matsBox = make('div', 'aw-mats');
   // Heatmaps
