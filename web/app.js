@@ -7,6 +7,8 @@ import { loadAttention } from './lib/attention.js';
 import { mount as mountWalkthrough } from './widgets/walkthrough.js';
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
+// The one-file build (scripts/build-single.mjs) inlines the engine and presets here.
+const inlined = globalThis.attentionSingleFile;
 
 function readUrlState(location) {
   const params = new URLSearchParams(location.search);
@@ -46,6 +48,7 @@ function showFailure(element, text) {
 }
 
 async function loadPresets() {
+  if (inlined) return inlined.presets;
   const response = await fetch(PRESETS_URL);
   if (!response.ok) throw new Error(`presets.json: HTTP ${response.status}`);
   return response.json();
@@ -56,7 +59,7 @@ async function start() {
   let engine;
   let presets;
   try {
-    [engine, presets] = await Promise.all([loadAttention(), loadPresets()]);
+    [engine, presets] = await Promise.all([loadAttention(inlined && { wasmBinary: inlined.wasmBinary }), loadPresets()]);
   } catch (error) {
     showFailure(slot, `The page could not start: ${error.message}`);
     return;

@@ -3,6 +3,9 @@
 // learner text (token labels) is never put into a formula.
 
 let katexPromise = null;
+// The one-file build (scripts/build-single.mjs) has no KaTeX: it typesets our
+// formulas in advance as MathML, { tex: markup }, in display style.
+const prerendered = globalThis.attentionSingleFile?.math;
 
 /** Loads KaTeX once; resolves to the module or null when it is missing. */
 export function loadMath(baseUrl = new URL('../vendor/katex/katex.mjs', import.meta.url)) {
@@ -21,6 +24,14 @@ export function renderMath(element, tex, { display = false, label = '' } = {}) {
   element.textContent = tex;
   element.dataset.tex = tex;
   if (label) element.setAttribute('aria-label', label);
+  if (prerendered) {
+    if (Object.hasOwn(prerendered, tex)) {
+      // KaTeX's markup for our constant TeX, made at build time.
+      element.innerHTML = prerendered[tex];
+      if (!display) element.querySelector('math')?.removeAttribute('display');
+    }
+    return element;
+  }
   loadMath().then((katex) => {
     if (!katex || element.dataset.tex !== tex) return;
     // renderToString output is KaTeX's own markup for our constant TeX.
