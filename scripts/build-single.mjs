@@ -1,0 +1,202 @@
+#!/usr/bin/env node
+// Writes build/attention.html: the page of web/index.html as one file that
+// works when opened from disk (file://) with no network, for course sites
+// that accept a single HTML upload. From file:// Chromium runs no
+// type=module script and fetches no .wasm or JSON beside the page, so:
+//
+// - the ES modules from web/app.js become one minified classic script
+//   (esbuild), placed at the end of <body> where the module used to run;
+// - the engine is a separate -Oz build of the same C (smaller than the
+//   served -O2 module, same exports), inlined as base64, and presets.json is
+//   inlined; app.js takes both from globalThis.attentionSingleFile;
+// - KaTeX is not inlined (its script alone is ~270 KB): every constant TeX
+//   string in the bundled modules is typeset here as MathML, which the
+//   browser draws with its own fonts, and web/ui/math.js uses that markup.
+//   A formula not found here shows as its TeX source;
+// - the page's stylesheets are inlined and minified; KaTeX's is left out.
+//
+//   node scripts/build-single.mjs      (after ./build.sh; `make single`)
+
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+import katex from 'katex';
+import ts from 'typescript';
+
+const REPO = fileURLToPath(new URL('../', import.meta.url));
+const WEB = join(REPO, 'web');
+const SERVED_WASM = join(WEB, 'lib', 'attention.wasm');
+const SINGLE_WASM = join(REPO, 'build', 'attention-single.wasm');
+const OUTPUT = join(REPO, 'build', 'attention.html');
+const BUDGET_BYTES = 400 * 1024;
+
+// Exports emscripten adds to every standalone module by itself.
+const RUNTIME_EXPORTS = new Set(['_initialize', '__errno_location', 'stackSave', 'stackRestore', 'stackAlloc']);
+
+// Drawn without KaTeX's stylesheet: its size and spacing around display math.
+const MATH_CSS = '.katex{font-size:1.15em}.katex math[display=block]{margin:.5em 0}';
+
+function exportedFunctions(bytes) {
+  return WebAssembly.Module.exports(new WebAssembly.Module(bytes))
+    .filter(({ kind, name }) => kind === 'function' && !RUNTIME_EXPORTS.has(name))
+    .map(({ name }) => name)
+    .sort();
+}
+
+/** The library built again with -Oz, exporting what the served module exports. */
+async function buildSmallWasm() {
+  const served = await readFile(SERVED_WASM).catch(() => {
+    throw new Error('build-single: web/lib/attention.wasm is missing; run ./build.sh first');
+  });
+  const functions = exportedFunctions(served);
+  const sources = (await readdir(join(REPO, 'src'))).filter((name) => name.endsWith('.c')).sort();
+  await mkdir(dirname(SINGLE_WASM), { recursive: true });
+  // Never -ffast-math: it lets the compiler delete isinf/isnan guards.
+  execFileSync('emcc', [
+    '-std=c11', '-Oz', '-Wall', '-Wextra', '-Isrc', ...sources.map((name) => `src/${name}`),
+    '--no-entry', '-sSTANDALONE_WASM', '-sALLOW_MEMORY_GROWTH=1',
+    `-sEXPORTED_FUNCTIONS=${functions.map((name) => `_${name}`).join(',')}`,
+    '-o', SINGLE_WASM,
+  ], { cwd: REPO, stdio: 'inherit', env: { ...process.env, NODE_PATH: process.env.NODE_PATH ?? '/usr/share/nodejs' } });
+  const small = await readFile(SINGLE_WASM);
+  if (exportedFunctions(small).join() !== functions.join()) {
+    throw new Error('build-single: the -Oz module does not export what web/lib/attention.wasm exports');
+  }
+  return small;
+}
+
+async function bundleScripts() {
+  const result = await esbuild.build({
+    entryPoints: [join(WEB, 'app.js')],
+    bundle: true,
+    format: 'iife',
+    minify: true,
+    target: 'es2022',
+    platform: 'browser',
+    // Only reached in Node (attention.js reading a file: URL).
+    external: ['node:*'],
+    // Classic scripts have no import.meta; nothing is fetched from it here
+    // (the engine and presets are inlined), but new URL() needs a base.
+    define: { 'import.meta.url': 'document.baseURI' },
+    write: false,
+    metafile: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  return {
+    code: result.outputFiles[0].text,
+    inputs: Object.keys(result.metafile.inputs).map((file) => join(REPO, file)),
+  };
+}
+
+/** The value of a string literal or a + of them; undefined for anything else. */
+function constantString(node) {
+  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
+  if (ts.isParenthesizedExpression(node)) return constantString(node.expression);
+  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) {
+    const left = constantString(node.left);
+    const right = constantString(node.right);
+    if (left !== undefined && right !== undefined) return left + right;
+  }
+  return undefined;
+}
+
+// A TeX command, or a sub/superscript in something that is neither prose
+// (two words in a row) nor one long identifier. A string taken wrongly only
+// costs bytes; one missed shows as its TeX source.
+function looksLikeTex(text) {
+  if (/\\[A-Za-z]/.test(text)) return true;
+  return /[_^]/.test(text) && !/[A-Za-z]{3,} [A-Za-z]{3,}/.test(text) && !/^\w{5,}$/.test(text);
+}
+
+/** Every whole constant string in the sources that reads as TeX. */
+async function formulasIn(files) {
+  const found = new Set();
+  for (const file of files) {
+    const source = ts.createSourceFile(file, await readFile(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const visit = (node) => {
+      const text = constantString(node);
+      if (text === undefined || constantString(node.parent) !== undefined) {
+        ts.forEachChild(node, visit);
+        return;
+      }
+      if (looksLikeTex(text)) found.add(text);
+    };
+    visit(source);
+  }
+  const math = {};
+  for (const tex of [...found].sort()) {
+    let markup;
+    try {
+      markup = katex.renderToString(tex, { displayMode: true, output: 'mathml', throwOnError: true, strict: 'ignore' });
+    } catch {
+      continue; // not TeX after all (an identifier, a message)
+    }
+    // The TeX source is in the element's data-tex already; xmlns is implied in HTML.
+    math[tex] = markup
+      .replace(' xmlns="http://www.w3.org/1998/Math/MathML"', '')
+      .replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/, '');
+  }
+  return math;
+}
+
+/** JSON that is safe inside a <script> element. */
+function scriptJson(value) {
+  return JSON.stringify(value).replace(/<\//g, '<\\/').replace(/<!--/g, '<\\u0021--');
+}
+
+function scriptSafe(code) {
+  if (/<\/script|<!--/i.test(code)) throw new Error('build-single: the bundle contains </script or <!--');
+  return code;
+}
+
+async function inlineStyles(html) {
+  const links = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)">\n?/g)];
+  let css = '';
+  for (const [, href] of links) {
+    if (href.startsWith('vendor/katex/')) continue;
+    css += await readFile(join(WEB, href), 'utf8');
+  }
+  const minified = (await esbuild.transform(css + MATH_CSS, { loader: 'css', minify: true })).code;
+  if (/url\(/.test(minified)) throw new Error('build-single: a stylesheet refers to another file (url())');
+  const withoutLinks = links.reduce((page, [tag]) => page.replace(tag, ''), html);
+  // A function replacement: the inserted text may contain $& or $'.
+  return withoutLinks.replace('</head>', () => `<style>${minified.trim()}</style>\n</head>`);
+}
+
+async function main() {
+  const [wasm, html, presets, bundle] = await Promise.all([
+    buildSmallWasm(),
+    readFile(join(WEB, 'index.html'), 'utf8'),
+    readFile(join(WEB, 'presets.json'), 'utf8'),
+    bundleScripts(),
+  ]);
+  const math = await formulasIn(bundle.inputs.filter((file) => file.startsWith(join(WEB, '')) && file.endsWith('.js')));
+
+  const moduleTag = '<script type="module" src="app.js"></script>\n';
+  if (!html.includes(moduleTag)) throw new Error(`build-single: web/index.html no longer has ${moduleTag.trim()}`);
+  const inlined = `globalThis.attentionSingleFile={`
+    + `wasmBinary:Uint8Array.from(atob("${wasm.toString('base64')}"),c=>c.charCodeAt(0)),`
+    + `presets:${scriptJson(JSON.parse(presets))},`
+    + `math:${scriptJson(math)}};`;
+  let page = await inlineStyles(html.replace(moduleTag, ''));
+  page = page.replace('</body>', () => `<script>${inlined}</script>\n<script>${scriptSafe(bundle.code.trim())}</script>\n</body>`);
+
+  // Anything still pointing at a file beside index.html would fail from disk.
+  const local = [...page.matchAll(/\s(?:src|href)="(?!#|data:|https?:)([^"]*)"/g)].map(([, url]) => url);
+  if (local.length > 0) throw new Error(`build-single: still refers to other files: ${local.join(', ')}`);
+
+  await writeFile(OUTPUT, page);
+  await rm(SINGLE_WASM, { force: true });
+  const size = Buffer.byteLength(page);
+  console.log(`build-single: build/attention.html ${(size / 1024).toFixed(1)} KB `
+    + `(engine ${(wasm.length / 1024).toFixed(1)} KB before base64, ${Object.keys(math).length} formulas typeset)`);
+  if (size >= BUDGET_BYTES) throw new Error(`build-single: ${size} bytes is over the ${BUDGET_BYTES}-byte budget`);
+}
+
+main().catch((error) => {
+  console.error(error.message);
+  process.exitCode = 1;
+});

@@ -1,0 +1,116 @@
+// build/attention.html (`make single`, scripts/build-single.mjs) opened from
+// disk in headless Chromium with every request that is not file:, data: or
+// blob: refused: it starts, shows the engine's exact numbers for a
+// tutorial's example, steps and plays, typesets its formulas without KaTeX,
+// logs no error and stays under its 400 KB budget.
+//
+// Run `make single` first (`make test-single` does both).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, REPO } from './harness.mjs';
+
+const SINGLE_FILE = join(REPO, 'build', 'attention.html');
+const BUDGET_BYTES = 400 * 1024;
+const PRESET = 'three-tokens';
+const VECTOR = 't000-three-tokens-dk2';
+const LOCAL_SCHEMES = ['file:', 'data:', 'blob:', 'about:'];
+
+let profile;
+let context;
+const problems = [];
+const requested = [];
+
+before(async () => {
+  await stat(SINGLE_FILE).catch(() => {
+    throw new Error('build/attention.html is missing: run `make single` first');
+  });
+  profile = await mkdtemp(join(tmpdir(), 'aw-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS],
+    viewport: { width: 1280, height: 900 },
+  });
+  context.on('page', (page) => {
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
+  });
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    requested.push(url);
+    if (LOCAL_SCHEMES.some((scheme) => url.startsWith(scheme))) return route.continue();
+    problems.push(`request off disk: ${url}`);
+    return route.abort('blockedbyclient');
+  });
+  for (const page of context.pages()) await page.close();
+});
+
+after(async () => {
+  await context?.close();
+  if (profile) await rm(profile, { recursive: true, force: true });
+});
+
+async function openSingleFile(query) {
+  const page = await context.newPage();
+  await page.goto(`${pathToFileURL(SINGLE_FILE).href}${query}`);
+  await page.waitForSelector('html[data-ready="true"]');
+  return page;
+}
+
+const counter = (page) => page.textContent('.aw-counter');
+
+/** [row][column] of the shown weights: null where the step has not computed one yet. */
+const shownWeights = (page) => page.$$eval('[data-matrix="weights"]:not([hidden]) tbody tr',
+  (rows) => rows.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.querySelector('.aw-num')?.textContent ?? null)));
+
+test('the file is under its 400 KB budget, fonts and engine included', async () => {
+  const { size } = await stat(SINGLE_FILE);
+  assert.ok(size < BUDGET_BYTES, `build/attention.html is ${size} bytes`);
+});
+
+test('from disk with no network it shows the engine\u2019s exact weights for tutorial 000', async () => {
+  const vectors = JSON.parse(await readFile(join(REPO, 'tests/vectors/tutorials.json'), 'utf8'));
+  const exact = vectors.find((vector) => vector.id === VECTOR).expected.weights;
+  const page = await openSingleFile(`?preset=${PRESET}`);
+  const [, total] = (await counter(page)).split(' / ').map(Number);
+  await page.goto(`${pathToFileURL(SINGLE_FILE).href}?preset=${PRESET}&step=${total}`);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await counter(page), `${total} / ${total}`);
+  const weights = await shownWeights(page);
+  assert.equal(weights.length, exact.length, 'every row of weights is shown at the last step');
+  weights.forEach((row, i) => row.forEach((text, j) => {
+    assert.equal(text, exact[i][j].toFixed(3), `weights[${i}][${j}]`);
+  }));
+  await page.close();
+});
+
+test('stepping forward moves to the next step, and play advances on its own', async () => {
+  const page = await openSingleFile(`?preset=${PRESET}&step=1`);
+  const [first, total] = (await counter(page)).split(' / ').map(Number);
+  assert.equal(first, 1);
+  const firstTitle = await page.textContent('.aw-step-title');
+  await page.click('.aw-forward');
+  assert.equal(await counter(page), `2 / ${total}`);
+  assert.notEqual(await page.textContent('.aw-step-title'), firstTitle);
+  assert.match(page.url(), /[?&]step=2(&|$)/, 'the address follows the step from file:// too');
+  await page.click('.aw-play');
+  await page.waitForFunction(() => document.querySelector('.aw-counter').textContent.startsWith('3 /'));
+  await page.close();
+});
+
+test('formulas are typeset as MathML without KaTeX, and nothing is fetched', async () => {
+  const page = await openSingleFile(`?preset=${PRESET}&step=1`);
+  const formula = page.locator('.aw-step-formula .aw-math').first();
+  assert.equal(await formula.locator('math').count(), 1, 'the step formula is MathML');
+  assert.ok((await formula.boundingBox()).height > 0, 'the formula takes space on the page');
+  await page.close();
+  assert.deepEqual(requested.filter((url) => !url.startsWith('file:')), [], 'only the file itself was read');
+  assert.deepEqual(problems, [], 'no console error, uncaught error or request off disk');
+});
