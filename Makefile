@@ -29,6 +29,7 @@ SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
 .PHONY: all lib cli test deps test-native test-sanitize test-cli test-wasm \
         test-browser test-dist wasm vendor presets bench serve clean install
+.PHONY: single test-single
 
 all: lib cli
 lib: $(BUILD)/libattention.a
@@ -96,9 +97,20 @@ serve: wasm vendor
 
 test-browser: wasm vendor
 	node --test tests/browser/*.test.mjs
+# tests/browser/ holds the one-file page's test too.
+test-browser: single
+
+# The whole page as one file that works from disk with no network:
+# build/attention.html (scripts/build-single.mjs, under 400 KB).
+single: wasm
+	node scripts/build-single.mjs
+
+test-single: single
+	node --test tests/browser/single-file.test.mjs
 
 test: deps
 	$(MAKE) test-native test-sanitize test-cli test-wasm test-browser test-dist
+	$(MAKE) test-single
 
 bench: lib wasm
 	./bench/run.sh
