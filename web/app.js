@@ -5,6 +5,22 @@
 
 import { loadAttention } from './lib/attention.js';
 import { mount as mountWalkthrough } from './widgets/walkthrough.js';
+import { mount as mountMasks } from './widgets/masks.js';
+import { mount as mountScaling } from './widgets/scaling.js';
+import { mount as mountMultihead } from './widgets/multihead.js';
+import { mount as mountCrossAttention } from './widgets/cross-attention.js';
+import { mount as mountAlignment } from './widgets/alignment.js';
+import { mount as mountEfficient } from './widgets/efficient.js';
+
+// Each section widget mounts into the element with id `${id}-widget`.
+const SECTIONS = {
+  masks: mountMasks,
+  scaling: mountScaling,
+  multihead: mountMultihead,
+  'cross-attention': mountCrossAttention,
+  alignment: mountAlignment,
+  efficient: mountEfficient,
+};
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 // The one-file build (scripts/build-single.mjs) inlines the engine and presets here.
@@ -54,6 +70,12 @@ async function loadPresets() {
   return response.json();
 }
 
+function sectionSlots() {
+  return Object.keys(SECTIONS)
+    .map((id) => [id, document.getElementById(`${id}-widget`)])
+    .filter(([, element]) => element);
+}
+
 async function start() {
   const slot = document.getElementById('walkthrough-widget');
   let engine;
@@ -61,7 +83,9 @@ async function start() {
   try {
     [engine, presets] = await Promise.all([loadAttention(inlined && { wasmBinary: inlined.wasmBinary }), loadPresets()]);
   } catch (error) {
-    showFailure(slot, `The page could not start: ${error.message}`);
+    for (const failed of [slot, ...sectionSlots().map(([, element]) => element)]) {
+      showFailure(failed, `The page could not start: ${error.message}`);
+    }
     return;
   }
   slot.replaceChildren();
@@ -74,6 +98,13 @@ async function start() {
   });
   // The address as the widget understood it (unknown preset, step past the end).
   writeUrlState(walkthrough.getState());
+  // The mounted widgets, by section id, for tests and for the curious in a console.
+  const widgets = { walkthrough };
+  for (const [id, element] of sectionSlots()) {
+    element.replaceChildren();
+    widgets[id] = SECTIONS[id](element, { engine });
+  }
+  window.awWidgets = widgets;
   document.documentElement.dataset.ready = 'true';
 }
 

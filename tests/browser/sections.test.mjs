@@ -1,6 +1,6 @@
 // End-to-end tests of the section widgets (masks, why scale, multi-head,
-// self vs cross attention, Bahdanau vs Luong, efficient variants) on their
-// development page in headless Chromium: each renders; changing a control
+// self vs cross attention, Bahdanau vs Luong, efficient variants) on the
+// page in headless Chromium: each renders; changing a control
 // shows the engine's new values; flipping a mask cell renormalises its row;
 // the page stays quiet (no console errors, nothing off origin).
 //
@@ -18,7 +18,7 @@ import { inputsFor as efficientInputs } from '../../web/widgets/efficient.js';
 import { DECODER_VECTORS, ENCODER_VECTORS } from '../../web/widgets/cross-attention.js';
 import { handParameters, randomParameters } from '../../web/widgets/alignment.js';
 
-const PAGE = 'sections-dev.html';
+const PAGE = 'index.html';
 const SECTIONS = ['masks', 'scaling', 'multihead', 'cross', 'alignment', 'efficient'];
 
 let engine;
