@@ -283,7 +283,7 @@ int attn_linear(double *output,   /* [batch, n_q, d_v] */
 
 size_t attn_linear_work_size(int d_k, int d_v);
 
-/* ---- Problems: named inputs in; results as JSON, text or Markdown out ----
+/* ---- Problems: named inputs in; results as JSON, text, Markdown, LaTeX ----
  *
  * The layer shared by the CLI (build/attn) and the JS API (through WASM). A
  * problem has a kind and named fields, spelled as in the JS API; it checks
@@ -358,7 +358,8 @@ int attn_problem_result(const attn_problem *problem, const char *name,
 typedef enum attn_format {
     ATTN_FORMAT_JSON = 0,    /* the result object, JS API field names */
     ATTN_FORMAT_TEXT = 1,    /* a step-by-step walkthrough for a terminal */
-    ATTN_FORMAT_MARKDOWN = 2 /* the same walkthrough as Markdown tables */
+    ATTN_FORMAT_MARKDOWN = 2, /* the same walkthrough as Markdown tables */
+    ATTN_FORMAT_LATEX = 3     /* the same as a LaTeX fragment (amsmath) */
 } attn_format;
 
 /* Writes the result of a successful run into buf as NUL-terminated text,

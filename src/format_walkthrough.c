@@ -1,4 +1,4 @@
-/* format_walkthrough.c: the walker behind the text and Markdown
+/* format_walkthrough.c: the walker behind the text, Markdown and LaTeX
  * walkthroughs, and the steps several kinds share (scores, scale, mask,
  * softmax, weighted sums). Output depends on nothing but the problem. */
 #include "attention.h"
@@ -13,24 +13,46 @@
 
 struct attn__walk_style {
     const char *heading_marks[4]; /* before a heading of level 1..4 */
+    const char *heading_end;      /* after a heading's title */
     const char *underlines[4];    /* repeated under a heading, or NULL */
     const char *item_mark;        /* after an item's indentation */
+    const char *list_begin;       /* around each level of items, or NULL */
+    const char *list_end;
     const char *code;             /* around formulas */
-    const char *escaped;          /* label characters to backslash-escape */
+    const char *strong[2];        /* around a matrix's name */
+    /* Writes text of the walker's own (prose, or a formula between code
+     * marks), and text from the user (token labels), as the format needs. */
+    void (*put_text)(attn__walker *walker, const char *text);
+    void (*put_label)(attn__walker *walker, const char *label);
     void (*table)(attn__walker *walker, const attn__matrix_view *view);
 };
 
+static void put_plain(attn__walker *walker, const char *text);
+static void put_markdown_label(attn__walker *walker, const char *label);
+static void put_latex_text(attn__walker *walker, const char *text);
+static void put_latex_label(attn__walker *walker, const char *label);
 static void text_table(attn__walker *walker, const attn__matrix_view *view);
 static void markdown_table(attn__walker *walker,
                            const attn__matrix_view *view);
+static void latex_table(attn__walker *walker, const attn__matrix_view *view);
 
 static const attn__walk_style text_style = {
-    {"", "", "", ""}, {"=", "-", "~", "^"}, "", "", "", text_table,
+    {"", "", "", ""}, "", {"=", "-", "~", "^"}, "", NULL, NULL, "",
+    {"", ""}, put_plain, put_plain, text_table,
 };
 
 static const attn__walk_style markdown_style = {
-    {"# ", "## ", "### ", "#### "}, {NULL, NULL, NULL, NULL}, "- ", "`",
-    "\\`*_[]<>|#", markdown_table,
+    {"# ", "## ", "### ", "#### "}, "", {NULL, NULL, NULL, NULL}, "- ",
+    NULL, NULL, "`", {"**", "**"}, put_plain, put_markdown_label,
+    markdown_table,
+};
+
+/* A fragment for a LaTeX document that loads amsmath. */
+static const attn__walk_style latex_style = {
+    {"\\subsection*{", "\\subsubsection*{", "\\paragraph{",
+     "\\subparagraph{"}, "}", {NULL, NULL, NULL, NULL}, "\\item ",
+    "\\begin{itemize}\n", "\\end{itemize}\n", "$", {"\\textbf{", "}"},
+    put_latex_text, put_latex_label, latex_table,
 };
 
 const attn__labels attn__index_labels = {NULL, ""};
@@ -43,10 +65,58 @@ const char *attn__label(const attn__labels *labels, int i, char *tmp,
     return tmp;
 }
 
+/* ---- Text ---- */
+
+static void put_plain(attn__walker *walker, const char *text)
+{
+    attn__text_puts(walker->out, text);
+}
+
+static void put_markdown_label(attn__walker *walker, const char *label)
+{
+    for (const char *c = label; *c; c++) {
+        if (strchr("\\`*_[]<>|#", *c) != NULL)
+            attn__text_puts(walker->out, "\\");
+        attn__text_append(walker->out, c, 1);
+    }
+}
+
+static void put_latex_text(attn__walker *walker, const char *text)
+{
+    if (walker->in_code)
+        attn__latex_math(walker->out, text);
+    else
+        attn__latex_prose(walker->out, text);
+}
+
+static void put_latex_label(attn__walker *walker, const char *label)
+{
+    if (walker->in_code) attn__text_puts(walker->out, "\\text{");
+    attn__latex_literal(walker->out, label);
+    if (walker->in_code) attn__text_puts(walker->out, "}");
+}
+
+static void put_text(attn__walker *walker, const char *text)
+{
+    walker->style->put_text(walker, text);
+}
+
 /* ---- Blocks ---- */
+
+/* Opens or closes lists (LaTeX's itemize) until `depth` are open. */
+static void nest_lists(attn__walker *walker, int depth)
+{
+    const attn__walk_style *style = walker->style;
+    if (style->list_begin == NULL) return;
+    for (; walker->lists > depth; walker->lists--)
+        attn__text_puts(walker->out, style->list_end);
+    for (; walker->lists < depth; walker->lists++)
+        attn__text_puts(walker->out, style->list_begin);
+}
 
 static void start_block(attn__walker *walker, int item)
 {
+    if (!item) nest_lists(walker, 0);
     if (walker->need_blank && !(item && walker->in_list))
         attn__text_puts(walker->out, "\n");
     walker->need_blank = 1;
@@ -59,8 +129,9 @@ static void heading_text(attn__walker *walker, int level, const char *title)
     level += walker->depth;
     if (level > 4) level = 4;
     const attn__walk_style *style = walker->style;
-    attn__text_printf(walker->out, "%s%s\n", style->heading_marks[level - 1],
-                      title);
+    attn__text_puts(walker->out, style->heading_marks[level - 1]);
+    put_text(walker, title);
+    attn__text_printf(walker->out, "%s\n", style->heading_end);
     if (style->underlines[level - 1] != NULL) {
         attn__text_repeat(walker->out, style->underlines[level - 1],
                           (int)attn__text_width(title));
@@ -99,6 +170,7 @@ void attn__walk_begin(attn__walker *walker)
 void attn__walk_begin_item(attn__walker *walker, int indent)
 {
     start_block(walker, 1);
+    nest_lists(walker, indent + 1);
     /* Text items sit one level in from the prose. */
     const int spaces = 2 * (indent + (walker->style->item_mark[0] ? 0 : 1));
     attn__text_printf(walker->out, "%*s%s", spaces, "",
@@ -111,7 +183,7 @@ static void put_formatted(attn__walker *walker, const char *format,
 {
     char piece[512];
     vsnprintf(piece, sizeof piece, format, args);
-    attn__text_puts(walker->out, piece);
+    put_text(walker, piece);
 }
 
 void attn__walk_printf(attn__walker *walker, const char *format, ...)
@@ -122,31 +194,22 @@ void attn__walk_printf(attn__walker *walker, const char *format, ...)
     va_end(args);
 }
 
-static void put_escaped(attn__walker *walker, const char *text)
-{
-    for (const char *c = text; *c; c++) {
-        if (strchr(walker->style->escaped, *c) != NULL)
-            attn__text_puts(walker->out, "\\");
-        attn__text_append(walker->out, c, 1);
-    }
-}
-
 void attn__walk_label(attn__walker *walker, const attn__labels *labels, int i)
 {
     char tmp[32];
-    put_escaped(walker, attn__label(labels, i, tmp, sizeof tmp));
+    walker->style->put_label(walker, attn__label(labels, i, tmp, sizeof tmp));
 }
 
 void attn__walk_number(attn__walker *walker, double x)
 {
     char number[ATTN__NUMBER_CAP];
     attn__format_rounded(number, x);
-    attn__text_puts(walker->out, number);
+    put_text(walker, number);
 }
 
 void attn__walk_code(attn__walker *walker, int open)
 {
-    (void)open; /* the same mark opens and closes */
+    walker->in_code = open; /* the same mark opens and closes */
     attn__text_puts(walker->out, walker->style->code);
 }
 
@@ -178,18 +241,20 @@ static double entry(const attn__matrix_view *view, int r, int c)
     return view->map != NULL ? view->map(x) : x;
 }
 
-static void caption(attn__walker *walker, const attn__matrix_view *view,
-                    const char *bold)
+/* "name (rows×cols, note)": each table writes how the caption ends. */
+static void caption(attn__walker *walker, const attn__matrix_view *view)
 {
+    const attn__walk_style *style = walker->style;
     start_block(walker, 0);
-    attn__text_printf(walker->out, "%s%s%s (%d×%d", bold, view->name, bold,
-                      view->rows, view->cols);
-    if (view->note != NULL) attn__text_printf(walker->out, ", %s", view->note);
-    attn__text_puts(walker->out, ")");
+    attn__text_puts(walker->out, style->strong[0]);
+    put_text(walker, view->name);
+    attn__text_puts(walker->out, style->strong[1]);
+    attn__walk_printf(walker, " (%d×%d", view->rows, view->cols);
+    if (view->note != NULL) attn__walk_printf(walker, ", %s", view->note);
+    attn__walk_printf(walker, ")");
     if (view->rows > ATTN__SHOW_ROWS || view->cols > ATTN__SHOW_ROWS)
-        attn__text_printf(walker->out, ", first %d rows and %d columns",
+        attn__walk_printf(walker, ", first %d rows and %d columns",
                           shown(view->rows), shown(view->cols));
-    attn__text_puts(walker->out, bold[0] ? "\n" : ":\n");
 }
 
 /* Cell text: a row or column label, a number, or the ellipsis. r or c is
@@ -223,7 +288,8 @@ static void text_table(attn__walker *walker, const attn__matrix_view *view)
                                                        sizeof tmp));
             if (width > widths[c + 1]) widths[c + 1] = width;
         }
-    caption(walker, view, "");
+    caption(walker, view);
+    attn__text_puts(walker->out, ":\n");
     for (int r = -1; r < rows; r++) {
         attn__text_puts(walker->out, "  ");
         for (int c = -1; c < cols; c++) {
@@ -243,12 +309,13 @@ static void markdown_table(attn__walker *walker,
 {
     const int rows = table_extent(view->rows), cols = table_extent(view->cols);
     char tmp[64];
-    caption(walker, view, "**");
+    caption(walker, view);
+    attn__text_puts(walker->out, "\n");
     start_block(walker, 0);
     for (int r = -1; r < rows; r++) {
         for (int c = -1; c < cols; c++) {
             attn__text_puts(walker->out, c < 0 ? "| " : " | ");
-            put_escaped(walker, cell(view, r, c, tmp, sizeof tmp));
+            put_markdown_label(walker, cell(view, r, c, tmp, sizeof tmp));
         }
         attn__text_puts(walker->out, " |\n");
         if (r < 0) {
@@ -257,6 +324,68 @@ static void markdown_table(attn__walker *walker,
             attn__text_puts(walker->out, "|\n");
         }
     }
+}
+
+/* Labels that say more than the row or column number: tokens, or a
+ * prefix as in q0, q1. */
+static int telling_labels(const attn__labels *labels)
+{
+    return labels->names != NULL ? labels->names[0][0] != '\0'
+                                 : labels->prefix != NULL &&
+                                       labels->prefix[0] != '\0';
+}
+
+/* \[ \begin{bmatrix} ... \end{bmatrix} \] with \cdots, \vdots and \ddots
+ * where the matrix is cut. Row labels stand left of the brackets (in an
+ * array with the same rows, so they line up); column labels, which
+ * cannot line up with the entries without extra packages, are listed in
+ * the caption. */
+static void latex_table(attn__walker *walker, const attn__matrix_view *view)
+{
+    const int rows = table_extent(view->rows), cols = table_extent(view->cols);
+    attn__text *out = walker->out;
+    char tmp[64];
+    caption(walker, view);
+    if (telling_labels(&view->col_labels)) {
+        attn__walk_printf(walker, "; columns ");
+        for (int c = 0; c < cols; c++) {
+            attn__walk_printf(walker, "%s", c > 0 ? ", " : "");
+            if (c == ATTN__SHOW_ROWS)
+                attn__walk_printf(walker, "…");
+            else
+                put_latex_label(walker, cell(view, -1, c, tmp, sizeof tmp));
+        }
+    }
+    attn__text_puts(out, ":\n\\[\n");
+    walker->in_code = 1;
+    if (telling_labels(&view->row_labels)) {
+        attn__text_puts(out, "\\begin{array}{r}\n");
+        for (int r = 0; r < rows; r++) {
+            if (r == ATTN__SHOW_ROWS) {
+                attn__text_puts(out, "\\vdots\n");
+                continue;
+            }
+            put_latex_label(walker, cell(view, r, -1, tmp, sizeof tmp));
+            attn__text_puts(out, r + 1 < rows ? " \\\\\n" : "\n");
+        }
+        attn__text_puts(out, "\\end{array}\n");
+    }
+    attn__text_puts(out, "\\begin{bmatrix}\n");
+    for (int r = 0; r < rows; r++) {
+        for (int c = 0; c < cols; c++) {
+            if (c > 0) attn__text_puts(out, " & ");
+            if (r == ATTN__SHOW_ROWS)
+                attn__text_puts(out, c == ATTN__SHOW_ROWS ? "\\ddots"
+                                                          : "\\vdots");
+            else if (c == ATTN__SHOW_ROWS)
+                attn__text_puts(out, "\\cdots");
+            else
+                attn__latex_math(out, cell(view, r, c, tmp, sizeof tmp));
+        }
+        attn__text_puts(out, r + 1 < rows ? " \\\\\n" : "\n");
+    }
+    attn__text_puts(out, "\\end{bmatrix}\n\\]\n");
+    walker->in_code = 0;
 }
 
 void attn__walk_matrix(attn__walker *walker, const attn__matrix_view *view)
@@ -270,7 +399,7 @@ void attn__walk_operand(attn__walker *walker, double x)
 {
     char number[ATTN__NUMBER_CAP];
     attn__format_rounded(number, x);
-    attn__text_printf(walker->out, number[0] == '-' ? "(%s)" : "%s", number);
+    attn__walk_printf(walker, number[0] == '-' ? "(%s)" : "%s", number);
 }
 
 void attn__walk_dot_terms(attn__walker *walker, const double *a,
@@ -278,12 +407,12 @@ void attn__walk_dot_terms(attn__walker *walker, const double *a,
                           int n, double result)
 {
     for (int i = 0; i < n; i++) {
-        if (i > 0) attn__text_puts(walker->out, " + ");
+        if (i > 0) put_text(walker, " + ");
         attn__walk_operand(walker, a[(size_t)i * a_step]);
-        attn__text_puts(walker->out, "×");
+        put_text(walker, "×");
         attn__walk_operand(walker, b[(size_t)i * b_step]);
     }
-    attn__text_puts(walker->out, " = ");
+    put_text(walker, " = ");
     attn__walk_number(walker, result);
 }
 
@@ -306,12 +435,12 @@ void attn__walk_score_item(attn__walker *walker, const char *name, int i,
 
 void attn__walk_vector(attn__walker *walker, const double *x, int n)
 {
-    attn__text_puts(walker->out, "[");
+    put_text(walker, "[");
     for (int i = 0; i < n; i++) {
-        if (i > 0) attn__text_puts(walker->out, ", ");
+        if (i > 0) put_text(walker, ", ");
         attn__walk_number(walker, x[i]);
     }
-    attn__text_puts(walker->out, "]");
+    put_text(walker, "]");
 }
 
 attn__matrix_view attn__view(const char *name, const char *note,
@@ -601,14 +730,17 @@ void attn__walk_attention_block(attn__walker *walker,
 
 /* ---- Entry point ---- */
 
-void attn__format_walkthrough(const attn_problem *problem, int markdown,
+void attn__format_walkthrough(const attn_problem *problem, int format,
                               attn__text *text)
 {
     attn__walker walker = {
         .out = text,
-        .style = markdown ? &markdown_style : &text_style,
+        .style = format == ATTN_FORMAT_LATEX      ? &latex_style
+                 : format == ATTN_FORMAT_MARKDOWN ? &markdown_style
+                                                  : &text_style,
         .problem = problem,
         .info = &problem->info,
     };
     attn__walk_kind(&walker);
+    nest_lists(&walker, 0);
 }

@@ -615,10 +615,10 @@ int attn_problem_format(const attn_problem *problem, int format, char *buf,
                           "attn_problem_format: length must not be NULL, nor "
                           "buf when cap is not 0");
     if (format != ATTN_FORMAT_JSON && format != ATTN_FORMAT_TEXT &&
-        format != ATTN_FORMAT_MARKDOWN)
+        format != ATTN_FORMAT_MARKDOWN && format != ATTN_FORMAT_LATEX)
         return attn__fail(problem, ATTN_ERR_OPTION,
                           "format: unknown format %d (0 JSON, 1 text, "
-                          "2 Markdown)", format);
+                          "2 Markdown, 3 LaTeX)", format);
     if (!problem->has_run)
         return attn__fail(problem, ATTN_ERR_STATE,
                           "format: no results yet; attn_problem_run must "
@@ -628,8 +628,7 @@ int attn_problem_format(const attn_problem *problem, int format, char *buf,
     if (format == ATTN_FORMAT_JSON)
         attn__format_json(problem, &text);
     else
-        attn__format_walkthrough(problem, format == ATTN_FORMAT_MARKDOWN,
-                                 &text);
+        attn__format_walkthrough(problem, format, &text);
     *length = text.length;
     return ATTN_OK;
 }

@@ -245,7 +245,8 @@ int attn__fail_core(const attn_problem *problem, int status,
 /* ---- formatters ---- */
 
 void attn__format_json(const attn_problem *problem, attn__text *text);
-void attn__format_walkthrough(const attn_problem *problem, int markdown,
+/* format: ATTN_FORMAT_TEXT, _MARKDOWN or _LATEX */
+void attn__format_walkthrough(const attn_problem *problem, int format,
                               attn__text *text);
 
 #endif /* PROBLEM_INTERNAL_H */

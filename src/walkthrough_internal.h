@@ -1,7 +1,8 @@
 /*
  * walkthrough_internal.h: the walker that writes step-by-step walkthroughs
- * for attn_problem_format. One walker serves text and Markdown: a small
- * style table decides headings, list items, code marks and tables.
+ * for attn_problem_format. One walker serves text, Markdown and LaTeX: a
+ * small style table decides headings, list items, code marks, escaping and
+ * tables.
  * format_walkthrough.c holds the walker and the steps several kinds share;
  * format_walk_kinds.c holds one walkthrough per kind.
  */
@@ -30,6 +31,8 @@ typedef struct attn__walker {
     int need_blank; /* a block was written: the next one starts after a
                        blank line */
     int in_list;    /* the last block was a list item */
+    int in_code;    /* between code marks (LaTeX: in math mode) */
+    int lists;      /* lists open (LaTeX's itemize environments) */
 } attn__walker;
 
 /* A matrix to show: entry (r, c) is data[r * stride + c]. */
@@ -90,7 +93,8 @@ void attn__walk_number(attn__walker *walker, double x);
 void attn__walk_operand(attn__walker *walker, double x);
 /* "[1, 2.5, -3]" */
 void attn__walk_vector(attn__walker *walker, const double *x, int n);
-void attn__walk_code(attn__walker *walker, int open); /* ` in Markdown */
+/* ` in Markdown, $ in LaTeX */
+void attn__walk_code(attn__walker *walker, int open);
 void attn__walk_end(attn__walker *walker);
 
 /* A whole paragraph at once (no labels inside). */

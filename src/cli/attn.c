@@ -1,6 +1,6 @@
 /* attn.c: the command line. Reads one problem as JSON (a file or standard
- * input), runs it and prints the result as JSON, a text walkthrough or
- * Markdown. Every failure is one line on standard error. */
+ * input), runs it and prints the result as JSON, a text walkthrough,
+ * Markdown or LaTeX. Every failure is one line on standard error. */
 #include "attention.h"
 #include "problem_json.h"
 
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #define ATTN_CLI_VERSION "0.1.0"
-#define USAGE "usage: attn [--format json|text|markdown] [FILE]"
+#define USAGE "usage: attn [--format json|text|markdown|latex] [FILE]"
 
 enum {
     EXIT_BAD_INPUT = 2, /* a bad option, an unreadable file or bad input */
@@ -34,6 +34,8 @@ static const char help_text[] =
     "                       returns it; masked entries of scaled are null\n"
     "                       text: a step-by-step walkthrough\n"
     "                       markdown: the walkthrough as Markdown tables\n"
+    "                       latex: the walkthrough as a LaTeX fragment\n"
+    "                       (amsmath), to paste into a .tex file\n"
     "  -h, --help           show this help\n"
     "      --version        show the version\n"
     "\n"
@@ -74,6 +76,7 @@ static int parse_format(const char *name, int *format, char *error,
         {"json", ATTN_FORMAT_JSON},
         {"text", ATTN_FORMAT_TEXT},
         {"markdown", ATTN_FORMAT_MARKDOWN},
+        {"latex", ATTN_FORMAT_LATEX},
     };
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
         if (strcmp(name, formats[i].name) == 0) {
@@ -82,8 +85,8 @@ static int parse_format(const char *name, int *format, char *error,
         }
     }
     return fail(error, error_cap, EXIT_BAD_INPUT,
-                "unknown format \"%s\" (expected json, text or markdown)",
-                name);
+                "unknown format \"%s\" (expected json, text, markdown or "
+                "latex)", name);
 }
 
 /* Sets *value to the value of --format / -f (as "--format X",
@@ -118,8 +121,8 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
         const int taken = only_files ? 0 : format_option(argv, argc, i, &value);
         if (taken < 0)
             return fail(error, error_cap, EXIT_BAD_INPUT,
-                        "%s needs a value (json, text or markdown); " USAGE,
-                        arg);
+                        "%s needs a value (json, text, markdown or latex); "
+                        USAGE, arg);
         if (taken > 0) {
             if (parse_format(value, &args->format, error, error_cap) != 0)
                 return EXIT_BAD_INPUT;
