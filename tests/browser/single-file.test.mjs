@@ -64,10 +64,11 @@ async function openSingleFile(query) {
   return page;
 }
 
-const counter = (page) => page.textContent('.aw-counter');
+// The walkthrough's own controls: the sections below it have players too.
+const counter = (page) => page.textContent('#walkthrough .aw-counter');
 
 /** [row][column] of the shown weights: null where the step has not computed one yet. */
-const shownWeights = (page) => page.$$eval('[data-matrix="weights"]:not([hidden]) tbody tr',
+const shownWeights = (page) => page.$$eval('#walkthrough [data-matrix="weights"]:not([hidden]) tbody tr',
   (rows) => rows.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.querySelector('.aw-num')?.textContent ?? null)));
 
 test('the file is under its 400 KB budget, fonts and engine included', async () => {
@@ -95,21 +96,24 @@ test('stepping forward moves to the next step, and play advances on its own', as
   const page = await openSingleFile(`?preset=${PRESET}&step=1`);
   const [first, total] = (await counter(page)).split(' / ').map(Number);
   assert.equal(first, 1);
-  const firstTitle = await page.textContent('.aw-step-title');
-  await page.click('.aw-forward');
+  const firstTitle = await page.textContent('#walkthrough .aw-step-title');
+  await page.click('#walkthrough .aw-forward');
   assert.equal(await counter(page), `2 / ${total}`);
-  assert.notEqual(await page.textContent('.aw-step-title'), firstTitle);
+  assert.notEqual(await page.textContent('#walkthrough .aw-step-title'), firstTitle);
   assert.match(page.url(), /[?&]step=2(&|$)/, 'the address follows the step from file:// too');
-  await page.click('.aw-play');
-  await page.waitForFunction(() => document.querySelector('.aw-counter').textContent.startsWith('3 /'));
+  await page.click('#walkthrough .aw-play');
+  await page.waitForFunction(() => document.querySelector('#walkthrough .aw-counter').textContent.startsWith('3 /'));
   await page.close();
 });
 
 test('formulas are typeset as MathML without KaTeX, and nothing is fetched', async () => {
   const page = await openSingleFile(`?preset=${PRESET}&step=1`);
-  const formula = page.locator('.aw-step-formula .aw-math').first();
+  const formula = page.locator('#walkthrough .aw-step-formula .aw-math').first();
   assert.equal(await formula.locator('math').count(), 1, 'the step formula is MathML');
   assert.ok((await formula.boundingBox()).height > 0, 'the formula takes space on the page');
+  const leftAsTex = await page.$$eval('.aw-math', (elements) => elements
+    .filter((element) => !element.querySelector('math')).map((element) => element.dataset.tex));
+  assert.deepEqual(leftAsTex, [], 'every formula on the page was typeset by the build');
   await page.close();
   assert.deepEqual(requested.filter((url) => !url.startsWith('file:')), [], 'only the file itself was read');
   assert.deepEqual(problems, [], 'no console error, uncaught error or request off disk');
