@@ -1,11 +1,12 @@
 /* attn_problem_format: exact JSON text (null for masked entries, shortest
- * round-trip numbers), the Markdown walkthrough of a 2x2 case, truncation
- * and the needed length as snprintf reports it. */
+ * round-trip numbers), the Markdown and LaTeX walkthroughs of small cases,
+ * truncation and the needed length as snprintf reports it. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -258,6 +259,181 @@ static void test_markdown_walkthrough_of_a_2x2_causal_case(void **state)
     attn_problem_destroy(problem);
 }
 
+/* One query, two keys, the second masked; token labels with every
+ * character LaTeX needs escaped. S = [1×3 + 2×0.5, 1×1 + 2×(−1)] = [4, −1],
+ * scaled = 4/√2 = 2.8284 and −∞; weights [1, 0]; output 1×1 = 1. */
+static attn_problem *masked_latex_case(void)
+{
+    const double q[] = {1, 2}, k[] = {3, 0.5, 1, -1}, v[] = {1, 3};
+    const double mask[] = {1, 0};
+    attn_problem *problem = problem_new("scaledDotProduct");
+    problem_matrix(problem, "q", 1, 2, q);
+    problem_matrix(problem, "k", 2, 2, k);
+    problem_matrix(problem, "v", 2, 1, v);
+    problem_matrix(problem, "mask", 1, 2, mask);
+    const char *const query_tokens[] = {"50%"};
+    const char *const key_tokens[] = {"x_1", "\\a^b~{c}&$#"};
+    assert_int_equal(attn_problem_set_strings(problem, "queryTokens", 1,
+                                              query_tokens), ATTN_OK);
+    assert_int_equal(attn_problem_set_strings(problem, "keyTokens", 2,
+                                              key_tokens), ATTN_OK);
+    problem_run_ok(problem);
+    return problem;
+}
+
+static void test_latex_walkthrough_of_a_masked_case_escapes_labels(
+    void **state)
+{
+    (void)state;
+    attn_problem *problem = masked_latex_case();
+    static const char expected[] =
+    "\\subsection*{Scaled dot-product attention}\n"
+    "\n"
+    "Attention(Q, K, V) = softmax(Q K\\ensuremath{^{\\top}} "
+    "\\ensuremath{\\times} scale) V for queries n\\ensuremath{_q} "
+    "= 1, keys n\\ensuremath{_k} = 2, d\\ensuremath{_k} = 2 and "
+    "d\\ensuremath{_v} = 1.\n"
+    "\n"
+    "\\subsubsection*{Inputs}\n"
+    "\n"
+    "\\textbf{Q} (1\\ensuremath{\\times}2, n\\ensuremath{_q} "
+    "\\ensuremath{\\times} d\\ensuremath{_k}):\n"
+    "\\[\n"
+    "\\begin{array}{r}\n"
+    "\\text{50\\%}\n"
+    "\\end{array}\n"
+    "\\begin{bmatrix}\n"
+    "1 & 2\n"
+    "\\end{bmatrix}\n"
+    "\\]\n"
+    "\n"
+    "\\textbf{K} (2\\ensuremath{\\times}2, n\\ensuremath{_k} "
+    "\\ensuremath{\\times} d\\ensuremath{_k}):\n"
+    "\\[\n"
+    "\\begin{array}{r}\n"
+    "\\text{x\\_1} \\\\\n"
+    "\\text{\\textbackslash{}a\\textasciicircum{}"
+    "b\\textasciitilde{}\\{c\\}\\&\\$\\#}\n"
+    "\\end{array}\n"
+    "\\begin{bmatrix}\n"
+    "3 & 0.5 \\\\\n"
+    "1 & -1\n"
+    "\\end{bmatrix}\n"
+    "\\]\n"
+    "\n"
+    "\\textbf{V} (2\\ensuremath{\\times}1, n\\ensuremath{_k} "
+    "\\ensuremath{\\times} d\\ensuremath{_v}):\n"
+    "\\[\n"
+    "\\begin{array}{r}\n"
+    "\\text{x\\_1} \\\\\n"
+    "\\text{\\textbackslash{}a\\textasciicircum{}"
+    "b\\textasciitilde{}\\{c\\}\\&\\$\\#}\n"
+    "\\end{array}\n"
+    "\\begin{bmatrix}\n"
+    "1 \\\\\n"
+    "3\n"
+    "\\end{bmatrix}\n"
+    "\\]\n"
+    "\n"
+    "\\subsubsection*{Step 1. Scores: S = Q K\\ensuremath{^{\\top}}}\n"
+    "\n"
+    "Each score S[i, j] is the dot product of row i of Q and row j "
+    "of K.\n"
+    "\n"
+    "\\begin{itemize}\n"
+    "\\item S[50\\%, x\\_1] = $1 \\times 3 + 2 \\times 0.5 = 4$\n"
+    "\\item S[50\\%, \\textbackslash{}a\\textasciicircum{}"
+    "b\\textasciitilde{}\\{c\\}\\&\\$\\#] = $1 \\times 1 + 2 "
+    "\\times (-1) = -1$\n"
+    "\\end{itemize}\n"
+    "\n"
+    "\\textbf{S} (1\\ensuremath{\\times}2, n\\ensuremath{_q} "
+    "\\ensuremath{\\times} n\\ensuremath{_k}); columns x\\_1, "
+    "\\textbackslash{}a\\textasciicircum{}b\\textasciitilde{}"
+    "\\{c\\}\\&\\$\\#:\n"
+    "\\[\n"
+    "\\begin{array}{r}\n"
+    "\\text{50\\%}\n"
+    "\\end{array}\n"
+    "\\begin{bmatrix}\n"
+    "4 & -1\n"
+    "\\end{bmatrix}\n"
+    "\\]\n"
+    "\n"
+    "\\subsubsection*{Step 2. Scale}\n"
+    "\n"
+    "scaled = S \\ensuremath{\\times} 1/\\ensuremath{\\sqrt{d_k}} "
+    "= S \\ensuremath{\\times} 1/\\ensuremath{\\sqrt{2}} = S "
+    "\\ensuremath{\\times} 0.7071\n"
+    "\n"
+    "\\subsubsection*{Step 3. Mask}\n"
+    "\n"
+    "Mask: the boolean mask given. Masked entries become "
+    "\\ensuremath{-\\infty}, so softmax gives them weight 0.\n"
+    "\n"
+    "\\textbf{scaled} (1\\ensuremath{\\times}2, masked); columns "
+    "x\\_1, \\textbackslash{}a\\textasciicircum{}"
+    "b\\textasciitilde{}\\{c\\}\\&\\$\\#:\n"
+    "\\[\n"
+    "\\begin{array}{r}\n"
+    "\\text{50\\%}\n"
+    "\\end{array}\n"
+    "\\begin{bmatrix}\n"
+    "2.8284 & -\\infty\n"
+    "\\end{bmatrix}\n"
+    "\\]\n"
+    "\n"
+    "\\subsubsection*{Step 4. Softmax of each row}\n"
+    "\n"
+    "weights[i, j] = exp(x\\ensuremath{_j} \\ensuremath{-} max) / "
+    "\\ensuremath{\\Sigma} exp(x \\ensuremath{-} max) over row i; "
+    "subtracting the row's max keeps every exp at most 1, and "
+    "masked entries (\\ensuremath{-\\infty}) get "
+    "exp(\\ensuremath{-\\infty}) = 0.\n"
+    "\n"
+    "\\begin{itemize}\n"
+    "\\item row 50\\%: $\\max = 2.8284$\n"
+    "\\begin{itemize}\n"
+    "  \\item $\\exp(2.8284 - 2.8284) = 1, \\exp(-\\infty) = 0$\n"
+    "  \\item $\\text{sum} = 1$\n"
+    "  \\item $\\text{weights} = 1 / 1 = 1, 0$\n"
+    "\\end{itemize}\n"
+    "\\end{itemize}\n"
+    "\n"
+    "\\textbf{weights} (1\\ensuremath{\\times}2); columns x\\_1, "
+    "\\textbackslash{}a\\textasciicircum{}b\\textasciitilde{}"
+    "\\{c\\}\\&\\$\\#:\n"
+    "\\[\n"
+    "\\begin{array}{r}\n"
+    "\\text{50\\%}\n"
+    "\\end{array}\n"
+    "\\begin{bmatrix}\n"
+    "1 & 0\n"
+    "\\end{bmatrix}\n"
+    "\\]\n"
+    "\n"
+    "\\subsubsection*{Step 5. Output = weights V}\n"
+    "\n"
+    "Each row of output is the sum of the rows of V, each "
+    "multiplied by its weight (zero weights left out).\n"
+    "\n"
+    "\\begin{itemize}\n"
+    "\\item output[50\\%] = $1 \\times [1] = [1]$\n"
+    "\\end{itemize}\n"
+    "\n"
+    "\\textbf{output} (1\\ensuremath{\\times}1):\n"
+    "\\[\n"
+    "\\begin{array}{r}\n"
+    "\\text{50\\%}\n"
+    "\\end{array}\n"
+    "\\begin{bmatrix}\n"
+    "1\n"
+    "\\end{bmatrix}\n"
+    "\\]\n";
+    assert_format_is(problem, ATTN_FORMAT_LATEX, expected);
+    attn_problem_destroy(problem);
+}
+
 static void test_text_walkthrough_spells_out_tutorial_001_dot_products(
     void **state)
 {
@@ -307,6 +483,12 @@ static void test_every_kind_formats_in_every_style(void **state)
                                     "0.23×[4, 5, 6] + 0.6×[7, 8, 9] = "
                                     "[5.29, 6.29, 7.29]",
                                     "score[q2, k2] = 1×1 + 1×1 = 2"};
+    const char *const expected_latex[] = {
+        "\\textbf{output} (3\\ensuremath{\\times}3, n\\ensuremath{_q} "
+        "\\ensuremath{\\times} d\\ensuremath{_v}):\n\\[\n",
+        "\\item output[q0] = $0.17 \\times [1, 2, 3] + 0.23 \\times "
+        "[4, 5, 6] + 0.6 \\times [7, 8, 9] = [5.29, 6.29, 7.29]$\n",
+        "\\item score[q2, k2] = $1 \\times 1 + 1 \\times 1 = 2$\n"};
     for (int i = 0; i < 3; i++) {
         problem_run_ok(problems[i]);
         char *text = format_all(problems[i], ATTN_FORMAT_TEXT);
@@ -316,21 +498,26 @@ static void test_every_kind_formats_in_every_style(void **state)
         char *markdown = format_all(problems[i], ATTN_FORMAT_MARKDOWN);
         assert_true(markdown[0] == '#');
         free(markdown);
+        char *latex = format_all(problems[i], ATTN_FORMAT_LATEX);
+        char heading[64];
+        snprintf(heading, sizeof heading, "\\subsection*{%.*s}\n",
+                 (int)strlen(titles[i]) - 1, titles[i]);
+        assert_true(strncmp(latex, heading, strlen(heading)) == 0);
+        assert_non_null(strstr(latex, expected_latex[i]));
+        free(latex);
         attn_problem_destroy(problems[i]);
     }
 }
 
-static void test_truncation_reports_the_full_length(void **state)
+static void assert_truncates_to_cap(const attn_problem *problem, int format)
 {
-    (void)state;
-    attn_problem *problem = causal_000();
-    char *full = format_all(problem, ATTN_FORMAT_TEXT);
+    char *full = format_all(problem, format);
     const size_t length = strlen(full);
     assert_true(length > 100);
 
     size_t reported = 0;
-    assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_TEXT, NULL, 0,
-                                         &reported), ATTN_OK);
+    assert_int_equal(attn_problem_format(problem, format, NULL, 0, &reported),
+                     ATTN_OK);
     assert_int_equal(reported, length);
 
     char small[16];
@@ -338,8 +525,8 @@ static void test_truncation_reports_the_full_length(void **state)
     for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
         memset(small, 'x', sizeof small);
         reported = 0;
-        assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_TEXT, small,
-                                             caps[c], &reported), ATTN_OK);
+        assert_int_equal(attn_problem_format(problem, format, small, caps[c],
+                                             &reported), ATTN_OK);
         assert_int_equal(reported, length);
         assert_int_equal(strlen(small), caps[c] - 1);
         assert_memory_equal(small, full, caps[c] - 1);
@@ -349,13 +536,24 @@ static void test_truncation_reports_the_full_length(void **state)
 
     char *exact = malloc(length);
     assert_non_null(exact);
-    assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_TEXT, exact,
-                                         length, &reported), ATTN_OK);
+    assert_int_equal(attn_problem_format(problem, format, exact, length,
+                                         &reported), ATTN_OK);
     assert_int_equal(reported, length);
     assert_memory_equal(exact, full, length - 1); /* all but the last byte */
     assert_int_equal(exact[length - 1], '\0');
     free(exact);
     free(full);
+}
+
+static void test_truncation_reports_the_full_length(void **state)
+{
+    (void)state;
+    attn_problem *problem = causal_000();
+    assert_truncates_to_cap(problem, ATTN_FORMAT_TEXT);
+    attn_problem_destroy(problem);
+    /* LaTeX escapes pieces as it writes them: cut inside an escape too. */
+    problem = masked_latex_case();
+    assert_truncates_to_cap(problem, ATTN_FORMAT_LATEX);
     attn_problem_destroy(problem);
 }
 
@@ -369,7 +567,7 @@ static void test_format_rejects_unknown_formats_and_missing_length(
                      ATTN_ERR_OPTION);
     assert_string_equal(attn_problem_error(problem),
                         "format: unknown format 7 (0 JSON, 1 text, "
-                        "2 Markdown)");
+                        "2 Markdown, 3 LaTeX)");
     assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_JSON, NULL, 0,
                                          NULL), ATTN_ERR_NULL);
     char buf[4];
@@ -400,14 +598,26 @@ static void test_large_problems_are_abbreviated(void **state)
     assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
                      ATTN_OK);
     problem_run_ok(problem);
-    for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_MARKDOWN;
+    for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_LATEX;
          format++) {
+        const int latex = format == ATTN_FORMAT_LATEX;
         char *text = format_all(problem, format);
         assert_true(strlen(text) < 20000);
-        assert_non_null(strstr(text, "(512×512 dot products of length 512: "
-                                     "too many to spell out.)"));
+        assert_non_null(strstr(text, latex ? "(512\\ensuremath{\\times}512 "
+                                             "dot products of length 512: "
+                                             "too many to spell out.)"
+                                           : "(512×512 dot products of length "
+                                             "512: too many to spell out.)"));
         assert_non_null(strstr(text, "first 8 rows and 8 columns"));
-        assert_non_null(strstr(text, "…"));
+        if (latex) {
+            /* Row 8 and column 8 stand for the rest. */
+            assert_non_null(strstr(text, " & \\cdots \\\\\n"));
+            assert_non_null(strstr(text, "\\vdots & \\vdots"));
+            assert_non_null(strstr(text, " & \\ddots\n\\end{bmatrix}"));
+            assert_null(strstr(text, "…"));
+        } else {
+            assert_non_null(strstr(text, "…"));
+        }
         free(text);
     }
     attn_problem_destroy(problem);
@@ -422,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_json_vector_softmax_has_number_max_and_sum),
         cmocka_unit_test(test_json_numbers_round_trip_exactly),
         cmocka_unit_test(test_markdown_walkthrough_of_a_2x2_causal_case),
+        cmocka_unit_test(test_latex_walkthrough_of_a_masked_case_escapes_labels),
         cmocka_unit_test(test_text_walkthrough_spells_out_tutorial_001_dot_products),
         cmocka_unit_test(test_every_kind_formats_in_every_style),
         cmocka_unit_test(test_truncation_reports_the_full_length),
