@@ -62,12 +62,12 @@ test('undefined fields are skipped as if absent', async () => {
                    attn.scaledDotProduct({ q: Q, k: Q, v: V }));
 });
 
-test('format json parses to what run returns, and text and markdown are non-empty walkthroughs', async () => {
+test('format json parses to what run returns, and text, markdown and latex are non-empty walkthroughs', async () => {
   const attn = await loadEngine();
   const input = { kind: 'scaledDotProduct', q: Q, k: Q, v: V };
   assert.deepEqual(JSON.parse(attn.format(input, 'json')), attn.run(input));
   assert.deepEqual(JSON.parse(attn.format(input)), attn.run(input));
-  for (const style of ['text', 'markdown']) {
+  for (const style of ['text', 'markdown', 'latex']) {
     const text = attn.format(input, style);
     assert.ok(text.includes('0.4011'), `${style} shows the first weight: ${text.slice(0, 200)}`);
   }
@@ -76,7 +76,7 @@ test('format json parses to what run returns, and text and markdown are non-empt
 test('format rejects an unknown style', async () => {
   const attn = await loadEngine();
   assert.throws(() => attn.format({ kind: 'linear', q: Q, k: Q, v: V }, 'html'),
-                { message: 'format: expected "markdown", "text" or "json", got "html"' });
+                { message: 'format: expected "markdown", "latex", "text" or "json", got "html"' });
 });
 
 test('sdpaFlat agrees with scaledDotProduct, batched, with scale and causal options', async () => {

@@ -67,10 +67,10 @@ for (const seed of [1, 2]) {
   // JSON is compared by value above, not byte for byte: it prints 17
 // significant digits, and tanh (additive, Luong concat) may differ in the
 // last bit between glibc and the musl libm inside the WASM module.
-test(`markdown and text from format equal build/attn byte for byte (seed ${seed})`, { skip }, async () => {
+test(`markdown, latex and text from format equal build/attn byte for byte (seed ${seed})`, { skip }, async () => {
     const attn = await loadEngine();
     for (const input of randomProblems(seed)) {
-      for (const style of ['markdown', 'text']) {
+      for (const style of ['markdown', 'latex', 'text']) {
         const native = runNative(input, style);
         assert.equal(native.status, 0, native.stderr);
         assert.equal(attn.format(input, style), native.stdout, `${input.kind} as ${style}`);
@@ -79,13 +79,15 @@ test(`markdown and text from format equal build/attn byte for byte (seed ${seed}
   });
 }
 
-test('markdown with tokens and a causal mask equals build/attn byte for byte', { skip }, async () => {
+test('markdown and latex with tokens and a causal mask equal build/attn byte for byte', { skip }, async () => {
   const attn = await loadEngine();
   const input = {
     kind: 'scaledDotProduct', q: [[1, 0], [0, 1], [1, 1]], k: [[1, 0], [0, 1], [1, 1]],
-    v: [[1, 2, 3], [4, 5, 6], [7, 8, 9]], mask: 'causal', tokens: ['the', 'cat', 'sat'],
+    v: [[1, 2, 3], [4, 5, 6], [7, 8, 9]], mask: 'causal', tokens: ['the', 'c&t', 'x_{1}'],
   };
-  const native = runNative(input, 'markdown');
-  assert.equal(native.status, 0, native.stderr);
-  assert.equal(attn.format(input, 'markdown'), native.stdout);
+  for (const style of ['markdown', 'latex']) {
+    const native = runNative(input, style);
+    assert.equal(native.status, 0, native.stderr);
+    assert.equal(attn.format(input, style), native.stdout, style);
+  }
 });

@@ -333,8 +333,9 @@ export type AttentionResult =
   | SoftmaxResult<TensorInput>
   | WeightedSumResult<Vector | Matrix | Batch>;
 
-/** format's styles: the result object as JSON, or the walkthrough. */
-export type FormatStyle = 'json' | 'text' | 'markdown';
+/** format's styles: the result object as JSON, or the walkthrough (LaTeX:
+ * a fragment for a document that loads amsmath). */
+export type FormatStyle = 'json' | 'text' | 'markdown' | 'latex';
 
 // ---- sdpaFlat ----
 
@@ -479,7 +480,8 @@ export interface Attention {
     problem: { kind: 'weightedSum' } & WeightedSumInput<W>): WeightedSumResult<ShapeOf<W>>;
   run(problem: Problem): AttentionResult;
 
-  /** The result as JSON (the default) or the walkthrough as text or Markdown. */
+  /** The result as JSON (the default) or the walkthrough as text, Markdown or
+   * LaTeX. */
   format(problem: Problem, style?: FormatStyle): string;
 
   sdpaFlat(input: SdpaFlatInput & { weights: true }): SdpaFlatResultWithWeights;

@@ -17,7 +17,7 @@
 //   attn.softmax({ x, scale, mask })             -> { scaled, max, exp, sum, weights }
 //   attn.weightedSum({ weights, v })             -> { output }
 //   attn.run({ kind, ...fields })                -> any of the above
-//   attn.format({ kind, ...fields }, 'markdown' | 'text' | 'json') -> string
+//   attn.format({ kind, ...fields }, 'markdown' | 'latex' | 'text' | 'json') -> string
 //   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays)
 //   attn.linearFlat({ q, k, v, nQ, nK, dK, dV, causal }) -> { output }
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
@@ -27,7 +27,7 @@
 // stays usable after an error. Runs in Node >= 18 and in browsers without a
 // bundler.
 
-const FORMATS = { json: 0, text: 1, markdown: 2 }; // attn_format
+const FORMATS = { json: 0, text: 1, markdown: 2, latex: 3 }; // attn_format
 const ATTN_ERR_OPTION = 5;
 const ATTN_ERR_INPUT = 10;
 // As the C JSON adapter lists them in its messages.
@@ -245,7 +245,7 @@ function createApi(wasm) {
   function format(input, style = 'json') {
     if (!Object.hasOwn(FORMATS, style)) {
       const got = typeof style === 'string' ? JSON.stringify(style) : describe(style);
-      throw new Error(`format: expected "markdown", "text" or "json", got ${got}`);
+      throw new Error(`format: expected "markdown", "latex", "text" or "json", got ${got}`);
     }
     return runAndFormat(input, FORMATS[style]);
   }
