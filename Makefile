@@ -95,10 +95,9 @@ presets:
 serve: wasm vendor
 	node scripts/serve.mjs web $${PORT:-8000}
 
-test-browser: wasm vendor
+# tests/browser/ holds the one-file page's test too, hence `single`.
+test-browser: wasm vendor single
 	node --test tests/browser/*.test.mjs
-# tests/browser/ holds the one-file page's test too.
-test-browser: single
 
 # The whole page as one file that works from disk with no network:
 # build/attention.html (scripts/build-single.mjs, under 400 KB).
@@ -110,7 +109,6 @@ test-single: single
 
 test: deps
 	$(MAKE) test-native test-sanitize test-cli test-wasm test-browser test-dist
-	$(MAKE) test-single
 
 bench: lib wasm
 	./bench/run.sh

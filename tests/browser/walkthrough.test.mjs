@@ -59,7 +59,7 @@ function expectedMatrices(preset, input = presetInput(preset)) {
 /** In the page: every visible matrix cell, the step counter, title and arithmetic, and the address. */
 function readShown() {
   const matrices = {};
-  for (const figure of document.querySelectorAll('.aw-matrix:not([hidden])')) {
+  for (const figure of document.querySelectorAll('#walkthrough .aw-matrix:not([hidden])')) {
     matrices[figure.dataset.matrix] = [...figure.querySelectorAll('tbody tr')].map((tr) => [...tr.querySelectorAll('td')].map((td) => {
       const number = td.querySelector('.aw-num');
       return number ? { text: number.textContent, full: number.dataset.value } : null;
@@ -67,9 +67,9 @@ function readShown() {
   }
   return {
     matrices,
-    counter: document.querySelector('.aw-counter').textContent,
-    title: document.querySelector('.aw-step-title').textContent,
-    lines: [...document.querySelectorAll('.aw-step-lines .aw-num')].map((n) => n.dataset.value),
+    counter: document.querySelector('#walkthrough .aw-counter').textContent,
+    title: document.querySelector('#walkthrough .aw-step-title').textContent,
+    lines: [...document.querySelectorAll('#walkthrough .aw-step-lines .aw-num')].map((n) => n.dataset.value),
     search: window.location.search,
   };
 }
@@ -84,7 +84,7 @@ async function shownState(page) {
 async function walkAllSteps(page, count) {
   return page.evaluate(`(() => {
     const read = ${readShown.toString()};
-    const forward = document.querySelector('.aw-forward');
+    const forward = document.querySelector('#walkthrough .aw-forward');
     const states = [read()];
     for (let i = 1; i < ${count}; i++) { forward.click(); states.push(read()); }
     return states;
@@ -122,7 +122,7 @@ async function open(query) {
 }
 
 async function stepCount(page) {
-  return Number(await page.getAttribute('.aw-scrubber', 'max')) + 1;
+  return Number(await page.getAttribute('#walkthrough .aw-scrubber', 'max')) + 1;
 }
 
 test('every preset steps from start to end showing the engine\u2019s values', async () => {
@@ -150,7 +150,7 @@ test('every preset steps from start to end showing the engine\u2019s values', as
 test('the arithmetic of a score step is the dot product of the highlighted rows', async () => {
   const preset = walkthroughPresets().find((p) => p.mode === 'qkv');
   const page = await open(`?preset=${preset.id}&step=3`); // step 3: score[0][1]
-  const lines = await page.$$eval('.aw-step-lines .aw-arith', (nodes) => nodes.map((n) => [...n.querySelectorAll('.aw-num')].map((x) => x.dataset.value)));
+  const lines = await page.$$eval('#walkthrough .aw-step-lines .aw-arith', (nodes) => nodes.map((n) => [...n.querySelectorAll('.aw-num')].map((x) => x.dataset.value)));
   const numbers = lines[0].map(parseShown);
   const { q, k } = preset.input;
   const result = engine.run(preset.input);
@@ -169,7 +169,7 @@ test('editing a cell recomputes every downstream value and keeps the step', asyn
   const step = count - 1; // an output row: weights, V and output on screen
   await page.goto(`${session.origin}/index.html?preset=${preset.id}&step=${step}`);
   await page.waitForSelector('html[data-ready="true"]');
-  const cell = page.locator('.aw-editor').filter({ hasText: 'Q' }).first().locator('input').first();
+  const cell = page.locator('#walkthrough .aw-editor').filter({ hasText: 'Q' }).first().locator('input').first();
   await cell.fill('2.5');
   const q = structuredClone(preset.input.q);
   q[0][0] = 2.5;
@@ -177,9 +177,9 @@ test('editing a cell recomputes every downstream value and keeps the step', asyn
   const shown = await shownState(page);
   assert.equal(shown.counter, `${step} / ${count}`);
   assertMatricesMatch(shown, expected, 'after the edit');
-  const heat = await page.$$eval('.aw-heatmap:not([hidden]) .aw-heat-cell', (cells) => cells.map((c) => c.getAttribute('aria-label')));
+  const heat = await page.$$eval('#walkthrough .aw-heatmap:not([hidden]) .aw-heat-cell', (cells) => cells.map((c) => c.getAttribute('aria-label')));
   assert.ok(heat.some((label) => label.includes(String(expected.weights[0][0]))), 'heatmap shows the new weights');
-  assert.match(await page.textContent('.aw-errata-summary'), /not for edited inputs/);
+  assert.match(await page.textContent('#walkthrough .aw-errata-summary'), /not for edited inputs/);
   await page.close();
 });
 
@@ -187,11 +187,11 @@ test('the address reproduces a view, including edited values', async () => {
   const preset = walkthroughPresets().find((p) => p.mode === 'projections') ?? walkthroughPresets()[0];
   const page = await open(`?preset=${preset.id}&step=4`);
   assert.equal((await shownState(page)).counter.split(' / ')[0], '4');
-  const labels = page.locator('.aw-token-input');
+  const labels = page.locator('#walkthrough .aw-token-input');
   await labels.first().fill('hello');
-  const firstEditor = page.locator('.aw-editor input').first();
+  const firstEditor = page.locator('#walkthrough .aw-editor input').first();
   await firstEditor.fill('0.25');
-  await page.click('.aw-forward');
+  await page.click('#walkthrough .aw-forward');
   const url = page.url();
   assert.match(url, /[?&]v=/);
   const before = await shownState(page);
@@ -199,7 +199,7 @@ test('the address reproduces a view, including edited values', async () => {
   await again.goto(url);
   await again.waitForSelector('html[data-ready="true"]');
   assert.deepEqual(await shownState(again), before);
-  assert.equal(await again.inputValue('.aw-token-input'), 'hello');
+  assert.equal(await again.inputValue('#walkthrough .aw-token-input'), 'hello');
   await again.close();
   await page.close();
 });
@@ -212,8 +212,8 @@ test('a step past the end shows the last step; an unknown preset says so and sho
   assert.match(page.url(), new RegExp(`step=${count}(&|$)`));
   await page.goto(`${session.origin}/index.html?preset=no-such-example&step=2`);
   await page.waitForSelector('html[data-ready="true"]');
-  assert.match(await page.textContent('.aw-message'), /no example called \u201cno-such-example\u201d/);
-  assert.equal(await page.inputValue('.aw-preset'), presets.default);
+  assert.match(await page.textContent('#walkthrough .aw-message'), /no example called \u201cno-such-example\u201d/);
+  assert.equal(await page.inputValue('#walkthrough .aw-preset'), presets.default);
   await page.close();
 });
 
@@ -223,15 +223,15 @@ test('errata appear on their step and in the preset\u2019s list', async () => {
     const preset = walkthroughPresets().find((p) => JSON.stringify(p.input) === JSON.stringify(vector.input));
     if (!preset) continue;
     const page = await open(`?preset=${preset.id}`);
-    const items = await page.$$eval('.aw-errata-items li', (lis) => lis.map((li) => li.textContent));
+    const items = await page.$$eval('#walkthrough .aw-errata-items li', (lis) => lis.map((li) => li.textContent));
     for (const erratum of vector.errata.filter((e) => handled.test(e.field))) {
       const sentence = `the exact value is ${threeDecimals(erratum.exact)}`;
       assert.ok(items.some((text) => text.includes('the tutorial prints') && text.includes(sentence)),
                 `${preset.id}: erratum ${erratum.field}${JSON.stringify(erratum.index)} listed`);
     }
     if (items.length > 0) {
-      await page.evaluate(() => document.querySelector('.aw-errata-items li button').click());
-      assert.ok((await page.$$('.aw-step-errata .aw-erratum')).length > 0, `${preset.id}: the step shows its erratum`);
+      await page.evaluate(() => document.querySelector('#walkthrough .aw-errata-items li button').click());
+      assert.ok((await page.$$('#walkthrough .aw-step-errata .aw-erratum')).length > 0, `${preset.id}: the step shows its erratum`);
     }
     await page.close();
   }
@@ -241,23 +241,23 @@ test('a bad entry shows its message at the cell and keeps the last good state', 
   const preset = walkthroughPresets().find((p) => p.mode === 'qkv');
   const page = await open(`?preset=${preset.id}&step=2`);
   const before = await shownState(page);
-  const cell = page.locator('.aw-editor input').first();
+  const cell = page.locator('#walkthrough .aw-editor input').first();
   await cell.fill('abc');
-  assert.match(await page.textContent('.aw-cell-error'), /\u201cabc\u201d is not a number/);
+  assert.match(await page.textContent('#walkthrough .aw-cell-error'), /\u201cabc\u201d is not a number/);
   assert.equal(await cell.getAttribute('aria-invalid'), 'true');
   assert.deepEqual(await shownState(page), before);
   await cell.fill('');
-  assert.match(await page.textContent('.aw-cell-error'), /Empty/);
+  assert.match(await page.textContent('#walkthrough .aw-cell-error'), /Empty/);
   assert.deepEqual(await shownState(page), before);
-  const size = page.locator('.aw-size-input').first();
+  const size = page.locator('#walkthrough .aw-size-input').first();
   await size.fill('0');
   await size.press('Enter');
   await size.dispatchEvent('change');
-  assert.match(await page.textContent('.aw-field-error'), /whole number from 1/);
+  assert.match(await page.textContent('#walkthrough .aw-field-error'), /whole number from 1/);
   assert.deepEqual(await shownState(page), before);
   await cell.fill('1');
-  assert.equal(await page.$('.aw-cell-error'), null);
-  await page.click('.aw-forward');
+  assert.equal(await page.$('#walkthrough .aw-cell-error'), null);
+  await page.click('#walkthrough .aw-forward');
   assert.equal((await shownState(page)).counter.split(' / ')[0], '3');
   await page.close();
 });
@@ -281,31 +281,31 @@ test('keyboard alone steps through the walkthrough', async () => {
   assert.notEqual(outline, 'none', 'the focused control shows its focus');
 
   // Arrow keys move between the cells of a matrix editor and of a heatmap.
-  await page.focus('.aw-editor input');
+  await page.focus('#walkthrough .aw-editor input');
   await page.keyboard.press('ArrowDown');
   assert.match(await page.evaluate(() => document.activeElement.id), /-1-0$/);
   await page.keyboard.press('End');
   await page.keyboard.press('ArrowRight');
   assert.match(await page.evaluate(() => document.activeElement.id), /-1-1$/);
-  await page.focus('.aw-heatmap:not([hidden]) .aw-heat-cell[tabindex="0"]');
+  await page.focus('#walkthrough .aw-heatmap:not([hidden]) .aw-heat-cell[tabindex="0"]');
   await page.keyboard.press('ArrowRight');
   const focusedCell = await page.evaluate(() => [document.activeElement.dataset.row, document.activeElement.dataset.col]);
   assert.deepEqual(focusedCell, ['0', '1']);
-  assert.match(await page.textContent('.aw-heatmap-detail'), /= /);
+  assert.match(await page.textContent('#walkthrough .aw-heatmap-detail'), /= /);
   await page.close();
 });
 
 test('playback pauses while the animation is off screen and resumes when it is back', async () => {
   const page = await open(`?preset=${walkthroughPresets()[0].id}&step=1`);
   await page.setViewportSize({ width: 1280, height: 600 });
-  await page.click('.aw-play');
-  assert.equal(await page.getAttribute('.aw-play', 'aria-pressed'), 'true');
+  await page.click('#walkthrough .aw-play');
+  assert.equal(await page.getAttribute('#walkthrough .aw-play', 'aria-pressed'), 'true');
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-  await page.waitForFunction(() => document.querySelector('.aw-play').getAttribute('aria-pressed') === 'false');
-  await page.evaluate(() => document.querySelector('.aw-stage').scrollIntoView());
-  await page.waitForFunction(() => document.querySelector('.aw-play').getAttribute('aria-pressed') === 'true');
-  await page.click('.aw-play');
-  assert.equal(await page.getAttribute('.aw-play', 'aria-pressed'), 'false');
+  await page.waitForFunction(() => document.querySelector('#walkthrough .aw-play').getAttribute('aria-pressed') === 'false');
+  await page.evaluate(() => document.querySelector('#walkthrough .aw-stage').scrollIntoView());
+  await page.waitForFunction(() => document.querySelector('#walkthrough .aw-play').getAttribute('aria-pressed') === 'true');
+  await page.click('#walkthrough .aw-play');
+  assert.equal(await page.getAttribute('#walkthrough .aw-play', 'aria-pressed'), 'false');
   await page.close();
 });
 
@@ -314,7 +314,7 @@ test('with prefers-reduced-motion the steps change without transitions', async (
   await page.emulateMedia({ reducedMotion: 'reduce' });
   await page.goto(`${session.origin}/index.html?preset=${walkthroughPresets()[0].id}&step=2`);
   await page.waitForSelector('html[data-ready="true"]');
-  const durations = await page.$$eval('.aw-matrix:not([hidden]) td', (tds) => tds.map((td) => getComputedStyle(td).transitionDuration));
+  const durations = await page.$$eval('#walkthrough .aw-matrix:not([hidden]) td', (tds) => tds.map((td) => getComputedStyle(td).transitionDuration));
   assert.ok(durations.length > 0 && durations.every((d) => d === '0s'), durations.join());
   await page.close();
 });
