@@ -4,23 +4,10 @@
 // screen) and, after edits, v=<the edited inputs as compact JSON>.
 
 import { loadAttention } from './lib/attention.js';
-import { mount as mountWalkthrough } from './widgets/walkthrough.js';
-import { mount as mountMasks } from './widgets/masks.js';
-import { mount as mountScaling } from './widgets/scaling.js';
-import { mount as mountMultihead } from './widgets/multihead.js';
-import { mount as mountCrossAttention } from './widgets/cross-attention.js';
-import { mount as mountAlignment } from './widgets/alignment.js';
-import { mount as mountEfficient } from './widgets/efficient.js';
+import { mountWidget } from './widgets/registry.js';
 
 // Each section widget mounts into the element with id `${id}-widget`.
-const SECTIONS = {
-  masks: mountMasks,
-  scaling: mountScaling,
-  multihead: mountMultihead,
-  'cross-attention': mountCrossAttention,
-  alignment: mountAlignment,
-  efficient: mountEfficient,
-};
+const SECTIONS = ['masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient'];
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 // The one-file build (scripts/build-single.mjs) inlines the engine and presets here.
@@ -71,7 +58,7 @@ async function loadPresets() {
 }
 
 function sectionSlots() {
-  return Object.keys(SECTIONS)
+  return SECTIONS
     .map((id) => [id, document.getElementById(`${id}-widget`)])
     .filter(([, element]) => element);
 }
@@ -90,7 +77,7 @@ async function start() {
   }
   slot.replaceChildren();
   const initial = readUrlState(window.location);
-  const walkthrough = mountWalkthrough(slot, {
+  const walkthrough = mountWidget('walkthrough', slot, {
     engine,
     presets,
     state: initial,
@@ -102,7 +89,7 @@ async function start() {
   const widgets = { walkthrough };
   for (const [id, element] of sectionSlots()) {
     element.replaceChildren();
-    widgets[id] = SECTIONS[id](element, { engine });
+    widgets[id] = mountWidget(id, element, { engine });
   }
   window.awWidgets = widgets;
   document.documentElement.dataset.ready = 'true';

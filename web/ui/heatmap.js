@@ -4,6 +4,7 @@
 // them) to show how their value was computed.
 
 import { formatNumber, fullPrecision } from './format.js';
+import { createHeatmapDownloads } from './export.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 // viridis at 11 evenly spaced points (matplotlib's table).
@@ -70,6 +71,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
   detail.setAttribute('aria-live', 'polite');
   figure.append(caption, holder, legend);
   if (!detailElement) figure.append(detail);
+  const downloads = createHeatmapDownloads(figure, { getSvg: () => holder.querySelector('svg'), getTitle: () => title });
   root.append(figure);
 
   let data = null;
@@ -217,6 +219,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     setTitle(text) {
       title = text;
       caption.textContent = text;
+      downloads.relabel();
     },
     /** cells: iterable of [i, j] to emphasise. */
     setHighlight(list = []) {

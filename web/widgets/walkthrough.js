@@ -3,7 +3,7 @@
 // value follow.
 //
 //   mount(element, { engine, presets, state?, onChange? })
-//     -> { destroy(), getState(), setState(state) }
+//     -> { destroy(), getState(), setState(state), exportInput() }
 //   state: { preset, step, values? } (values: the edited problem, for URLs)
 //
 // Everything lives inside `element`; nothing here touches the page around it.
@@ -13,7 +13,7 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { createMatrixEditor, createMatrixView } from '../ui/matrix-editor.js';
 import { parseNumber } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
-import { buildModel, buildSteps, describeCell } from './walkthrough-steps.js';
+import { buildModel, buildSteps, describeCell, engineInput } from './walkthrough-steps.js';
 import { errataOf, erratumName, erratumText } from './walkthrough-errata.js';
 import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
@@ -556,6 +556,11 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   return {
     getState,
     setState,
+    /** The engine input of the problem on screen, token labels included (for exports). */
+    exportInput() {
+      const input = engineInput(problem);
+      return problem.self && problem.mode !== 'softmax' ? { ...input, tokens: problem.qTokens } : input;
+    },
     destroy() {
       player.destroy();
       for (const heatmap of Object.values(heatmaps)) heatmap.destroy();

@@ -1,0 +1,65 @@
+// One widget alone, for an iframe on another site:
+//
+//   embed.html?widget=walkthrough|masks|scaling|multihead|cross-attention|alignment|efficient
+//     &preset=ID&step=N&v=JSON&controls=player,editor|none&theme=light|dark|auto&autoplay=0|1&id=TEXT
+//
+// (options: widgets/registry.js and the README). The page tells its host
+// how tall its content is, whenever that changes, so the host can size the
+// iframe and no scrollbar ever shows:
+//
+//   parent.postMessage({ type: 'attention-embed:height', height, id }, '*')
+
+import { loadAttention } from './lib/attention.js';
+import { embedOptions, mountWidget } from './widgets/registry.js';
+
+const PRESETS_URL = new URL('./presets.json', import.meta.url);
+const HEIGHT_MESSAGE = 'attention-embed:height';
+
+function reportHeight(box, id) {
+  if (window.parent === window) return;
+  let last = -1;
+  const send = () => {
+    const height = Math.ceil(box.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    window.parent.postMessage({ type: HEIGHT_MESSAGE, height, id }, '*');
+  };
+  new ResizeObserver(send).observe(box);
+  send();
+}
+
+function showMessage(box, text, failure) {
+  const p = document.createElement('p');
+  p.className = `aw-message${failure ? ' aw-failure' : ''}`;
+  p.setAttribute('role', failure ? 'alert' : 'status');
+  p.textContent = text;
+  box.prepend(p);
+}
+
+async function loadPresets() {
+  const response = await fetch(PRESETS_URL);
+  if (!response.ok) throw new Error(`presets.json: HTTP ${response.status}`);
+  return response.json();
+}
+
+async function start() {
+  const box = document.getElementById('embed');
+  const params = new URLSearchParams(window.location.search);
+  reportHeight(box, params.get('id') ?? '');
+  const options = embedOptions((name) => params.get(name));
+  let engine;
+  let presets;
+  try {
+    [engine, presets] = await Promise.all([loadAttention(), loadPresets()]);
+  } catch (error) {
+    box.replaceChildren();
+    showMessage(box, `The widget could not start: ${error.message}`, true);
+    return;
+  }
+  box.replaceChildren();
+  window.awWidget = mountWidget(options.name, box, { engine, presets, ...options });
+  if (options.notices.length) showMessage(box, options.notices.join(' '), false);
+  document.documentElement.dataset.ready = 'true';
+}
+
+start();

@@ -1,0 +1,144 @@
+// "Embed this": a button that opens a dialog with two snippets for the
+// widget as it is now (preset, step, edited values): an iframe of
+// embed.html with the few lines a host page adds to size it, and the
+// <attention-walkthrough> custom element with its one script tag.
+// The dialog is a modal <dialog>: focus moves in and stays in, Escape
+// closes it, and focus goes back to the button.
+
+import { copyText } from './export.js';
+
+// web/ (this file is web/ui/embed-button.js; in the element's bundle,
+// import.meta.url is the bundle in web/dist/, one level down as well).
+const webRoot = () => new URL('../', import.meta.url);
+
+/** A widget's state as text values ({ preset, step, v }), as embeds read them. */
+export function stateToParams(widget, state) {
+  if (widget !== 'walkthrough') return { v: JSON.stringify(state) };
+  const params = { preset: state.preset, step: String(state.step + 1) };
+  if (state.values) params.v = JSON.stringify(state.values);
+  return params;
+}
+
+const attributeText = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/** The two snippets: { iframe, element } for widget in state. */
+export function embedSnippets(widget, state, title, base = webRoot()) {
+  const params = stateToParams(widget, state);
+  const query = new URLSearchParams({ widget, ...params });
+  const src = new URL(`embed.html?${query}`, base).href;
+  const origin = new URL(base).origin;
+  const iframe = [
+    `<iframe src="${attributeText(src)}" title="${attributeText(title)}"`,
+    '  style="display:block;width:100%;height:640px;border:0" loading="lazy"',
+    '  allow="clipboard-write" data-attention-embed></iframe>',
+    '<script>',
+    'addEventListener("message", function (event) {',
+    `  if (event.origin !== "${origin}") return;`,
+    '  var data = event.data;',
+    '  if (!data || data.type !== "attention-embed:height") return;',
+    '  document.querySelectorAll("iframe[data-attention-embed]").forEach(function (frame) {',
+    '    if (frame.contentWindow === event.source) frame.style.height = data.height + "px";',
+    '  });',
+    '});',
+    '</script>',
+  ].join('\n');
+  const attributes = [`widget="${widget}"`];
+  for (const [name, value] of Object.entries(params)) {
+    attributes.push(`${name === 'v' ? 'values' : name}="${attributeText(value)}"`);
+  }
+  const element = [
+    `<script src="${attributeText(new URL('dist/attention-walkthrough.js', base).href)}"></script>`,
+    `<attention-walkthrough ${attributes.join(' ')}></attention-walkthrough>`,
+  ].join('\n');
+  return { iframe, element };
+}
+
+let dialogs = 0;
+
+/** The "Embed this" button in container; getState() -> the widget's state at the click. */
+export function createEmbedButton(container, { widget, title, getState }) {
+  const doc = container.ownerDocument;
+  const id = `aw-embed-${++dialogs}`;
+  const make = (tag, className, text) => {
+    const node = doc.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+
+  const button = make('button', 'aw-btn aw-embed-btn', 'Embed this');
+  button.type = 'button';
+  button.setAttribute('aria-haspopup', 'dialog');
+
+  const dialog = make('dialog', 'aw-embed-dialog');
+  dialog.setAttribute('aria-labelledby', `${id}-title`);
+  const heading = make('h3', 'aw-embed-title', `Embed \u201c${title}\u201d`);
+  heading.id = `${id}-title`;
+  const intro = make('p', 'aw-small', 'Paste either snippet into a page; it shows this widget as it is now, '
+    + 'at this step with these numbers. Options such as controls="player" or theme="dark" are in the README.');
+  const fileNote = make('p', 'aw-message', 'This page was opened from a file: the snippets work once the page is served from a web server.');
+  fileNote.hidden = doc.defaultView.location.protocol !== 'file:';
+  const fields = {};
+  const block = (key, label, help) => {
+    const box = make('div', 'aw-embed-block');
+    const textId = `${id}-${key}`;
+    const name = make('label', 'aw-embed-label', label);
+    name.htmlFor = textId;
+    const area = make('textarea', `aw-embed-code aw-embed-${key}`);
+    area.id = textId;
+    area.readOnly = true;
+    area.rows = key === 'iframe' ? 9 : 3;
+    area.spellcheck = false;
+    const row = make('div', 'aw-embed-row');
+    const copy = make('button', 'aw-btn aw-embed-copy', `Copy the ${key === 'iframe' ? 'iframe' : 'element'} snippet`);
+    copy.type = 'button';
+    const status = make('span', 'aw-export-status');
+    status.setAttribute('role', 'status');
+    copy.addEventListener('click', async () => {
+      status.textContent = (await copyText(doc, area.value)) ? 'Copied.' : 'Select the text and copy it by hand.';
+    });
+    row.append(copy, status);
+    box.append(name, make('p', 'aw-small', help), area, row);
+    fields[key] = { area, status };
+    return box;
+  };
+  const close = make('button', 'aw-btn aw-embed-close', 'Close');
+  close.type = 'button';
+  close.addEventListener('click', () => dialog.close());
+  dialog.append(
+    heading, intro, fileNote,
+    block('iframe', 'As an iframe', 'Works on any site that allows iframes; the script lets it grow with its content, with no scrollbar.'),
+    block('element', 'As a custom element', 'One script tag; the widget\u2019s styles stay inside it (shadow DOM).'),
+    close,
+  );
+
+  button.addEventListener('click', () => {
+    const snippets = embedSnippets(widget, getState(), title);
+    for (const [key, { area, status }] of Object.entries(fields)) {
+      area.value = snippets[key];
+      status.textContent = '';
+    }
+    dialog.showModal();
+    fields.iframe.area.focus();
+    fields.iframe.area.select();
+  });
+  dialog.addEventListener('close', () => button.focus());
+  // A click on the backdrop (outside the dialog's box) closes it too.
+  dialog.addEventListener('click', (event) => {
+    if (event.target !== dialog) return;
+    const box = dialog.getBoundingClientRect();
+    const inside = event.clientX >= box.left && event.clientX <= box.right
+      && event.clientY >= box.top && event.clientY <= box.bottom;
+    if (!inside) dialog.close();
+  });
+
+  container.append(button, dialog);
+  return {
+    element: button,
+    dialog,
+    destroy() {
+      button.remove();
+      dialog.remove();
+    },
+  };
+}

@@ -1,0 +1,125 @@
+// Every widget by name, and the one way to mount one: the page (app.js), the
+// iframe embed (embed.js) and the custom element (attention-walkthrough.js)
+// all come through mountWidget, which adds what every widget shares: the
+// "Embed this" button, the walkthrough's export buttons, the choice of
+// controls and the theme.
+//
+//   mountWidget(name, element, { engine, presets?, state?, onChange?,
+//                                controls?, theme?, autoplay? }) -> the widget
+//   controls: null (all) or a list of CONTROL_NAMES[name] to show
+//   theme: 'light' | 'dark' | 'auto' (follows prefers-color-scheme)
+//
+// Embeds describe a widget's state as text (URL parameters or element
+// attributes): preset, step (from 1, as on screen) and v, the edited values
+// of the walkthrough or the whole state of a section, as compact JSON.
+
+import { mount as walkthrough } from './walkthrough.js';
+import { mount as masks } from './masks.js';
+import { mount as scaling } from './scaling.js';
+import { mount as multihead } from './multihead.js';
+import { mount as crossAttention } from './cross-attention.js';
+import { mount as alignment } from './alignment.js';
+import { mount as efficient } from './efficient.js';
+import { createEmbedButton } from '../ui/embed-button.js';
+import { createExportBar } from '../ui/export.js';
+
+export const WIDGETS = {
+  walkthrough: { mount: walkthrough, title: 'Attention, step by step' },
+  masks: { mount: masks, title: 'Attention masks' },
+  scaling: { mount: scaling, title: 'Why scale by \u221ad_k' },
+  multihead: { mount: multihead, title: 'Multi-head attention' },
+  'cross-attention': { mount: crossAttention, title: 'Self- and cross-attention' },
+  alignment: { mount: alignment, title: 'Bahdanau and Luong attention' },
+  efficient: { mount: efficient, title: 'Cheaper attention' },
+};
+
+// What each control name hides, as CSS (style.css: .aw-root[data-aw-hide~=name]).
+export const CONTROL_NAMES = {
+  walkthrough: ['preset', 'player', 'editor', 'errata', 'export', 'embed'],
+  section: ['controls', 'export', 'embed'],
+};
+
+export const THEMES = ['light', 'dark', 'auto'];
+
+const controlNamesOf = (name) => CONTROL_NAMES[name === 'walkthrough' ? 'walkthrough' : 'section'];
+
+/** 'player,editor' -> ['player', 'editor']; 'none' -> []; empty or missing -> null (all). */
+export function parseControls(text) {
+  if (text === null || text === undefined || text.trim() === '' || text.trim() === 'all') return null;
+  if (text.trim() === 'none') return [];
+  return text.split(',').map((part) => part.trim()).filter(Boolean);
+}
+
+/**
+ * Reads the embed options from text values (URL parameters or attributes):
+ * get(name) returns the text or null. Unknown widgets fall back to the
+ * walkthrough with a notice.
+ */
+export function embedOptions(get) {
+  const notices = [];
+  let name = get('widget') ?? 'walkthrough';
+  if (!Object.hasOwn(WIDGETS, name)) {
+    notices.push(`There is no widget called \u201c${name.slice(0, 40)}\u201d; showing the walkthrough.`);
+    name = 'walkthrough';
+  }
+  const state = {};
+  let values;
+  const v = get('v') ?? get('values');
+  if (v) {
+    try {
+      values = JSON.parse(v);
+    } catch {
+      notices.push('The edited values could not be read; showing the example\u2019s own numbers.');
+    }
+  }
+  if (name === 'walkthrough') {
+    if (get('preset') !== null) state.preset = get('preset');
+    const step = Number.parseInt(get('step') ?? '', 10);
+    state.step = Number.isInteger(step) ? Math.max(0, step - 1) : 0;
+    if (values !== undefined) state.values = values;
+  } else if (values && typeof values === 'object') {
+    Object.assign(state, values);
+  }
+  const theme = THEMES.includes(get('theme')) ? get('theme') : 'light';
+  const autoplay = ['1', 'true', ''].includes(get('autoplay') ?? 'no');
+  return { name, state, controls: parseControls(get('controls')), theme, autoplay, notices };
+}
+
+export function mountWidget(name, element, {
+  engine, presets, state = {}, onChange, controls = null, theme = null, autoplay = false,
+}) {
+  const entry = WIDGETS[name];
+  if (!entry) throw new Error(`mountWidget: no widget called ${JSON.stringify(name)}`);
+  const widget = entry.mount(element, { engine, presets, state, onChange });
+  const root = element.lastElementChild;
+  const doc = element.ownerDocument;
+
+  const bar = doc.createElement('div');
+  bar.className = 'aw-share';
+  const parts = [];
+  if (name === 'walkthrough') {
+    parts.push(createExportBar(bar, { engine, getInput: widget.exportInput }));
+    root.querySelector('.aw-head')?.after(bar);
+  } else {
+    root.querySelector('.aw-section-title')?.after(bar);
+  }
+  parts.push(createEmbedButton(bar, { widget: name, title: entry.title, getState: widget.getState }));
+  if (!bar.isConnected) root.prepend(bar);
+
+  if (controls) {
+    const hidden = controlNamesOf(name).filter((control) => !controls.includes(control));
+    root.dataset.awHide = hidden.join(' ');
+  }
+  if (theme) root.dataset.awTheme = theme;
+  const reduced = doc.defaultView.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
+  if (autoplay && !reduced) root.querySelector('.aw-play')?.click();
+
+  return {
+    ...widget,
+    destroy() {
+      for (const part of parts) part.destroy();
+      bar.remove();
+      widget.destroy();
+    },
+  };
+}
