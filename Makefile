@@ -29,7 +29,7 @@ SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
 .PHONY: all lib cli test deps test-native test-sanitize test-cli test-wasm \
         test-browser test-dist wasm vendor presets bench serve clean install
-.PHONY: single test-single
+.PHONY: single test-single element
 
 all: lib cli
 lib: $(BUILD)/libattention.a
@@ -92,11 +92,16 @@ vendor:
 presets:
 	node scripts/make-presets.mjs
 
-serve: wasm vendor
+serve: wasm vendor element
 	node scripts/serve.mjs web $${PORT:-8000}
 
+# The <attention-walkthrough> custom element as one classic script, with the
+# engine beside it: web/dist/ (scripts/build-element.mjs; not committed).
+element: wasm vendor
+	node scripts/build-element.mjs
+
 # tests/browser/ holds the one-file page's test too, hence `single`.
-test-browser: wasm vendor single
+test-browser: wasm vendor single element
 	node --test tests/browser/*.test.mjs
 
 # The whole page as one file that works from disk with no network:

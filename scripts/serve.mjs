@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // A static file server with no dependencies, for the page and its browser
 // tests. It serves one directory on 127.0.0.1 only, never outside it, and
-// sends Cache-Control: no-store so an edited file shows on the next reload.
+// sends Cache-Control: no-store so an edited file shows on the next reload,
+// and Access-Control-Allow-Origin: * so the embeddable element works from
+// a page on another origin.
 //
 //   node scripts/serve.mjs [dir] [port]     dir defaults to web/, port to
 //                                           $PORT or 8000; 0 = any free port
@@ -87,6 +89,9 @@ function handler(root) {
     }
     response.writeHead(200, {
       'Content-Type': MIME_TYPES[extname(file.path).toLowerCase()] ?? 'application/octet-stream',
+      // The custom element runs on other sites and fetches the engine, KaTeX
+      // and its fonts from here: public files, readable from any origin.
+      'Access-Control-Allow-Origin': '*',
       'Content-Length': file.size,
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// Builds the <attention-walkthrough> custom element (web/attention-walkthrough.js)
+// into one classic script, web/dist/attention-walkthrough.js, with the
+// stylesheets and presets inside it, and copies the engine beside it
+// (web/dist/attention.wasm). KaTeX stays in web/vendor/katex/ and is loaded
+// from there when a formula is first shown. web/dist/ is not committed.
+//
+//   node scripts/build-element.mjs      (after ./build.sh and vendor; `make element`)
+
+import { copyFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const REPO = fileURLToPath(new URL('../', import.meta.url));
+const WEB = join(REPO, 'web');
+const DIST = join(WEB, 'dist');
+
+async function main() {
+  await mkdir(DIST, { recursive: true });
+  const result = await esbuild.build({
+    entryPoints: [join(WEB, 'attention-walkthrough.js')],
+    outfile: join(DIST, 'attention-walkthrough.js'),
+    bundle: true,
+    format: 'iife',
+    minify: true,
+    target: 'es2022',
+    platform: 'browser',
+    // Only reached in Node (attention.js reading a file: URL).
+    external: ['node:*'],
+    loader: { '.css': 'text' },
+    inject: [join(REPO, 'scripts', 'element-script-url.js')],
+    define: { 'import.meta.url': 'scriptUrl' },
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+  });
+  await copyFile(join(WEB, 'lib', 'attention.wasm'), join(DIST, 'attention.wasm'));
+  const bytes = Object.values(result.metafile.outputs)[0].bytes;
+  console.log(`build-element: web/dist/attention-walkthrough.js ${(bytes / 1024).toFixed(1)} KB, web/dist/attention.wasm`);
+}
+
+main().catch((error) => {
+  console.error(error.message);
+  process.exitCode = 1;
+});

@@ -1,0 +1,116 @@
+// <attention-walkthrough>: one widget as a custom element, for a page on
+// any site, from one classic script tag:
+//
+//   <script src="https://…/web/dist/attention-walkthrough.js"></script>
+//   <attention-walkthrough widget="walkthrough" preset="cat-sat-mat" step="4"
+//       controls="player,export" theme="auto" autoplay="0"></attention-walkthrough>
+//
+// Attributes as embed.html's parameters (values = its v). The widget lives
+// in a shadow root with the page's stylesheets and KaTeX's, so the host's
+// CSS does not reach it and ours does not leak out; only KaTeX's @font-face
+// rules go to the document, because fonts declared in a shadow root are not
+// used. The engine (attention.wasm) is loaded from beside the script, KaTeX
+// from ../vendor/katex/; the presets are in the bundle.
+//
+// Built by scripts/build-element.mjs into web/dist/ (`make element`): this
+// source imports CSS as text, which only the bundler understands.
+
+import { loadAttention } from './lib/attention.js';
+import { embedOptions, mountWidget } from './widgets/registry.js';
+import presets from './presets.json' with { type: 'json' };
+import pageCss from './style.css';
+import sectionsCss from './sections.css';
+import katexCss from './vendor/katex/katex.min.css';
+
+const SCRIPT_URL = import.meta.url;
+const ATTRIBUTES = ['widget', 'preset', 'step', 'values', 'controls', 'theme', 'autoplay'];
+
+// The host element is a block whatever the host's CSS says; inside it, an
+// `all: initial` shell stops inherited properties (fonts, line height,
+// letter spacing, text transforms) from coming in.
+const SHELL_CSS = ':host{display:block!important}:host([hidden]){display:none!important}'
+  + '.aw-shell{all:initial;display:block}';
+
+let engineLoading = null;
+let sheets = null;
+
+function styleSheets() {
+  if (sheets) return sheets;
+  const fonts = new URL('../vendor/katex/fonts/', SCRIPT_URL).href;
+  const katex = katexCss.replace(/url\(fonts\//g, `url(${fonts}`);
+  const fontFaces = katex.match(/@font-face\{[^}]*\}/g) ?? [];
+  const fontSheet = new CSSStyleSheet();
+  fontSheet.replaceSync(fontFaces.join('\n'));
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, fontSheet];
+  const widgetSheet = new CSSStyleSheet();
+  widgetSheet.replaceSync([SHELL_CSS, katex.replace(/@font-face\{[^}]*\}/g, ''), pageCss, sectionsCss].join('\n'));
+  sheets = [widgetSheet];
+  return sheets;
+}
+
+class AttentionWalkthrough extends HTMLElement {
+  static observedAttributes = ATTRIBUTES;
+
+  #widget = null;
+  #shell = null;
+  #generation = 0;
+
+  connectedCallback() {
+    if (!this.shadowRoot) {
+      const root = this.attachShadow({ mode: 'open' });
+      root.adoptedStyleSheets = styleSheets();
+      this.#shell = document.createElement('div');
+      this.#shell.className = 'aw-shell';
+      root.append(this.#shell);
+    }
+    this.#render();
+  }
+
+  disconnectedCallback() {
+    this.#generation++;
+    this.#widget?.destroy();
+    this.#widget = null;
+  }
+
+  attributeChangedCallback() {
+    if (this.isConnected && this.#shell) this.#render();
+  }
+
+  /** The mounted widget ({ getState(), setState() }), once the engine has loaded. */
+  get widget() {
+    return this.#widget;
+  }
+
+  async #render() {
+    const generation = ++this.#generation;
+    const shell = this.#shell;
+    if (!this.#widget) shell.replaceChildren(message('Loading the engine\u2026', false));
+    let engine;
+    try {
+      engineLoading ??= loadAttention({ wasmUrl: new URL('attention.wasm', SCRIPT_URL).href });
+      engine = await engineLoading;
+    } catch (error) {
+      engineLoading = null;
+      if (generation === this.#generation) shell.replaceChildren(message(`The widget could not start: ${error.message}`, true));
+      return;
+    }
+    if (generation !== this.#generation) return;
+    this.#widget?.destroy();
+    shell.replaceChildren();
+    const options = embedOptions((name) => this.getAttribute(name));
+    this.#widget = mountWidget(options.name, shell, { engine, presets, ...options });
+    if (options.notices.length) shell.prepend(message(options.notices.join(' '), false));
+    this.dataset.ready = 'true';
+    this.dispatchEvent(new Event('attention-ready'));
+  }
+}
+
+function message(text, failure) {
+  const p = document.createElement('p');
+  p.className = `aw-message${failure ? ' aw-failure' : ''}`;
+  p.setAttribute('role', failure ? 'alert' : 'status');
+  p.textContent = text;
+  return p;
+}
+
+if (!customElements.get('attention-walkthrough')) customElements.define('attention-walkthrough', AttentionWalkthrough);
