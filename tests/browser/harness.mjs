@@ -34,7 +34,7 @@ const LOCAL_SCHEMES = ['data:', 'blob:', 'about:'];
 /**
  * Starts the static server and the browser. Options: root (default web/),
  * viewport (default 1280 × 900), reducedMotion ('reduce' | 'no-preference').
- * Returns { origin, url(path), newPage(), open(path), consoleErrors,
+ * Returns { origin, url(path), newPage(), open(path), allowOrigin(url), consoleErrors,
  * pageErrors, offOrigin, problems(), assertQuiet(), clear(), close() }.
  */
 export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, height: 900 }, reducedMotion } = {}) {
@@ -59,6 +59,8 @@ export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, 
   const consoleErrors = [];
   const pageErrors = [];
   const offOrigin = [];
+  // Other local servers a test adds (session.allowOrigin), e.g. a host page's.
+  const allowed = [origin];
   const watch = (page) => {
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(`${page.url()}: ${message.text()}`);
@@ -69,7 +71,7 @@ export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, 
   context.on('page', watch);
   await context.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || LOCAL_SCHEMES.some((scheme) => url.startsWith(scheme))) {
+    if (allowed.some((ok) => url.startsWith(`${ok}/`)) || LOCAL_SCHEMES.some((scheme) => url.startsWith(scheme))) {
       return route.continue();
     }
     offOrigin.push(url);
@@ -87,6 +89,10 @@ export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, 
     pageErrors,
     offOrigin,
     newPage: () => context.newPage(),
+    /** Lets pages use a second local origin (another test server) too. */
+    allowOrigin(other) {
+      allowed.push(new URL(other).origin);
+    },
     /** A new page at path, loaded (the 'load' event has fired). */
     async open(path = '', { waitUntil = 'load' } = {}) {
       const page = await context.newPage();

@@ -1,0 +1,288 @@
+// Embedding and exporting, as a course site uses them: a host page on a
+// second origin (another port) with hostile CSS embeds a widget by iframe
+// (embed.html, sized by its height messages) and by the custom element (one
+// script tag from the first origin); the "Embed this" snippets taken from
+// the page show the same view on that origin; "Copy as Markdown" copies
+// exactly what `build/attn --format markdown` prints for the same input; the
+// heatmaps download as SVG and PNG. Nothing leaves the two local origins.
+// Needs web/dist/ (make element) and build/attn (make).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer } from '../../scripts/serve.mjs';
+import { REPO, startSession } from './harness.mjs';
+
+const ATTN = join(REPO, 'build', 'attn');
+const FIXTURES = join(REPO, 'tests', 'browser', 'fixtures');
+
+let session;
+let hostDir;
+let host;
+
+const hostUrl = (name) => new URL(name, host.url).href;
+
+before(async () => {
+  session = await startSession({ viewport: { width: 1100, height: 900 } });
+  hostDir = await mkdtemp(join(tmpdir(), 'aw-host-'));
+  const fixture = await readFile(join(FIXTURES, 'host.html'), 'utf8');
+  await writeFile(join(hostDir, 'host.html'), fixture.replaceAll('WIDGET_ORIGIN', session.origin));
+  host = await startServer({ root: hostDir, port: 0 });
+  session.allowOrigin(host.url);
+});
+
+after(async () => {
+  await session?.close();
+  await host?.close();
+  if (hostDir) await rm(hostDir, { recursive: true, force: true });
+});
+
+/** A host page from the second origin, loaded. */
+async function openHost(name) {
+  const page = await session.newPage();
+  const response = await page.goto(hostUrl(name));
+  assert.ok(response.ok(), `GET ${name}: HTTP ${response.status()}`);
+  return page;
+}
+
+/** A page of the first origin whose clipboard writes are recorded in window.copied. */
+async function openWithClipboard(path) {
+  const page = await session.newPage();
+  await page.addInitScript(() => {
+    window.copied = [];
+    Object.defineProperty(navigator, 'clipboard', {
+      value: { writeText: async (text) => { window.copied.push(text); } },
+    });
+  });
+  await page.goto(session.url(path));
+  await page.waitForSelector('html[data-ready="true"]');
+  return page;
+}
+
+async function iframeHeights(page) {
+  return page.evaluate(() => {
+    const frame = document.getElementById('frame');
+    const last = window.heightMessages.at(-1);
+    return { applied: frame.getBoundingClientRect().height, reported: last?.height, id: last?.id };
+  });
+}
+
+async function innerScroll(frame) {
+  return frame.evaluate(() => ({
+    scrollHeight: document.documentElement.scrollHeight,
+    clientHeight: document.documentElement.clientHeight,
+  }));
+}
+
+test('an iframe on another origin shows the widget at its step, steps, and takes the height of its content', async () => {
+  const page = await openHost('host.html');
+  const frame = page.frame({ url: /embed\.html/ });
+  await frame.waitForSelector('html[data-ready="true"]');
+  const counter = frame.locator('.aw-counter');
+  assert.match(await counter.textContent(), /^2 \/ \d+$/);
+  await frame.locator('.aw-forward').click();
+  assert.match(await counter.textContent(), /^3 \/ \d+$/);
+
+  // The host applied the reported height: the iframe shows all of it, no scrollbar.
+  await page.waitForFunction(() => window.heightMessages.length > 0
+    && Math.abs(document.getElementById('frame').getBoundingClientRect().height - window.heightMessages.at(-1).height) < 1);
+  const first = await iframeHeights(page);
+  assert.equal(first.id, 'frame-1');
+  assert.ok(first.reported > 300, `reported ${first.reported} px, more than the snippet's first 300 px`);
+  let inside = await innerScroll(frame);
+  assert.ok(inside.scrollHeight <= inside.clientHeight, `no inner scrollbar: ${JSON.stringify(inside)}`);
+
+  // Six tokens instead of three: taller matrices and heatmaps, a taller iframe.
+  const tokens = frame.locator('.aw-size-input').first();
+  await tokens.fill('6');
+  await tokens.dispatchEvent('change');
+  await page.waitForFunction((before) => window.heightMessages.at(-1).height > before
+    && Math.abs(document.getElementById('frame').getBoundingClientRect().height - window.heightMessages.at(-1).height) < 1,
+  first.reported);
+  const second = await iframeHeights(page);
+  assert.ok(second.applied > first.applied, `grew from ${first.applied} to ${second.applied} px`);
+  inside = await innerScroll(frame);
+  assert.ok(inside.scrollHeight <= inside.clientHeight, `no inner scrollbar after growing: ${JSON.stringify(inside)}`);
+  // Only changes are reported: no two messages in a row with the same height.
+  const heights = await page.evaluate(() => window.heightMessages.map((m) => m.height));
+  assert.ok(heights.every((h, i) => i === 0 || h !== heights[i - 1]), `heights ${heights}`);
+  await page.close();
+  session.assertQuiet();
+});
+
+test('the custom element on another origin keeps its own look under hostile CSS, and steps', async () => {
+  const page = await openHost('host.html');
+  const element = page.locator('#element');
+  await page.waitForSelector('#element[data-ready="true"]');
+  const counter = element.locator('.aw-counter');
+  assert.match(await counter.textContent(), /^2 \/ \d+$/);
+  await element.locator('.aw-forward').click();
+  assert.match(await counter.textContent(), /^3 \/ \d+$/);
+
+  const looks = await page.evaluate(() => {
+    const el = document.getElementById('element');
+    const root = el.shadowRoot.querySelector('.aw-root');
+    const button = el.shadowRoot.querySelector('.aw-forward');
+    const style = getComputedStyle(root);
+    const heading = getComputedStyle(el.shadowRoot.querySelector('.aw-step-title'));
+    return {
+      inShadow: root.getRootNode() === el.shadowRoot,
+      display: getComputedStyle(el).display,
+      font: style.fontFamily,
+      fontStyle: style.fontStyle,
+      transform: heading.textTransform,
+      spacing: heading.letterSpacing,
+      background: style.backgroundColor,
+      buttonSizing: getComputedStyle(button).boxSizing,
+      buttonBorder: getComputedStyle(button).borderTopStyle,
+      shown: [...el.shadowRoot.querySelectorAll('.aw-player-slot, .aw-edit, .aw-export, .aw-embed-btn, .aw-errata, .aw-head')]
+        .filter((node) => getComputedStyle(node).display !== 'none').map((node) => node.className),
+      width: root.getBoundingClientRect().width,
+    };
+  });
+  assert.equal(looks.inShadow, true);
+  assert.equal(looks.display, 'block');
+  assert.match(looks.font, /system-ui/);
+  assert.doesNotMatch(looks.font, /Comic/);
+  assert.equal(looks.fontStyle, 'normal');
+  assert.equal(looks.transform, 'none');
+  assert.equal(looks.spacing, 'normal');
+  assert.equal(looks.background, 'rgb(22, 27, 34)', 'theme="dark"');
+  assert.equal(looks.buttonSizing, 'border-box');
+  assert.equal(looks.buttonBorder, 'solid');
+  assert.deepEqual(looks.shown, ['aw-player-slot', 'aw-edit'], 'controls="player,editor" shows just those');
+  assert.ok(looks.width > 500, `the element fills its column (${looks.width} px)`);
+
+  // Ours does not leak out: a host element with our class names keeps the host's look.
+  const leaked = await page.evaluate(() => {
+    const probe = document.createElement('div');
+    probe.className = 'aw-root aw-message aw-btn';
+    probe.textContent = 'host text';
+    document.body.append(probe);
+    const style = getComputedStyle(probe);
+    const result = { font: style.fontFamily, radius: style.borderTopLeftRadius, leftBorder: style.borderLeftWidth };
+    probe.remove();
+    return result;
+  });
+  assert.match(leaked.font, /Comic/);
+  assert.equal(leaked.radius, '0px');
+  assert.equal(leaked.leftBorder, '2px', 'the host\u2019s dashed 2 px border, not our 4 px message bar');
+  await page.close();
+  session.assertQuiet();
+});
+
+test('"Embed this" gives snippets that show the same view, edits included, on a blank page of another origin', async () => {
+  const page = await openWithClipboard('index.html?preset=cat-sat-mat&step=1');
+  const walkthrough = page.locator('#walkthrough');
+  const cell = walkthrough.locator('.aw-cell-input').first();
+  await cell.fill('2.5');
+  for (let i = 0; i < 4; i++) await walkthrough.locator('.aw-forward').click();
+  const counterText = await walkthrough.locator('.aw-counter').textContent();
+  const state = await page.evaluate(() => window.awWidgets.walkthrough.getState());
+  assert.ok(state.values, 'the edit is part of the state');
+
+  const opener = walkthrough.locator('.aw-embed-btn');
+  await opener.click();
+  const dialog = walkthrough.locator('.aw-embed-dialog');
+  assert.equal(await dialog.evaluate((d) => d.open), true);
+  assert.equal(await page.evaluate(() => document.activeElement.classList.contains('aw-embed-iframe')), true, 'focus moved into the dialog');
+  const iframeSnippet = await dialog.locator('.aw-embed-iframe').inputValue();
+  const elementSnippet = await dialog.locator('.aw-embed-element').inputValue();
+  await dialog.locator('.aw-embed-copy').first().click();
+  assert.deepEqual(await page.evaluate(() => window.copied), [iframeSnippet]);
+  await page.keyboard.press('Escape');
+  assert.equal(await dialog.evaluate((d) => d.open), false, 'Escape closes the dialog');
+  assert.equal(await opener.evaluate((b) => b === document.activeElement), true, 'focus is back on the button');
+
+  await writeFile(join(hostDir, 'pasted-iframe.html'), `<!doctype html><title>pasted</title>\n${iframeSnippet}\n`);
+  await writeFile(join(hostDir, 'pasted-element.html'), `<!doctype html><title>pasted</title>\n${elementSnippet}\n`);
+
+  const framed = await openHost('pasted-iframe.html');
+  const frame = framed.frame({ url: /embed\.html/ });
+  await frame.waitForSelector('html[data-ready="true"]');
+  assert.equal(await frame.locator('.aw-counter').textContent(), counterText);
+  assert.deepEqual(await frame.evaluate(() => window.awWidget.getState()), state);
+  await framed.waitForFunction(() => document.querySelector('iframe').getBoundingClientRect().height > 640);
+  await framed.close();
+
+  const custom = await openHost('pasted-element.html');
+  await custom.waitForSelector('attention-walkthrough[data-ready="true"]');
+  assert.equal(await custom.locator('attention-walkthrough .aw-counter').textContent(), counterText);
+  assert.deepEqual(await custom.evaluate(() => document.querySelector('attention-walkthrough').widget.getState()), state);
+  await custom.close();
+
+  // A section's whole state travels the same way.
+  const masks = page.locator('#masks');
+  await masks.locator('.aw-mask-cell[data-row="3"][data-col="1"]').click();
+  const masksState = await page.evaluate(() => window.awWidgets.masks.getState());
+  await masks.locator('.aw-embed-btn').click();
+  const masksSnippet = await masks.locator('.aw-embed-element').inputValue();
+  await page.keyboard.press('Escape');
+  await writeFile(join(hostDir, 'pasted-masks.html'), `<!doctype html><title>pasted</title>\n${masksSnippet}\n`);
+  const masksPage = await openHost('pasted-masks.html');
+  await masksPage.waitForSelector('attention-walkthrough[data-ready="true"]');
+  assert.deepEqual(await masksPage.evaluate(() => document.querySelector('attention-walkthrough').widget.getState()), masksState);
+  await masksPage.close();
+  await page.close();
+  session.assertQuiet();
+});
+
+function cli(format, input) {
+  return execFileSync(ATTN, ['--format', format], { input: JSON.stringify(input), encoding: 'utf8' });
+}
+
+test('"Copy as Markdown" copies what build/attn --format markdown prints for the same input', async () => {
+  const presets = ['cat-sat-mat', 'causal-scores', 'softmax-100-95', 'weighted-values', 'cat-sat-mat-projections', 'cross-attention'];
+  const page = await openWithClipboard(`index.html?preset=${presets[0]}`);
+  const walkthrough = page.locator('#walkthrough');
+  for (const preset of presets) {
+    await walkthrough.locator('.aw-preset').selectOption(preset);
+    await page.evaluate(() => { window.copied.length = 0; });
+    await walkthrough.locator('.aw-copy-markdown').click();
+    await page.waitForFunction(() => window.copied.length === 1);
+    const [copied, input] = await page.evaluate(() => [window.copied[0], window.awWidgets.walkthrough.exportInput()]);
+    assert.equal(copied, cli('markdown', input), `${preset}: page and CLI Markdown`);
+    assert.match(await walkthrough.locator('.aw-export .aw-export-status').textContent(), /Markdown copied/);
+  }
+  await page.close();
+  session.assertQuiet();
+});
+
+test('"Copy as LaTeX" copies what build/attn --format latex prints', async (t) => {
+  if (spawnSync(ATTN, ['--format', 'latex'], { input: '{"kind":"softmax","x":[1,2]}' }).status !== 0) {
+    t.skip('build/attn has no LaTeX format yet');
+    return;
+  }
+  const page = await openWithClipboard('index.html?preset=cat-sat-mat');
+  const walkthrough = page.locator('#walkthrough');
+  await walkthrough.locator('.aw-copy-latex').click();
+  await page.waitForFunction(() => window.copied.length === 1);
+  const [copied, input] = await page.evaluate(() => [window.copied[0], window.awWidgets.walkthrough.exportInput()]);
+  assert.equal(copied, cli('latex', input));
+  await page.close();
+  session.assertQuiet();
+});
+
+test('each heatmap downloads as an SVG with its styles inlined and as a PNG', async () => {
+  const page = await session.open('index.html?preset=cat-sat-mat&step=12');
+  await page.waitForSelector('html[data-ready="true"]');
+  const figure = page.locator('#walkthrough .aw-heatmap').filter({ hasText: 'Attention weights' });
+  const [svgDownload] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: /as SVG/ }).click()]);
+  assert.equal(svgDownload.suggestedFilename(), 'attention-weights.svg');
+  const svg = await readFile(await svgDownload.path(), 'utf8');
+  assert.match(svg, /^<svg[^>]* xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.match(svg, /style="fill:rgb\(/, 'computed fills inlined');
+  assert.doesNotMatch(svg, /class="/);
+  const [pngDownload] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: /as PNG/ }).click()]);
+  assert.equal(pngDownload.suggestedFilename(), 'attention-weights.png');
+  const png = await readFile(await pngDownload.path());
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const width = png.readUInt32BE(16);
+  const svgWidth = Number(/width="(\d+(?:\.\d+)?)"/.exec(svg)[1]);
+  assert.equal(width, Math.round(svgWidth * 2), 'drawn at twice the size');
+  await page.close();
+  session.assertQuiet();
+});
