@@ -204,7 +204,7 @@ test('the address reproduces a view, including edited values', async () => {
   await page.close();
 });
 
-test('a step past the end shows the last step; an unknown preset says so and shows the default', async () => {
+test('a step past the end shows the last step; an unknown preset says so and shows the default; a multi-head preset points to its section', async () => {
   const preset = walkthroughPresets()[0];
   const page = await open(`?preset=${preset.id}&step=9999`);
   const count = await stepCount(page);
@@ -214,6 +214,9 @@ test('a step past the end shows the last step; an unknown preset says so and sho
   await page.waitForSelector('html[data-ready="true"]');
   assert.match(await page.textContent('#walkthrough .aw-message'), /no example called \u201cno-such-example\u201d/);
   assert.equal(await page.inputValue('#walkthrough .aw-preset'), presets.default);
+  await page.goto(`${session.origin}/index.html?preset=shapes-512-8`);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.match(await page.textContent('#walkthrough .aw-message'), /shapes are in the Multi-head attention section/);
   await page.close();
 });
 

@@ -503,7 +503,12 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     const previous = { preset, edited };
     preset = known ?? byId.get(presets.default) ?? list[0];
     const notices = [];
-    if (id !== undefined && !known) notices.push(`There is no example called \u201c${String(id).slice(0, 40)}\u201d; showing \u201c${preset.title}\u201d instead.`);
+    const elsewhere = presets.presets.find((candidate) => candidate.id === id);
+    if (elsewhere && !known) {
+      notices.push(`\u201c${elsewhere.title}\u201d has more heads than a step-by-step walk can show: its shapes are in the Multi-head attention section below.`);
+    } else if (id !== undefined && !known) {
+      notices.push(`There is no example called \u201c${String(id).slice(0, 40)}\u201d; showing \u201c${preset.title}\u201d instead.`);
+    }
     let shown = false;
     if (values) {
       const fromUrl = problemFromValues(values, preset);
