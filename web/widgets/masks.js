@@ -14,7 +14,7 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import {
-  attempt, button, checkbox, choice, clampInt, normalDraws, randomMatrix, sectionRoot, seededRandom, slider,
+  attempt, button, checkbox, choice, clampInt, dataTable, normalDraws, randomMatrix, sectionRoot, seededRandom, slider, tableHead,
 } from './sections-common.js';
 
 const TOKENS = ['The', 'cat', 'sat', 'down', '<pad>', '<pad>'];
@@ -105,15 +105,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
 
   const buttons = [];
   const tbody = make('tbody');
-  const headRow = make('tr');
-  headRow.append(make('td'));
-  for (const token of TOKENS) {
-    const th = make('th', '', token);
-    th.scope = 'col';
-    headRow.append(th);
-  }
-  const thead = make('thead');
-  thead.append(headRow);
+  const thead = tableHead(make, TOKENS, make('td'));
   for (let i = 0; i < T; i++) {
     const tr = make('tr');
     const th = make('th', '', TOKENS[i]);
@@ -261,22 +253,6 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     return td;
   }
 
-  function table(headers, rows) {
-    const t = make('table', 'aw-table');
-    const head = make('tr');
-    for (const h of headers) {
-      const th = make('th', '', h);
-      th.scope = 'col';
-      head.append(th);
-    }
-    const thead = make('thead');
-    thead.append(head);
-    const body = make('tbody');
-    for (const row of rows) body.append(row);
-    t.append(thead, body);
-    return t;
-  }
-
   function drawInspector() {
     const i = current.row;
     const scaledRow = result.base.scaled[i];
@@ -298,7 +274,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
         numberCell(after.exp[0][j], '', 'exp-after'), numberCell(result.masked.weights[i][j], 'aw-strong', 'weight-after'));
       return tr;
     });
-    renormTable.replaceChildren(table(
+    renormTable.replaceChildren(dataTable(make,
       ['key', 'scaled score', 'exp (no mask)', 'weight (no mask)', 'score after mask', 'exp (mask)', 'weight (mask)'], rows));
     renormSums.replaceChildren(
       sumLine('Sum of exponentials without the mask: ', before.sum[0], ` (max subtracted first: ${formatNumber(before.max[0])})`),
@@ -369,7 +345,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
         numberCell(runs.finiteAll.weights[0][j], '', 'finite-all'), numberCell(runs.maskedAll.weights[0][j], '', 'masked-all'));
       return tr;
     });
-    finiteTable.replaceChildren(table(
+    finiteTable.replaceChildren(dataTable(make,
       ['key', 'score (\u22121e9 if masked)', 'weight, \u22121e9', 'weight, mask', 'whole row \u22121e9', 'whole row masked'], rows));
     const same = runs.finite.weights[0].every((w, j) => w === runs.masked.weights[0][j]);
     finiteNote.textContent = `${same

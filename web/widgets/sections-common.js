@@ -163,6 +163,32 @@ export function button(doc, { label, onClick, className = '' }) {
   return node;
 }
 
+/**
+ * A <thead> with one row of column headings; corner, if given, is a cell
+ * put before them (over the row headings).
+ */
+export function tableHead(make, headers, corner = null) {
+  const row = make('tr');
+  if (corner) row.append(corner);
+  for (const title of headers) {
+    const th = make('th', '', title);
+    th.scope = 'col';
+    row.append(th);
+  }
+  const thead = make('thead');
+  thead.append(row);
+  return thead;
+}
+
+/** An aw-table with column headings and the given body rows (<tr> elements). */
+export function dataTable(make, headers, rows) {
+  const table = make('table', 'aw-table');
+  const body = make('tbody');
+  for (const row of rows) body.append(row);
+  table.append(tableHead(make, headers), body);
+  return table;
+}
+
 /** Row labels t1..tn for generated tokens. */
 export function numberedTokens(n, prefix = 't') {
   return Array.from({ length: n }, (_, i) => `${prefix}${i + 1}`);
@@ -173,6 +199,30 @@ export function clampInt(value, min, max, fallback) {
   const n = Number(value);
   if (!Number.isFinite(n)) return fallback;
   return Math.min(max, Math.max(min, Math.round(n)));
+}
+
+/**
+ * A section's state. setState(next) merges next over the current state,
+ * cleans the result with normalise and hands it to show(current, previous)
+ * to bring the view in line; update(change) does the same for a change the
+ * learner made and then reports the new state through onChange. current is
+ * the live state (read it, never assign to it); getState() returns a copy.
+ */
+export function sectionState({ initial, normalise, show, onChange }) {
+  const store = {
+    current: initial,
+    getState: () => ({ ...store.current }),
+    setState(next = {}) {
+      const previous = store.current;
+      store.current = normalise({ ...previous, ...next });
+      show(store.current, previous);
+    },
+    update(change) {
+      store.setState(change);
+      onChange(store.getState());
+    },
+  };
+  return store;
 }
 
 /**
