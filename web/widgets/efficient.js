@@ -15,7 +15,7 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import {
-  attempt, button, clampInt, normalDraws, numberedTokens, randomMatrix, sectionRoot, seededRandom, slider, uniformDraws,
+  attempt, button, clampInt, dataTable, normalDraws, numberedTokens, randomMatrix, sectionRoot, sectionState, seededRandom, slider, uniformDraws,
 } from './sections-common.js';
 
 const T_MIN = 4;
@@ -49,15 +49,15 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   });
   const view = doc.defaultView;
 
-  let current = { T: 12, window: 2, stride: 4, seed: 21 };
-  let inputs = inputsFor(current.T, current.seed);
+  const store = sectionState({ initial: { T: 12, window: 2, stride: 4, seed: 21 }, normalise, show, onChange });
+  let inputs = inputsFor(store.current.T, store.current.seed);
 
   const controls = make('div', 'aw-controls');
-  const tSlider = slider(doc, { label: 'tokens T', name: 'T', min: T_MIN, max: T_MAX, value: current.T, onInput: (T) => update({ T }) });
-  const windowSlider = slider(doc, { label: 'local window w', name: 'window', min: 0, max: T_MAX - 1, value: current.window, onInput: (w) => update({ window: w }) });
-  const strideSlider = slider(doc, { label: 'stride', name: 'stride', min: 1, max: T_MAX - 1, value: current.stride, onInput: (s) => update({ stride: s }) });
+  const tSlider = slider(doc, { label: 'tokens T', name: 'T', min: T_MIN, max: T_MAX, value: store.current.T, onInput: (T) => store.update({ T }) });
+  const windowSlider = slider(doc, { label: 'local window w', name: 'window', min: 0, max: T_MAX - 1, value: store.current.window, onInput: (w) => store.update({ window: w }) });
+  const strideSlider = slider(doc, { label: 'stride', name: 'stride', min: 1, max: T_MAX - 1, value: store.current.stride, onInput: (s) => store.update({ stride: s }) });
   controls.append(tSlider.element, windowSlider.element, strideSlider.element,
-    button(doc, { label: 'New random Q, K, V', onClick: () => update({ seed: current.seed + 1 }) }));
+    button(doc, { label: 'New random Q, K, V', onClick: () => store.update({ seed: store.current.seed + 1 }) }));
   root.append(controls);
 
   root.append(make('p', 'aw-small', 'Each grid shows the scaled scores QK\u1d40/\u221ad_k the engine computed for that pattern; '
@@ -141,6 +141,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   }
 
   function draw() {
+    const { current } = store;
     const runs = attempt(say, () => ({
       full: engine.scaledDotProduct({ ...inputs }),
       local: engine.scaledDotProduct({ ...inputs, window: current.window }),
@@ -157,26 +158,15 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
       cards[id].heatmap.update({ values: result.scaled, rowLabels: tokens, colLabels: tokens, describe: describeWith(result) });
       cards[id].count.textContent = `computes ${countAllowed(result)} of ${total} query\u2013key scores`;
     }
-    const table = make('table', 'aw-table');
-    const head = make('tr');
-    for (const title of ['token', 'full', 'local', 'strided', 'linear']) {
-      const th = make('th', '', title);
-      th.scope = 'col';
-      head.append(th);
-    }
-    const thead = make('thead');
-    thead.append(head);
-    const tbody = make('tbody');
-    tokens.forEach((token, i) => {
+    const rows = tokens.map((token, i) => {
       const tr = make('tr');
       const th = make('th', '', token);
       th.scope = 'row';
       tr.append(th, vectorCell(runs.full.output[i]), vectorCell(runs.local.output[i]), vectorCell(runs.strided.output[i]),
         vectorCell(runs.linear.output[i]));
-      tbody.append(tr);
+      return tr;
     });
-    table.append(thead, tbody);
-    outputsTable.replaceChildren(table);
+    outputsTable.replaceChildren(dataTable(make, ['token', 'full', 'local', 'strided', 'linear'], rows));
   }
 
   // ---- Timing ----
@@ -280,27 +270,17 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     chart.replaceChildren(svg);
     key.hidden = false;
 
-    const table = make('table', 'aw-table');
-    const head = make('tr');
-    for (const title of ['T', 'full: ms per call', 'full: \u00d7 previous', 'linear: ms per call', 'linear: \u00d7 previous']) {
-      const th = make('th', '', title);
-      th.scope = 'col';
-      head.append(th);
-    }
-    const thead = make('thead');
-    thead.append(head);
-    const tbody = make('tbody');
-    rows.forEach((r, i) => {
+    const tableRows = rows.map((r, i) => {
       const tr = make('tr');
       tr.dataset.t = String(r.T);
       const th = make('th', '', String(r.T));
       th.scope = 'row';
       const ratio = (key) => (i === 0 ? '' : `\u00d7${(r[key] / rows[i - 1][key]).toFixed(1)}`);
       tr.append(th, make('td', '', ms(r.full)), make('td', '', ratio('full')), make('td', '', ms(r.linear)), make('td', '', ratio('linear')));
-      tbody.append(tr);
+      return tr;
     });
-    table.append(thead, tbody);
-    timingTable.replaceChildren(table);
+    timingTable.replaceChildren(dataTable(make,
+      ['T', 'full: ms per call', 'full: \u00d7 previous', 'linear: ms per call', 'linear: \u00d7 previous'], tableRows));
   }
 
   // ---- State ----
@@ -315,14 +295,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     };
   }
 
-  function update(change) {
-    setState({ ...current, ...change });
-    onChange({ ...current });
-  }
-
-  function setState(next = {}) {
-    const previous = current;
-    current = normalise({ ...current, ...next });
+  function show(current, previous) {
     if (current.T !== previous.T || current.seed !== previous.seed) inputs = inputsFor(current.T, current.seed);
     tSlider.set(current.T);
     windowSlider.setRange(0, current.T - 1);
@@ -332,11 +305,11 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     draw();
   }
 
-  setState(state);
+  store.setState(state);
 
   return {
-    getState: () => ({ ...current }),
-    setState,
+    getState: store.getState,
+    setState: store.setState,
     destroy() {
       timingRun += 1; // stops a measurement in progress
       for (const { heatmap } of Object.values(cards)) heatmap.destroy();

@@ -14,7 +14,7 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import {
-  attempt, button, clampInt, normalDraws, numberedTokens, randomMatrix, sectionRoot, seededRandom, slider,
+  attempt, button, clampInt, normalDraws, numberedTokens, randomMatrix, sectionRoot, sectionState, seededRandom, slider,
 } from './sections-common.js';
 
 const DK_CHOICES = [2, 4, 8, 16, 32, 64, 128, 256, 512];
@@ -100,16 +100,16 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     ],
   });
 
-  let current = { dk: 64, seed: 3 };
-  let inputs = inputsFor(current.dk, current.seed);
+  const store = sectionState({ initial: { dk: 64, seed: 3 }, normalise, show, onChange });
+  let inputs = inputsFor(store.current.dk, store.current.seed);
 
   const controls = make('div', 'aw-controls');
   const dkSlider = slider(doc, {
-    label: 'd_k', name: 'dk', min: 0, max: DK_CHOICES.length - 1, value: DK_CHOICES.indexOf(current.dk),
+    label: 'd_k', name: 'dk', min: 0, max: DK_CHOICES.length - 1, value: DK_CHOICES.indexOf(store.current.dk),
     format: (index) => String(DK_CHOICES[index]),
-    onInput: (index) => update({ dk: DK_CHOICES[index] }),
+    onInput: (index) => store.update({ dk: DK_CHOICES[index] }),
   });
-  const reroll = button(doc, { label: 'New random Q, K', onClick: () => update({ seed: current.seed + 1 }) });
+  const reroll = button(doc, { label: 'New random Q, K', onClick: () => store.update({ seed: store.current.seed + 1 }) });
   const sizes = make('span', 'aw-small', `${N} queries and ${N} keys, entries drawn from a standard normal distribution (seeded).`);
   controls.append(dkSlider.element, reroll, sizes);
   root.append(controls);
@@ -291,6 +291,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   }
 
   function draw() {
+    const { current } = store;
     const runs = attempt(say, () => ({
       scaled: engine.scaledDotProduct({ ...inputs, scale: true }),
       unscaled: engine.scaledDotProduct({ ...inputs, scale: false }),
@@ -327,25 +328,18 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     };
   }
 
-  function update(change) {
-    setState({ ...current, ...change });
-    onChange({ ...current });
-  }
-
-  function setState(next = {}) {
-    const previous = current;
-    current = normalise({ ...current, ...next });
+  function show(current, previous) {
     if (current.dk !== previous.dk || current.seed !== previous.seed || !inputs) inputs = inputsFor(current.dk, current.seed);
     dkSlider.set(DK_CHOICES.indexOf(current.dk));
     draw();
   }
 
   drawExamples();
-  setState(state);
+  store.setState(state);
 
   return {
-    getState: () => ({ ...current }),
-    setState,
+    getState: store.getState,
+    setState: store.setState,
     destroy() {
       heatUnscaled.destroy();
       heatScaled.destroy();
