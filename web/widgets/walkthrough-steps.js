@@ -272,6 +272,28 @@ function outputProduces(m, i) {
   return [{ field: 'terms', cells: terms }, { field: 'output', cells: cellsOfRow(i, width) }];
 }
 
+/**
+ * The step that computes output row i: the value rows whose weight
+ * contributes(w) are marked, and text explains the mix.
+ */
+function outputStep(model, i, { text, contributes }) {
+  const m = model.mats;
+  const nk = model.kTokens.length;
+  return {
+    id: `output-${i}`, title: `Output for ${model.qTokens[i]}`,
+    produces: outputProduces(m, i),
+    enter(view) {
+      view.show(['weights', 'v', 'output'], {
+        weights: { rows: marks([[i, 'aw-in']]) },
+        v: { rows: marks(range(nk).filter((j) => contributes(m.weights.values[i][j])).map((j) => [j, 'aw-in'])) },
+        output: { rows: marks([[i, 'aw-out']]), hidden: (row) => row > i },
+      });
+      view.heat({ weights: cellsOfRow(i, nk) });
+      view.explain({ text, formula: FORMULAS.output, lines: (doc) => outputLines(doc, model, i) });
+    },
+  };
+}
+
 /** Builds the steps for a model. */
 export function buildSteps(model) {
   const m = model.mats;
@@ -446,25 +468,10 @@ export function buildSteps(model) {
 
   // Weighted sum of values, row by row
   if (m.output) {
-    range(nq).forEach((i) => {
-      add({
-        id: `output-${i}`, title: `Output for ${model.qTokens[i]}`,
-        produces: outputProduces(m, i),
-        enter(view) {
-          view.show(['weights', 'v', 'output'], {
-            weights: { rows: marks([[i, 'aw-in']]) },
-            v: { rows: marks(range(nk).filter((j) => m.weights.values[i][j] > 0).map((j) => [j, 'aw-in'])) },
-            output: { rows: marks([[i, 'aw-out']]), hidden: revealRows(i) },
-          });
-          view.heat({ weights: cellsOfRow(i, nk) });
-          view.explain({
-            text: `The output for \u201c${model.qTokens[i]}\u201d is a mix of all value rows, each multiplied by how much attention \u201c${model.qTokens[i]}\u201d pays to that token. A weight of 0 leaves that value out entirely.`,
-            formula: FORMULAS.output,
-            lines: (doc) => outputLines(doc, model, i),
-          });
-        },
-      });
-    });
+    range(nq).forEach((i) => add(outputStep(model, i, {
+      text: `The output for \u201c${model.qTokens[i]}\u201d is a mix of all value rows, each multiplied by how much attention \u201c${model.qTokens[i]}\u201d pays to that token. A weight of 0 leaves that value out entirely.`,
+      contributes: (w) => w > 0,
+    })));
   }
 
   add({
@@ -581,9 +588,7 @@ function softmaxSteps(model, add, steps) {
 }
 
 function weightedSumSteps(model, add, steps) {
-  const m = model.mats;
   const nq = model.qTokens.length;
-  const nk = model.kTokens.length;
   add({
     id: 'inputs', title: 'Weights and values',
     enter(view) {
@@ -594,25 +599,11 @@ function weightedSumSteps(model, add, steps) {
       });
     },
   });
-  range(nq).forEach((i) => {
-    add({
-      id: `output-${i}`, title: `Output for ${model.qTokens[i]}`,
-      produces: outputProduces(m, i),
-      enter(view) {
-        view.show(['weights', 'v', 'output'], {
-          weights: { rows: marks([[i, 'aw-in']]) },
-          v: { rows: marks(range(nk).filter((j) => m.weights.values[i][j] !== 0).map((j) => [j, 'aw-in'])) },
-          output: { rows: marks([[i, 'aw-out']]), hidden: (a) => a > i },
-        });
-        view.heat({ weights: cellsOfRow(i, nk) });
-        view.explain({
-          text: 'Multiply each value row by its weight and add the results. The row with the largest weight dominates the output.',
-          formula: FORMULAS.output,
-          lines: (doc) => outputLines(doc, model, i),
-        });
-      },
-    });
-  });
+  // Edited weights may be negative: every nonzero one contributes.
+  range(nq).forEach((i) => add(outputStep(model, i, {
+    text: 'Multiply each value row by its weight and add the results. The row with the largest weight dominates the output.',
+    contributes: (w) => w !== 0,
+  })));
   add({
     id: 'done', title: 'The outputs',
     enter(view) {
