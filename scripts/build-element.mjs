@@ -10,7 +10,7 @@
 import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
+import { bundleClassicScript } from './bundle-common.mjs';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const WEB = join(REPO, 'web');
@@ -18,22 +18,12 @@ const DIST = join(WEB, 'dist');
 
 async function main() {
   await mkdir(DIST, { recursive: true });
-  const result = await esbuild.build({
+  const result = await bundleClassicScript({
     entryPoints: [join(WEB, 'attention-walkthrough.js')],
     outfile: join(DIST, 'attention-walkthrough.js'),
-    bundle: true,
-    format: 'iife',
-    minify: true,
-    target: 'es2022',
-    platform: 'browser',
-    // Only reached in Node (attention.js reading a file: URL).
-    external: ['node:*'],
     loader: { '.css': 'text' },
     inject: [join(REPO, 'scripts', 'element-script-url.js')],
     define: { 'import.meta.url': 'scriptUrl' },
-    legalComments: 'none',
-    logLevel: 'warning',
-    metafile: true,
   });
   await copyFile(join(WEB, 'lib', 'attention.wasm'), join(DIST, 'attention.wasm'));
   const bytes = Object.values(result.metafile.outputs)[0].bytes;

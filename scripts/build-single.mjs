@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import katex from 'katex';
 import ts from 'typescript';
+import { bundleClassicScript } from './bundle-common.mjs';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const WEB = join(REPO, 'web');
@@ -68,22 +69,12 @@ async function buildSmallWasm() {
 }
 
 async function bundleScripts() {
-  const result = await esbuild.build({
+  const result = await bundleClassicScript({
     entryPoints: [join(WEB, 'app.js')],
-    bundle: true,
-    format: 'iife',
-    minify: true,
-    target: 'es2022',
-    platform: 'browser',
-    // Only reached in Node (attention.js reading a file: URL).
-    external: ['node:*'],
     // Classic scripts have no import.meta; nothing is fetched from it here
     // (the engine and presets are inlined), but new URL() needs a base.
     define: { 'import.meta.url': 'document.baseURI' },
     write: false,
-    metafile: true,
-    legalComments: 'none',
-    logLevel: 'warning',
   });
   return {
     code: result.outputFiles[0].text,
