@@ -1,7 +1,7 @@
 // Distribution: the TypeScript declarations type-check a usage example;
-// the npm tarball holds the module, its WASM and its types and nothing of
-// the repository besides, and a scratch project installs it offline and
-// imports it by name; `make install` gives a header, a library and a
+// the npm tarball holds the module, its WASM and its types, the custom
+// element with its WASM and KaTeX, and nothing of the repository besides,
+// and a scratch project installs it offline and imports both by name; `make install` gives a header, a library and a
 // pkg-config file that a C program builds against.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -61,7 +61,7 @@ test('the TypeScript declarations type-check the usage example and reject its wr
   run(process.execPath, [tsc, '-p', join(repoRoot, 'tests/types/tsconfig.json')], { cwd: repoRoot });
 });
 
-test('npm pack makes a tarball that a scratch project installs offline and imports by name', async () => {
+test('npm pack makes a tarball that a scratch project installs offline and imports, API and element, by name', async () => {
   await withTempDir(async (dir) => {
     const packDir = join(dir, 'pack');
     mkdirSync(packDir);
@@ -72,7 +72,10 @@ test('npm pack makes a tarball that a scratch project installs offline and impor
 
     const entries = run('tar', ['-tzf', tarball]).split('\n').filter(Boolean);
     for (const file of ['package.json', 'web/lib/attention.js', 'web/lib/attention.d.ts',
-                        'web/lib/attention.wasm']) {
+                        'web/lib/attention.wasm', 'web/dist/attention-walkthrough.js',
+                        'web/dist/attention.wasm', 'web/attention-walkthrough.d.ts',
+                        'web/vendor/katex/katex.mjs', 'web/vendor/katex/katex.min.css',
+                        'web/vendor/katex/fonts/KaTeX_Main-Regular.woff2']) {
       assert.ok(entries.includes(`package/${file}`), `the tarball lacks ${file}: ${entries.join(', ')}`);
     }
     const strays = entries.filter((entry) => entry.startsWith('package/tests/') ||
@@ -100,6 +103,19 @@ test('npm pack makes a tarball that a scratch project installs offline and impor
     assertNear(result.w01, W01, 'weights[0][1]');
     assertNear(result.output00, OUTPUT00, 'output[0][0]');
 
+    // The element's script resolves by name and defines <attention-walkthrough>
+    // (run here with just enough of a DOM to be defined, not rendered).
+    writeFileSync(join(project, 'check-element.mjs'), `
+      const defined = [];
+      globalThis.document = { baseURI: 'https://example.org/', currentScript: null };
+      globalThis.HTMLElement = class {};
+      globalThis.customElements = { get: () => undefined, define: (name) => defined.push(name) };
+      await import('${PACKAGE}/element');
+      console.log(JSON.stringify(defined));
+    `);
+    assert.deepEqual(JSON.parse(run(process.execPath, ['check-element.mjs'], { cwd: project })),
+                     ['attention-walkthrough']);
+
     // The installed types resolve by the package's name, as in a TypeScript project.
     writeFileSync(join(project, 'check.ts'), `
       import { loadAttention, type Matrix } from '${PACKAGE}';
@@ -109,7 +125,17 @@ test('npm pack makes a tarball that a scratch project installs offline and impor
       const row: number[] = attn.scaledDotProduct({ q: [[1, 0]], k: [[1, 0]], v: [[1]] }).weights;
       export { weights, row };
     `);
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ ...TSCONFIG, files: ['check.ts'] }));
+    writeFileSync(join(project, 'check-element.ts'), `
+      import '${PACKAGE}/element';
+      import type { AttentionWalkthroughElement } from '${PACKAGE}/element';
+      const element: AttentionWalkthroughElement = document.createElement('attention-walkthrough');
+      const state: unknown = element.widget?.getState();
+      // @ts-expect-error the widget is null until the element is ready
+      element.widget.setState(state);
+      export { element };
+    `);
+    writeFileSync(join(project, 'tsconfig.json'),
+                  JSON.stringify({ ...TSCONFIG, files: ['check.ts', 'check-element.ts'] }));
     run(process.execPath, [tsc, '-p', join(project, 'tsconfig.json')], { cwd: project });
   });
 });
