@@ -77,9 +77,16 @@ async function innerScroll(frame) {
   }));
 }
 
+// The embed's frame, once its iframe is in the page (page.frame() would give
+// null while the iframe is still being attached).
+async function embeddedFrame(page) {
+  const iframe = await page.waitForSelector('iframe');
+  return iframe.contentFrame();
+}
+
 test('an iframe on another origin shows the widget at its step, steps, and takes the height of its content', async () => {
   const page = await openHost('host.html');
-  const frame = page.frame({ url: /embed\.html/ });
+  const frame = await embeddedFrame(page);
   await frame.waitForSelector('html[data-ready="true"]');
   const counter = frame.locator('.aw-counter');
   assert.match(await counter.textContent(), /^2 \/ \d+$/);
@@ -201,7 +208,7 @@ test('"Embed this" gives snippets that show the same view, edits included, on a 
   await writeFile(join(hostDir, 'pasted-element.html'), `<!doctype html><title>pasted</title>\n${elementSnippet}\n`);
 
   const framed = await openHost('pasted-iframe.html');
-  const frame = framed.frame({ url: /embed\.html/ });
+  const frame = await embeddedFrame(framed);
   await frame.waitForSelector('html[data-ready="true"]');
   assert.equal(await frame.locator('.aw-counter').textContent(), counterText);
   assert.deepEqual(await frame.evaluate(() => window.awWidget.getState()), state);
