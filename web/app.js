@@ -5,6 +5,7 @@
 
 import { loadAttention } from './lib/attention.js';
 import { mountWidget } from './widgets/registry.js';
+import { isMultiHeadPreset } from './widgets/multihead.js';
 
 // Each section widget mounts into the element with id `${id}-widget`.
 const SECTIONS = ['masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient'];
@@ -83,13 +84,26 @@ async function start() {
     state: initial,
     onChange: writeUrlState,
   });
+  // A multi-head shapes preset in the address belongs to the multi-head
+  // section: it opens there and the address keeps naming it.
+  const multiHeadPreset = presets.presets.find((preset) => preset.id === initial.preset && isMultiHeadPreset(preset));
   // The address as the widget understood it (unknown preset, step past the end).
-  writeUrlState(walkthrough.getState());
+  if (!multiHeadPreset) writeUrlState(walkthrough.getState());
   // The mounted widgets, by section id, for tests and for the curious in a console.
   const widgets = { walkthrough };
   for (const [id, element] of sectionSlots()) {
     element.replaceChildren();
-    widgets[id] = mountWidget(id, element, { engine });
+    if (id !== 'multihead') {
+      widgets[id] = mountWidget(id, element, { engine });
+      continue;
+    }
+    widgets[id] = mountWidget(id, element, {
+      engine,
+      presets,
+      state: multiHeadPreset ? { preset: multiHeadPreset.id, step: initial.step ?? 0 } : {},
+      onChange: (state) => writeUrlState(state.preset ? state : walkthrough.getState()),
+    });
+    if (multiHeadPreset) (element.closest('section') ?? element).scrollIntoView({ block: 'start' });
   }
   window.awWidgets = widgets;
   document.documentElement.dataset.ready = 'true';

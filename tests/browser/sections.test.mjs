@@ -9,7 +9,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSession } from './harness.mjs';
+import { heatmapValues, parseShown, startSession } from './harness.mjs';
 import { loadAttention } from '../../web/lib/attention.js';
 import { inputsFor as maskInputs } from '../../web/widgets/masks.js';
 import { inputsFor as scalingInputs } from '../../web/widgets/scaling.js';
@@ -39,26 +39,11 @@ async function openPage() {
   return page;
 }
 
-const parseShown = (text) => Number(String(text).replace(/\u2212/g, '-').replace('\u221e', 'Infinity'));
 
 /** The full-precision values of the number spans inside every element matching selector. */
 async function shownNumbers(page, selector) {
   const texts = await page.$$eval(selector, (cells) => cells.map((cell) => (cell.querySelector('[data-value]') ?? cell).dataset.value));
   return texts.map(parseShown);
-}
-
-/** A heatmap's values, row by row, from each cell's label ("… = value. how"). */
-async function heatmapValues(page, figureSelector) {
-  const labels = await page.$$eval(`${figureSelector} .aw-heat-cell`, (cells) => cells.map((cell) => [
-    Number(cell.dataset.row), Number(cell.dataset.col), cell.getAttribute('aria-label'),
-  ]));
-  const values = [];
-  for (const [i, j, label] of labels) {
-    const match = / = (\S+?)(?:\. |$)/.exec(label);
-    assert.ok(match, `heatmap cell label without a value: ${label}`);
-    (values[i] ??= [])[j] = parseShown(match[1]);
-  }
-  return values;
 }
 
 const heatmapTitled = (section, title) => `[data-section="${section}"] figure.aw-heatmap:has(figcaption:text-is("${title}"))`;

@@ -216,7 +216,7 @@ test('a step past the end shows the last step; an unknown preset says so and sho
   assert.equal(await page.inputValue('#walkthrough .aw-preset'), presets.default);
   await page.goto(`${session.origin}/index.html?preset=shapes-512-8`);
   await page.waitForSelector('html[data-ready="true"]');
-  assert.match(await page.textContent('#walkthrough .aw-message'), /shapes are in the Multi-head attention section/);
+  assert.match(await page.textContent('#walkthrough .aw-message'), /it is shown in the Multi-head attention section below/);
   await page.close();
 });
 

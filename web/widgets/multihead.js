@@ -2,11 +2,13 @@
 // heads (each block its own colour); every head attending on its own; the
 // head outputs concatenated and mixed by W_O. A small player steps through
 // the stages; a shape diagram sets the tutorial's 512 / 8 = 64 next to the
-// sizes used here.
+// sizes used here. A select switches to the multi-head shapes presets of
+// presets.json (tutorial 004's 4 × 512 with 8 heads, tutorial 001's 128 / 4):
+// the same stages at full size, wide matrices cut to their first columns.
 //
-//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, presets?, state?, onChange? }) -> { destroy(), getState(), setState(state) }
 //   onChange(state) after each change the learner makes
-//   state: { numHeads, seed, step }
+//   state: { numHeads, seed, step, preset? } (preset: a shapes preset's id; absent = the small example)
 //
 // Every number comes from the engine's multiHead.
 
@@ -16,13 +18,15 @@ import { createPlayer } from '../ui/player.js';
 import { formatNumber } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import {
-  attempt, button, choice, clampInt, normalDraws, randomMatrix, sectionRoot, seededRandom,
+  attempt, button, choice, clampInt, normalDraws, randomMatrix, sectionRoot, sectionState, seededRandom,
 } from './sections-common.js';
+import { presetInput } from '../presets.js';
 
 const TOKENS = ['The', 'cat', 'sat', 'down'];
 const D_MODEL = 8;
 const HEAD_CHOICES = [1, 2, 4, 8]; // the divisors of d_model
 const TUTORIAL = { tokens: 4, dModel: 512, heads: 8 }; // tutorial 004's shapes
+const SHOWN_COLUMNS = 4; // of a wide matrix of a shapes preset; the rest are counted, not drawn
 
 const STEPS = [
   {
@@ -64,29 +68,80 @@ export function inputsFor(seed) {
 
 const columnLabels = (n) => Array.from({ length: n }, (_, j) => String(j + 1));
 
-export function mount(element, { engine, state = {}, onChange = () => {} }) {
+/** The presets this section shows and the walkthrough does not: multi-head with more than one head. */
+export function isMultiHeadPreset(preset) {
+  return preset?.input?.kind === 'multiHead' && preset.input.numHeads > 1;
+}
+
+const sizeOf = (matrix) => `${matrix.length} \u00d7 ${matrix[0].length}`;
+
+/** A wide matrix cut to its first columns (and rows), with a title that says what is left out. */
+function abbreviated(title, values, rowLabels, firstColumn = 0) {
+  const rows = values.length > 2 * SHOWN_COLUMNS ? SHOWN_COLUMNS : values.length;
+  const columns = Math.min(SHOWN_COLUMNS, values[0].length);
+  const hiddenRows = values.length - rows;
+  const hiddenColumns = values[0].length - columns;
+  const left = [hiddenColumns && `\u2026 ${hiddenColumns} more columns`, hiddenRows && `\u2026 ${hiddenRows} more rows`].filter(Boolean);
+  return {
+    title: `${title} (${sizeOf(values)}${left.length ? `; ${left.join(', ')}` : ''})`,
+    values: values.slice(0, rows).map((row) => row.slice(0, columns)),
+    rowLabels: rowLabels.slice(0, rows),
+    colLabels: columnLabels(columns).map((_, j) => String(firstColumn + j + 1)),
+  };
+}
+
+/** One sentence of sizes per stage. */
+function shapeSentence(step, tokens, dModel, heads) {
+  const dk = dModel / heads;
+  const n = tokens;
+  const lastHead = heads > 2 ? `, \u2026, head ${heads} columns ${dModel - dk + 1}\u2013${dModel}` : '';
+  return [
+    `Shapes: X ${n} \u00d7 ${dModel} times W_Q, W_K, W_V (${dModel} \u00d7 ${dModel}) gives Q, K and V, each ${n} \u00d7 ${dModel}.`,
+    `Shapes: ${heads} heads of ${n} \u00d7 ${dk}: head 1 reads columns 1\u2013${dk}`
+      + (heads > 1 ? `, head 2 columns ${dk + 1}\u2013${2 * dk}${lastHead}.` : '.'),
+    `Shapes: in each head Q_i K_i\u1d40 is ${n} \u00d7 ${n} (the weights below) and the output is ${n} \u00d7 ${dk}.`,
+    `Shapes: ${heads} outputs of ${n} \u00d7 ${dk} side by side: ${n} \u00d7 ${heads}\u00b7${dk} = ${n} \u00d7 ${dModel}.`,
+    `Shapes: Concat ${n} \u00d7 ${dModel} times W_O (${dModel} \u00d7 ${dModel}) gives the output, ${n} \u00d7 ${dModel}.`,
+  ][step];
+}
+
+export function mount(element, { engine, presets = null, state = {}, onChange = () => {} }) {
+  const shapesPresets = (presets?.presets ?? []).filter(isMultiHeadPreset);
+  const shapesById = new Map(shapesPresets.map((preset) => [preset.id, preset]));
+  const generated = new Map(); // preset id -> its engine input (generated once)
+
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'multihead',
     title: 'Multi-head attention: several smaller attentions side by side',
     intro: [
       'One attention computes one weighted average per token. Multi-head attention cuts the model width into h slices and '
       + 'lets each slice attend separately, so one head can follow one relation while another follows a different one. '
-      + `Here ${TOKENS.length} tokens have d_model = ${D_MODEL}; choose how many heads share it and step through the stages.`,
+      + `The small example has ${TOKENS.length} tokens with d_model = ${D_MODEL}: choose how many heads share it, or pick a tutorial's full-size shapes, and step through the stages.`,
     ],
   });
 
-  let current = { numHeads: 2, seed: 5, step: 0 };
-  let inputs = inputsFor(current.seed);
+  const store = sectionState({ initial: { numHeads: 2, seed: 5, step: 0 }, normalise, show, onChange });
+  let inputs = inputsFor(store.current.seed);
   let result = null;
 
   const controls = make('div', 'aw-controls');
   const headChoice = choice(doc, {
-    label: 'Heads (h)', name: 'numHeads', value: current.numHeads,
+    label: 'Heads (h)', name: 'numHeads', value: store.current.numHeads,
     options: HEAD_CHOICES.map((h) => ({ value: h, label: `${h} (d_k = ${D_MODEL / h})` })),
-    onChange: (value) => update({ numHeads: Number(value) }),
+    onChange: (value) => store.update({ numHeads: Number(value) }),
   });
-  controls.append(headChoice.element,
-    button(doc, { label: 'New random X and weights', onClick: () => update({ seed: current.seed + 1 }) }));
+  const newSeed = button(doc, { label: 'New random X and weights', onClick: () => store.update({ seed: store.current.seed + 1 }) });
+  const exampleChoice = choice(doc, {
+    label: 'Example', name: 'preset', value: '',
+    options: [
+      { value: '', label: `Small: ${TOKENS.length} tokens, d_model ${D_MODEL}` },
+      ...shapesPresets.map((preset) => ({ value: preset.id, label: preset.title })),
+    ],
+    onChange: (value) => store.update({ preset: value || null, step: 0 }),
+  });
+  exampleChoice.element.classList.add('aw-mh-example');
+  if (shapesPresets.length === 0) exampleChoice.element.classList.add('aw-mh-hidden');
+  controls.append(exampleChoice.element, headChoice.element, newSeed);
   root.append(controls);
 
   // Shape diagram: the tutorial's sizes and ours.
@@ -128,11 +183,12 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   const stepTitle = make('p', 'aw-mh-step');
   stepTitle.setAttribute('aria-live', 'polite');
   const stepText = make('p', 'aw-mh-text');
+  const stepShapes = make('p', 'aw-mh-shapes');
   const stepFormula = make('div', 'aw-formula-lines');
   const mats = make('div', 'aw-mh-mats');
   const headsRow = make('div', 'aw-mh-heads');
   const heatDetail = make('p', 'aw-heatmap-detail');
-  stage.append(stepTitle, stepText, stepFormula, mats, headsRow, heatDetail);
+  stage.append(stepTitle, stepText, stepShapes, stepFormula, mats, headsRow, heatDetail);
   root.append(stage);
 
   const views = {
@@ -145,72 +201,110 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     output: createMatrixView(mats, { title: 'Output = Concat \u00b7 W_O', name: 'Output' }),
   };
   let headParts = []; // per head: { box, heatmap, outView }
+  let model = null; // what is on screen: { tokens, dModel, numHeads, input }
+
+  /** The example the state names: the small seeded one or a shapes preset. */
+  function modelOf(state) {
+    const preset = shapesById.get(state.preset);
+    if (!preset) return { tokens: TOKENS, dModel: D_MODEL, numHeads: state.numHeads, input: { ...inputs, numHeads: state.numHeads } };
+    if (!generated.has(preset.id)) generated.set(preset.id, presetInput(preset));
+    const input = generated.get(preset.id);
+    const tokens = input.tokens ?? input.x.map((_, i) => `tok ${i + 1}`);
+    return { tokens, dModel: input.x[0].length, numHeads: input.numHeads, input, preset };
+  }
+
+  const setTitle = (view, title) => { view.element.querySelector('.aw-matrix-title').textContent = title; };
+
+  /** Shows a matrix whole (the small example) or cut to its first columns (a shapes preset). */
+  function showMatrix(view, title, values, rowLabels, colLabels, extra = {}) {
+    if (!model.preset) {
+      setTitle(view, title);
+      view.update({ values, rowLabels, colLabels, input: extra.input });
+      return;
+    }
+    const cut = abbreviated(title, values, rowLabels, extra.firstColumn ?? 0);
+    setTitle(view, cut.title);
+    view.update({ values: cut.values, rowLabels: cut.rowLabels, colLabels: cut.colLabels, input: extra.input });
+  }
 
   const player = createPlayer(playerSlot, {
     count: STEPS.length,
-    onStep: (index) => { current.step = index; showStep(); onChange({ ...current }); },
+    onStep: (index) => { store.current.step = index; showStep(); onChange(store.getState()); },
     describeStep: (index) => STEPS[index].title,
     watch: stage,
   });
 
-  function headColumns(dModel = D_MODEL) {
-    const dk = dModel / current.numHeads;
-    return new Map(Array.from({ length: dModel }, (_, j) => [j, `aw-head-${Math.floor(j / dk)}`]));
+  function headColumns() {
+    const dk = model.dModel / model.numHeads;
+    const shown = model.preset ? Math.min(SHOWN_COLUMNS, model.dModel) : model.dModel;
+    return new Map(Array.from({ length: shown }, (_, j) => [j, `aw-head-${Math.floor(j / dk)}`]));
   }
 
   function buildHeads() {
     for (const part of headParts) { part.heatmap.destroy(); part.outView.destroy(); part.box.remove(); }
-    headParts = Array.from({ length: current.numHeads }, (_, h) => {
-      const box = make('div', `aw-mh-head aw-head-${h}`);
+    headParts = Array.from({ length: model.numHeads }, (_, h) => {
+      const box = make('div', `aw-mh-head aw-head-${h % 8}`);
       box.dataset.head = String(h);
       headsRow.append(box);
-      const heatmap = createHeatmap(box, { title: `Head ${h + 1}: weights`, name: `head ${h + 1} weight`, detailElement: heatDetail });
-      const outView = createMatrixView(box, { title: `Head ${h + 1}: output (${TOKENS.length} \u00d7 ${D_MODEL / current.numHeads})`, name: `head ${h + 1} output` });
+      const heatmap = createHeatmap(box, { title: `Head ${h + 1}: weights (${model.tokens.length} \u00d7 ${model.tokens.length})`, name: `head ${h + 1} weight`, detailElement: heatDetail });
+      const outView = createMatrixView(box, { title: `Head ${h + 1}: output`, name: `head ${h + 1} output` });
       return { box, heatmap, outView };
     });
   }
 
   function draw() {
-    const next = attempt(say, () => engine.multiHead({ ...inputs, numHeads: current.numHeads }));
+    const nextModel = modelOf(store.current);
+    const next = attempt(say, () => engine.multiHead(nextModel.input));
     if (!next) return;
     result = next;
-    const dk = D_MODEL / current.numHeads;
-    hereLabel.textContent = `Here: ${TOKENS.length} tokens, d_model = ${D_MODEL}, ${current.numHeads} head${current.numHeads > 1 ? 's' : ''}, `
-      + `so d_k = ${D_MODEL} / ${current.numHeads} = ${dk}.`;
-    drawShapes(shapeHere, TOKENS.length, D_MODEL, current.numHeads);
-    const cols = columnLabels(D_MODEL);
-    views.x.update({ values: inputs.x, rowLabels: TOKENS, colLabels: cols, input: true });
-    views.q.update({ values: result.q, rowLabels: TOKENS, colLabels: cols });
-    views.k.update({ values: result.k, rowLabels: TOKENS, colLabels: cols });
-    views.v.update({ values: result.v, rowLabels: TOKENS, colLabels: cols });
-    views.concat.update({ values: result.concat, rowLabels: TOKENS, colLabels: cols });
-    views.wo.update({ values: inputs.wo, rowLabels: cols, colLabels: cols, input: true });
-    views.output.update({ values: result.output, rowLabels: TOKENS, colLabels: cols });
-    if (headParts.length !== current.numHeads) buildHeads();
+    const previousHeads = model?.numHeads;
+    model = nextModel;
+    const { tokens, dModel, numHeads, input } = model;
+    const dk = dModel / numHeads;
+    root.classList.toggle('aw-mh-preset', Boolean(model.preset));
+    headChoice.element.classList.toggle('aw-mh-hidden', Boolean(model.preset));
+    newSeed.classList.toggle('aw-mh-hidden', Boolean(model.preset));
+    hereLabel.textContent = `${model.preset ? `\u201c${model.preset.title}\u201d` : 'Here'}: ${tokens.length} tokens, d_model = ${dModel}, `
+      + `${numHeads} head${numHeads > 1 ? 's' : ''}, so d_k = ${dModel} / ${numHeads} = ${dk}.`
+      + (model.preset ? ' Seeded random numbers; wide matrices show their first columns.' : '');
+    drawShapes(shapeHere, tokens.length, dModel, numHeads);
+    const cols = columnLabels(dModel);
+    showMatrix(views.x, `X (tokens \u00d7 d_model)`, input.x, tokens, cols, { input: true });
+    showMatrix(views.q, 'Q = XW_Q', result.q, tokens, cols);
+    showMatrix(views.k, 'K = XW_K', result.k, tokens, cols);
+    showMatrix(views.v, 'V = XW_V', result.v, tokens, cols);
+    showMatrix(views.concat, 'Concat of the head outputs', result.concat, tokens, cols);
+    showMatrix(views.wo, 'W_O', input.wo, cols, cols, { input: true });
+    showMatrix(views.output, 'Output = Concat \u00b7 W_O', result.output, tokens, cols);
+    if (previousHeads !== numHeads || headParts.length !== numHeads) buildHeads();
     result.heads.forEach((head, h) => {
       const part = headParts[h];
       part.heatmap.update({
-        values: head.weights, rowLabels: TOKENS, colLabels: TOKENS, domain: [0, 1],
+        values: head.weights, rowLabels: tokens, colLabels: tokens, domain: [0, 1],
         describe: (i, j) => `head ${h + 1}: score ${formatNumber(head.scores[i][j])} (Q block \u00b7 K block), `
           + `scaled by 1/\u221a${dk} to ${formatNumber(head.scaled[i][j])}, then the row softmax`,
       });
-      part.outView.update({ values: head.output, rowLabels: TOKENS, colLabels: columnLabels(dk).map((c, j) => String(h * dk + j + 1)) });
-      part.outView.mark({ cols: new Map(Array.from({ length: dk }, (_, j) => [j, `aw-head-${h}`])) });
+      showMatrix(part.outView, `Head ${h + 1}: output`, head.output, tokens, columnLabels(dk).map((c, j) => String(h * dk + j + 1)), { firstColumn: h * dk });
+      if (!model.preset) setTitle(part.outView, `Head ${h + 1}: output (${tokens.length} \u00d7 ${dk})`);
+      const shownColumns = head.output[0].length > SHOWN_COLUMNS && model.preset ? SHOWN_COLUMNS : head.output[0].length;
+      part.outView.mark({ cols: new Map(Array.from({ length: shownColumns }, (_, j) => [j, `aw-head-${h % 8}`])) });
     });
     showStep();
   }
 
-  const show = (names) => {
+  const showMatrices = (names) => {
     for (const [name, view] of Object.entries(views)) view.setVisible(names.includes(name));
     for (const name of names) mats.append(views[name].element); // in the order of the step
   };
 
   function showStep() {
-    const step = STEPS[current.step];
-    stepTitle.textContent = `${current.step + 1}. ${step.title}`;
+    const { step: index } = store.current;
+    const step = STEPS[index];
+    stepTitle.textContent = `${index + 1}. ${step.title}`;
     stepText.textContent = step.text;
+    stepShapes.textContent = shapeSentence(index, model.tokens.length, model.dModel, model.numHeads);
     stepFormula.replaceChildren(mathElement(doc, step.formula, { display: true }));
-    player.setStep(current.step);
+    player.setStep(index);
     const byHead = { cols: headColumns() };
     for (const view of Object.values(views)) view.mark({});
     const showHeads = (heatmaps, outputs) => {
@@ -220,60 +314,57 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
         part.outView.setVisible(outputs);
       }
     };
-    switch (current.step) {
+    switch (index) {
       case 0:
-        show(['x', 'q', 'k', 'v']);
+        showMatrices(['x', 'q', 'k', 'v']);
         showHeads(false, false);
         break;
       case 1:
-        show(['q', 'k', 'v']);
+        showMatrices(['q', 'k', 'v']);
         for (const name of ['q', 'k', 'v']) views[name].mark(byHead);
         showHeads(false, false);
         break;
       case 2:
-        show([]);
+        showMatrices([]);
         showHeads(true, true);
         break;
       case 3:
-        show(['concat']);
+        showMatrices(['concat']);
         views.concat.mark(byHead);
         showHeads(false, true);
         break;
       default:
-        show(['concat', 'wo', 'output']);
+        showMatrices(['concat', 'wo', 'output']);
         views.concat.mark(byHead);
         showHeads(false, false);
     }
     // At the concat step the head outputs come first, then their concatenation.
-    if (current.step === 3) headsRow.after(mats); else mats.after(headsRow);
+    if (index === 3) headsRow.after(mats); else mats.after(headsRow);
   }
 
+  // A preset field only when a shapes preset is shown: the small example's
+  // state is { numHeads, seed, step }.
   function normalise(next) {
     return {
       numHeads: HEAD_CHOICES.includes(Number(next.numHeads)) ? Number(next.numHeads) : 2,
       seed: clampInt(next.seed, 0, 2 ** 31, 5),
       step: clampInt(next.step, 0, STEPS.length - 1, 0),
+      ...(shapesById.has(next.preset) ? { preset: next.preset } : {}),
     };
   }
 
-  function update(change) {
-    setState({ ...current, ...change });
-    onChange({ ...current });
-  }
-
-  function setState(next = {}) {
-    const previous = current;
-    current = normalise({ ...current, ...next });
+  function show(current, previous) {
     if (current.seed !== previous.seed) inputs = inputsFor(current.seed);
     headChoice.select.value = String(current.numHeads);
+    exampleChoice.select.value = current.preset ?? '';
     draw();
   }
 
-  setState(state);
+  store.setState(state);
 
   return {
-    getState: () => ({ ...current }),
-    setState,
+    getState: store.getState,
+    setState: store.setState,
     destroy() {
       player.destroy();
       for (const part of headParts) { part.heatmap.destroy(); part.outView.destroy(); }

@@ -505,7 +505,9 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     const notices = [];
     const elsewhere = presets.presets.find((candidate) => candidate.id === id);
     if (elsewhere && !known) {
-      notices.push(`\u201c${elsewhere.title}\u201d has more heads than a step-by-step walk can show: its shapes are in the Multi-head attention section below.`);
+      // Known, but not a walkthrough example: today only the multi-head shapes presets.
+      notices.push(`\u201c${elsewhere.id}\u201d has ${elsewhere.input.numHeads} heads, more than a step-by-step walk can show: `
+        + 'it is shown in the Multi-head attention section below.');
     } else if (id !== undefined && !known) {
       notices.push(`There is no example called \u201c${String(id).slice(0, 40)}\u201d; showing \u201c${preset.title}\u201d instead.`);
     }
