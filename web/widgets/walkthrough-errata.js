@@ -5,14 +5,24 @@
 //
 // Printed values come as in tests/vectors: under the result's name
 // (`weights`), for a multi-head result under `heads[0]`, and for one row
-// under `<name>_row<i>` (`output_row2`, `terms_row0`). Keys for numbers the
-// walkthrough computes differently (exp of unshifted scores, √d_k, percents)
-// are left alone.
+// under `<name>_row<i>` (`output_row2`, `terms_row0`). Three kinds of
+// printed numbers the walkthrough does not show are checked on the softmax
+// step of their row: the weights as percentages (`weightsPercent`) and the
+// tutorial's own softmax arithmetic, exp of the scaled scores without
+// subtracting the row's largest (`exp_row<i>`) and their sum (`sum_row<i>`).
+// Other keys (√d_k, notes) are left alone.
 
 import { formatNumber } from '../ui/format.js';
 
-const ROW_KEY = /^(scores|scaled|weights|output|terms)_row(\d+)$/;
-const FIELDS = new Set(['q', 'k', 'v', 'scores', 'scaled', 'weights', 'output', 'exp', 'max', 'sum', 'terms']);
+const ROW_KEY = /^(scores|scaled|weights|output|terms|exp|sum)_row(\d+)$/;
+const FIELDS = new Set(['q', 'k', 'v', 'scores', 'scaled', 'weights', 'output', 'exp', 'max', 'sum', 'terms', 'weightsPercent']);
+// A printed row of exps or their sum is the tutorial's unshifted softmax.
+const ROW_FIELDS = { exp: 'expUnshifted', sum: 'sumUnshifted' };
+// Printed numbers checked with the cells of a field the steps produce:
+// for weight [i, j], the percent at [i, j], the unshifted exp at [i, j] and the row's sum at [i].
+const CHECKED_WITH = {
+  weights: [['weightsPercent', (path) => path], ['expUnshifted', (path) => path], ['sumUnshifted', ([i]) => [i]]],
+};
 
 function decimalsTable(preset, key) {
   const d = preset.printedDecimals;
@@ -39,7 +49,7 @@ export function normalisePrinted(preset, { vector }) {
       sparse[Number(row[2])] = value;
       const decimals = decimalsTable(preset, key);
       const sparseDecimals = Array.isArray(decimals) ? Object.assign([], { [row[2]]: decimals }) : decimals;
-      put(row[1], sparse, sparseDecimals);
+      put(ROW_FIELDS[row[1]] ?? row[1], sparse, sparseDecimals);
     }
   }
   const head = Array.isArray(printed.heads) ? printed.heads[0] : null;
@@ -71,9 +81,19 @@ function decimalsAt(table, path, printed) {
   return text.includes('.') ? text.split('.')[1].length : 0;
 }
 
+/** value × factor, or undefined when either is missing. */
+function product(value, factor) {
+  return typeof value === 'number' && typeof factor === 'number' ? value * factor : undefined;
+}
+
 function exactAt(model, field, path) {
   const [i, j, c] = path;
   if (field === 'max' || field === 'sum') return model.softmax?.[field]?.[i];
+  if (field === 'weightsPercent') return product(model.mats.weights?.values[i]?.[j], 100);
+  // e^(x - m) · e^m and Σ e^(x - m) · e^m: the engine's shifted softmax, unshifted.
+  const rowFactor = model.softmax ? Math.exp(model.softmax.max[i]) : undefined;
+  if (field === 'expUnshifted') return product(model.softmax?.exp[i]?.[j], rowFactor);
+  if (field === 'sumUnshifted') return product(model.softmax?.sum[i], rowFactor);
   if (field === 'terms') return model.mats.v ? model.terms(i)?.[j]?.[c] : undefined;
   return model.mats[field]?.values[i]?.[j];
 }
@@ -84,20 +104,21 @@ export function errataOf(preset, model, steps, { vector = false } = {}) {
   const seen = new Set();
   const list = [];
   steps.forEach((step, stepIndex) => {
-    for (const { field, cells } of step.produces) {
+    const checks = step.produces.flatMap(({ field, cells }) => [
+      ...cells.map((path) => [field, path]),
+      ...(CHECKED_WITH[field] ?? []).flatMap(([derived, pathOf]) => cells.map((path) => [derived, pathOf(path)])),
+    ]);
+    for (const [field, path] of checks) {
       const table = printed[field];
-      if (!table) continue;
-      for (const path of cells) {
-        const key = `${field}:${path.join(',')}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        const value = at(table.values, path);
-        const exact = exactAt(model, field, path);
-        if (typeof value !== 'number' || typeof exact !== 'number') continue;
-        const decimals = decimalsAt(table.decimals, path, value);
-        if (!Number.isFinite(exact) || Math.abs(value - exact) > 0.5 * 10 ** -decimals + 1e-12) {
-          list.push({ stepIndex, field, path, printed: value, exact, decimals });
-        }
+      const key = `${field}:${path.join(',')}`;
+      if (!table || seen.has(key)) continue;
+      seen.add(key);
+      const value = at(table.values, path);
+      const exact = exactAt(model, field, path);
+      if (typeof value !== 'number' || typeof exact !== 'number') continue;
+      const decimals = decimalsAt(table.decimals, path, value);
+      if (!Number.isFinite(exact) || Math.abs(value - exact) > 0.5 * 10 ** -decimals + 1e-12) {
+        list.push({ stepIndex, field, path, printed: value, exact, decimals });
       }
     }
   });
@@ -111,6 +132,9 @@ export function erratumName(model, { field, path }) {
   const cols = model.kTokens;
   if (field === 'max' || field === 'sum') return `${field} of ${rows[i]}`;
   if (field === 'terms') return `weight \u00d7 value ${cols[j]} in output[${rows[i]}], entry ${c + 1}`;
+  if (field === 'weightsPercent') return `weights[${rows[i]}][${cols[j]}] in percent`;
+  if (field === 'expUnshifted') return `e^scaled[${rows[i]}][${cols[j]}] (the tutorial's softmax, without subtracting the row's largest)`;
+  if (field === 'sumUnshifted') return `sum of e^scaled over the row of ${rows[i]} (without subtracting the row's largest)`;
   const mat = model.mats[field];
   return mat ? `${field}[${mat.rowLabels[i]}][${mat.colLabels[j]}]` : `${field}[${path.join('][')}]`;
 }
