@@ -237,6 +237,58 @@ test('"Embed this" gives snippets that show the same view, edits included, on a 
   session.assertQuiet();
 });
 
+test('the embed options (theme, autoplay, controls shown) rewrite both snippets, and the pasted embeds follow them', async () => {
+  const page = await openWithClipboard('index.html?preset=causal-scores&step=3');
+  const walkthrough = page.locator('#walkthrough');
+  await walkthrough.locator('.aw-embed-btn').click();
+  const dialog = walkthrough.locator('.aw-embed-dialog');
+  const plain = await dialog.locator('.aw-embed-element').inputValue();
+  assert.doesNotMatch(plain, /theme=|controls=|autoplay=/, 'the defaults add no attribute');
+
+  await dialog.locator('.aw-embed-theme').selectOption('dark');
+  await dialog.locator('.aw-embed-control[value="editor"]').uncheck();
+  await dialog.locator('.aw-embed-control[value="errata"]').uncheck();
+  await dialog.locator('.aw-embed-autoplay').check();
+  await dialog.locator('.aw-embed-autoplay').uncheck();
+  const elementSnippet = await dialog.locator('.aw-embed-element').inputValue();
+  const iframeSnippet = await dialog.locator('.aw-embed-iframe').inputValue();
+  assert.match(elementSnippet, / controls="preset,player,export,embed" theme="dark"/);
+  assert.match(iframeSnippet, /&amp;controls=preset%2Cplayer%2Cexport%2Cembed&amp;theme=dark"/);
+  assert.doesNotMatch(elementSnippet + iframeSnippet, /autoplay/);
+  await dialog.locator('.aw-embed-autoplay').check();
+  assert.match(await dialog.locator('.aw-embed-element').inputValue(), / autoplay="1"/);
+  for (const box of await dialog.locator('.aw-embed-control').all()) await box.uncheck();
+  assert.match(await dialog.locator('.aw-embed-element').inputValue(), / controls="none"/);
+  await page.keyboard.press('Escape');
+  await page.close();
+
+  // The widget's root in a page (inside the custom element's shadow root, or the iframe's document).
+  const rootLook = (frameOrPage) => frameOrPage.evaluate(() => {
+    const root = (document.querySelector('attention-walkthrough')?.shadowRoot ?? document).querySelector('.aw-root');
+    return {
+      theme: root.dataset.awTheme,
+      hide: root.dataset.awHide,
+      editor: root.querySelector('.aw-edit').checkVisibility(),
+      player: root.querySelector('.aw-player-slot').checkVisibility(),
+    };
+  });
+  await writeFile(join(hostDir, 'options-element.html'), `<!doctype html><title>pasted</title>\n${elementSnippet}\n`);
+  await writeFile(join(hostDir, 'options-iframe.html'), `<!doctype html><title>pasted</title>\n${iframeSnippet}\n`);
+  const expected = { theme: 'dark', hide: 'editor errata', editor: false, player: true };
+
+  const custom = await openHost('options-element.html');
+  await custom.waitForSelector('attention-walkthrough[data-ready="true"]');
+  assert.deepEqual(await rootLook(custom), expected);
+  await custom.close();
+
+  const framed = await openHost('options-iframe.html');
+  const frame = await embeddedFrame(framed);
+  await frame.waitForSelector('html[data-ready="true"]');
+  assert.deepEqual(await rootLook(frame), expected);
+  await framed.close();
+  session.assertQuiet();
+});
+
 function cli(format, input) {
   return execFileSync(ATTN, ['--format', format], { input: JSON.stringify(input), encoding: 'utf8' });
 }

@@ -1,9 +1,10 @@
 // "Embed this": a button that opens a dialog with two snippets for the
 // widget as it is now (preset, step, edited values): an iframe of
 // embed.html with the few lines a host page adds to size it, and the
-// <attention-walkthrough> custom element with its one script tag.
-// The dialog is a modal <dialog>: focus moves in and stays in, Escape
-// closes it, and focus goes back to the button.
+// <attention-walkthrough> custom element with its one script tag. Its
+// options (theme, autoplay, which controls show) rewrite both snippets as
+// they change. The dialog is a modal <dialog>: focus moves in and stays in,
+// Escape closes it, and focus goes back to the button.
 
 import { copyText } from './export.js';
 
@@ -19,14 +20,26 @@ export function stateToParams(widget, state) {
   return params;
 }
 
+/**
+ * The embed options as text values, only those that differ from the
+ * defaults: controls (the names shown; null = all), theme, autoplay.
+ */
+export function optionsToParams({ controls = null, theme = 'light', autoplay = false } = {}) {
+  const params = {};
+  if (controls) params.controls = controls.length ? controls.join(',') : 'none';
+  if (theme !== 'light') params.theme = theme;
+  if (autoplay) params.autoplay = '1';
+  return params;
+}
+
 const attributeText = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 // name="value", escaped. (Built, not written out: the one-file build rejects
 // any literal src=" in the page, its sign of a file left behind.)
 const attribute = (name, value) => `${name}="${attributeText(value)}"`;
 
-/** The two snippets: { iframe, element } for widget in state. */
-export function embedSnippets(widget, state, title, base = webRoot()) {
-  const params = stateToParams(widget, state);
+/** The two snippets: { iframe, element } for widget in state, with the options of optionsToParams. */
+export function embedSnippets(widget, state, title, options = {}, base = webRoot()) {
+  const params = { ...stateToParams(widget, state), ...optionsToParams(options) };
   const query = new URLSearchParams({ widget, ...params });
   const src = new URL(`embed.html?${query}`, base).href;
   const origin = new URL(base).origin;
@@ -56,8 +69,11 @@ export function embedSnippets(widget, state, title, base = webRoot()) {
 
 let dialogs = 0;
 
-/** The "Embed this" button in container; getState() -> the widget's state at the click. */
-export function createEmbedButton(container, { widget, title, getState }) {
+/**
+ * The "Embed this" button in container; getState() -> the widget's state at
+ * the click; controls: [{ name, label }] the embed may hide; canPlay: offer autoplay.
+ */
+export function createEmbedButton(container, { widget, title, getState, controls = [], canPlay = false }) {
   const doc = container.ownerDocument;
   const id = `aw-embed-${++dialogs}`;
   const make = (tag, className, text) => {
@@ -76,7 +92,7 @@ export function createEmbedButton(container, { widget, title, getState }) {
   const heading = make('h3', 'aw-embed-title', `Embed \u201c${title}\u201d`);
   heading.id = `${id}-title`;
   const intro = make('p', 'aw-small', 'Paste either snippet into a page; it shows this widget as it is now, '
-    + 'at this step with these numbers. Options such as controls="player" or theme="dark" are in the README.');
+    + 'at this step with these numbers. The options below change both snippets.');
   const fileNote = make('p', 'aw-message', 'This page was opened from a file: the snippets work once the page is served from a web server.');
   fileNote.hidden = doc.defaultView.location.protocol !== 'file:';
   const fields = {};
@@ -103,22 +119,65 @@ export function createEmbedButton(container, { widget, title, getState }) {
     fields[key] = { area, status };
     return box;
   };
+  const options = make('fieldset', 'aw-embed-options');
+  options.append(make('legend', '', 'Options'));
+  const field = (labelText, input) => {
+    const label = make('label', 'aw-embed-option');
+    if (input.type === 'checkbox') label.append(input, ` ${labelText}`);
+    else label.append(`${labelText} `, input);
+    return label;
+  };
+  const theme = make('select', 'aw-embed-theme');
+  for (const [value, text] of [['light', 'Light'], ['dark', 'Dark'], ['auto', 'As the reader’s system (auto)']]) {
+    theme.append(new Option(text, value));
+  }
+  const checkbox = (className, checked) => {
+    const box = make('input', className);
+    box.type = 'checkbox';
+    box.checked = checked;
+    return box;
+  };
+  const autoplay = checkbox('aw-embed-autoplay', false);
+  const shown = controls.map(({ name, label }) => {
+    const box = checkbox('aw-embed-control', true);
+    box.value = name;
+    return field(label, box);
+  });
+  options.append(field('Theme', theme));
+  if (canPlay) options.append(field('Start playing on load', autoplay));
+  if (shown.length) {
+    const group = make('div', 'aw-embed-controls');
+    group.append(make('span', 'aw-embed-controls-title', 'Show:'), ...shown);
+    options.append(group);
+  }
+  const chosenOptions = () => {
+    const boxes = [...options.querySelectorAll('.aw-embed-control')];
+    const checked = boxes.filter((box) => box.checked).map((box) => box.value);
+    return { theme: theme.value, autoplay: canPlay && autoplay.checked, controls: checked.length === boxes.length ? null : checked };
+  };
+  let stateAtOpen = null;
+  const fill = () => {
+    const snippets = embedSnippets(widget, stateAtOpen, title, chosenOptions());
+    for (const [key, { area, status }] of Object.entries(fields)) {
+      area.value = snippets[key];
+      status.textContent = '';
+    }
+  };
+  options.addEventListener('change', fill);
+
   const close = make('button', 'aw-btn aw-embed-close', 'Close');
   close.type = 'button';
   close.addEventListener('click', () => dialog.close());
   dialog.append(
-    heading, intro, fileNote,
+    heading, intro, fileNote, options,
     block('iframe', 'As an iframe', 'Works on any site that allows iframes; the script lets it grow with its content, with no scrollbar.'),
     block('element', 'As a custom element', 'One script tag; the widget\u2019s styles stay inside it (shadow DOM).'),
     close,
   );
 
   button.addEventListener('click', () => {
-    const snippets = embedSnippets(widget, getState(), title);
-    for (const [key, { area, status }] of Object.entries(fields)) {
-      area.value = snippets[key];
-      status.textContent = '';
-    }
+    stateAtOpen = getState();
+    fill();
     dialog.showModal();
     fields.iframe.area.focus();
     fields.iframe.area.select();

@@ -39,6 +39,17 @@ export const CONTROL_NAMES = {
   section: ['controls', 'export', 'embed'],
 };
 
+// How the "Embed this" dialog names each control.
+const CONTROL_LABELS = {
+  preset: 'the example menu',
+  player: 'the player',
+  editor: '\u201cChange the numbers\u201d',
+  errata: 'the errata list',
+  export: 'the export buttons',
+  embed: 'the \u201cEmbed this\u201d button',
+  controls: 'the section\u2019s controls',
+};
+
 export const THEMES = ['light', 'dark', 'auto'];
 
 const controlNamesOf = (name) => CONTROL_NAMES[name === 'walkthrough' ? 'walkthrough' : 'section'];
@@ -103,7 +114,13 @@ export function mountWidget(name, element, {
   } else {
     root.querySelector('.aw-section-title')?.after(bar);
   }
-  parts.push(createEmbedButton(bar, { widget: name, title: entry.title, getState: widget.getState }));
+  parts.push(createEmbedButton(bar, {
+    widget: name,
+    title: entry.title,
+    getState: widget.getState,
+    controls: controlNamesOf(name).map((control) => ({ name: control, label: CONTROL_LABELS[control] })),
+    canPlay: Boolean(root.querySelector('.aw-play')),
+  }));
   if (!bar.isConnected) root.prepend(bar);
 
   if (controls) {
