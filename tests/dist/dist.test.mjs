@@ -1,6 +1,7 @@
 // Distribution: the TypeScript declarations type-check a usage example;
 // the npm tarball holds the module, its WASM and its types, the custom
-// element with its WASM and KaTeX, and nothing of the repository besides,
+// element with its WASM and KaTeX, the page and embed.html with every file
+// they load, and nothing of the repository besides,
 // and a scratch project installs it offline and imports both by name; `make install` gives a header, a library and a
 // pkg-config file that a C program builds against.
 import { test } from 'node:test';
@@ -8,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,6 +41,29 @@ function run(command, args, options = {}) {
 }
 
 /** Calls body with a fresh temporary directory, removed afterwards. */
+// What a page or module of web/ loads from beside it: src and href in HTML,
+// static and dynamic imports and new URL(…, import.meta.url) in JS.
+const LOCAL_REFERENCE = /(?:src|href)="(\.?[\w./-]+)"|from '(\.[^']+)'|import\('(\.[^']+)'\)|new URL\('(\.?\.?\/?[\w./-]+)', import\.meta\.url\)/g;
+
+/** Every file that the given entry files load, transitively, as paths below root; throws for one that is missing. */
+function filesLoadedBy(root, entries) {
+  const seen = new Set();
+  const queue = [...entries];
+  while (queue.length) {
+    const file = queue.shift();
+    if (seen.has(file)) continue;
+    assert.ok(existsSync(join(root, file)), `${file} is loaded but missing from ${root}`);
+    seen.add(file);
+    if (!/\.(html|js|mjs)$/.test(file)) continue;
+    for (const match of readFileSync(join(root, file), 'utf8').matchAll(LOCAL_REFERENCE)) {
+      const target = match.slice(1).find(Boolean);
+      if (target.startsWith('#') || target.includes(':')) continue;
+      queue.push(relative(root, join(root, dirname(file), target)));
+    }
+  }
+  return seen;
+}
+
 async function withTempDir(body) {
   const dir = mkdtempSync(join(tmpdir(), 'attention-dist-'));
   try {
@@ -99,6 +123,11 @@ test('npm pack makes a tarball that a scratch project installs offline and impor
       console.log(JSON.stringify({ w00: weights[0][0], w01: weights[0][1], output00: output[0][0] }));
     `);
     const result = JSON.parse(run(process.execPath, ['check.mjs'], { cwd: project }));
+    // Copied to a site as it is, the package's web/ serves the page and its embeds.
+    const loaded = filesLoadedBy(join(project, 'node_modules', PACKAGE, 'web'), ['index.html', 'embed.html']);
+    for (const file of ['app.js', 'embed.js', 'widgets/registry.js', 'ui/math.js', 'lib/attention.wasm', 'vendor/katex/katex.mjs', 'presets.json']) {
+      assert.ok(loaded.has(file), `the pages load ${file} (found ${[...loaded].join(', ')})`);
+    }
     assertNear(result.w00, W00, 'weights[0][0]');
     assertNear(result.w01, W01, 'weights[0][1]');
     assertNear(result.output00, OUTPUT00, 'output[0][0]');
