@@ -113,7 +113,7 @@ test('masks: the inspected row shows the engine\u2019s weights, and flipping a c
   assert.ok(Math.abs(shown.reduce((a, b) => a + b, 0) - 1) < 1e-12, 'the kept weights sum to 1 again');
   assert.notEqual(shown[1], causal.weights[row][1], 'the kept weights changed');
   assert.equal(await page.textContent(`${root} .aw-mask-cell[data-row="${row}"][data-col="0"]`), '\u2715');
-  assert.equal(await page.$eval(`${root} select`, (select) => select.value), 'custom');
+  assert.equal(await page.$eval(`${root} [data-control="base"] select`, (select) => select.value), 'custom');
 
   // Flip it back from the keyboard.
   await page.focus(`${root} .aw-mask-cell[data-row="${row}"][data-col="0"]`);
