@@ -252,9 +252,15 @@ static void caption(attn__walker *walker, const attn__matrix_view *view)
     attn__walk_printf(walker, " (%d×%d", view->rows, view->cols);
     if (view->note != NULL) attn__walk_printf(walker, ", %s", view->note);
     attn__walk_printf(walker, ")");
-    if (view->rows > ATTN__SHOW_ROWS || view->cols > ATTN__SHOW_ROWS)
-        attn__walk_printf(walker, ", first %d rows and %d columns",
-                          shown(view->rows), shown(view->cols));
+    const int cut_rows = view->rows > ATTN__SHOW_ROWS;
+    const int cut_cols = view->cols > ATTN__SHOW_ROWS;
+    if (cut_rows)
+        attn__walk_printf(walker, ", first %d of %d rows", shown(view->rows),
+                          view->rows);
+    if (cut_cols)
+        attn__walk_printf(walker, "%s %d of %d columns",
+                          cut_rows ? " and" : ", first", shown(view->cols),
+                          view->cols);
 }
 
 /* Cell text: a row or column label, a number, or the ellipsis. r or c is

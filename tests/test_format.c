@@ -608,7 +608,7 @@ static void test_large_problems_are_abbreviated(void **state)
                                              "too many to spell out.)"
                                            : "(512×512 dot products of length "
                                              "512: too many to spell out.)"));
-        assert_non_null(strstr(text, "first 8 rows and 8 columns"));
+        assert_non_null(strstr(text, "first 8 of 512 rows and 8 of 512 columns"));
         if (latex) {
             /* Row 8 and column 8 stand for the rest. */
             assert_non_null(strstr(text, " & \\cdots \\\\\n"));
@@ -622,6 +622,34 @@ static void test_large_problems_are_abbreviated(void **state)
     }
     attn_problem_destroy(problem);
     free(x);
+}
+
+/* A tall, narrow problem: the caption says only the rows are cut. */
+static void test_a_tall_matrix_caption_names_only_the_cut_rows(void **state)
+{
+    (void)state;
+    enum { N = 11 };
+    double x[N];
+    for (int i = 0; i < N; i++) x[i] = i + 1;
+    attn_problem *problem = problem_new("scaledDotProduct");
+    problem_matrix(problem, "q", N, 1, x);
+    problem_matrix(problem, "k", N, 1, x);
+    problem_matrix(problem, "v", N, 1, x);
+    problem_run_ok(problem);
+    for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_LATEX;
+         format++) {
+        char *text = format_all(problem, format);
+        /* Q, K and V are 11x1 (rows cut); the scores 11x11 (both cut). */
+        const char *q_caption = format == ATTN_FORMAT_LATEX
+            ? "d\\ensuremath{_k}), first 8 of 11 rows:\n"
+            : format == ATTN_FORMAT_MARKDOWN ? "d_k), first 8 of 11 rows\n"
+                                             : "d_k), first 8 of 11 rows:\n";
+        assert_non_null(strstr(text, q_caption));
+        assert_non_null(strstr(text, ", first 8 of 11 rows and 8 of 11 columns"));
+        assert_null(strstr(text, "of 1 columns"));
+        free(text);
+    }
+    attn_problem_destroy(problem);
 }
 
 int main(void)
@@ -638,6 +666,7 @@ int main(void)
         cmocka_unit_test(test_truncation_reports_the_full_length),
         cmocka_unit_test(test_format_rejects_unknown_formats_and_missing_length),
         cmocka_unit_test(test_large_problems_are_abbreviated),
+        cmocka_unit_test(test_a_tall_matrix_caption_names_only_the_cut_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
