@@ -77,6 +77,7 @@ test-sanitize: $(SAN_TESTS)
 
 test-cli: $(BUILD)/attn
 	./tests/cli/run.sh
+	node --test tests/cli/
 
 wasm:
 	./build.sh

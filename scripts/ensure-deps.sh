@@ -25,6 +25,8 @@ missing_packages() {
     has_command node || echo nodejs
     has_command npm || echo npm
     has_command chromium || has_package chromium || echo chromium
+    has_command pdflatex || echo texlive-latex-base
+    has_command pdftotext || echo poppler-utils
 }
 
 # Runs a command as root: directly, or through sudo (never waiting for a

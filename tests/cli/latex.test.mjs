@@ -1,0 +1,98 @@
+// The LaTeX that `build/attn --format latex` prints (and the page's "Copy as
+// LaTeX" copies) compiles: every preset of the page, random problems of
+// every kind and option, a matrix too large to show whole, and token labels
+// made of LaTeX's special characters, each pasted into the smallest document
+// the README asks for (article + amsmath) and run through pdflatex with
+// -halt-on-error. The text layer of the PDF (pdftotext) shows the hostile
+// labels as typed, except _ ~ ^: LaTeX's default font encoding (OT1) draws
+// them as a rule and accents, which look right but have no character.
+//
+// pdflatex comes from Debian's texlive-latex-base and pdftotext from
+// poppler-utils; scripts/ensure-deps.sh installs them.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomProblems } from '../wasm/problems.mjs';
+import { randomSource } from '../wasm/support.mjs';
+
+const ATTN = fileURLToPath(new URL('../../build/attn', import.meta.url));
+const PRESETS = JSON.parse(readFileSync(new URL('../../web/presets.json', import.meta.url), 'utf8')).presets;
+
+// Labels a course might use that LaTeX treats specially, and a few accents.
+// (Eight: the walkthrough shows the first 8 rows and columns of a matrix.)
+const HOSTILE_LABELS = ['<pad>', 'a_b', '50% #1', '$x$ {}', 'back\\slash', '~^', 'R&D', 'café Über ça'];
+
+function latexOf(problem) {
+  const run = spawnSync(ATTN, ['--format', 'latex'], { input: JSON.stringify(problem), encoding: 'utf8' });
+  assert.equal(run.status, 0, `build/attn failed for ${JSON.stringify(problem).slice(0, 200)}: ${run.stderr}`);
+  return run.stdout;
+}
+
+function document(fragments) {
+  return [
+    '\\documentclass{article}',
+    '\\usepackage{amsmath}',
+    '\\begin{document}',
+    ...fragments.flatMap(({ name, latex }) => [`% ${name}`, latex, '\\clearpage']),
+    '\\end{document}',
+    '',
+  ].join('\n');
+}
+
+/** Runs pdflatex on text; returns { ok, log, pdf } (pdf: the file's path). */
+function compile(dir, name, text) {
+  writeFileSync(join(dir, `${name}.tex`), text);
+  const run = spawnSync('pdflatex', ['-interaction=nonstopmode', '-halt-on-error', '-no-shell-escape', `${name}.tex`],
+    { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+  assert.ok(!run.error, `pdflatex could not run (${run.error?.message}): scripts/ensure-deps.sh installs texlive-latex-base`);
+  return { ok: run.status === 0, log: run.stdout, pdf: join(dir, `${name}.pdf`) };
+}
+
+/** The lines of a pdflatex log from its first error ("! ...") on. */
+const firstError = (log) => {
+  const lines = log.split('\n');
+  const at = lines.findIndex((line) => line.startsWith('!'));
+  return lines.slice(Math.max(at, 0), at + 8).join('\n');
+};
+
+function fragments() {
+  const list = PRESETS.filter((preset) => !preset.inputGenerator).map((preset) => ({
+    name: `preset ${preset.id}`,
+    latex: latexOf(preset.input),
+  }));
+  randomProblems(20261123).forEach((problem, i) => list.push({ name: `random problem ${i} (${problem.kind})`, latex: latexOf(problem) }));
+  const r = randomSource(12);
+  const n = HOSTILE_LABELS.length;
+  const square = () => Array.from({ length: n }, () => Array.from({ length: n }, () => Math.round(r.uniform(-2, 2) * 10) / 10));
+  list.push({
+    name: 'hostile labels, causal',
+    latex: latexOf({ kind: 'scaledDotProduct', tokens: HOSTILE_LABELS, q: square(), k: square(), v: square(), mask: 'causal' }),
+  });
+  return list;
+}
+
+test('every LaTeX walkthrough compiles in an article with amsmath, and hostile labels print as typed', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'attn-latex-'));
+  try {
+    const all = fragments();
+    const whole = compile(dir, 'all', document(all));
+    if (!whole.ok) {
+      // Name the fragments that fail on their own.
+      const failing = all.filter((fragment, i) => !compile(dir, `one-${i}`, document([fragment])).ok);
+      assert.fail(`pdflatex stopped:\n${firstError(whole.log)}\nfailing on their own: ${failing.map((f) => f.name).join(', ')}`);
+    }
+    const text = spawnSync('pdftotext', ['-layout', whole.pdf, '-'], { encoding: 'utf8' });
+    assert.ok(!text.error, `pdftotext could not run (${text.error?.message}): scripts/ensure-deps.sh installs poppler-utils`);
+    const shown = text.stdout.normalize('NFC'); // OT1 builds é from e and an accent
+    for (const label of HOSTILE_LABELS.filter((l) => !/[_~^]/.test(l))) {
+      assert.ok(shown.includes(label), `the PDF shows the label ${label}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
