@@ -42,10 +42,10 @@ static int begin_item(attn__walker *walker, int b)
     walker->depth = 0;
     if (b == ATTN__SHOW_BATCH) {
         attn__walk_para(walker, "Batch items %d to %d are computed the same "
-                        "way and not shown.", b, info->batch - 1);
+                        "way and not shown.", b + 1, info->batch);
         return 0;
     }
-    attn__walk_heading(walker, 2, "Batch item %d", b);
+    attn__walk_heading(walker, 2, "Batch item %d", b + 1);
     walker->depth = 1;
     walker->step = 0;
     return 1;
@@ -169,7 +169,7 @@ static void walk_head(attn__walker *walker, int b, int h)
         .batch_index = b,
     };
     attn__walk_heading(walker, 3, "Head %d: columns %d to %d of Q, K and V",
-                       h, h * d_head, (h + 1) * d_head - 1);
+                       h + 1, h * d_head + 1, (h + 1) * d_head);
     const int depth = walker->depth, step = walker->step;
     walker->depth = depth + 2; /* its steps sit under the head's heading */
     walker->step = 0;
@@ -234,7 +234,7 @@ static void walk_multihead(attn__walker *walker)
         for (int h = 0; h < info->num_heads; h++) {
             if (h == ATTN__SHOW_HEADS) {
                 attn__walk_para(walker, "Heads %d to %d are computed the same "
-                                "way and not shown.", h, info->num_heads - 1);
+                                "way and not shown.", h + 1, info->num_heads);
                 break;
             }
             walk_head(walker, b, h);

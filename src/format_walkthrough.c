@@ -61,7 +61,8 @@ const char *attn__label(const attn__labels *labels, int i, char *tmp,
                         size_t cap)
 {
     if (labels->names != NULL) return labels->names[i];
-    snprintf(tmp, cap, "%s%d", labels->prefix ? labels->prefix : "", i);
+    /* Counted from 1, as the page counts rows, columns and heads. */
+    snprintf(tmp, cap, "%s%d", labels->prefix ? labels->prefix : "", i + 1);
     return tmp;
 }
 
@@ -533,8 +534,8 @@ static void mask_description(attn__walker *walker, int batch_index)
     }
     if (mask->kinds & ATTN_MASK_KEY_PADDING) {
         const int length = mask->key_length[batch_index];
-        attn__walk_printf(walker, "%skey padding (keyLength %d: keys j < %d)",
-                          separator, length, length);
+        attn__walk_printf(walker, "%skey padding (keyLength %d: only the "
+                          "first %d keys)", separator, length, length);
         separator = "; ";
     }
     if (mask->kinds & ATTN_MASK_LOCAL) {

@@ -166,21 +166,21 @@ static void test_markdown_walkthrough_of_a_2x2_causal_case(void **state)
     "\n"
     "**Q** (2×2, n_q × d_k)\n"
     "\n"
-    "|  | 0 | 1 |\n"
+    "|  | 1 | 2 |\n"
     "|---|---:|---:|\n"
     "| a | 1 | 0 |\n"
     "| b\\|c | 0 | 1 |\n"
     "\n"
     "**K** (2×2, n_k × d_k)\n"
     "\n"
-    "|  | 0 | 1 |\n"
+    "|  | 1 | 2 |\n"
     "|---|---:|---:|\n"
     "| a | 1 | 0 |\n"
     "| b\\|c | 0 | 1 |\n"
     "\n"
     "**V** (2×2, n_k × d_v)\n"
     "\n"
-    "|  | 0 | 1 |\n"
+    "|  | 1 | 2 |\n"
     "|---|---:|---:|\n"
     "| a | 1 | 2 |\n"
     "| b\\|c | 3 | 4 |\n"
@@ -251,7 +251,7 @@ static void test_markdown_walkthrough_of_a_2x2_causal_case(void **state)
     "\n"
     "**output** (2×2)\n"
     "\n"
-    "|  | 0 | 1 |\n"
+    "|  | 1 | 2 |\n"
     "|---|---:|---:|\n"
     "| a | 1 | 2 |\n"
     "| b\\|c | 2.3395 | 3.3395 |\n";
@@ -479,16 +479,16 @@ static void test_every_kind_formats_in_every_style(void **state)
     const char *const titles[] = {"Linear attention\n", "Weighted sum\n",
                                   "Luong attention (dot)\n"};
     const char *const expected[] = {"output (3×3, n_q × d_v):",
-                                    "output[q0] = 0.17×[1, 2, 3] + "
+                                    "output[q1] = 0.17×[1, 2, 3] + "
                                     "0.23×[4, 5, 6] + 0.6×[7, 8, 9] = "
                                     "[5.29, 6.29, 7.29]",
-                                    "score[q2, k2] = 1×1 + 1×1 = 2"};
+                                    "score[q3, k3] = 1×1 + 1×1 = 2"};
     const char *const expected_latex[] = {
         "\\textbf{output} (3\\ensuremath{\\times}3, n\\ensuremath{_q} "
         "\\ensuremath{\\times} d\\ensuremath{_v}):\n\\[\n",
-        "\\item output[q0] = $0.17 \\times [1, 2, 3] + 0.23 \\times "
+        "\\item output[q1] = $0.17 \\times [1, 2, 3] + 0.23 \\times "
         "[4, 5, 6] + 0.6 \\times [7, 8, 9] = [5.29, 6.29, 7.29]$\n",
-        "\\item score[q2, k2] = $1 \\times 1 + 1 \\times 1 = 2$\n"};
+        "\\item score[q3, k3] = $1 \\times 1 + 1 \\times 1 = 2$\n"};
     for (int i = 0; i < 3; i++) {
         problem_run_ok(problems[i]);
         char *text = format_all(problems[i], ATTN_FORMAT_TEXT);
