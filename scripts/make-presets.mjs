@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Writes web/presets.json: every worked example of the tutorials, taken from
 // tests/vectors/tutorials.json (inputs and printed numbers copied as they
-// are, never retyped), plus the page's own examples defined below.
+// are, never retyped), plus the page's own examples defined below, and the
+// tutorials' other claims checked in tests/vectors/claims.json, each with
+// the place on the page that shows it.
 //
 //   node scripts/make-presets.mjs            rewrite web/presets.json
 //   node scripts/make-presets.mjs --check    exit 1 if it is out of date
@@ -13,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const repo = new URL('../', import.meta.url);
 export const VECTORS_PATH = fileURLToPath(new URL('tests/vectors/tutorials.json', repo));
+export const CLAIMS_PATH = fileURLToPath(new URL('tests/vectors/claims.json', repo));
 export const PRESETS_PATH = fileURLToPath(new URL('web/presets.json', repo));
 
 const DEFAULT_PRESET = 'cat-sat-mat';
@@ -235,9 +238,56 @@ const PAGE_ONLY = [
   }),
 ];
 
+// ---- Where each claim of tests/vectors/claims.json is shown ----
+// A section's name, or "preset:<id>" for the walkthrough of that example.
+
+export const CLAIM_PLACES = {
+  'c000-printed-weights-rows-sum-to-one': 'preset:three-tokens',
+  'c000-sqrt-2': 'preset:three-tokens',
+  'c001-sat-lookup-weights-sum-to-one': 'cross-attention',
+  'c001-sqrt-dk-4': 'preset:cat-sat-mat',
+  'c001-head-dim': 'multihead',
+  'c001-causal-mask-4': 'masks',
+  'c001-dot-product-variance': 'scaling',
+  'c002-causal-4x4-printed-rows-sum-to-one': 'preset:causal-scores',
+  'c002-value-3-dominates': 'preset:weighted-values',
+  'c002-before-masking-rows-sum-to-one': 'preset:renormalise',
+  'c002-practical-weights-rows-sum-to-one': 'preset:practical-rows',
+  'c002-padding-mask': 'masks',
+  'c002-std-dk-64': 'scaling',
+  'c002-score-ranges': 'scaling',
+  'c002-values-often-exceed-24': 'scaling',
+  'c002-memory-T1024-B32': 'efficient',
+  'c002-scaling-table': 'efficient',
+  'c002-attention-memory-estimate': 'efficient',
+  'c002-practical-shapes': 'preset:practical-rows',
+  'c003-head-dim': 'multihead',
+  'c003-plot-shape': 'cross-attention',
+  'c003-causal-mask-4': 'masks',
+  'c003-self-attention-code-scale': 'multihead',
+  'c004-it-row-sums-to-one': 'preset:it-animal',
+  'c004-weights-table-rows-sum-to-one': 'multihead',
+  'c004-projection-shapes': 'multihead',
+  'c004-multihead-shapes': 'multihead',
+};
+
+function placedClaims(claims, presetIds) {
+  const unplaced = claims.filter((claim) => !CLAIM_PLACES[claim.id]);
+  if (unplaced.length > 0) {
+    throw new Error(`make-presets: claims without a place on the page: ${unplaced.map((claim) => claim.id).join(', ')}`);
+  }
+  return claims.map(({ id, tutorial, section, claim, holds, note }) => {
+    const shownIn = CLAIM_PLACES[id];
+    if (shownIn.startsWith('preset:') && !presetIds.has(shownIn.slice('preset:'.length))) {
+      throw new Error(`make-presets: claim ${id} is placed in an unknown preset (${shownIn})`);
+    }
+    return { id, tutorial, section, claim, holds, note: note || undefined, shownIn };
+  });
+}
+
 // ---- Building and writing ----
 
-export function buildPresets(vectors) {
+export function buildPresets(vectors, claims) {
   const byId = new Map(vectors.map((vector) => [vector.id, vector]));
   const fromVectors = FROM_VECTORS.map(({ vector: vectorId, id, mode, title, notes }) => {
     const vector = byId.get(vectorId);
@@ -261,7 +311,7 @@ export function buildPresets(vectors) {
   if (unused.length > 0) {
     throw new Error(`make-presets: vectors without a preset: ${unused.map((vector) => vector.id).join(', ')}`);
   }
-  return { default: DEFAULT_PRESET, presets };
+  return { default: DEFAULT_PRESET, presets, claims: placedClaims(claims, ids) };
 }
 
 // JSON with arrays of plain values on one line, so a matrix reads row by row.
@@ -284,7 +334,8 @@ export function formatJson(value, indent = '') {
 
 export async function presetsText() {
   const vectors = JSON.parse(await readFile(VECTORS_PATH, 'utf8'));
-  return `${formatJson(buildPresets(vectors))}\n`;
+  const claims = JSON.parse(await readFile(CLAIMS_PATH, 'utf8'));
+  return `${formatJson(buildPresets(vectors, claims))}\n`;
 }
 
 async function main(argv) {

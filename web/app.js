@@ -94,7 +94,7 @@ async function start() {
   for (const [id, element] of sectionSlots()) {
     element.replaceChildren();
     if (id !== 'multihead') {
-      widgets[id] = mountWidget(id, element, { engine });
+      widgets[id] = mountWidget(id, element, { engine, presets });
       continue;
     }
     widgets[id] = mountWidget(id, element, {

@@ -94,6 +94,19 @@ test('presets.json is what scripts/make-presets.mjs makes from the vectors', asy
     'run node scripts/make-presets.mjs');
 });
 
+test('every claim of tests/vectors/claims.json is shown, as checked there, in a section or on an example of the walkthrough', () => {
+  const sections = new Set(['masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient']);
+  const walkthroughIds = new Set(presets.presets.filter((preset) => !preset.inputGenerator).map((preset) => preset.id));
+  assert.deepEqual(presets.claims.map((claim) => claim.id), claims.map((claim) => claim.id));
+  for (const claim of presets.claims) {
+    const source = claims.find((item) => item.id === claim.id);
+    assert.equal(claim.holds, source.holds, `${claim.id}: verdict`);
+    assert.equal(claim.note ?? '', source.note ?? '', `${claim.id}: note`);
+    const place = claim.shownIn;
+    assert.ok(sections.has(place) || (place.startsWith('preset:') && walkthroughIds.has(place.slice(7))), `${claim.id}: shown in ${place}`);
+  }
+});
+
 test('every preset is well formed, with a unique id and a known default', () => {
   const ids = presets.presets.map((preset) => preset.id);
   assert.equal(new Set(ids).size, ids.length, 'ids are unique');

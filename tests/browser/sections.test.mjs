@@ -9,6 +9,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { heatmapValues, parseShown, startSession } from './harness.mjs';
 import { loadAttention } from '../../web/lib/attention.js';
 import { inputsFor as maskInputs } from '../../web/widgets/masks.js';
@@ -157,6 +158,30 @@ test('why scale: the d_k slider shows the engine\u2019s weights for new random Q
   assertClose(await shownNumbers(page, `${scaledExample} td[data-field="scaled"]`), exact.scaled, 'scaled [100, 95, 5, 3]');
   assert.equal((await page.$$(`${scaledExample} td[data-erratum]`)).length, 4, 'the printed weights are all off; the printed scaled row is not');
   assert.equal((await page.$$(`${root} [data-example="t002-small"] td[data-erratum]`)).length, 0);
+  await page.close();
+  session.assertQuiet();
+});
+
+test('the tutorials\u2019 claims appear where they belong, those that fail marked, and "often exceed \u00b124" is counted on the engine\u2019s scores', async () => {
+  session.clear();
+  const page = await openPage();
+  const claims = JSON.parse(await readFile(new URL('../../web/presets.json', import.meta.url), 'utf8')).claims;
+  const sectionOf = { masks: 'masks', scaling: 'scaling', multihead: 'multihead', 'cross-attention': 'cross', efficient: 'efficient' };
+  for (const [place, section] of Object.entries(sectionOf)) {
+    const here = claims.filter((claim) => claim.shownIn === place);
+    const shown = await page.$$eval(`[data-section="${section}"] .aw-claim`, (items) => items.map((item) => [item.dataset.claim, item.classList.contains('aw-claim-fails'), item.textContent]));
+    assert.deepEqual(shown.map(([id, fails]) => [id, fails]), here.map((claim) => [claim.id, !claim.holds]), `${place}: its claims`);
+    for (const [id, fails, text] of shown) assert.match(text, fails ? /Does not hold: / : /Holds[.:]/, id);
+  }
+  assert.match(await page.textContent('[data-section="efficient"] [data-claim="c002-attention-memory-estimate"]'), /3\.22 GB/);
+
+  const root = '[data-section="scaling"]';
+  const outside = `${root} .aw-stat:has(.aw-stat-label:text-is("unscaled scores outside [\u221224, 24]")) .aw-stat-value`;
+  for (const [index, dk] of [[5, 64], [8, 512]]) {
+    await setRange(page, `${root} [data-control="dk"] input`, index);
+    const scores = engine.scaledDotProduct({ ...scalingInputs(dk, 3), scale: false }).scores.flat();
+    assert.equal(Number(await page.textContent(outside)), scores.filter((x) => Math.abs(x) > 24).length, `d_k = ${dk}`);
+  }
   await page.close();
   session.assertQuiet();
 });

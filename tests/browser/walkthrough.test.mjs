@@ -244,6 +244,20 @@ test('errata appear on their step and in the preset\u2019s list', async () => {
   }
 });
 
+test('each example lists the tutorial\u2019s other claims about it, and the list follows the example', async () => {
+  const claimsOf = (id) => presets.claims.filter((claim) => claim.shownIn === `preset:${id}`).map((claim) => claim.id);
+  const shownClaims = (page) => page.$$eval('#walkthrough .aw-claims-slot .aw-claim', (items) => items.map((item) => item.dataset.claim));
+  const page = await open('?preset=three-tokens');
+  assert.deepEqual(await shownClaims(page), claimsOf('three-tokens'));
+  assert.match(await page.textContent('#walkthrough [data-claim="c000-printed-weights-rows-sum-to-one"]'), /Does not hold: row 1 of the printed weights sums to 0\.99\./);
+  await page.selectOption('#walkthrough .aw-preset', 'practical-rows');
+  assert.deepEqual(await shownClaims(page), claimsOf('practical-rows'));
+  await page.selectOption('#walkthrough .aw-preset', 'softmax-1-2-3');
+  assert.deepEqual(await shownClaims(page), []);
+  assert.equal(await page.$$eval('#walkthrough .aw-claims', (boxes) => boxes.length), 0);
+  await page.close();
+});
+
 test('a bad entry shows its message at the cell and keeps the last good state', async () => {
   const preset = walkthroughPresets().find((p) => p.mode === 'qkv');
   const page = await open(`?preset=${preset.id}&step=2`);

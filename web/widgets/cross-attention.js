@@ -5,12 +5,14 @@
 // matching words share a feature (chat and cat, assis and sat, tapis and
 // mat); the learner can edit them.
 //
-//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, presets?, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   presets: presets.json, for the tutorials' claims this section shows (none without it)
 //   onChange(state) after each change the learner makes
 //   state: { encoder: [[number]], decoder: [[number]], causal }
 //
 // Every weight comes from the engine's scaledDotProduct.
 
+import { appendClaims } from '../ui/claims.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { createMatrixEditor } from '../ui/matrix-editor.js';
 import { formatNumber, numberElement } from '../ui/format.js';
@@ -45,7 +47,7 @@ const copy = (matrix) => matrix.map((row) => row.slice());
 const shapedLike = (value, model) => Array.isArray(value) && value.length === model.length
   && value.every((row, i) => Array.isArray(row) && row.length === model[i].length && row.every(Number.isFinite));
 
-export function mount(element, { engine, state = {}, onChange = () => {} }) {
+export function mount(element, { engine, presets = null, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'cross',
     title: 'Self-attention and cross-attention',
@@ -162,6 +164,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
 
   apply(state);
 
+  appendClaims(root, presets, 'cross-attention');
   return {
     getState,
     setState: (next = {}) => apply(next),

@@ -4,13 +4,15 @@
 // on request, the time the engine takes for growing T on this machine:
 // full attention grows like T², linear attention like T.
 //
-//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, presets?, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   presets: presets.json, for the tutorials' claims this section shows (none without it)
 //   onChange(state) after each change the learner makes
 //   state: { T, window, stride, seed }
 //
 // Every weight and output comes from the engine; the timing measures the
 // engine's own calls (sdpaFlat for full attention, linearFlat for linear).
 
+import { appendClaims } from '../ui/claims.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
@@ -35,7 +37,7 @@ export function inputsFor(T, seed) {
   return { q: randomMatrix(draw, T, D_K), k: randomMatrix(draw, T, D_K), v: randomMatrix(draw, T, D_V) };
 }
 
-export function mount(element, { engine, state = {}, onChange = () => {} }) {
+export function mount(element, { engine, presets = null, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'efficient',
     title: 'Cheaper attention: local, strided and linear',
@@ -307,6 +309,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
 
   store.setState(state);
 
+  appendClaims(root, presets, 'efficient');
   return {
     getState: store.getState,
     setState: store.setState,

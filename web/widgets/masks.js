@@ -3,13 +3,15 @@
 // the keys it may still see, what a row with nothing left gives, and why
 // −∞ and a large finite −1e9 are not the same thing.
 //
-//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, presets?, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   presets: presets.json, for the tutorials' claims this section shows (none without it)
 //   onChange(state) after each change the learner makes
 //   state: { base: 'none'|'causal'|'custom', custom: [[bool]], padding, keyLength,
 //            local, window, row, seed }
 //
 // Every number shown comes from the engine (scaledDotProduct and softmax).
 
+import { appendClaims } from '../ui/claims.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
@@ -37,7 +39,7 @@ export function inputsFor(seed) {
 
 const allAllowed = () => Array.from({ length: T }, () => Array(T).fill(true));
 
-export function mount(element, { engine, state = {}, onChange = () => {} }) {
+export function mount(element, { engine, presets = null, state = {}, onChange = () => {} }) {
   const { doc, make, root, id, say } = sectionRoot(element, {
     name: 'masks',
     title: 'Masks: which keys each query may see',
@@ -416,6 +418,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
 
   setState(state);
 
+  appendClaims(root, presets, 'masks');
   return {
     getState,
     setState,

@@ -9,9 +9,11 @@
 //   mount(element, { engine, presets?, state?, onChange? }) -> { destroy(), getState(), setState(state) }
 //   onChange(state) after each change the learner makes
 //   state: { numHeads, seed, step, preset? } (preset: a shapes preset's id; absent = the small example)
+//   presets: presets.json, for the shapes presets and the tutorials' claims shown here
 //
 // Every number comes from the engine's multiHead.
 
+import { appendClaims } from '../ui/claims.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { createMatrixView } from '../ui/matrix-editor.js';
 import { createPlayer } from '../ui/player.js';
@@ -362,6 +364,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
 
   store.setState(state);
 
+  appendClaims(root, presets, 'multihead');
   return {
     getState: store.getState,
     setState: store.setState,

@@ -3,13 +3,15 @@
 // (histograms of the engine's scores), how peaked the softmax rows become,
 // and the tutorials' saturation examples next to the engine's exact values.
 //
-//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, presets?, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   presets: presets.json, for the tutorials' claims this section shows (none without it)
 //   onChange(state) after each change the learner makes
 //   state: { dk, seed }
 //
 // Every attention number comes from the engine; the page only counts them
 // into bins and summarises them (spread, largest weight, entropy) for display.
 
+import { appendClaims } from '../ui/claims.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
@@ -88,7 +90,7 @@ const standardDeviation = (values) => {
 const meanOf = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 const entropyBits = (row) => -row.reduce((sum, w) => (w > 0 ? sum + w * Math.log2(w) : sum), 0);
 
-export function mount(element, { engine, state = {}, onChange = () => {} }) {
+export function mount(element, { engine, presets = null, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'scaling',
     title: 'Why divide by \u221ad_k?',
@@ -305,6 +307,8 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
       stat('spread of QK\u1d40 (standard deviation)', standardDeviation(raw), 2, `the argument predicts about \u221a${current.dk}`),
       stat('spread of QK\u1d40 / \u221ad_k', standardDeviation(scaled), 2, 'the argument predicts about 1'),
       stat('largest |score|, unscaled', Math.max(...raw.map(Math.abs)), 1),
+      stat('unscaled scores outside [\u221224, 24]', raw.filter((x) => Math.abs(x) > 24).length, 0,
+        `of ${raw.length}; tutorial 002 says \u201coften\u201d at d_k = 64`),
       stat('largest |score|, scaled', Math.max(...scaled.map(Math.abs)), 2),
     );
     const wu = runs.unscaled.weights;
@@ -337,6 +341,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   drawExamples();
   store.setState(state);
 
+  appendClaims(root, presets, 'scaling');
   return {
     getState: store.getState,
     setState: store.setState,

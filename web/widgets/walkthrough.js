@@ -13,6 +13,7 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { createMatrixEditor, createMatrixView } from '../ui/matrix-editor.js';
 import { parseNumber } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
+import { appendClaims } from '../ui/claims.js';
 import { buildModel, buildSteps, describeCell, engineInput } from './walkthrough-steps.js';
 import { errataOf, erratumName, erratumText } from './walkthrough-errata.js';
 import {
@@ -105,7 +106,9 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   const errataTitle = make('summary', 'aw-errata-summary');
   const errataBody = make('div', 'aw-errata-body');
   errataBox.append(errataTitle, errataBody);
-  root.append(errataBox);
+  // The tutorial's other claims about this example (rows summing to 1, shapes).
+  const claimsSlot = make('div', 'aw-claims-slot');
+  root.append(errataBox, claimsSlot);
 
   // Editor
   const editBox = make('section', 'aw-edit');
@@ -531,6 +534,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     presetSelect.value = preset.id;
     source.textContent = preset.tutorial ? `From tutorial ${preset.tutorial.slice(0, 3)} (${preset.tutorial})` : 'Our own example';
     notes.textContent = preset.notes ?? '';
+    claimsSlot.replaceChildren();
+    appendClaims(claimsSlot, presets, `preset:${preset.id}`);
     buildEditor();
     showStep(Math.min(Number.isInteger(step) ? step : 0, steps.length - 1));
     say(notices.join(' '));
