@@ -73,10 +73,18 @@ static void put_plain(attn__walker *walker, const char *text)
     attn__text_puts(walker->out, text);
 }
 
+/* A label as literal Markdown text: punctuation that could start markup
+ * (emphasis, code, links, HTML, entities, strikethrough, a table cell's
+ * end) is backslash-escaped, and a line break, which would end a table
+ * row, becomes a space. */
 static void put_markdown_label(attn__walker *walker, const char *label)
 {
     for (const char *c = label; *c; c++) {
-        if (strchr("\\`*_[]<>|#", *c) != NULL)
+        if (*c == '\n' || *c == '\r') {
+            attn__text_puts(walker->out, " ");
+            continue;
+        }
+        if (strchr("\\`*_[]<>|#&~", *c) != NULL)
             attn__text_puts(walker->out, "\\");
         attn__text_append(walker->out, c, 1);
     }

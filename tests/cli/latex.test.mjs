@@ -13,25 +13,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { randomProblems } from '../wasm/problems.mjs';
-import { randomSource } from '../wasm/support.mjs';
-
-const ATTN = fileURLToPath(new URL('../../build/attn', import.meta.url));
-const PRESETS = JSON.parse(readFileSync(new URL('../../web/presets.json', import.meta.url), 'utf8')).presets;
+import { cliFormat, exportProblems } from './exports.mjs';
 
 // Labels a course might use that LaTeX treats specially, and a few accents.
 // (Eight: the walkthrough shows the first 8 rows and columns of a matrix.)
 const HOSTILE_LABELS = ['<pad>', 'a_b', '50% #1', '$x$ {}', 'back\\slash', '~^', 'R&D', 'café Über ça'];
-
-function latexOf(problem) {
-  const run = spawnSync(ATTN, ['--format', 'latex'], { input: JSON.stringify(problem), encoding: 'utf8' });
-  assert.equal(run.status, 0, `build/attn failed for ${JSON.stringify(problem).slice(0, 200)}: ${run.stderr}`);
-  return run.stdout;
-}
 
 function document(fragments) {
   return [
@@ -60,26 +49,10 @@ const firstError = (log) => {
   return lines.slice(Math.max(at, 0), at + 8).join('\n');
 };
 
-function fragments() {
-  const list = PRESETS.filter((preset) => !preset.inputGenerator).map((preset) => ({
-    name: `preset ${preset.id}`,
-    latex: latexOf(preset.input),
-  }));
-  randomProblems(20261123).forEach((problem, i) => list.push({ name: `random problem ${i} (${problem.kind})`, latex: latexOf(problem) }));
-  const r = randomSource(12);
-  const n = HOSTILE_LABELS.length;
-  const square = () => Array.from({ length: n }, () => Array.from({ length: n }, () => Math.round(r.uniform(-2, 2) * 10) / 10));
-  list.push({
-    name: 'hostile labels, causal',
-    latex: latexOf({ kind: 'scaledDotProduct', tokens: HOSTILE_LABELS, q: square(), k: square(), v: square(), mask: 'causal' }),
-  });
-  return list;
-}
-
 test('every LaTeX walkthrough compiles in an article with amsmath, and hostile labels print as typed', () => {
   const dir = mkdtempSync(join(tmpdir(), 'attn-latex-'));
   try {
-    const all = fragments();
+    const all = exportProblems(HOSTILE_LABELS).map(({ name, problem }) => ({ name, latex: cliFormat(problem, 'latex') }));
     const whole = compile(dir, 'all', document(all));
     if (!whole.ok) {
       // Name the fragments that fail on their own.
