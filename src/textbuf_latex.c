@@ -55,6 +55,15 @@ static const char *escape_of(char c)
     }
 }
 
+/* Whether s[i] and s[i + 1] would print as one ligature glyph: "--" and
+ * "---" as dashes, "``" and "''" as double quotes, "!`" and "?`" as
+ * inverted marks. */
+static int starts_ligature(const char *s, size_t n, size_t i)
+{
+    return i + 1 < n && strchr("-`'!?", s[i]) != NULL &&
+           strchr("-`'", s[i + 1]) != NULL;
+}
+
 static void put_escaped_range(attn__text *text, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -63,6 +72,8 @@ static void put_escaped_range(attn__text *text, const char *s, size_t n)
             attn__text_puts(text, escape);
         else
             attn__text_append(text, s + i, 1);
+        if (starts_ligature(s, n, i))
+            attn__text_puts(text, "{}"); /* typed characters stay apart */
     }
 }
 
