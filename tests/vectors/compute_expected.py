@@ -671,7 +671,7 @@ def claims():
         "c000-printed-weights-rows-sum-to-one", T000, "Step 3: Apply Softmax (row-wise)",
         "each row of the printed weights sums to 1.0",
         [["0.38", "0.24", "0.38"], ["0.21", "0.39", "0.39"], ["0.26", "0.26", "0.48"]],
-        note="row 1 of the printed weights sums to 0.99"))
+        note="the second row of the printed weights, 0.21 + 0.39 + 0.39, sums to 0.99"))
     c.append(claim(
         "c000-sqrt-2", T000, "Step 2: Scale by √d_k = √2 ≈ 1.414",
         "sqrt(2) ≈ 1.414", Decimal("1.414"), round_significant(Decimal(2).sqrt()), True))
@@ -704,7 +704,7 @@ def claims():
         "each row of the printed 4x4 causal weights sums to 1",
         [["1.00", "0.00", "0.00", "0.00"], ["0.15", "0.85", "0.00", "0.00"],
          ["0.17", "0.23", "0.60", "0.00"], ["0.11", "0.15", "0.21", "0.53"]],
-        note="the rows sum to 1 although rows 2 and 3 are not the softmax of their scores"))
+        note="the rows sum to 1 although the third and fourth rows are not the softmax of their scores"))
     c.append(claim(
         "c002-value-3-dominates", T002, "Step 5: Apply Attention to Values",
         "the output row is dominated by Value₃ because its weight is the largest",
@@ -801,7 +801,7 @@ def claims():
         "each row of the 4x4 weights table sums to 1.0",
         [["0.1", "0.6", "0.2", "0.1"], ["0.3", "0.3", "0.3", "0.1"],
          ["0.05", "0.8", "0.1", "0.05"], ["0.2", "0.2", "0.2", "0.4"]], decimals=1,
-        note="output[0] and output[1] in step 3 use rows 0 and 1 of this table"))
+        note="the outputs of the first two tokens in step 3 use the first two rows of this table"))
     c.append(claim(
         "c004-projection-shapes", T004, "Computing Q, K, V",
         "(4, 512) @ (512, 64) gives (4, 64); Q @ K.T gives (4, 4); weights @ V "
