@@ -51,6 +51,7 @@ static const char *escape_of(char c)
     case '<': return "\\textless{}";
     case '>': return "\\textgreater{}";
     case '|': return "\\textbar{}";
+    case '`': return "\\textasciigrave{}";
     default: return NULL;
     }
 }

@@ -21,7 +21,7 @@ import { cliFormat, exportProblems } from './exports.mjs';
 // Labels a course might use that LaTeX treats specially ("--" would print
 // as a dash), and a few accents.
 // (Eight: the walkthrough shows the first 8 rows and columns of a matrix.)
-const HOSTILE_LABELS = ['<pad>', 'a_b', '50% #1', '$x$ {}', 'back\\slash', '~^', 'R&D a--b', 'café Über ça'];
+const HOSTILE_LABELS = ['<pad>', 'a_b', '50% #1', '$x$ {} `c`', 'back\\slash', '~^', 'R&D a--b', 'café Über ça'];
 
 function document(fragments) {
   return [
