@@ -270,6 +270,10 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       + `${numHeads} head${numHeads > 1 ? 's' : ''}, so d_k = ${dModel} / ${numHeads} = ${dk}.`
       + (model.preset ? ' Seeded random numbers; wide matrices show their first columns.' : '');
     drawShapes(shapeHere, tokens.length, dModel, numHeads);
+    // The tutorial's own sizes need their diagram only once.
+    const asTutorial = tokens.length === TUTORIAL.tokens && dModel === TUTORIAL.dModel && numHeads === TUTORIAL.heads;
+    shapeHere.classList.toggle('aw-mh-hidden', asTutorial);
+    if (asTutorial) hereLabel.textContent += ' These are the tutorial\u2019s sizes, drawn above.';
     const cols = columnLabels(dModel);
     showMatrix(views.x, `X (tokens \u00d7 d_model)`, input.x, tokens, cols, { input: true });
     showMatrix(views.q, 'Q = XW_Q', result.q, tokens, cols);
