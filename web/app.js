@@ -93,18 +93,14 @@ async function start() {
   const widgets = { walkthrough };
   for (const [id, element] of sectionSlots()) {
     element.replaceChildren();
-    if (id !== 'multihead') {
-      widgets[id] = mountWidget(id, element, { engine, presets });
-      continue;
-    }
-    widgets[id] = mountWidget(id, element, {
-      engine,
-      presets,
+    // The multi-head section shares the address while it shows a shapes preset.
+    const addressed = id === 'multihead' ? {
       state: multiHeadPreset ? { preset: multiHeadPreset.id, step: initial.step ?? 0 } : {},
       onChange: (state) => writeUrlState(state.preset ? state : walkthrough.getState()),
-    });
-    if (multiHeadPreset) (element.closest('section') ?? element).scrollIntoView({ block: 'start' });
+    } : {};
+    widgets[id] = mountWidget(id, element, { engine, presets, ...addressed });
   }
+  if (multiHeadPreset) document.getElementById('multihead')?.scrollIntoView({ block: 'start' });
   window.awWidgets = widgets;
   document.documentElement.dataset.ready = 'true';
 }

@@ -68,7 +68,8 @@ export function inputsFor(seed) {
   return { x: randomMatrix(draw, TOKENS.length, D_MODEL), wq: weight(), wk: weight(), wv: weight(), wo: weight() };
 }
 
-const columnLabels = (n) => Array.from({ length: n }, (_, j) => String(j + 1));
+/** Column numbers from first + 1: a head's block of Q, K or V keeps the numbers it has there. */
+const columnLabels = (n, first = 0) => Array.from({ length: n }, (_, j) => String(first + j + 1));
 
 /** The presets this section shows and the walkthrough does not: multi-head with more than one head. */
 export function isMultiHeadPreset(preset) {
@@ -78,7 +79,7 @@ export function isMultiHeadPreset(preset) {
 const sizeOf = (matrix) => `${matrix.length} \u00d7 ${matrix[0].length}`;
 
 /** A wide matrix cut to its first columns (and rows), with a title that says what is left out. */
-function abbreviated(title, values, rowLabels, firstColumn = 0) {
+function abbreviated(title, values, rowLabels, colLabels) {
   const rows = values.length > 2 * SHOWN_COLUMNS ? SHOWN_COLUMNS : values.length;
   const columns = Math.min(SHOWN_COLUMNS, values[0].length);
   const hiddenRows = values.length - rows;
@@ -88,7 +89,7 @@ function abbreviated(title, values, rowLabels, firstColumn = 0) {
     title: `${title} (${sizeOf(values)}${left.length ? `; ${left.join(', ')}` : ''})`,
     values: values.slice(0, rows).map((row) => row.slice(0, columns)),
     rowLabels: rowLabels.slice(0, rows),
-    colLabels: columnLabels(columns).map((_, j) => String(firstColumn + j + 1)),
+    colLabels: colLabels.slice(0, columns),
   };
 }
 
@@ -218,16 +219,14 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   const setTitle = (view, title) => { view.element.querySelector('.aw-matrix-title').textContent = title; };
 
   /** Shows a matrix whole (the small example) or cut to its first columns (a shapes preset). */
-  function showMatrix(view, title, values, rowLabels, colLabels, extra = {}) {
-    if (!model.preset) {
-      setTitle(view, title);
-      view.update({ values, rowLabels, colLabels, input: extra.input });
-      return;
-    }
-    const cut = abbreviated(title, values, rowLabels, extra.firstColumn ?? 0);
-    setTitle(view, cut.title);
-    view.update({ values: cut.values, rowLabels: cut.rowLabels, colLabels: cut.colLabels, input: extra.input });
+  function showMatrix(view, title, values, rowLabels, colLabels, { input = false } = {}) {
+    const shown = model.preset ? abbreviated(title, values, rowLabels, colLabels) : { title, values, rowLabels, colLabels };
+    setTitle(view, shown.title);
+    view.update({ values: shown.values, rowLabels: shown.rowLabels, colLabels: shown.colLabels, input });
   }
+
+  /** How many of n columns are drawn. */
+  const shownColumns = (n) => (model.preset ? Math.min(SHOWN_COLUMNS, n) : n);
 
   const player = createPlayer(playerSlot, {
     count: STEPS.length,
@@ -238,8 +237,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
 
   function headColumns() {
     const dk = model.dModel / model.numHeads;
-    const shown = model.preset ? Math.min(SHOWN_COLUMNS, model.dModel) : model.dModel;
-    return new Map(Array.from({ length: shown }, (_, j) => [j, `aw-head-${Math.floor(j / dk)}`]));
+    return new Map(Array.from({ length: shownColumns(model.dModel) }, (_, j) => [j, `aw-head-${Math.floor(j / dk)}`]));
   }
 
   function buildHeads() {
@@ -290,10 +288,10 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
         describe: (i, j) => `head ${h + 1}: score ${formatNumber(head.scores[i][j])} (Q block \u00b7 K block), `
           + `scaled by 1/\u221a${dk} to ${formatNumber(head.scaled[i][j])}, then the row softmax`,
       });
-      showMatrix(part.outView, `Head ${h + 1}: output`, head.output, tokens, columnLabels(dk).map((c, j) => String(h * dk + j + 1)), { firstColumn: h * dk });
-      if (!model.preset) setTitle(part.outView, `Head ${h + 1}: output (${tokens.length} \u00d7 ${dk})`);
-      const shownColumns = head.output[0].length > SHOWN_COLUMNS && model.preset ? SHOWN_COLUMNS : head.output[0].length;
-      part.outView.mark({ cols: new Map(Array.from({ length: shownColumns }, (_, j) => [j, `aw-head-${h % 8}`])) });
+      // abbreviated() adds the size when the matrix is cut; the small example says it here.
+      const title = model.preset ? `Head ${h + 1}: output` : `Head ${h + 1}: output (${tokens.length} \u00d7 ${dk})`;
+      showMatrix(part.outView, title, head.output, tokens, columnLabels(dk, h * dk));
+      part.outView.mark({ cols: new Map(Array.from({ length: shownColumns(dk) }, (_, j) => [j, `aw-head-${h % 8}`])) });
     });
     showStep();
   }
