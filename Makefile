@@ -12,7 +12,11 @@ ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) -Isrc
 LDLIBS_CORE := -lm
 
 BUILD   := build
-LIB_SRC := $(wildcard src/*.c)
+# The library's layers, lowest first (ARCHITECTURE.md): each includes only
+# the public header and the layers before it.
+LAYERS  := kernels text problem walkthrough
+LIB_SRC := $(foreach layer,$(LAYERS),$(wildcard src/$(layer)/*.c))
+LIB_HDR := src/attention.h $(foreach layer,$(LAYERS),$(wildcard src/$(layer)/*.h))
 CLI_SRC := $(wildcard src/cli/*.c)
 # The JSON-to-problem adapter is shared by the CLI and the vector tests.
 JSON_ADAPTER_SRC := src/cli/problem_json.c
@@ -35,7 +39,7 @@ all: lib cli
 lib: $(BUILD)/libattention.a
 cli: $(BUILD)/attn
 
-$(BUILD)/obj/%.o: src/%.c src/*.h
+$(BUILD)/obj/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -43,7 +47,7 @@ $(BUILD)/libattention.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/attn: $(CLI_SRC) $(BUILD)/libattention.a src/*.h src/cli/*.h
+$(BUILD)/attn: $(CLI_SRC) $(BUILD)/libattention.a src/attention.h src/cli/*.h
 	$(CC) $(ALL_CFLAGS) $(CLI_SRC) -o $@ $(BUILD)/libattention.a -lcjson $(LDLIBS_CORE)
 
 # One binary per tests/test_*.c, each linked with the shared test support.
@@ -52,7 +56,7 @@ $(BUILD)/tests/%: tests/%.c $(SUPPORT_SRC) tests/support/*.h $(BUILD)/libattenti
 	$(CC) $(ALL_CFLAGS) -Itests/support -Isrc/cli $< $(SUPPORT_SRC) -o $@ \
 	    $(BUILD)/libattention.a -lcmocka -lcjson $(LDLIBS_CORE)
 
-$(BUILD)/san/obj/%.o: src/%.c src/*.h
+$(BUILD)/san/obj/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
 

@@ -18,7 +18,7 @@
 //   node scripts/build-single.mjs      (after ./build.sh; `make single`)
 
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -46,21 +46,16 @@ function exportedFunctions(bytes) {
     .sort();
 }
 
-/** The library built again with -Oz, exporting what the served module exports. */
+/** The library built again with -Oz by build.sh, exporting what the served module exports. */
 async function buildSmallWasm() {
   const served = await readFile(SERVED_WASM).catch(() => {
     throw new Error('build-single: web/lib/attention.wasm is missing; run ./build.sh first');
   });
   const functions = exportedFunctions(served);
-  const sources = (await readdir(join(REPO, 'src'))).filter((name) => name.endsWith('.c')).sort();
   await mkdir(dirname(SINGLE_WASM), { recursive: true });
-  // Never -ffast-math: it lets the compiler delete isinf/isnan guards.
-  execFileSync('emcc', [
-    '-std=c11', '-Oz', '-Wall', '-Wextra', '-Isrc', ...sources.map((name) => `src/${name}`),
-    '--no-entry', '-sSTANDALONE_WASM', '-sALLOW_MEMORY_GROWTH=1',
-    `-sEXPORTED_FUNCTIONS=${functions.map((name) => `_${name}`).join(',')}`,
-    '-o', SINGLE_WASM,
-  ], { cwd: REPO, stdio: 'inherit', env: { ...process.env, NODE_PATH: process.env.NODE_PATH ?? '/usr/share/nodejs' } });
+  execFileSync(join(REPO, 'build.sh'), [], {
+    cwd: REPO, stdio: 'inherit', env: { ...process.env, ATTN_WASM_OUT: SINGLE_WASM, ATTN_WASM_OPT: '-Oz' },
+  });
   const small = await readFile(SINGLE_WASM);
   if (exportedFunctions(small).join() !== functions.join()) {
     throw new Error('build-single: the -Oz module does not export what web/lib/attention.wasm exports');

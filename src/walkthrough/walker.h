@@ -3,13 +3,14 @@
  * for attn_problem_format. One walker serves text, Markdown and LaTeX: a
  * small style table decides headings, list items, code marks, escaping and
  * tables.
- * format_walkthrough.c holds the walker and the steps several kinds share;
- * format_walk_kinds.c holds one walkthrough per kind.
+ * walker.c holds the walker and the steps several kinds share;
+ * walk_kinds.c holds one walkthrough per kind.
  */
-#ifndef WALKTHROUGH_INTERNAL_H
-#define WALKTHROUGH_INTERNAL_H
+#ifndef ATTN_WALKER_H
+#define ATTN_WALKER_H
 
-#include "problem_internal.h"
+#include "walkthrough/latex.h"
+#include "walkthrough/walkthrough.h"
 
 enum {
     ATTN__SHOW_ROWS = 8,    /* matrices show at most 8 x 8 entries */
@@ -68,7 +69,7 @@ typedef struct attn__walk_block {
     int batch_index;          /* for the key length of this item */
 } attn__walk_block;
 
-/* ---- Writing (format_walkthrough.c) ---- */
+/* ---- Writing (walker.c) ---- */
 
 /* Label i: labels->names[i], or the prefix and i composed in tmp. */
 const char *attn__label(const attn__labels *labels, int i, char *tmp,
@@ -117,7 +118,7 @@ void attn__walk_score_item(attn__walker *walker, const char *name, int i,
                            const double *b, size_t b_step, int n,
                            double result);
 
-/* ---- Steps several kinds share (format_walkthrough.c) ---- */
+/* ---- Steps several kinds share (walker.c) ---- */
 
 /* Scores, scale, mask, softmax and output of one attention block. */
 void attn__walk_attention_block(attn__walker *walker,
@@ -140,8 +141,8 @@ void attn__walk_weighted_sum(attn__walker *walker, const char *output_name,
 /* Plain column labels 0, 1, 2, ... */
 extern const attn__labels attn__index_labels;
 
-/* ---- Kinds (format_walk_kinds.c) ---- */
+/* ---- Kinds (walk_kinds.c) ---- */
 
 void attn__walk_kind(attn__walker *walker);
 
-#endif /* WALKTHROUGH_INTERNAL_H */
+#endif /* ATTN_WALKER_H */

@@ -1,12 +1,12 @@
 /*
- * engine_internal.h: private helpers shared by the numeric core (softmax,
+ * kernels.h: private helpers shared by the numeric core (softmax,
  * masks, SDPA, multi-head, additive, Luong, linear attention).
  *
  * Sizes are products of ints computed in size_t and checked for overflow,
  * so the checks also hold where size_t is 32 bits (wasm32).
  */
-#ifndef ENGINE_INTERNAL_H
-#define ENGINE_INTERNAL_H
+#ifndef ATTN_KERNELS_H
+#define ATTN_KERNELS_H
 
 #include "attention.h"
 
@@ -188,4 +188,4 @@ int attn__scores_to_context(double *scores_out, double *weights_out,
                             double *context_out, double *row,
                             const double *keys, int n_k, int d_h);
 
-#endif /* ENGINE_INTERNAL_H */
+#endif /* ATTN_KERNELS_H */

@@ -1,7 +1,7 @@
-/* problem_run_other.c: checking and running weightedSum, additive, luong,
+/* run_other.c: checking and running weightedSum, additive, luong,
  * linear and softmax problems. */
 #include "attention.h"
-#include "problem_internal.h"
+#include "problem/problem.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,8 +1,8 @@
-/* format_walkthrough.c: the walker behind the text, Markdown and LaTeX
+/* walker.c: the walker behind the text, Markdown and LaTeX
  * walkthroughs, and the steps several kinds share (scores, scale, mask,
  * softmax, weighted sums). Output depends on nothing but the problem. */
 #include "attention.h"
-#include "walkthrough_internal.h"
+#include "walkthrough/walker.h"
 
 #include <math.h>
 #include <stdarg.h>

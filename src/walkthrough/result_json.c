@@ -1,8 +1,8 @@
-/* format_json.c: a run's results as one JSON object with the JS API's
+/* result_json.c: a run's results as one JSON object with the JS API's
  * field names. Compact (no spaces); numbers are the shortest text that
  * reads back as the same double; -INFINITY (a masked entry) is null. */
 #include "attention.h"
-#include "problem_internal.h"
+#include "walkthrough/walkthrough.h"
 
 #include <math.h>
 

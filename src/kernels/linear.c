@@ -1,6 +1,6 @@
 /* linear.c: linear attention with phi(x) = elu(x) + 1, O(n) in length. */
 #include "attention.h"
-#include "engine_internal.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
 /* problem.c: the attn_problem lifecycle: kinds and their fields, setters,
  * running, results and the error message. */
 #include "attention.h"
-#include "problem_internal.h"
+#include "problem/problem.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -179,7 +179,7 @@ int attn__fail(const attn_problem *problem, int status, const char *format,
     return status;
 }
 
-static void clear_error(const attn_problem *problem)
+void attn__clear_error(const attn_problem *problem)
 {
     problem->error[0] = '\0';
 }
@@ -283,7 +283,7 @@ static int fail_unknown_field(const attn_problem *problem, const char *field)
 static int begin_set(attn_problem *problem, const char *field, unsigned type,
                      const attn__value *given, int *status)
 {
-    clear_error(problem);
+    attn__clear_error(problem);
     const int index = field_index(problem, field);
     if (index < 0) {
         *status = fail_unknown_field(problem, field);
@@ -487,7 +487,7 @@ int attn_problem_set_strings(attn_problem *problem, const char *field,
 int attn_problem_run(attn_problem *problem)
 {
     if (problem == NULL) return ATTN_ERR_NULL;
-    clear_error(problem);
+    attn__clear_error(problem);
     clear_results(problem);
     const int status = problem->kind->run(problem);
     if (status != ATTN_OK) {
@@ -576,7 +576,7 @@ int attn_problem_result(const attn_problem *problem, const char *name,
                         int *rank, int dims[3], const double **data)
 {
     if (problem == NULL) return ATTN_ERR_NULL;
-    clear_error(problem);
+    attn__clear_error(problem);
     if (name == NULL || rank == NULL || dims == NULL || data == NULL)
         return attn__fail(problem, ATTN_ERR_NULL,
                           "attn_problem_result: name, rank, dims and data "
@@ -600,35 +600,5 @@ int attn_problem_result(const attn_problem *problem, const char *name,
     for (int d = 0; d < ATTN__MAX_RANK; d++)
         dims[d] = d < result->rank ? result->dims[d] : 0;
     *data = result->data + (size_t)head * result->count;
-    return ATTN_OK;
-}
-
-/* ---- Formatting ---- */
-
-int attn_problem_format(const attn_problem *problem, int format, char *buf,
-                        size_t cap, size_t *length)
-{
-    if (problem == NULL) return ATTN_ERR_NULL;
-    clear_error(problem);
-    if (length == NULL || (buf == NULL && cap > 0))
-        return attn__fail(problem, ATTN_ERR_NULL,
-                          "attn_problem_format: length must not be NULL, nor "
-                          "buf when cap is not 0");
-    if (format != ATTN_FORMAT_JSON && format != ATTN_FORMAT_TEXT &&
-        format != ATTN_FORMAT_MARKDOWN && format != ATTN_FORMAT_LATEX)
-        return attn__fail(problem, ATTN_ERR_OPTION,
-                          "format: unknown format %d (0 JSON, 1 text, "
-                          "2 Markdown, 3 LaTeX)", format);
-    if (!problem->has_run)
-        return attn__fail(problem, ATTN_ERR_STATE,
-                          "format: no results yet; attn_problem_run must "
-                          "succeed first");
-    attn__text text;
-    attn__text_init(&text, buf, cap);
-    if (format == ATTN_FORMAT_JSON)
-        attn__format_json(problem, &text);
-    else
-        attn__format_walkthrough(problem, format, &text);
-    *length = text.length;
     return ATTN_OK;
 }

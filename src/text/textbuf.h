@@ -1,11 +1,11 @@
 /*
- * textbuf_internal.h: appending to a caller's fixed buffer the way snprintf
+ * textbuf.h: appending to a caller's fixed buffer the way snprintf
  * does: the text is truncated to the capacity (always NUL-terminated when
  * the capacity is not 0) while `length` keeps counting the full length, so
  * one pass with capacity 0 tells the caller how much to allocate.
  */
-#ifndef TEXTBUF_INTERNAL_H
-#define TEXTBUF_INTERNAL_H
+#ifndef ATTN_TEXTBUF_H
+#define ATTN_TEXTBUF_H
 
 #include <stddef.h>
 
@@ -44,16 +44,4 @@ void attn__format_rounded(char out[ATTN__NUMBER_CAP], double x);
 /* Display width of UTF-8 text: its code points, one column each. */
 size_t attn__text_width(const char *string);
 
-/* ---- LaTeX (textbuf_latex.c) ---- */
-
-/* User text for text mode: \ { } $ & # ^ _ % ~ < > | escaped. */
-void attn__latex_literal(attn__text *text, const char *string);
-/* Walkthrough prose for text mode: as attn__latex_literal, but its
- * notation (×, −∞, √2, ᵀ, Σ, φ, ≤, x_j, Σ_{j ≤ i}) becomes \ensuremath
- * math. */
-void attn__latex_prose(attn__text *text, const char *string);
-/* A formula for math mode: the same notation as math, words as \text{}
- * (exp and max as \exp and \max), other special characters escaped. */
-void attn__latex_math(attn__text *text, const char *string);
-
-#endif /* TEXTBUF_INTERNAL_H */
+#endif /* ATTN_TEXTBUF_H */

@@ -1,6 +1,6 @@
 /* softmax.c: the numerically stable row softmax. */
 #include "attention.h"
-#include "engine_internal.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 

@@ -1,14 +1,14 @@
 /*
- * problem_internal.h: the attn_problem layer's private view, shared by
- * problem.c (lifecycle, setters, results), problem_check.c (field checks
- * and their messages), the per-kind runs (problem_run_*.c) and the
- * formatters (format_json.c, format_walkthrough.c).
+ * problem.h: the attn_problem layer's private view, shared by problem.c
+ * (lifecycle, setters, results), check.c (field checks and their
+ * messages) and the per-kind runs (run_*.c). The walkthrough layer above
+ * reads problems through it; nothing here knows about formatting.
  */
-#ifndef PROBLEM_INTERNAL_H
-#define PROBLEM_INTERNAL_H
+#ifndef ATTN_PROBLEM_H
+#define ATTN_PROBLEM_H
 
 #include "attention.h"
-#include "textbuf_internal.h"
+#include "text/textbuf.h"
 
 #include <stddef.h>
 
@@ -118,6 +118,9 @@ struct attn_problem {
 void *attn__allocate(attn_problem *problem, size_t bytes); /* NULL on failure */
 void attn__release(attn_problem *problem, void *block);    /* NULL is fine */
 
+/* Empties the error message (every public entry point starts so). */
+void attn__clear_error(const attn_problem *problem);
+
 /* Writes the one-line error message and returns status. */
 int attn__fail(const attn_problem *problem, int status, const char *format,
                ...) ATTN__PRINTF_LIKE(3, 4);
@@ -141,7 +144,7 @@ double *attn__add_result(attn_problem *problem, const char *name, int heads,
 const attn__result *attn__find_result(const attn_problem *problem,
                                       const char *name, int per_head);
 
-/* ---- problem_check.c: field checks whose failures name the field ---- */
+/* ---- check.c: field checks whose failures name the field ---- */
 
 /* "a vector of 3", "3x4", "2x3x4", "1.5", "true", "\"causal\"", ... */
 void attn__describe_value(char *out, size_t cap, const attn__value *value);
@@ -225,28 +228,21 @@ double *attn__add_query_result(attn_problem *problem, const char *name,
 
 /* ---- per-kind runs ---- */
 
-/* problem_run_sdpa.c: q, k, v as for scaledDotProduct into problem->info
+/* run_sdpa.c: q, k, v as for scaledDotProduct into problem->info
  * (batch, vector query, n_q, n_k, d_k, d_v); shared with linear. */
 int attn__check_qkv(attn_problem *problem);
 
-int attn__run_sdpa(attn_problem *problem);          /* problem_run_sdpa.c */
-int attn__run_multihead(attn_problem *problem);     /* problem_run_sdpa.c */
-int attn__run_weighted_sum(attn_problem *problem);  /* problem_run_other.c */
-int attn__run_additive(attn_problem *problem);      /* problem_run_other.c */
-int attn__run_luong(attn_problem *problem);         /* problem_run_other.c */
-int attn__run_linear(attn_problem *problem);        /* problem_run_other.c */
-int attn__run_softmax(attn_problem *problem);       /* problem_run_other.c */
+int attn__run_sdpa(attn_problem *problem);          /* run_sdpa.c */
+int attn__run_multihead(attn_problem *problem);     /* run_sdpa.c */
+int attn__run_weighted_sum(attn_problem *problem);  /* run_other.c */
+int attn__run_additive(attn_problem *problem);      /* run_other.c */
+int attn__run_luong(attn_problem *problem);         /* run_other.c */
+int attn__run_linear(attn_problem *problem);        /* run_other.c */
+int attn__run_softmax(attn_problem *problem);       /* run_other.c */
 
 /* Message for a status the numeric core returned after the fields passed
  * their checks (an overflow, say): "<what>: <status text>". */
 int attn__fail_core(const attn_problem *problem, int status,
                     const char *what);
 
-/* ---- formatters ---- */
-
-void attn__format_json(const attn_problem *problem, attn__text *text);
-/* format: ATTN_FORMAT_TEXT, _MARKDOWN or _LATEX */
-void attn__format_walkthrough(const attn_problem *problem, int format,
-                              attn__text *text);
-
-#endif /* PROBLEM_INTERNAL_H */
+#endif /* ATTN_PROBLEM_H */

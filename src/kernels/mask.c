@@ -1,6 +1,6 @@
 /* mask.c: the mask kinds of attention.h and their combination. */
 #include "attention.h"
-#include "engine_internal.h"
+#include "kernels/kernels.h"
 
 #define ATTN__MASK_KNOWN_KINDS                                        \
     (ATTN_MASK_CAUSAL | ATTN_MASK_KEY_PADDING | ATTN_MASK_CUSTOM |    \

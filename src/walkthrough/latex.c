@@ -1,7 +1,7 @@
-/* textbuf_latex.c: text made safe for LaTeX (with amsmath): user text
+/* latex.c: text made safe for LaTeX (with amsmath): user text
  * escaped, and the walkthrough's Unicode notation (×, −∞, √2, Σ, ...)
  * turned into math, in text mode or in math mode. */
-#include "textbuf_internal.h"
+#include "walkthrough/latex.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* options.c: defaults, the score scale and the dropout hash. */
 #include "attention.h"
-#include "engine_internal.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
-/* format_walk_kinds.c: the walkthrough of each kind of problem, built from
- * the shared steps in format_walkthrough.c. */
+/* walk_kinds.c: the walkthrough of each kind of problem, built from
+ * the shared steps in walker.c. */
 #include "attention.h"
-#include "walkthrough_internal.h"
+#include "walkthrough/walker.h"
 
 #include <math.h>
 #include <stddef.h>

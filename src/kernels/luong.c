@@ -1,6 +1,6 @@
 /* luong.c: Luong (multiplicative) attention: dot, general and concat. */
 #include "attention.h"
-#include "engine_internal.h"
+#include "kernels/kernels.h"
 
 /* Work in doubles: dot needs one score row [n_k]; general also keeps
  * keys @ W [n_k, d_s]; concat is additive attention with W split into

@@ -1,6 +1,6 @@
 /* multihead.c: multi-head attention over projected Q, K and V. */
 #include "attention.h"
-#include "engine_internal.h"
+#include "kernels/kernels.h"
 
 /* Work per batch item, in doubles: Q [n_q, d_model], K and V
  * [n_kv, d_model] each, concat [n_q, d_model], one score row [n_kv]. */

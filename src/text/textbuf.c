@@ -1,5 +1,5 @@
 /* textbuf.c: snprintf-style appending and number formatting for output. */
-#include "textbuf_internal.h"
+#include "text/textbuf.h"
 
 #include <math.h>
 #include <stdarg.h>

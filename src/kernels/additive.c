@@ -1,6 +1,6 @@
 /* additive.c: Bahdanau (additive) attention. */
 #include "attention.h"
-#include "engine_internal.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 

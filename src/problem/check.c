@@ -1,7 +1,7 @@
-/* problem_check.c: checks of problem fields, each failing with one line
+/* check.c: checks of problem fields, each failing with one line
  * that names the field, what it expects and what it got. */
 #include "attention.h"
-#include "problem_internal.h"
+#include "problem/problem.h"
 
 #include <math.h>
 #include <stdio.h>

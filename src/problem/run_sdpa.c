@@ -1,7 +1,7 @@
-/* problem_run_sdpa.c: checking and running the dot-product kinds that
+/* run_sdpa.c: checking and running the dot-product kinds that
  * share masks, scale and dropout: scaledDotProduct and multiHead. */
 #include "attention.h"
-#include "problem_internal.h"
+#include "problem/problem.h"
 
 #include <limits.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* sdpa.c: scaled dot-product attention, from Q and K or from scores. */
 #include "attention.h"
-#include "engine_internal.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 
