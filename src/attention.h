@@ -359,12 +359,17 @@ typedef enum attn_format {
     ATTN_FORMAT_JSON = 0,    /* the result object, JS API field names */
     ATTN_FORMAT_TEXT = 1,    /* a step-by-step walkthrough for a terminal */
     ATTN_FORMAT_MARKDOWN = 2, /* the same walkthrough as Markdown tables */
-    ATTN_FORMAT_LATEX = 3     /* the same as a LaTeX fragment (amsmath) */
+    ATTN_FORMAT_LATEX = 3,    /* the same as a LaTeX fragment (amsmath) */
+    ATTN_FORMAT_STEPS = 4     /* the same walkthrough as data: JSON steps
+                                 (README, "The steps JSON") */
 } attn_format;
 
 /* Writes the result of a successful run into buf as NUL-terminated text,
  * truncated to cap bytes, and sets *length to the full length without the
- * NUL (as snprintf does): call once with cap 0 to size the buffer. */
+ * NUL (as snprintf does): call once with cap 0 to size the buffer.
+ * Every walkthrough format (text, Markdown, LaTeX, steps) is rendered from
+ * one list of steps, so step n says the same in each. Walkthroughs need
+ * working memory from the problem's allocator (ATTN_ERR_NOMEM without). */
 int attn_problem_format(const attn_problem *problem, int format, char *buf,
                         size_t cap, size_t *length);
 

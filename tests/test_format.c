@@ -156,112 +156,30 @@ static void test_markdown_walkthrough_of_a_2x2_causal_case(void **state)
     assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
                      ATTN_OK);
     problem_run_ok(problem);
-    static const char expected[] =
-    "# Scaled dot-product attention\n"
-    "\n"
-    "Attention(Q, K, V) = softmax(Q Kᵀ × scale) V for queries n_q = 2, "
-    "keys n_k = 2, d_k = 2 and d_v = 2.\n"
-    "\n"
-    "## Inputs\n"
-    "\n"
-    "**Q** (2×2, n_q × d_k)\n"
-    "\n"
-    "|  | 1 | 2 |\n"
-    "|---|---:|---:|\n"
-    "| a | 1 | 0 |\n"
-    "| b\\|c | 0 | 1 |\n"
-    "\n"
-    "**K** (2×2, n_k × d_k)\n"
-    "\n"
-    "|  | 1 | 2 |\n"
-    "|---|---:|---:|\n"
-    "| a | 1 | 0 |\n"
-    "| b\\|c | 0 | 1 |\n"
-    "\n"
-    "**V** (2×2, n_k × d_v)\n"
-    "\n"
-    "|  | 1 | 2 |\n"
-    "|---|---:|---:|\n"
-    "| a | 1 | 2 |\n"
-    "| b\\|c | 3 | 4 |\n"
-    "\n"
-    "## Step 1. Scores: S = Q Kᵀ\n"
-    "\n"
-    "Each score S[i, j] is the dot product of row i of Q and row j of "
-    "K.\n"
-    "\n"
-    "- S[a, a] = `1×1 + 0×0 = 1`\n"
-    "- S[a, b\\|c] = `1×0 + 0×1 = 0`\n"
-    "- S[b\\|c, a] = `0×1 + 1×0 = 0`\n"
-    "- S[b\\|c, b\\|c] = `0×0 + 1×1 = 1`\n"
-    "\n"
-    "**S** (2×2, n_q × n_k)\n"
-    "\n"
-    "|  | a | b\\|c |\n"
-    "|---|---:|---:|\n"
-    "| a | 1 | 0 |\n"
-    "| b\\|c | 0 | 1 |\n"
-    "\n"
-    "## Step 2. Scale\n"
-    "\n"
-    "scaled = S × 1/√d_k = S × 1/√2 = S × 0.7071\n"
-    "\n"
-    "## Step 3. Mask\n"
-    "\n"
-    "Mask: causal (query i sees keys j ≤ i). Masked entries become −∞, "
-    "so softmax gives them weight 0.\n"
-    "\n"
-    "**scaled** (2×2, masked)\n"
-    "\n"
-    "|  | a | b\\|c |\n"
-    "|---|---:|---:|\n"
-    "| a | 0.7071 | −∞ |\n"
-    "| b\\|c | 0 | 0.7071 |\n"
-    "\n"
-    "## Step 4. Softmax of each row\n"
-    "\n"
-    "weights[i, j] = exp(x_j − max) / Σ exp(x − max) over row i; "
-    "subtracting the row's max keeps every exp at most 1, and masked "
-    "entries (−∞) get exp(−∞) = 0.\n"
-    "\n"
-    "- row a: `max = 0.7071`\n"
-    "  - `exp(0.7071 − 0.7071) = 1, exp(−∞) = 0`\n"
-    "  - `sum = 1`\n"
-    "  - `weights = 1 / 1 = 1, 0`\n"
-    "- row b\\|c: `max = 0.7071`\n"
-    "  - `exp(0 − 0.7071) = 0.4931, exp(0.7071 − 0.7071) = 1`\n"
-    "  - `sum = 0.4931 + 1 = 1.4931`\n"
-    "  - `weights = 0.4931 / 1.4931 = 0.3302, 1 / 1.4931 = 0.6698`\n"
-    "\n"
-    "**weights** (2×2)\n"
-    "\n"
-    "|  | a | b\\|c |\n"
-    "|---|---:|---:|\n"
-    "| a | 1 | 0 |\n"
-    "| b\\|c | 0.3302 | 0.6698 |\n"
-    "\n"
-    "## Step 5. Output = weights V\n"
-    "\n"
-    "Each row of output is the sum of the rows of V, each multiplied "
-    "by its weight (zero weights left out).\n"
-    "\n"
-    "- output[a] = `1×[1, 2] = [1, 2]`\n"
-    "- output[b\\|c] = `0.3302×[1, 2] + 0.6698×[3, 4] = [2.3395, "
-    "3.3395]`\n"
-    "\n"
-    "**output** (2×2)\n"
-    "\n"
-    "|  | 1 | 2 |\n"
-    "|---|---:|---:|\n"
-    "| a | 1 | 2 |\n"
-    "| b\\|c | 2.3395 | 3.3395 |\n";
-    assert_format_is(problem, ATTN_FORMAT_MARKDOWN, expected);
+    char *text = format_all(problem, ATTN_FORMAT_MARKDOWN);
+    /* The whole document is a golden of the CLI tests; here, the lines
+     * that show each kind of step, labels escaped wherever they stand. */
+    static const char *const lines[] = {
+        "# Scaled dot-product attention\n",
+        "## Step 3. Score of a against b\\|c\n",
+        "- S\\[a, b\\|c\\] = `1×0 + 0×1 = 0`\n",
+        "## Step 6. Divide by √d\\_k = √2\n",
+        "- scaled\\[b\\|c, a\\] = `0 ÷ √2 = 0`\n",
+        "- scaled\\[a, b\\|c\\] = `−∞`\n",
+        "| b\\|c | 0 | 0.7071 |\n",
+        "- max\\[b\\|c\\] = `max(0, 0.7071) = 0.7071`\n",
+        "- exp\\[a, b\\|c\\] = `exp(−∞) = 0`\n",
+        "- weights\\[b\\|c, a\\] = `0.4931 ÷ 1.4931 = 0.3302`\n",
+        "- output\\[b\\|c\\] = `0.3302×[1, 2] + 0.6698×[3, 4] = "
+        "[0.3302, 0.6605] + [2.0093, 2.679] = [2.3395, 3.3395]`\n",
+        "## Step 12. The whole computation\n",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        if (strstr(text, lines[i]) == NULL) fail_msg("missing: %s", lines[i]);
+    free(text);
     attn_problem_destroy(problem);
 }
 
-/* One query, two keys, the second masked; token labels with every
- * character LaTeX needs escaped. S = [1×3 + 2×0.5, 1×1 + 2×(−1)] = [4, −1],
- * scaled = 4/√2 = 2.8284 and −∞; weights [1, 0]; output 1×1 = 1. */
 static attn_problem *masked_latex_case(void)
 {
     const double q[] = {1, 2}, k[] = {3, 0.5, 1, -1}, v[] = {1, 3};
@@ -286,151 +204,25 @@ static void test_latex_walkthrough_of_a_masked_case_escapes_labels(
 {
     (void)state;
     attn_problem *problem = masked_latex_case();
-    static const char expected[] =
-    "\\subsection*{Scaled dot-product attention}\n"
-    "\n"
-    "Attention(Q, K, V) = softmax(Q K\\ensuremath{^{\\top}} "
-    "\\ensuremath{\\times} scale) V for queries n\\ensuremath{_q} "
-    "= 1, keys n\\ensuremath{_k} = 2, d\\ensuremath{_k} = 2 and "
-    "d\\ensuremath{_v} = 1.\n"
-    "\n"
-    "\\subsubsection*{Inputs}\n"
-    "\n"
-    "\\textbf{Q} (1\\ensuremath{\\times}2, n\\ensuremath{_q} "
-    "\\ensuremath{\\times} d\\ensuremath{_k}):\n"
-    "\\[\n"
-    "\\begin{array}{r}\n"
-    "\\text{50\\%}\n"
-    "\\end{array}\n"
-    "\\begin{bmatrix}\n"
-    "1 & 2\n"
-    "\\end{bmatrix}\n"
-    "\\]\n"
-    "\n"
-    "\\textbf{K} (2\\ensuremath{\\times}2, n\\ensuremath{_k} "
-    "\\ensuremath{\\times} d\\ensuremath{_k}):\n"
-    "\\[\n"
-    "\\begin{array}{r}\n"
-    "\\text{x\\_1} \\\\\n"
-    "\\text{\\textbackslash{}a\\textasciicircum{}"
-    "b\\textasciitilde{}\\{c\\}\\&\\$\\#}\n"
-    "\\end{array}\n"
-    "\\begin{bmatrix}\n"
-    "3 & 0.5 \\\\\n"
-    "1 & -1\n"
-    "\\end{bmatrix}\n"
-    "\\]\n"
-    "\n"
-    "\\textbf{V} (2\\ensuremath{\\times}1, n\\ensuremath{_k} "
-    "\\ensuremath{\\times} d\\ensuremath{_v}):\n"
-    "\\[\n"
-    "\\begin{array}{r}\n"
-    "\\text{x\\_1} \\\\\n"
-    "\\text{\\textbackslash{}a\\textasciicircum{}"
-    "b\\textasciitilde{}\\{c\\}\\&\\$\\#}\n"
-    "\\end{array}\n"
-    "\\begin{bmatrix}\n"
-    "1 \\\\\n"
-    "3\n"
-    "\\end{bmatrix}\n"
-    "\\]\n"
-    "\n"
-    "\\subsubsection*{Step 1. Scores: S = Q K\\ensuremath{^{\\top}}}\n"
-    "\n"
-    "Each score S[i, j] is the dot product of row i of Q and row j "
-    "of K.\n"
-    "\n"
-    "\\begin{itemize}\n"
-    "\\item S[50\\%, x\\_1] = $1 \\times 3 + 2 \\times 0.5 = 4$\n"
-    "\\item S[50\\%, \\textbackslash{}a\\textasciicircum{}"
-    "b\\textasciitilde{}\\{c\\}\\&\\$\\#] = $1 \\times 1 + 2 "
-    "\\times (-1) = -1$\n"
-    "\\end{itemize}\n"
-    "\n"
-    "\\textbf{S} (1\\ensuremath{\\times}2, n\\ensuremath{_q} "
-    "\\ensuremath{\\times} n\\ensuremath{_k}); columns x\\_1, "
-    "\\textbackslash{}a\\textasciicircum{}b\\textasciitilde{}"
-    "\\{c\\}\\&\\$\\#:\n"
-    "\\[\n"
-    "\\begin{array}{r}\n"
-    "\\text{50\\%}\n"
-    "\\end{array}\n"
-    "\\begin{bmatrix}\n"
-    "4 & -1\n"
-    "\\end{bmatrix}\n"
-    "\\]\n"
-    "\n"
-    "\\subsubsection*{Step 2. Scale}\n"
-    "\n"
-    "scaled = S \\ensuremath{\\times} 1/\\ensuremath{\\sqrt{d_k}} "
-    "= S \\ensuremath{\\times} 1/\\ensuremath{\\sqrt{2}} = S "
-    "\\ensuremath{\\times} 0.7071\n"
-    "\n"
-    "\\subsubsection*{Step 3. Mask}\n"
-    "\n"
-    "Mask: the boolean mask given. Masked entries become "
-    "\\ensuremath{-\\infty}, so softmax gives them weight 0.\n"
-    "\n"
-    "\\textbf{scaled} (1\\ensuremath{\\times}2, masked); columns "
-    "x\\_1, \\textbackslash{}a\\textasciicircum{}"
-    "b\\textasciitilde{}\\{c\\}\\&\\$\\#:\n"
-    "\\[\n"
-    "\\begin{array}{r}\n"
-    "\\text{50\\%}\n"
-    "\\end{array}\n"
-    "\\begin{bmatrix}\n"
-    "2.8284 & -\\infty\n"
-    "\\end{bmatrix}\n"
-    "\\]\n"
-    "\n"
-    "\\subsubsection*{Step 4. Softmax of each row}\n"
-    "\n"
-    "weights[i, j] = exp(x\\ensuremath{_j} \\ensuremath{-} max) / "
-    "\\ensuremath{\\Sigma} exp(x \\ensuremath{-} max) over row i; "
-    "subtracting the row's max keeps every exp at most 1, and "
-    "masked entries (\\ensuremath{-\\infty}) get "
-    "exp(\\ensuremath{-\\infty}) = 0.\n"
-    "\n"
-    "\\begin{itemize}\n"
-    "\\item row 50\\%: $\\max = 2.8284$\n"
-    "\\begin{itemize}\n"
-    "  \\item $\\exp(2.8284 - 2.8284) = 1, \\exp(-\\infty) = 0$\n"
-    "  \\item $\\text{sum} = 1$\n"
-    "  \\item $\\text{weights} = 1 / 1 = 1, 0$\n"
-    "\\end{itemize}\n"
-    "\\end{itemize}\n"
-    "\n"
-    "\\textbf{weights} (1\\ensuremath{\\times}2); columns x\\_1, "
-    "\\textbackslash{}a\\textasciicircum{}b\\textasciitilde{}"
-    "\\{c\\}\\&\\$\\#:\n"
-    "\\[\n"
-    "\\begin{array}{r}\n"
-    "\\text{50\\%}\n"
-    "\\end{array}\n"
-    "\\begin{bmatrix}\n"
-    "1 & 0\n"
-    "\\end{bmatrix}\n"
-    "\\]\n"
-    "\n"
-    "\\subsubsection*{Step 5. Output = weights V}\n"
-    "\n"
-    "Each row of output is the sum of the rows of V, each "
-    "multiplied by its weight (zero weights left out).\n"
-    "\n"
-    "\\begin{itemize}\n"
-    "\\item output[50\\%] = $1 \\times [1] = [1]$\n"
-    "\\end{itemize}\n"
-    "\n"
-    "\\textbf{output} (1\\ensuremath{\\times}1):\n"
-    "\\[\n"
-    "\\begin{array}{r}\n"
-    "\\text{50\\%}\n"
-    "\\end{array}\n"
-    "\\begin{bmatrix}\n"
-    "1\n"
-    "\\end{bmatrix}\n"
-    "\\]\n";
-    assert_format_is(problem, ATTN_FORMAT_LATEX, expected);
+    char *text = format_all(problem, ATTN_FORMAT_LATEX);
+    static const char *const lines[] = {
+        "\\subsection*{Scaled dot-product attention}\n",
+        "\\subsubsection*{Step 2. Score of 50\\% against x\\_1}\n",
+        "\\item S[50\\%, x\\_1] = $1 \\times 3 + 2 \\times 0.5 = 4$\n",
+        "\\item S[50\\%, \\textbackslash{}a\\textasciicircum{}"
+        "b\\textasciitilde{}\\{c\\}\\&\\$\\#] = $1 \\times 1 + 2 "
+        "\\times (-1) = -1$\n",
+        "\\item scaled[50\\%, x\\_1] = $4  \\div  \\sqrt{2} = 2.8284$\n",
+        "\\begin{array}{r}\n\\text{x\\_1} \\\\\n"
+        "\\text{\\textbackslash{}a\\textasciicircum{}b"
+        "\\textasciitilde{}\\{c\\}\\&\\$\\#}\n\\end{array}\n",
+        "\\item exp[50\\%, \\textbackslash{}a\\textasciicircum{}"
+        "b\\textasciitilde{}\\{c\\}\\&\\$\\#] = $\\exp(-\\infty) = 0$\n",
+        "\\item output[50\\%] = $1 \\times [1] = [1]$\n",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        if (strstr(text, lines[i]) == NULL) fail_msg("missing: %s", lines[i]);
+    free(text);
     attn_problem_destroy(problem);
 }
 
@@ -452,9 +244,9 @@ static void test_text_walkthrough_spells_out_tutorial_001_dot_products(
     /* The tutorial printed 0.65 for this one. */
     assert_non_null(strstr(text, "  S[sat, mat] = 0.3×0.6 + 0.9×0.2 + 0.1×0.7 "
                                  "+ 0.4×0.3 = 0.55\n"));
-    assert_non_null(strstr(text, "scaled = S × 1/√d_k = S × 1/√4 = S × 0.5\n"));
-    assert_non_null(strstr(text, "No mask: every query may attend to every "
-                                 "key.\n"));
+    assert_non_null(strstr(text, "  scaled[sat, mat] = 0.55 ÷ √4 = 0.275\n"));
+    assert_non_null(strstr(text, "  weights[cat, cat] = 1 ÷ 2.3108 = "
+                                 "0.4327\n"));
     char *again = format_all(problem, ATTN_FORMAT_TEXT);
     assert_string_equal(text, again);
     free(again);
@@ -481,13 +273,16 @@ static void test_every_kind_formats_in_every_style(void **state)
     const char *const expected[] = {"output (3×3, n_q × d_v):",
                                     "output[q1] = 0.17×[1, 2, 3] + "
                                     "0.23×[4, 5, 6] + 0.6×[7, 8, 9] = "
+                                    "[0.17, 0.34, 0.51] + [0.92, 1.15, "
+                                    "1.38] + [4.2, 4.8, 5.4] = "
                                     "[5.29, 6.29, 7.29]",
                                     "score[q3, k3] = 1×1 + 1×1 = 2"};
     const char *const expected_latex[] = {
         "\\textbf{output} (3\\ensuremath{\\times}3, n\\ensuremath{_q} "
         "\\ensuremath{\\times} d\\ensuremath{_v}):\n\\[\n",
         "\\item output[q1] = $0.17 \\times [1, 2, 3] + 0.23 \\times "
-        "[4, 5, 6] + 0.6 \\times [7, 8, 9] = [5.29, 6.29, 7.29]$\n",
+        "[4, 5, 6] + 0.6 \\times [7, 8, 9] = [0.17, 0.34, 0.51] + "
+        "[0.92, 1.15, 1.38] + [4.2, 4.8, 5.4] = [5.29, 6.29, 7.29]$\n",
         "\\item score[q3, k3] = $1 \\times 1 + 1 \\times 1 = 2$\n"};
     for (int i = 0; i < 3; i++) {
         problem_run_ok(problems[i]);
@@ -567,7 +362,7 @@ static void test_format_rejects_unknown_formats_and_missing_length(
                      ATTN_ERR_OPTION);
     assert_string_equal(attn_problem_error(problem),
                         "format: unknown format 7 (0 JSON, 1 text, "
-                        "2 Markdown, 3 LaTeX)");
+                        "2 Markdown, 3 LaTeX, 4 steps)");
     assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_JSON, NULL, 0,
                                          NULL), ATTN_ERR_NULL);
     char buf[4];
@@ -602,12 +397,9 @@ static void test_large_problems_are_abbreviated(void **state)
          format++) {
         const int latex = format == ATTN_FORMAT_LATEX;
         char *text = format_all(problem, format);
-        assert_true(strlen(text) < 20000);
-        assert_non_null(strstr(text, latex ? "(512\\ensuremath{\\times}512 "
-                                             "dot products of length 512: "
-                                             "too many to spell out.)"
-                                           : "(512×512 dot products of length "
-                                             "512: too many to spell out.)"));
+        assert_true(strlen(text) < 32000);
+        assert_non_null(strstr(text, "(Dot products of length 512: too many "
+                                     "terms to spell out.)"));
         assert_non_null(strstr(text, "first 8 of 512 rows and 8 of 512 columns"));
         if (latex) {
             /* Row 8 and column 8 stand for the rest. */
@@ -642,7 +434,7 @@ static void test_a_tall_matrix_caption_names_only_the_cut_rows(void **state)
         /* Q, K and V are 11x1 (rows cut); the scores 11x11 (both cut). */
         const char *q_caption = format == ATTN_FORMAT_LATEX
             ? "d\\ensuremath{_k}), first 8 of 11 rows:\n"
-            : format == ATTN_FORMAT_MARKDOWN ? "d_k), first 8 of 11 rows\n"
+            : format == ATTN_FORMAT_MARKDOWN ? "d\\_k), first 8 of 11 rows\n"
                                              : "d_k), first 8 of 11 rows:\n";
         assert_non_null(strstr(text, q_caption));
         assert_non_null(strstr(text, ", first 8 of 11 rows and 8 of 11 columns"));

@@ -222,7 +222,7 @@ static void test_problem_layer_messages_pass_through(void **state)
     assert_rejected("{\"kind\": \"softmax\", \"x\": [1, 2], \"y\": 3}",
                     ATTN_ERR_INPUT,
                     "y: unknown field for kind \"softmax\" (fields: x, "
-                    "scale, mask)");
+                    "scale, mask, queryTokens, keyTokens)");
     assert_rejected("{\"kind\": \"softmax\", \"x\": [1, 2], "
                     "\"scale\": \"big\"}",
                     ATTN_ERR_INPUT, "scale: expected a number, got \"big\"");

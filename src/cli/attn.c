@@ -13,7 +13,7 @@
 #include <string.h>
 
 #define ATTN_CLI_VERSION "0.1.0"
-#define USAGE "usage: attn [--format json|text|markdown|latex] [FILE]"
+#define USAGE "usage: attn [--format json|text|markdown|latex|steps] [FILE]"
 
 enum {
     EXIT_BAD_INPUT = 2, /* a bad option, an unreadable file or bad input */
@@ -36,6 +36,8 @@ static const char help_text[] =
     "                       markdown: the walkthrough as Markdown tables\n"
     "                       latex: the walkthrough as a LaTeX fragment\n"
     "                       (amsmath), to paste into a .tex file\n"
+    "                       steps: the walkthrough as data (JSON steps with\n"
+    "                       their equations), what the page renders\n"
     "  -h, --help           show this help\n"
     "      --version        show the version\n"
     "\n"
@@ -77,6 +79,7 @@ static int parse_format(const char *name, int *format, char *error,
         {"text", ATTN_FORMAT_TEXT},
         {"markdown", ATTN_FORMAT_MARKDOWN},
         {"latex", ATTN_FORMAT_LATEX},
+        {"steps", ATTN_FORMAT_STEPS},
     };
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
         if (strcmp(name, formats[i].name) == 0) {
@@ -85,8 +88,8 @@ static int parse_format(const char *name, int *format, char *error,
         }
     }
     return fail(error, error_cap, EXIT_BAD_INPUT,
-                "unknown format \"%s\" (expected json, text, markdown or "
-                "latex)", name);
+                "unknown format \"%s\" (expected json, text, markdown, latex "
+                "or steps)", name);
 }
 
 /* Sets *value to the value of --format / -f (as "--format X",
@@ -121,7 +124,7 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
         const int taken = only_files ? 0 : format_option(argv, argc, i, &value);
         if (taken < 0)
             return fail(error, error_cap, EXIT_BAD_INPUT,
-                        "%s needs a value (json, text, markdown or latex); "
+                        "%s needs a value (json, text, markdown, latex or steps); "
                         USAGE, arg);
         if (taken > 0) {
             if (parse_format(value, &args->format, error, error_cap) != 0)

@@ -13,6 +13,12 @@
 
 #define MASK_EXPECTED "\"none\", \"causal\" or a boolean matrix n_q x n_k"
 
+/* Labels of rows (queries) and columns (keys). */
+#define LABEL_FIELDS                                                         \
+    {"tokens", ATTN__STRINGS, "a list of labels, one per token"},            \
+    {"queryTokens", ATTN__STRINGS, "a list of labels, one per query"},       \
+    {"keyTokens", ATTN__STRINGS, "a list of labels, one per key"}
+
 /* The options scaledDotProduct and multiHead share. */
 #define DOT_PRODUCT_OPTIONS                                                  \
     {"mask", ATTN__STRING | ATTN__TENSOR, MASK_EXPECTED},                    \
@@ -24,9 +30,7 @@
      "true (1/√d_k), false (no scaling) or a number"},                       \
     {"dropout", ATTN__NUMBER, "a probability in [0, 1)"},                    \
     {"seed", ATTN__NUMBER, "an integer in 0..2^53"},                         \
-    {"tokens", ATTN__STRINGS, "a list of labels, one per token"},            \
-    {"queryTokens", ATTN__STRINGS, "a list of labels, one per query"},       \
-    {"keyTokens", ATTN__STRINGS, "a list of labels, one per key"}
+    LABEL_FIELDS
 
 static const attn__field sdpa_fields[] = {
     {"q", ATTN__TENSOR, "a matrix n_q x d_k"},
@@ -40,6 +44,7 @@ static const attn__field sdpa_fields[] = {
 static const attn__field weighted_sum_fields[] = {
     {"weights", ATTN__TENSOR, "a matrix n_q x n_k"},
     {"v", ATTN__TENSOR, "a matrix n_k x d_v"},
+    LABEL_FIELDS,
 };
 
 static const attn__field multihead_fields[] = {
@@ -83,15 +88,15 @@ static const attn__field linear_fields[] = {
     {"k", ATTN__TENSOR, "a matrix n_k x d_k"},
     {"v", ATTN__TENSOR, "a matrix n_k x d_v"},
     {"causal", ATTN__BOOL, "true or false"},
-    {"tokens", ATTN__STRINGS, "a list of labels, one per token"},
-    {"queryTokens", ATTN__STRINGS, "a list of labels, one per query"},
-    {"keyTokens", ATTN__STRINGS, "a list of labels, one per key"},
+    LABEL_FIELDS,
 };
 
 static const attn__field softmax_fields[] = {
     {"x", ATTN__TENSOR, "a vector or a matrix of scores"},
     {"scale", ATTN__NUMBER, "a number"},
     {"mask", ATTN__TENSOR, "a boolean tensor shaped like x"},
+    {"queryTokens", ATTN__STRINGS, "a list of labels, one per row"},
+    {"keyTokens", ATTN__STRINGS, "a list of labels, one per entry"},
 };
 
 #define KIND(name, id, fields, run) \

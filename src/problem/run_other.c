@@ -316,10 +316,13 @@ int attn__run_softmax(attn_problem *problem)
     info->n_k = attn__shape_of(x).cols;
     const attn__value *scale = attn__field_value(problem, "scale");
     info->scale = scale != NULL ? scale->number : 1.0;
-    info->queries.prefix = "r"; /* rows */
-    info->keys.prefix = "";     /* columns */
     int status = check_softmax_mask(problem, x);
+    if (status == ATTN_OK)
+        status = attn__check_tokens(problem, info->n_q, info->n_k, 0);
     if (status != ATTN_OK) return status;
+    /* Unlabelled, rows are r1, r2, ... and columns 1, 2, ... */
+    if (info->queries.names == NULL) info->queries.prefix = "r";
+    if (info->keys.names == NULL) info->keys.prefix = "";
 
     double *scaled = attn__add_query_result(problem, "scaled", 1, info->n_k, 0);
     double *max = attn__add_query_result(problem, "max", 0, 0, 0);

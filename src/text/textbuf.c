@@ -87,6 +87,6 @@ size_t attn__text_width(const char *string)
 {
     size_t width = 0;
     for (const unsigned char *c = (const unsigned char *)string; *c; c++)
-        if ((*c & 0xC0) != 0x80) width++;
+        if ((*c & 0xC0) != 0x80 && *c >= 0x20) width++;
     return width;
 }

@@ -41,7 +41,8 @@ void attn__format_shortest(char out[ATTN__NUMBER_CAP], double x);
  * hide or bloat the value; "−∞" and "∞" for infinities. */
 void attn__format_rounded(char out[ATTN__NUMBER_CAP], double x);
 
-/* Display width of UTF-8 text: its code points, one column each. */
+/* Display width of UTF-8 text: its code points, one column each, but for
+ * control characters (the walkthrough's label marks), which take none. */
 size_t attn__text_width(const char *string);
 
 #endif /* ATTN_TEXTBUF_H */

@@ -15,6 +15,7 @@ static const struct latex_symbol {
     {"−", "-", "\\ensuremath{-}"},
     {"∞", "\\infty", "\\ensuremath{\\infty}"},
     {"×", " \\times ", "\\ensuremath{\\times}"},
+    {"÷", " \\div ", "\\ensuremath{\\div}"},
     {"·", "\\cdot", "\\ensuremath{\\cdot}"},
     {"≤", "\\leq", "\\ensuremath{\\leq}"},
     {"ᵀ", "^{\\top}", "\\ensuremath{^{\\top}}"},
@@ -152,8 +153,9 @@ static void put_math_range(attn__text *text, const char *s, size_t n)
             /* A word, not a product of one-letter variables. */
             size_t word = 0;
             while (i + word < n && is_letter(s[i + word])) word++;
-            if (word == 3 && (memcmp(s + i, "exp", 3) == 0 ||
-                              memcmp(s + i, "max", 3) == 0)) {
+            if ((word == 3 && (memcmp(s + i, "exp", 3) == 0 ||
+                               memcmp(s + i, "max", 3) == 0)) ||
+                (word == 4 && memcmp(s + i, "tanh", 4) == 0)) {
                 attn__text_puts(text, "\\");
                 attn__text_append(text, s + i, word);
             } else {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Tests for the command line (build/attn): the "cat sat mat" example of
-# tutorial 001 in every format (JSON, text, Markdown, LaTeX), byte for
+# tutorial 001 in every format (JSON, text, Markdown, LaTeX, steps), byte for
 # byte against tests/cli/golden/, and bad input, each with exit status 2 and
 # one exact line on stderr.
 #
@@ -78,9 +78,10 @@ expect_error() {
 
 # ---- Golden output for each format ----
 
-for format in json text markdown latex; do
+for format in json text markdown latex steps; do
     case $format in
         json) ext=json ;; text) ext=txt ;; markdown) ext=md ;; latex) ext=tex ;;
+        steps) ext=steps.json ;;
     esac
     want=$golden/cat-sat-mat.$ext
     if [ "$update" -eq 1 ]; then
@@ -103,7 +104,7 @@ status=0
 "$attn" --help >"$work/out" 2>"$work/err" || status=$?
 if [ "$status" -eq 0 ] && [ ! -s "$work/err" ] &&
     [ "$(head -n 1 "$work/out")" = \
-      "usage: attn [--format json|text|markdown|latex] [FILE]" ]; then
+      "usage: attn [--format json|text|markdown|latex|steps] [FILE]" ]; then
     pass
 else
     fail "--help prints the usage on stdout and exits 0" "status $status"
@@ -120,7 +121,7 @@ fi
 
 sdpa_ok='"k": [[1, 0], [0, 1], [1, 1]], "v": [[1, 2, 3], [4, 5, 6], [7, 8, 9]]'
 kinds='"scaledDotProduct", "multiHead", "additive", "luong", "linear", "softmax", "weightedSum"'
-usage='usage: attn [--format json|text|markdown|latex] [FILE]'
+usage='usage: attn [--format json|text|markdown|latex|steps] [FILE]'
 
 expect_error "invalid JSON names its line and column" \
     'attn: invalid JSON at line 2, column 18, near " [1, 2, 3],, ]}"' \
@@ -154,16 +155,16 @@ expect_error "an unknown kind lists the kinds" \
 expect_error "a missing kind lists the kinds" \
     "attn: kind: missing; expected one of $kinds" '{"x": [1, 2]}'
 expect_error "an unknown field lists the kind's fields" \
-    'attn: y: unknown field for kind "softmax" (fields: x, scale, mask)' \
+    'attn: y: unknown field for kind "softmax" (fields: x, scale, mask, queryTokens, keyTokens)' \
     '{"kind": "softmax", "x": [1, 2], "y": 3}'
-expect_error "an unknown format names the four formats" \
-    'attn: unknown format "yaml" (expected json, text, markdown or latex)' \
+expect_error "an unknown format names the five formats" \
+    'attn: unknown format "yaml" (expected json, text, markdown, latex or steps)' \
     '{"kind": "softmax", "x": [1, 2]}' --format yaml
 expect_error "an unknown option prints the usage" \
     "attn: unknown option \"--verbose\"; $usage" \
     '{"kind": "softmax", "x": [1, 2]}' --verbose
 expect_error "--format without a value prints the usage" \
-    "attn: --format needs a value (json, text, markdown or latex); $usage" \
+    "attn: --format needs a value (json, text, markdown, latex or steps); $usage" \
     '{"kind": "softmax", "x": [1, 2]}' --format
 expect_error "two files print the usage" \
     "attn: expected one FILE, got \"$input\" and \"$input\"; $usage" \

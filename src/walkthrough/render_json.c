@@ -1,0 +1,239 @@
+/* render_json.c: the step list as JSON, for the page and for anyone who
+ * renders a walkthrough themselves (README, "The steps JSON"):
+ *
+ *   {"title": ..., "intro": ..., "steps": [{"id", "number", "title",
+ *    "group", "text": [...], "formula": {"tex", "plain"}, "regions": [...],
+ *    "equations": [{"label", "chain": [node, ...]}], "tables": [...]}]}
+ *
+ * A node is {"v": value, "ref": [tensor, i, ...]} (a leaf; ref absent for
+ * a constant) or {"op", "v", "args": [node, ...]} (v absent where the
+ * value is a vector); v is null for −∞. A step's parts come in that order;
+ * the step descriptions emit them so. */
+#include "attention.h"
+#include "walkthrough/walker.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static const char *const op_names[] = {
+    "leaf", "add", "sub", "mul", "div", "exp", "max", "sqrt", "tanh", "phi",
+    "vec",
+};
+
+/* Parts of a step, in the order they are written. */
+enum { PART_NONE, PART_TEXT, PART_FORMULA, PART_REGIONS, PART_EQUATIONS,
+       PART_TABLES };
+
+static void put_string(attn__text *out, const char *text)
+{
+    attn__text_puts(out, "\"");
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == ATTN__LABEL_OPEN || *c == ATTN__LABEL_CLOSE) continue;
+        if (*c == '"' || *c == '\\')
+            attn__text_printf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            attn__text_printf(out, "\\u%04x", *c);
+        else
+            attn__text_append(out, (const char *)c, 1);
+    }
+    attn__text_puts(out, "\"");
+}
+
+static void put_number(attn__text *out, double x)
+{
+    if (!isfinite(x)) { /* only a masked −∞ */
+        attn__text_puts(out, "null");
+        return;
+    }
+    char number[ATTN__NUMBER_CAP];
+    attn__format_shortest(number, x);
+    attn__text_puts(out, number);
+}
+
+/* Opens the array of `part` in the current step (closing the last). The
+ * walker's `lists` holds the part that is open. */
+static void open_part(attn__walker *walker, int part)
+{
+    static const char *const keys[] = {"", "text", "formula", "regions",
+                                       "equations", "tables"};
+    if (walker->lists == part) {
+        attn__text_puts(walker->out, ",");
+        return;
+    }
+    if (walker->lists != PART_NONE && walker->lists != PART_FORMULA)
+        attn__text_puts(walker->out, "]");
+    walker->lists = part;
+    attn__text_printf(walker->out, ",\"%s\":%s", keys[part],
+                      part == PART_FORMULA ? "" : "[");
+}
+
+static void json_begin(attn__walker *walker, const char *title,
+                       const char *intro)
+{
+    attn__text_puts(walker->out, "{\"title\":");
+    put_string(walker->out, title);
+    attn__text_puts(walker->out, ",\"intro\":");
+    put_string(walker->out, intro);
+    attn__text_puts(walker->out, ",\"steps\":[");
+}
+
+static void json_heading(attn__walker *walker, int level, const char *title)
+{
+    (void)walker; /* groups carry the headings the page needs */
+    (void)level;
+    (void)title;
+}
+
+static void json_step_begin(attn__walker *walker)
+{
+    attn__text *out = walker->out;
+    attn__text_puts(out, walker->steps_written++ > 0 ? ",{" : "{");
+    attn__text_puts(out, "\"id\":");
+    put_string(out, walker->id);
+    attn__text_printf(out, ",\"number\":%d,\"title\":", walker->step);
+    put_string(out, walker->title);
+    attn__text_puts(out, ",\"group\":");
+    put_string(out, walker->group);
+    walker->lists = PART_NONE;
+}
+
+static void json_sentence(attn__walker *walker, const char *text)
+{
+    open_part(walker, PART_TEXT);
+    put_string(walker->out, text);
+}
+
+static void json_formula(attn__walker *walker, const char *tex,
+                         const char *plain)
+{
+    open_part(walker, PART_FORMULA);
+    attn__text_puts(walker->out, "{\"tex\":");
+    put_string(walker->out, tex);
+    attn__text_puts(walker->out, ",\"plain\":");
+    put_string(walker->out, plain);
+    attn__text_puts(walker->out, "}");
+}
+
+static void json_region(attn__walker *walker, const attn__region *region)
+{
+    attn__text *out = walker->out;
+    open_part(walker, PART_REGIONS);
+    attn__text_puts(out, "{\"name\":");
+    put_string(out, region->name);
+    attn__text_printf(out, ",\"produces\":%s",
+                      region->produces ? "true" : "false");
+    if (region->batch >= 0) attn__text_printf(out, ",\"batch\":%d",
+                                              region->batch);
+    switch (region->shape) {
+    case ATTN__REGION_ROWS:
+        attn__text_printf(out, ",\"rows\":[%d,%d]", region->index[0],
+                          region->index[1]);
+        break;
+    case ATTN__REGION_COLS:
+        attn__text_printf(out, ",\"cols\":[%d,%d]", region->index[0],
+                          region->index[1]);
+        break;
+    case ATTN__REGION_CELL:
+        attn__text_printf(out, ",\"cell\":[%d,%d]", region->index[0],
+                          region->index[1]);
+        break;
+    default: attn__text_puts(out, ",\"all\":true");
+    }
+    if (region->masked_only != 0)
+        attn__text_printf(out, ",\"masked\":%s",
+                          region->masked_only > 0 ? "true" : "false");
+    attn__text_puts(out, "}");
+}
+
+/* 1 when the node's value is a vector ([...], or an operation on one). */
+static int is_vector(const attn__walker *walker, int index)
+{
+    const attn__node *node = &walker->nodes[index];
+    if (node->op == ATTN__OP_VEC) return 1;
+    if (node->op != ATTN__OP_ADD && node->op != ATTN__OP_SUB &&
+        node->op != ATTN__OP_MUL && node->op != ATTN__OP_DIV)
+        return 0;
+    for (int k = 0; k < node->count; k++)
+        if (is_vector(walker, walker->kids[node->first + k])) return 1;
+    return 0;
+}
+
+static void put_node(attn__walker *walker, int index)
+{
+    attn__text *out = walker->out;
+    const attn__node *node = &walker->nodes[index];
+    attn__text_puts(out, "{");
+    const char *separator = "";
+    if (node->op != ATTN__OP_LEAF) {
+        attn__text_printf(out, "\"op\":\"%s\"", op_names[node->op]);
+        separator = ",";
+    }
+    if (!is_vector(walker, index)) {
+        attn__text_printf(out, "%s\"v\":", separator);
+        put_number(out, node->value);
+        separator = ",";
+    }
+    if (node->ref.name != NULL) {
+        attn__text_printf(out, "%s\"ref\":[", separator);
+        put_string(out, node->ref.name);
+        for (int d = 0; d < node->ref.rank; d++)
+            attn__text_printf(out, ",%d", node->ref.index[d]);
+        attn__text_puts(out, "]");
+    }
+    if (node->op != ATTN__OP_LEAF) {
+        attn__text_puts(out, ",\"args\":[");
+        for (int k = 0; k < node->count; k++) {
+            if (k > 0) attn__text_puts(out, ",");
+            put_node(walker, walker->kids[node->first + k]);
+        }
+        attn__text_puts(out, "]");
+    }
+    attn__text_puts(out, "}");
+}
+
+static void json_equation(attn__walker *walker)
+{
+    attn__text *out = walker->out;
+    open_part(walker, PART_EQUATIONS);
+    attn__text_puts(out, "{\"label\":");
+    put_string(out, walker->label);
+    attn__text_puts(out, ",\"chain\":[");
+    for (int c = 0; c < walker->chain_length; c++) {
+        if (c > 0) attn__text_puts(out, ",");
+        put_node(walker, walker->chain[c]);
+    }
+    attn__text_puts(out, "]}");
+}
+
+static void json_table(attn__walker *walker, const attn__matrix_view *view)
+{
+    attn__text *out = walker->out;
+    open_part(walker, PART_TABLES);
+    attn__text_puts(out, "{\"name\":");
+    put_string(out, view->name);
+    attn__text_puts(out, ",\"tensor\":");
+    put_string(out, view->tensor);
+    if (view->note != NULL) {
+        attn__text_puts(out, ",\"note\":");
+        put_string(out, view->note);
+    }
+    attn__text_puts(out, "}");
+}
+
+static void json_step_end(attn__walker *walker)
+{
+    if (walker->lists != PART_NONE && walker->lists != PART_FORMULA)
+        attn__text_puts(walker->out, "]");
+    walker->lists = PART_NONE;
+    attn__text_puts(walker->out, "}");
+}
+
+static void json_end(attn__walker *walker)
+{
+    attn__text_puts(walker->out, "]}");
+}
+
+const attn__sink attn__json_sink = {
+    json_begin, json_heading, json_step_begin, json_sentence, json_formula,
+    json_region, json_equation, json_table, json_step_end, json_end,
+};
