@@ -18,7 +18,7 @@
 //   node scripts/build-single.mjs      (after ./build.sh; `make single`)
 
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -97,9 +97,25 @@ function looksLikeTex(text) {
   return /[_^]/.test(text) && !/[A-Za-z]{3,} [A-Za-z]{3,}/.test(text) && !/^\w{5,}$/.test(text);
 }
 
-/** Every whole constant string in the sources that reads as TeX. */
+/**
+ * The engine's formulas: the TeX of its steps, `#define TEX_... "..."` in
+ * src/walkthrough/ (C string literals, concatenated and unescaped).
+ */
+async function engineFormulas() {
+  const dir = join(REPO, 'src', 'walkthrough');
+  const found = [];
+  for (const name of (await readdir(dir)).filter((file) => file.endsWith('.c'))) {
+    const source = await readFile(join(dir, name), 'utf8');
+    for (const [, literals] of source.matchAll(/#define TEX_\w+((?:\s*"(?:[^"\\]|\\.)*"\s*\\?)+)/g)) {
+      found.push([...literals.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map(([, text]) => text.replace(/\\(.)/g, '$1')).join(''));
+    }
+  }
+  return found;
+}
+
+/** Every whole constant string in the sources that reads as TeX, and the engine's. */
 async function formulasIn(files) {
-  const found = new Set();
+  const found = new Set(await engineFormulas());
   for (const file of files) {
     const source = ts.createSourceFile(file, await readFile(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node) => {

@@ -147,6 +147,64 @@ test('every preset steps from start to end showing the engine\u2019s values', as
   }
 });
 
+// The steps of a Markdown walkthrough: title, prose and each equation's
+// label and numbers, with Markdown's backslash escapes undone.
+function markdownSteps(markdown) {
+  const unescape = (text) => text.replace(/\\([\\`*_[\]<>|#&~])/g, '$1');
+  const number = (text) => (/\u221e/.test(text) ? -Infinity : Number(text.replace('\u2212', '-')));
+  return markdown.split(/^#{2,4} Step \d+\. /m).slice(1).map((block) => {
+    const [heading, ...lines] = block.replace(/```math\n[\s\S]*?\n```/g, '').split('\n');
+    const paragraphs = lines.filter((line) => line && !/^(- |\||\*\*|```|\\|[a-z_{}]+ *=|\(.*\)$)/.test(line) && !line.startsWith('  '));
+    const equations = lines.filter((line) => line.startsWith('- ')).map((line) => {
+      const [, label, body] = /^- (.*?) = `(.*)`$/.exec(line);
+      return { label: unescape(label), numbers: [...body.matchAll(/[-\u2212]\u221e|[-\u2212]?\d+(?:\.\d+)?(?:e[-+]\d+)?/g)].map(([n]) => number(n)) };
+    });
+    return { title: unescape(heading), text: paragraphs.map(unescape).join(' '), equations };
+  });
+}
+
+test('what the Markdown export says at step n is what the page shows at step n, for every preset', async () => {
+  for (const preset of walkthroughPresets()) {
+    const page = await open(`?preset=${encodeURIComponent(preset.id)}&step=1`);
+    const count = await stepCount(page);
+    const shown = await page.evaluate(`(() => {
+      const forward = document.querySelector('#walkthrough .aw-forward');
+      const read = () => ({
+        title: document.querySelector('#walkthrough .aw-step-title').textContent.replace(/^\\d+\\. /, ''),
+        text: document.querySelector('#walkthrough .aw-step-text').textContent,
+        equations: [...document.querySelectorAll('#walkthrough .aw-step-lines .aw-arith')].map((line) => ({
+          label: line.querySelector('.aw-eq-label').textContent,
+          numbers: [...line.querySelectorAll('.aw-num')].map((n) => n.dataset.value),
+        })),
+      });
+      const states = [read()];
+      for (let i = 1; i < ${count}; i++) { forward.click(); states.push(read()); }
+      return { states, input: window.awWidgets.walkthrough.exportInput() };
+    })()`);
+    const markdown = markdownSteps(engine.format(shown.input, 'markdown'));
+    assert.equal(markdown.length, count, `${preset.id}: the Markdown has ${markdown.length} steps, the page ${count}`);
+    shown.states.forEach((state, n) => {
+      const where = `${preset.id} step ${n + 1}`;
+      const md = markdown[n];
+      assert.equal(state.title, md.title, `${where}: title`);
+      assert.equal(state.text, md.text, `${where}: sentence`);
+      assert.equal(state.equations.length, Math.min(md.equations.length, 16), `${where}: equations`);
+      state.equations.forEach((equation, e) => {
+        assert.equal(equation.label, md.equations[e].label, `${where}: equation ${e + 1}`);
+        const numbers = equation.numbers.map(parseShown);
+        assert.equal(numbers.length, md.equations[e].numbers.length, `${where}: ${equation.label} has as many numbers`);
+        // Markdown rounds to 4 decimals; the page keeps the full value behind its 3.
+        numbers.forEach((full, k) => {
+          const printed = md.equations[e].numbers[k];
+          const close = Number.isFinite(full) ? Math.abs(full - printed) <= 5e-5 * Math.max(1, Math.abs(full)) : full === printed;
+          assert.ok(close, `${where}: ${equation.label} number ${k + 1}: Markdown ${printed}, page ${full}`);
+        });
+      });
+    });
+    await page.close();
+  }
+});
+
 test('the arithmetic of a score step is the dot product of the highlighted rows', async () => {
   const preset = walkthroughPresets().find((p) => p.mode === 'qkv');
   const page = await open(`?preset=${preset.id}&step=3`); // step 3: score[0][1]

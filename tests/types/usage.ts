@@ -4,8 +4,8 @@
 // the declarations must reject.
 import { loadAttention } from 'attention-explainer';
 import type {
-  Attention, AttentionError, Batch, FormatStyle, Matrix, MemoryStats,
-  Problem, SdpaFlatResult, Vector,
+  Attention, AttentionError, Batch, Equation, EquationNode, FormatStyle, Matrix, MemoryStats,
+  Problem, SdpaFlatResult, Vector, WalkthroughStep,
 } from 'attention-explainer';
 
 // Equal<A, B> is true only when A and B are the same type.
@@ -172,9 +172,9 @@ attn.additive({ query: [I2], keys: I2, ws: I2, wh: I2, v: [1, 1] });
 attn.softmax({ x: [1, 2], scale: true });
 // @ts-expect-error softmax's mask is shaped like x
 attn.softmax({ x: [1, 2], mask: [[true, false]] });
-// @ts-expect-error weightedSum has no tokens
-attn.weightedSum({ weights: [[1]], v: [[1]], tokens: ['a'] });
-// @ts-expect-error the format style is 'json', 'text' or 'markdown'
+// @ts-expect-error weightedSum's labels are strings
+attn.weightedSum({ weights: [[1]], v: [[1]], tokens: [1] });
+// @ts-expect-error the format style is 'json', 'text', 'markdown', 'latex' or 'steps'
 attn.format(problem, 'html');
 // @ts-expect-error an unknown kind
 attn.run({ kind: 'sparse', q: Q, k: Q, v: V });
@@ -189,3 +189,13 @@ void loadAttention({ wasmBinary: 'attention.wasm' });
 // @ts-expect-error the engine is frozen
 attn.softmax = attn.softmax;
 void notAVector;
+
+// The walkthrough as data: steps, regions and equations are typed.
+const walked = attn.walkthrough({ kind: 'softmax', x: [1, 2, 3] });
+const firstStep: WalkthroughStep = walked.steps.steps[0];
+const stepTitle: string = firstStep.title;
+const equation: Equation | undefined = attn.steps({ kind: 'softmax', x: [1, 2] }).steps[1].equations?.[0];
+const firstNode: EquationNode | undefined = equation?.chain[0];
+const produced: boolean | undefined = firstStep.regions?.[0].produces;
+const stepsJson: string = attn.format({ kind: 'softmax', x: [1, 2] }, 'steps');
+void stepTitle; void firstNode; void produced; void stepsJson;

@@ -76,7 +76,7 @@ test('format json parses to what run returns, and text, markdown and latex are n
 test('format rejects an unknown style', async () => {
   const attn = await loadEngine();
   assert.throws(() => attn.format({ kind: 'linear', q: Q, k: Q, v: V }, 'html'),
-                { message: 'format: expected "markdown", "latex", "text" or "json", got "html"' });
+                { message: 'format: expected "markdown", "latex", "text", "json" or "steps", got "html"' });
 });
 
 test('sdpaFlat agrees with scaledDotProduct, batched, with scale and causal options', async () => {

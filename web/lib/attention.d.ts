@@ -214,12 +214,19 @@ export interface SoftmaxInput<X extends TensorInput> {
   scale?: number;
   /** Shaped like x; false = masked (-Infinity, weight 0). */
   mask?: MaskLike<X>;
+  /** Labels of the rows and of the entries, for walkthroughs. */
+  queryTokens?: readonly string[];
+  keyTokens?: readonly string[];
 }
 
 /** output = weights @ v: weights [n_q, n_k] (or [n_k], or a batch), v [n_k, d_v]. */
 export interface WeightedSumInput<W extends TensorInput> {
   weights: W;
   v: KeysFor<W>;
+  /** Labels for walkthroughs: tokens when queries and keys are the same. */
+  tokens?: readonly string[];
+  queryTokens?: readonly string[];
+  keyTokens?: readonly string[];
 }
 
 // ---- Results ----
@@ -335,7 +342,7 @@ export type AttentionResult =
 
 /** format's styles: the result object as JSON, or the walkthrough (LaTeX:
  * a fragment for a document that loads amsmath). */
-export type FormatStyle = 'json' | 'text' | 'markdown' | 'latex';
+export type FormatStyle = 'json' | 'text' | 'markdown' | 'latex' | 'steps';
 
 // ---- sdpaFlat ----
 
@@ -480,15 +487,77 @@ export interface Attention {
     problem: { kind: 'weightedSum' } & WeightedSumInput<W>): WeightedSumResult<ShapeOf<W>>;
   run(problem: Problem): AttentionResult;
 
-  /** The result as JSON (the default) or the walkthrough as text, Markdown or
-   * LaTeX. */
+  /** The result as JSON (the default) or the walkthrough as text, Markdown,
+   * LaTeX or steps (JSON): every walkthrough format renders the same steps. */
   format(problem: Problem, style?: FormatStyle): string;
+
+  /** The walkthrough as data: the engine's steps, with their equations. */
+  steps(problem: Problem): WalkthroughSteps;
+
+  /** The result and the steps from one run. */
+  walkthrough(problem: Problem): { result: AttentionResult; steps: WalkthroughSteps };
 
   sdpaFlat(input: SdpaFlatInput & { weights: true }): SdpaFlatResultWithWeights;
   sdpaFlat(input: SdpaFlatInput): SdpaFlatResult;
   linearFlat(input: LinearFlatInput): SdpaFlatResult;
 
   memoryStats(): MemoryStats;
+}
+
+/** A cell of a tensor: its name ("q", "scores", "heads.1.weights", or a
+ * quantity the steps name: "max", "exp", "sum", "terms", "S", "z") and its
+ * indices from 0, as the results index it (batch first when batched). */
+export type CellRef = [string, ...number[]];
+
+/** A number: from a cell (ref), or a constant. v is -Infinity where masked. */
+export interface EquationLeaf { v: number; ref?: CellRef }
+
+/** An operation on its operands; v is its value, absent when a vector. */
+export interface EquationOperation {
+  op: 'add' | 'sub' | 'mul' | 'div' | 'exp' | 'max' | 'sqrt' | 'tanh' | 'phi' | 'vec';
+  v?: number;
+  ref?: CellRef;
+  args: EquationNode[];
+}
+
+export type EquationNode = EquationLeaf | EquationOperation;
+
+/** label = chain[0] = chain[1] = …: every expression has the last one's value. */
+export interface Equation { label: string; chain: EquationNode[] }
+
+/** Part of a tensor a step reads (produces false) or computes. */
+export interface StepRegion {
+  name: string;
+  produces: boolean;
+  batch?: number;
+  all?: true;
+  rows?: [number, number];
+  cols?: [number, number];
+  cell?: [number, number];
+  /** Of scaled: true = just its masked cells, false = just the others. */
+  masked?: boolean;
+}
+
+export interface WalkthroughStep {
+  /** Stable: "inputs", "score-0-1", "softmax-2", "h1-output-0", "b2-mask", … */
+  id: string;
+  /** From 1, as every format counts. */
+  number: number;
+  title: string;
+  /** "Batch item 2 › Head 1", or "". */
+  group: string;
+  text?: string[];
+  formula?: { tex: string; plain: string };
+  regions?: StepRegion[];
+  equations?: Equation[];
+  /** The tables an export shows at this step, by tensor. */
+  tables?: { name: string; tensor: string; note?: string }[];
+}
+
+export interface WalkthroughSteps {
+  title: string;
+  intro: string;
+  steps: WalkthroughStep[];
 }
 
 export interface LoadOptions {

@@ -17,7 +17,9 @@
 //   attn.softmax({ x, scale, mask })             -> { scaled, max, exp, sum, weights }
 //   attn.weightedSum({ weights, v })             -> { output }
 //   attn.run({ kind, ...fields })                -> any of the above
-//   attn.format({ kind, ...fields }, 'markdown' | 'latex' | 'text' | 'json') -> string
+//   attn.format({ kind, ...fields }, 'markdown' | 'latex' | 'text' | 'json' | 'steps') -> string
+//   attn.steps({ kind, ...fields })              -> the walkthrough as data: { title, intro, steps }
+//   attn.walkthrough({ kind, ...fields })        -> { result, steps }: both from one run
 //   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays)
 //   attn.linearFlat({ q, k, v, nQ, nK, dK, dV, causal }) -> { output }
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
@@ -27,7 +29,7 @@
 // stays usable after an error. Runs in Node >= 18 and in browsers without a
 // bundler.
 
-const FORMATS = { json: 0, text: 1, markdown: 2, latex: 3 }; // attn_format
+const FORMATS = { json: 0, text: 1, markdown: 2, latex: 3, steps: 4 }; // attn_format
 const ATTN_ERR_OPTION = 5;
 const ATTN_ERR_INPUT = 10;
 // As the C JSON adapter lists them in its messages.
@@ -193,8 +195,9 @@ function createApi(wasm) {
     if (status !== 0) throw problemError(problem, status);
   }
 
-  // Builds a problem from `input`, runs it and returns its formatted result.
-  function runAndFormat(input, format) {
+  // Builds a problem from `input`, runs it and returns its result in each
+  // of `formats` (attn_format numbers), in order.
+  function runAndFormat(input, ...formats) {
     if (input === null || typeof input !== 'object' || isList(input)) {
       throw inputError(`expected a problem object, got ${describe(input)}`);
     }
@@ -222,32 +225,47 @@ function createApi(wasm) {
       if (ran !== 0) throw problemError(problem, ran);
 
       const lengthSlot = allocations.bytes(4); // size_t is 32 bits in wasm32
-      let status = wasm.attn_problem_format(problem, format, 0, 0, lengthSlot);
-      if (status !== 0) throw problemError(problem, status);
-      const length = readU32(lengthSlot);
-      const buffer = allocations.bytes(length + 1);
-      status = wasm.attn_problem_format(problem, format, buffer, length + 1, lengthSlot);
-      if (status !== 0) throw problemError(problem, status);
-      return decoder.decode(new Uint8Array(wasm.memory.buffer, buffer, length));
+      return formats.map((format) => {
+        let status = wasm.attn_problem_format(problem, format, 0, 0, lengthSlot);
+        if (status !== 0) throw problemError(problem, status);
+        const length = readU32(lengthSlot);
+        const buffer = allocations.bytes(length + 1);
+        status = wasm.attn_problem_format(problem, format, buffer, length + 1, lengthSlot);
+        if (status !== 0) throw problemError(problem, status);
+        return decoder.decode(new Uint8Array(wasm.memory.buffer, buffer, length));
+      });
     } finally {
       if (problem !== 0) wasm.attn_problem_destroy(problem);
       allocations.releaseAll();
     }
   }
 
+  // JSON has no infinity: the engine writes a masked -Infinity as null, in
+  // results' arrays and as a step node's value "v".
+  const parseResult = (text) => JSON.parse(text, function (key, value) {
+    return value === null && Array.isArray(this) ? -Infinity : value;
+  });
+  const parseSteps = (text) => JSON.parse(text, (key, value) => (key === 'v' && value === null ? -Infinity : value));
+
   function run(input) {
-    // JSON has no infinity: the engine writes a masked -Infinity as null.
-    return JSON.parse(runAndFormat(input, FORMATS.json), function (key, value) {
-      return value === null && Array.isArray(this) ? -Infinity : value;
-    });
+    return parseResult(runAndFormat(input, FORMATS.json)[0]);
+  }
+
+  function steps(input) {
+    return parseSteps(runAndFormat(input, FORMATS.steps)[0]);
+  }
+
+  function walkthrough(input) {
+    const [result, list] = runAndFormat(input, FORMATS.json, FORMATS.steps);
+    return { result: parseResult(result), steps: parseSteps(list) };
   }
 
   function format(input, style = 'json') {
     if (!Object.hasOwn(FORMATS, style)) {
       const got = typeof style === 'string' ? JSON.stringify(style) : describe(style);
-      throw new Error(`format: expected "markdown", "latex", "text" or "json", got ${got}`);
+      throw new Error(`format: expected "markdown", "latex", "text", "json" or "steps", got ${got}`);
     }
-    return runAndFormat(input, FORMATS[style]);
+    return runAndFormat(input, FORMATS[style])[0];
   }
 
   /**
@@ -359,6 +377,8 @@ function createApi(wasm) {
     weightedSum: mechanism('weightedSum'),
     run,
     format,
+    steps,
+    walkthrough,
     sdpaFlat,
     linearFlat,
     memoryStats,

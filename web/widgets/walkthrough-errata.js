@@ -86,16 +86,21 @@ function product(value, factor) {
   return typeof value === 'number' && typeof factor === 'number' ? value * factor : undefined;
 }
 
+// The engine's value of a cell: a matrix on the page, or a number its steps
+// name (a row's max, exp and sum, a product w_ij·v_jc of an output row).
+function valueAt(model, field, path) {
+  return model.mats[field]?.values[path[0]]?.[path[1]] ?? model.values.get([field, ...path].join(','));
+}
+
 function exactAt(model, field, path) {
-  const [i, j, c] = path;
-  if (field === 'max' || field === 'sum') return model.softmax?.[field]?.[i];
-  if (field === 'weightsPercent') return product(model.mats.weights?.values[i]?.[j], 100);
+  const [i, j] = path;
+  if (field === 'weightsPercent') return product(valueAt(model, 'weights', [i, j]), 100);
   // e^(x - m) · e^m and Σ e^(x - m) · e^m: the engine's shifted softmax, unshifted.
-  const rowFactor = model.softmax ? Math.exp(model.softmax.max[i]) : undefined;
-  if (field === 'expUnshifted') return product(model.softmax?.exp[i]?.[j], rowFactor);
-  if (field === 'sumUnshifted') return product(model.softmax?.sum[i], rowFactor);
-  if (field === 'terms') return model.mats.v ? model.terms(i)?.[j]?.[c] : undefined;
-  return model.mats[field]?.values[i]?.[j];
+  const max = valueAt(model, 'max', [i]);
+  const rowFactor = typeof max === 'number' ? Math.exp(max) : undefined;
+  if (field === 'expUnshifted') return product(valueAt(model, 'exp', [i, j]), rowFactor);
+  if (field === 'sumUnshifted') return product(valueAt(model, 'sum', [i]), rowFactor);
+  return valueAt(model, field, path);
 }
 
 /** Every erratum of the preset, in step order: { stepIndex, field, path, printed, exact, decimals }. */

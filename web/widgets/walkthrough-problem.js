@@ -148,7 +148,9 @@ export function convertedProblem(problem, model, mode, seed) {
       : { q: randomMatrix(random, nq, 2), k: randomMatrix(random, nk, 2), v: m.v?.values ?? randomMatrix(random, nk, 2) };
   } else if (mode === 'scores') {
     fields = { scores: m.scores.values, v: m.v.values };
-    if (model.scale.kind === 'sqrt') fields.dk = model.scale.dk;
+    // The scale of Q Kᵀ divides by √d_k with d_k the width of Q.
+    if (f.scale === undefined && m.q) fields.dk = m.q.values[0].length;
+    else if (f.scale === undefined && f.dk !== undefined) fields.dk = f.dk;
   } else {
     const x = m.q ? m.q.values : randomMatrix(random, nq, 2);
     const width = x[0].length;

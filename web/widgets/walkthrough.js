@@ -240,7 +240,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     heatmaps.scaled.element.hidden = !hasScaled;
     if (hasScaled) {
       heatmaps.scaled.setTitle(model.mode === 'softmax'
-        ? (model.scale.kind === 'none' ? 'Inputs to the softmax' : 'Scaled inputs to the softmax')
+        ? (problem.fields.scale === undefined ? 'Inputs to the softmax' : 'Scaled inputs to the softmax')
         : 'Scaled scores (before the softmax)');
       heatmaps.scaled.update({
         values: model.mats.scaled.values, rowLabels: model.qTokens, colLabels: model.kTokens,
@@ -570,8 +570,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     setState,
     /** The engine input of the problem on screen, token labels included (for exports). */
     exportInput() {
-      const input = engineInput(problem);
-      return problem.self && problem.mode !== 'softmax' ? { ...input, tokens: problem.qTokens } : input;
+      return engineInput(problem);
     },
     destroy() {
       player.destroy();
