@@ -31,7 +31,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 SAN_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/san/obj/%.o)
 SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
-.PHONY: all lib cli test deps test-native test-sanitize test-cli test-wasm \
+.PHONY: all lib cli test deps test-layers test-native test-sanitize test-cli test-wasm \
         test-browser test-dist wasm vendor presets bench serve clean install
 .PHONY: single test-single element
 
@@ -118,7 +118,11 @@ test-single: single
 	node --test tests/browser/single-file.test.mjs
 
 test: deps
-	$(MAKE) test-native test-sanitize test-cli test-wasm test-browser test-dist
+	$(MAKE) test-layers test-native test-sanitize test-cli test-wasm test-browser test-dist
+
+# Dependencies point one way (ARCHITECTURE.md): no upward include or import, no cycle.
+test-layers:
+	node scripts/check-layers.mjs
 
 bench: lib wasm
 	./bench/run.sh
