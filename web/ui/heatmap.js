@@ -49,7 +49,7 @@ function svgElement(doc, name, attributes = {}) {
 
 /**
  * createHeatmap(root, { title, name, rowAxis?, colAxis?, detailElement? })
- *   -> { update(data), setTitle(text), setHighlight(cells), destroy() }
+ *   -> { update(data), setTitle(text), setHighlight(cells, future?), destroy() }
  * data: { values [rows][cols], rowLabels, colLabels, domain? [lo, hi],
  *         describe(i, j) -> string (how the cell was computed) }
  */
@@ -78,6 +78,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
   let cells = [];
   let focusIndex = [0, 0];
   let highlighted = new Set();
+  let hidden = () => false;
 
   function colourOf(value, [lo, hi]) {
     if (value === -Infinity) return null;
@@ -88,11 +89,11 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     const value = data.values[i][j];
     const where = `${name}, ${rowAxis} ${data.rowLabels[i]}, ${colAxis} ${data.colLabels[j]}`;
     const how = data.describe ? data.describe(i, j) : '';
-    return { short: `${where}: ${formatNumber(value)}`, full: `${where} = ${fullPrecision(value)}${how ? `. ${how}` : ''}` };
+    return { where, short: `${where}: ${formatNumber(value)}`, full: `${where} = ${fullPrecision(value)}${how ? `. ${how}` : ''}` };
   }
 
   function showDetail(i, j) {
-    detail.textContent = describeCell(i, j).full;
+    detail.textContent = hidden(i, j) ? `${describeCell(i, j).where}: not computed yet` : describeCell(i, j).full;
   }
 
   function draw() {
@@ -206,6 +207,14 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
   function applyHighlight() {
     cells.forEach((row, i) => row.forEach((cell, j) => {
       cell.classList.toggle('aw-hl', highlighted.has(`${i},${j}`));
+      // A cell not computed yet shows no value, nor says it.
+      const future = hidden(i, j);
+      cell.classList.toggle('aw-heat-future', future);
+      const label = future ? `${describeCell(i, j).where}: not computed yet` : describeCell(i, j).full;
+      if (cell.getAttribute('aria-label') !== label) {
+        cell.setAttribute('aria-label', label);
+        cell.querySelector('title').textContent = label;
+      }
     }));
     figure.classList.toggle('aw-has-hl', highlighted.size > 0);
   }
@@ -221,9 +230,10 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
       caption.textContent = text;
       downloads.relabel();
     },
-    /** cells: iterable of [i, j] to emphasise. */
-    setHighlight(list = []) {
+    /** cells: iterable of [i, j] to emphasise; future(i, j): true for a cell not computed yet. */
+    setHighlight(list = [], future = () => false) {
       highlighted = new Set(Array.from(list, ([i, j]) => `${i},${j}`));
+      hidden = future;
       applyHighlight();
     },
     destroy() { figure.remove(); },

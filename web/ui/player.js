@@ -77,7 +77,12 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
   scrubber.min = '0';
   scrubber.step = '1';
   scrubber.className = 'aw-scrubber';
-  scrubber.addEventListener('input', () => { pause(); go(Number(scrubber.value), 'scrub'); });
+  // The value first: pause() renders, which writes the current step back.
+  scrubber.addEventListener('input', () => {
+    const step = Number(scrubber.value);
+    pause();
+    go(step, 'scrub');
+  });
   scrubberLabel.append(scrubberText, scrubber);
   bar.append(scrubberLabel);
 

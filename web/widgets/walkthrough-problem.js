@@ -27,12 +27,14 @@ export function fitLabels(labels, n, mode, axis) {
 
 /** The matrix fields a mode's learner edits, with their shapes from the sizes. */
 export function shapesOf(mode, dims, fields) {
+  // Self-attention has one size T for queries and keys.
+  const { nq, nk } = countsOf(mode, dims);
   switch (mode) {
     case 'projections': return { x: [dims.T, dims.din], wq: [dims.din, dims.dk], wk: [dims.din, dims.dk], wv: [dims.din, dims.dk] };
-    case 'qkv': return { q: [dims.nq, dims.dk], k: [dims.nk, dims.dk], v: [dims.nk, dims.dv] };
-    case 'scores': return fields.v ? { scores: [dims.nq, dims.nk], v: [dims.nk, dims.dv] } : { scores: [dims.nq, dims.nk] };
+    case 'qkv': return { q: [nq, dims.dk], k: [nk, dims.dk], v: [nk, dims.dv] };
+    case 'scores': return fields.v ? { scores: [nq, nk], v: [nk, dims.dv] } : { scores: [nq, nk] };
     case 'softmax': return { x: [dims.rows, dims.entries] };
-    default: return { weights: [dims.nq, dims.nk], v: [dims.nk, dims.dv] };
+    default: return { weights: [nq, nk], v: [nk, dims.dv] };
   }
 }
 

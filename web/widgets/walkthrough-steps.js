@@ -200,7 +200,12 @@ export function buildSteps(model) {
         for (const name of ['scaled', 'weights']) {
           heat[name] = regions.filter((r) => r.page === name && !(r.all && !r.produces)).flatMap((r) => r.cells);
         }
-        view.heat(heat);
+        // No spoilers: a heatmap shows a result's cell from the step that computes it.
+        const future = {};
+        for (const name of ['scaled', 'weights']) {
+          if (!model.mats[name]?.input) future[name] = (i, j) => !revealed.has(`${name},${i},${j}`);
+        }
+        view.heat(heat, future);
         view.explain({
           text: this.text,
           formula: this.formula,

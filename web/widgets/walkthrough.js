@@ -115,11 +115,14 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   const editTitle = make('h3', '', 'Change the numbers');
   const editStatus = make('p', 'aw-edit-status');
   editStatus.setAttribute('role', 'status');
+  // What went wrong with the last edit, in the editor where it was made.
+  const editError = make('p', 'aw-edit-error');
+  editError.setAttribute('role', 'alert');
   const modeBox = make('fieldset', 'aw-modes');
   const controls = make('div', 'aw-controls');
   const tokenBox = make('fieldset', 'aw-tokens');
   const editors = make('div', 'aw-editors');
-  editBox.append(editTitle, editStatus, modeBox, controls, tokenBox, editors);
+  editBox.append(editTitle, editStatus, editError, modeBox, controls, tokenBox, editors);
   root.append(editBox);
 
   let preset = null;
@@ -156,8 +159,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       if (formula) stepFormula.append(mathElement(doc, formula, { display: true }));
       stepLines.replaceChildren(...(lines ? lines(doc) : []));
     },
-    heat(cellsByName) {
-      for (const [name, heatmap] of Object.entries(heatmaps)) heatmap.setHighlight(cellsByName[name] ?? []);
+    heat(cellsByName, futureByName = {}) {
+      for (const [name, heatmap] of Object.entries(heatmaps)) heatmap.setHighlight(cellsByName[name] ?? [], futureByName[name]);
     },
     reset() {
       for (const matView of Object.values(matViews)) matView.mark({});
@@ -168,6 +171,10 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   function notify() {
     onChange(getState());
+  }
+
+  function reportInEditor(text) {
+    editError.textContent = text;
   }
 
   function say(text) {
@@ -255,13 +262,16 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     });
   }
 
-  /** Computes `next` through the engine; on failure keeps the last good state. */
-  function apply(next, { keepStep = true } = {}) {
+  /**
+   * Computes `next` through the engine; on failure keeps the last good state
+   * and hands the engine's message to report (by default, the header's line).
+   */
+  function apply(next, { keepStep = true, report = say } = {}) {
     let nextModel;
     try {
       nextModel = buildModel(engine, next);
     } catch (error) {
-      say(`The engine could not use this input (${error.message}); the last good result stays on screen.`);
+      report(`The engine could not use this input (${error.message}); the last good result stays on screen.`);
       return false;
     }
     const stepId = steps[current]?.id;
@@ -283,13 +293,15 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     return true;
   }
 
-  function edit(next, { rebuildEditors = false } = {}) {
+  /** An edit from the editor: a failure is reported next to the control that made it. */
+  function edit(next, { rebuildEditors = false, report = reportInEditor } = {}) {
     const wasEdited = edited;
     edited = true;
-    if (!apply(next)) {
+    if (!apply(next, { report })) {
       edited = wasEdited;
       return false;
     }
+    editError.textContent = '';
     if (rebuildEditors) buildEditor();
     notify();
     return true;
@@ -297,7 +309,10 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   // ---- Editor panel ----
 
-  /** A whole-number field with its own inline message; onValid(n) runs for good values only. */
+  /**
+   * A whole-number field with its own inline message; onValid(n, report) runs
+   * for good values only, and report(message) shows a failure at the field.
+   */
   function integerControl(text, value, { min, max }, onValid) {
     const label = make('label', 'aw-size');
     label.append(doc.createTextNode(`${text} `));
@@ -319,7 +334,10 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       }
       error.textContent = '';
       input.removeAttribute('aria-invalid');
-      onValid(n);
+      onValid(n, (message) => {
+        error.textContent = message;
+        input.setAttribute('aria-invalid', 'true');
+      });
     });
     label.append(input, error);
     return label;
@@ -327,8 +345,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   function sizeControl(key, value) {
     const max = ['T', 'nq', 'nk', 'rows', 'entries'].includes(key) ? MAX_TOKENS : MAX_WIDTH;
-    return integerControl(SIZE_LABELS[key], value, { min: 1, max }, (n) => {
-      edit(resized(problem, { ...dimsOf(problem), [key]: n }), { rebuildEditors: true });
+    return integerControl(SIZE_LABELS[key], value, { min: 1, max }, (n, report) => {
+      edit(resized(problem, { ...dimsOf(problem), [key]: n }), { rebuildEditors: true, report });
     });
   }
 
