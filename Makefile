@@ -35,7 +35,7 @@ SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 .PHONY: all lib shared cli test deps test-native test-sanitize test-cli \
         test-wasm test-browser test-dist wasm vendor presets bench serve clean \
         install uninstall
-.PHONY: single test-single element
+.PHONY: single test-single element fuzz test-fuzz fuzz-build
 
 all: lib shared cli
 lib: $(BUILD)/libattention.a
@@ -132,7 +132,8 @@ test-single: single
 	node --test tests/browser/single-file.test.mjs
 
 test: deps
-	$(MAKE) test-native test-sanitize test-cli test-wasm test-browser test-dist
+	$(MAKE) test-native test-sanitize test-cli test-wasm test-browser test-dist \
+	    test-fuzz
 
 bench: lib wasm
 	./bench/run.sh
@@ -183,3 +184,59 @@ install: $(BUILD)/libattention.a $(BUILD)/libattention.so $(BUILD)/attn
 uninstall:
 	rm -f $(INSTALLED)
 	-rmdir $(CMAKEDIR) $(LIBDIR)/cmake 2>/dev/null || true
+
+# ---- Fuzzing (fuzz/*.c, libFuzzer) ----
+# Each target links the library built with clang for libFuzzer, ASan and
+# UBSan. `make fuzz` runs each for FUZZ_SECONDS (default 90, so about three
+# minutes in all), keeping what it finds in build/fuzz/corpus/<target>/ (and
+# a crashing input in build/fuzz/artifacts/); `make test-fuzz`, part of
+# `make test`, runs each for FUZZ_SMOKE_SECONDS (default 5) from the seeds.
+FUZZ_CC ?= clang-14
+FUZZ_SECONDS ?= 90
+FUZZ_SMOKE_SECONDS ?= 5
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
+            -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 $(filter-out -Werror,$(WARN)) -Werror -g -O1 -Isrc -Isrc/cli
+FUZZ_TARGETS := problem_json kernels
+FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/fuzz/obj/%.o)
+FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_SEEDS := $(BUILD)/fuzz/seeds
+# -max_len: JSON problems worth running are short; kernel programs read at
+# most a few KB. -timeout: a single input may take at most 10 s.
+FUZZ_OPTIONS_problem_json := -max_len=4096 -dict=fuzz/json.dict
+FUZZ_OPTIONS_kernels := -max_len=2048
+
+$(BUILD)/fuzz/obj/%.o: src/%.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_problem_json: fuzz/fuzz_problem_json.c $(JSON_ADAPTER_SRC) src/cli/problem_json.h $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $< $(JSON_ADAPTER_SRC) \
+	    $(FUZZ_LIB_OBJ) -o $@ -lcjson $(LDLIBS_CORE)
+
+$(BUILD)/fuzz/fuzz_kernels: fuzz/fuzz_kernels.c $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -o $@ $(LDLIBS_CORE)
+
+fuzz-build: $(FUZZ_BIN)
+
+$(FUZZ_SEEDS): fuzz/seed-corpus.mjs tests/vectors/tutorials.json web/presets.json tests/wasm/fixtures/local-vectors.json
+	rm -rf $@ && node fuzz/seed-corpus.mjs $@
+
+# run_fuzz TARGET SECONDS: new inputs go to build/fuzz/corpus/TARGET.
+define run_fuzz
+	@mkdir -p $(BUILD)/fuzz/corpus/$(1) $(BUILD)/fuzz/artifacts
+	@echo "== fuzz_$(1) for $(2) s"
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    ./$(BUILD)/fuzz/fuzz_$(1) $(FUZZ_OPTIONS_$(1)) -max_total_time=$(2) \
+	    -timeout=10 -print_final_stats=1 \
+	    -artifact_prefix=$(BUILD)/fuzz/artifacts/$(1)- \
+	    $(BUILD)/fuzz/corpus/$(1) $(FUZZ_SEEDS)/$(1)
+endef
+
+fuzz: $(FUZZ_BIN) $(FUZZ_SEEDS)
+	$(call run_fuzz,problem_json,$(FUZZ_SECONDS))
+	$(call run_fuzz,kernels,$(FUZZ_SECONDS))
+
+test-fuzz: $(FUZZ_BIN) $(FUZZ_SEEDS)
+	$(call run_fuzz,problem_json,$(FUZZ_SMOKE_SECONDS))
+	$(call run_fuzz,kernels,$(FUZZ_SMOKE_SECONDS))

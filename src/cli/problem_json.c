@@ -227,7 +227,14 @@ int attn_json_parse(cJSON **root, const char *text, size_t length,
     if (error_cap > 0) error[0] = '\0';
     int status = scan_json(text, length, error, error_cap);
     if (status != ATTN_OK) return status;
-    status = parse_cjson(root, text, length, error, error_cap);
+    /* cJSON and the messages read up to a NUL: a terminated copy. */
+    char *copy = length < SIZE_MAX ? malloc(length + 1) : NULL;
+    if (copy == NULL)
+        return fail(error, error_cap, ATTN_ERR_NOMEM, "out of memory");
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    status = parse_cjson(root, copy, length, error, error_cap);
+    free(copy);
     if (status != ATTN_OK) return status;
     status = check_duplicate_keys(*root, "", error, error_cap);
     if (status != ATTN_OK) {

@@ -36,7 +36,7 @@ int attn_problem_from_json_limited(attn_problem **problem, const cJSON *root,
 #define ATTN_JSON_MAX_DEPTH 64
 
 /*
- * Parses text[0..length) into *root, refusing what a problem must not hold
+ * Parses text[0..length) (no NUL needed after it) into *root, refusing what a problem must not hold
  * even where cJSON accepts it: a NUL byte, the escape \u0000 in a string,
  * nesting deeper than ATTN_JSON_MAX_DEPTH and a key repeated in an object.
  * Returns ATTN_OK, or ATTN_ERR_INPUT with one line in error ("invalid JSON
