@@ -10,7 +10,9 @@
  * Buffers are allocated at exactly the size each function documents, so
  * AddressSanitizer reports any read or write outside them. Checked beyond
  * that: every status is one of attention.h's codes; a successful call
- * leaves finite outputs and weight rows that sum to 1 or are all 0.
+ * leaves finite outputs and weight rows that sum to 1 or are all 0. The
+ * problem API (attn_problem_*) is driven the same way, with ranks,
+ * dimensions and field types that JSON cannot express.
  */
 #include "attention.h"
 
@@ -363,12 +365,116 @@ static void fuzz_mask(reader *r)
     free(parts.allowed);
 }
 
+/* The problem API driven directly: a kind (or an unknown one), then up to
+ * eight setter calls with fuzzer-chosen fields (known to some kind or not),
+ * ranks 0..4, dimensions including 0 and -1, numbers including NaN, then a
+ * run under a small byte limit and every format into a short buffer. */
+static void fuzz_problem_api(reader *r)
+{
+    static const char *const kinds[] = {
+        "scaledDotProduct", "multiHead", "additive", "luong", "linear",
+        "softmax", "weightedSum", "noSuchKind"};
+    static const char *const fields[] = {
+        "q", "k", "v", "scores", "dk", "mask", "keyLength", "window",
+        "stride", "scale", "dropout", "seed", "tokens", "queryTokens",
+        "keyTokens", "x", "xkv", "numHeads", "wq", "wk", "wv", "wo", "bq",
+        "bo", "query", "keys", "ws", "wh", "b", "w", "method", "causal",
+        "weights", "nope"};
+    static const char *const strings[] = {"causal", "none", "dot", "general",
+                                          "concat", "", "a", "sideways"};
+    const unsigned kind = take_byte(r) % (sizeof kinds / sizeof kinds[0]);
+    attn_problem *problem = NULL;
+    const int created = attn_problem_create(&problem, kinds[kind], NULL);
+    check_status(created);
+    if (created != ATTN_OK) {
+        check(problem == NULL);
+        return;
+    }
+    const unsigned limit = take_byte(r);
+    check(attn_problem_set_max_bytes(problem, limit == 0xFF ? 64 : 16384) ==
+          ATTN_OK);
+    const int calls = 1 + (int)take_byte(r) % 8;
+    for (int c = 0; c < calls; c++) {
+        const char *field =
+            fields[take_byte(r) % (sizeof fields / sizeof fields[0])];
+        int status;
+        switch (take_byte(r) % 5) {
+        case 0: {
+            const int rank = (int)take_byte(r) % 5;
+            int dims[4];
+            long count = 1;
+            for (int d = 0; d < 4; d++) {
+                dims[d] = take_size(r);
+                if (d < rank && d < 3)
+                    count = dims[d] > 0 && count > 0 ? count * dims[d] : 0;
+            }
+            const int raw = take_byte(r) % 8 == 0;
+            double *values = take_doubles(r, count > 0 ? count : 1, raw);
+            for (long i = 0; i < count && !raw; i++)
+                if (take_byte(r) % 2 == 0) values[i] = (double)(i % 2);
+            status = attn_problem_set_tensor(problem, field, rank, dims,
+                                             values);
+            free(values);
+            break;
+        }
+        case 1:
+            status = attn_problem_set_number(
+                problem, field, take_double(r, take_byte(r) % 4 == 0));
+            break;
+        case 2:
+            status = attn_problem_set_bool(problem, field, take_byte(r) & 1);
+            break;
+        case 3:
+            status = attn_problem_set_string(
+                problem, field,
+                strings[take_byte(r) % (sizeof strings / sizeof strings[0])]);
+            break;
+        default: {
+            const int count = (int)take_byte(r) % 8;
+            const char *labels[8];
+            for (int i = 0; i < count; i++)
+                labels[i] = strings[take_byte(r) %
+                                    (sizeof strings / sizeof strings[0])];
+            status = attn_problem_set_strings(problem, field, count, labels);
+            break;
+        }
+        }
+        check_status(status);
+        if (status != ATTN_OK) check(attn_problem_error(problem)[0] != '\0');
+    }
+    const int ran = attn_problem_run(problem);
+    check_status(ran);
+    if (ran == ATTN_OK) {
+        char small[64];
+        for (int format = ATTN_FORMAT_JSON; format <= ATTN_FORMAT_LATEX;
+             format++) {
+            size_t length = 0;
+            const int status = attn_problem_format(problem, format, small,
+                                                   sizeof small, &length);
+            check_status(status);
+            if (status == ATTN_OK)
+                check(strlen(small) ==
+                      (length < sizeof small ? length : sizeof small - 1));
+        }
+        int rank, dims[3];
+        const double *result;
+        check_status(attn_problem_result(problem, "weights", &rank, dims,
+                                         &result));
+        check_status(attn_problem_result(problem, "heads.99.weights", &rank,
+                                         dims, &result));
+    } else {
+        check(attn_problem_error(problem)[0] != '\0');
+    }
+    attn_problem_destroy(problem);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reader r = {data, size, 0};
-    switch (take_byte(&r) % 9) {
+    switch (take_byte(&r) % 10) {
+    case 9: fuzz_problem_api(&r); break;
     case 0: fuzz_sdpa(&r, 0); break;
     case 1: fuzz_sdpa(&r, 1); break;
     case 2: fuzz_softmax(&r); break;

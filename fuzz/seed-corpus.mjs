@@ -37,11 +37,11 @@ for (const [name, text] of problems) writeFileSync(join(jsonDir, `${name}.json`)
 const kernelsDir = join(out, 'kernels');
 mkdirSync(kernelsDir, { recursive: true });
 const values = Array.from({ length: 512 }, (_, i) => (i * 37 + 11) % 256);
-for (let selector = 0; selector < 9; selector++) {
+for (let selector = 0; selector < 10; selector++) {
   for (const [variant, head] of [[0, [2, 1, 2, 1, 1, 0]], [1, [1, 2, 2, 2, 3, 0]]]) {
     const options = [variant ? 0x41 : 0x00, variant ? 0x01 : 0x00, 3, 2, 2, 2, 1, 0, 1, 1, 0, 1, 1, 1, 128, 7];
     writeFileSync(join(kernelsDir, `entry-${selector}-${variant}`),
                   Buffer.from([selector, ...head, ...options, ...values]));
   }
 }
-console.log(`seed-corpus: ${problems.size} problems, 18 kernel programs in ${out}`);
+console.log(`seed-corpus: ${problems.size} problems, 20 kernel programs in ${out}`);
