@@ -1,6 +1,7 @@
 # The attention engine: native library, CLI, tests, WASM build, benchmarks.
-# `make` builds build/libattention.a and build/attn; `make test` runs every
-# suite after installing what the machine lacks (scripts/ensure-deps.sh).
+# `make` builds build/libattention.a, build/libattention.so and build/attn;
+# `make test` runs every suite after installing what the machine lacks
+# (scripts/ensure-deps.sh).
 
 CC      ?= cc
 WARN    := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -31,12 +32,14 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 SAN_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/san/obj/%.o)
 SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
-.PHONY: all lib cli test deps test-layers test-native test-sanitize test-cli test-wasm \
-        test-browser test-dist wasm vendor presets bench serve clean install
-.PHONY: single test-single element
+.PHONY: all lib shared cli test deps test-layers test-native test-sanitize \
+        test-cli test-wasm test-browser test-dist wasm vendor presets bench serve \
+        clean install uninstall
+.PHONY: single test-single element fuzz test-fuzz fuzz-build
 
-all: lib cli
+all: lib shared cli
 lib: $(BUILD)/libattention.a
+shared: $(BUILD)/libattention.so
 cli: $(BUILD)/attn
 
 $(BUILD)/obj/%.o: src/%.c $(LIB_HDR)
@@ -46,6 +49,17 @@ $(BUILD)/obj/%.o: src/%.c $(LIB_HDR)
 $(BUILD)/libattention.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+# The shared library, from position-independent objects of the same sources.
+# Its soname carries the major version: libattention.so.$(SOVERSION).
+PIC_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/pic/obj/%.o)
+
+$(BUILD)/pic/obj/%.o: src/%.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/libattention.so: $(PIC_OBJ)
+	$(CC) -shared -Wl,-soname,libattention.so.$(SOVERSION) $(LDFLAGS) $^ -o $@ $(LDLIBS_CORE)
 
 $(BUILD)/attn: $(CLI_SRC) $(BUILD)/libattention.a src/attention.h src/cli/*.h
 	$(CC) $(ALL_CFLAGS) $(CLI_SRC) -o $@ $(BUILD)/libattention.a -lcjson $(LDLIBS_CORE)
@@ -118,7 +132,8 @@ test-single: single
 	node --test tests/browser/single-file.test.mjs
 
 test: deps
-	$(MAKE) test-layers test-native test-sanitize test-cli test-wasm test-browser test-dist
+	$(MAKE) test-layers test-native test-sanitize test-cli test-wasm test-browser \
+	    test-dist test-fuzz
 
 # Dependencies point one way (ARCHITECTURE.md): no upward include or import, no cycle.
 test-layers:
@@ -132,16 +147,100 @@ clean:
 
 # The npm package (types checked, packed, installed offline in a scratch
 # project) and `make install` (a C program built with pkg-config).
-test-dist: lib wasm
+test-dist: lib shared cli wasm
 	node --test tests/dist/*.test.mjs
 
-# Installs the library, its header and attention.pc under $(DESTDIR)$(PREFIX).
+# Installs under $(DESTDIR)$(PREFIX): the static and shared libraries, the
+# header, attention.pc for pkg-config, a CMake config package
+# (find_package(attention CONFIG), target attention::attention) and
+# build/attn as bin/attn. `make uninstall` with the same PREFIX and DESTDIR
+# removes exactly these files.
 PREFIX  ?= /usr/local
 VERSION := $(shell sed -n 's/^  "version": "\([^"]*\)",$$/\1/p' package.json)
+SOVERSION := $(firstword $(subst ., ,$(VERSION)))
+LIBDIR  := $(DESTDIR)$(PREFIX)/lib
+CMAKEDIR := $(LIBDIR)/cmake/attention
+INSTALLED := $(LIBDIR)/libattention.a $(LIBDIR)/libattention.so \
+             $(LIBDIR)/libattention.so.$(SOVERSION) \
+             $(LIBDIR)/libattention.so.$(VERSION) \
+             $(DESTDIR)$(PREFIX)/include/attention.h \
+             $(LIBDIR)/pkgconfig/attention.pc \
+             $(CMAKEDIR)/attentionConfig.cmake \
+             $(CMAKEDIR)/attentionConfigVersion.cmake \
+             $(DESTDIR)$(PREFIX)/bin/attn
 
-install: $(BUILD)/libattention.a
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
-	install -m 644 $(BUILD)/libattention.a $(DESTDIR)$(PREFIX)/lib/libattention.a
+install: $(BUILD)/libattention.a $(BUILD)/libattention.so $(BUILD)/attn
+	install -d $(LIBDIR)/pkgconfig $(CMAKEDIR) $(DESTDIR)$(PREFIX)/include \
+	    $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(BUILD)/libattention.a $(LIBDIR)/libattention.a
+	install -m 755 $(BUILD)/libattention.so $(LIBDIR)/libattention.so.$(VERSION)
+	ln -sf libattention.so.$(VERSION) $(LIBDIR)/libattention.so.$(SOVERSION)
+	ln -sf libattention.so.$(SOVERSION) $(LIBDIR)/libattention.so
 	install -m 644 src/attention.h $(DESTDIR)$(PREFIX)/include/attention.h
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	    scripts/attention.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/attention.pc
+	    scripts/attention.pc.in > $(LIBDIR)/pkgconfig/attention.pc
+	sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
+	    cmake/attentionConfig.cmake.in > $(CMAKEDIR)/attentionConfig.cmake
+	sed -e 's|@VERSION@|$(VERSION)|g' \
+	    cmake/attentionConfigVersion.cmake.in > $(CMAKEDIR)/attentionConfigVersion.cmake
+	install -m 755 $(BUILD)/attn $(DESTDIR)$(PREFIX)/bin/attn
+
+uninstall:
+	rm -f $(INSTALLED)
+	-rmdir $(CMAKEDIR) $(LIBDIR)/cmake 2>/dev/null || true
+
+# ---- Fuzzing (fuzz/*.c, libFuzzer) ----
+# Each target links the library built with clang for libFuzzer, ASan and
+# UBSan. `make fuzz` runs each for FUZZ_SECONDS (default 90, so about three
+# minutes in all), keeping what it finds in build/fuzz/corpus/<target>/ (and
+# a crashing input in build/fuzz/artifacts/); `make test-fuzz`, part of
+# `make test`, runs each for FUZZ_SMOKE_SECONDS (default 5) from the seeds.
+FUZZ_CC ?= clang-14
+FUZZ_SECONDS ?= 90
+FUZZ_SMOKE_SECONDS ?= 5
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
+            -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 $(filter-out -Werror,$(WARN)) -Werror -g -O1 -Isrc -Isrc/cli
+FUZZ_TARGETS := problem_json kernels
+FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/fuzz/obj/%.o)
+FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_SEEDS := $(BUILD)/fuzz/seeds
+# -max_len: JSON problems worth running are short; kernel programs read at
+# most a few KB. -timeout: a single input may take at most 10 s.
+FUZZ_OPTIONS_problem_json := -max_len=4096 -dict=fuzz/json.dict
+FUZZ_OPTIONS_kernels := -max_len=2048
+
+$(BUILD)/fuzz/obj/%.o: src/%.c $(LIB_HDR)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_problem_json: fuzz/fuzz_problem_json.c $(JSON_ADAPTER_SRC) src/cli/problem_json.h $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $< $(JSON_ADAPTER_SRC) \
+	    $(FUZZ_LIB_OBJ) -o $@ -lcjson $(LDLIBS_CORE)
+
+$(BUILD)/fuzz/fuzz_kernels: fuzz/fuzz_kernels.c $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -o $@ $(LDLIBS_CORE)
+
+fuzz-build: $(FUZZ_BIN)
+
+$(FUZZ_SEEDS): fuzz/seed-corpus.mjs tests/vectors/tutorials.json web/presets.json tests/wasm/fixtures/local-vectors.json
+	rm -rf $@ && node fuzz/seed-corpus.mjs $@
+
+# run_fuzz TARGET SECONDS: new inputs go to build/fuzz/corpus/TARGET.
+define run_fuzz
+	@mkdir -p $(BUILD)/fuzz/corpus/$(1) $(BUILD)/fuzz/artifacts
+	@echo "== fuzz_$(1) for $(2) s"
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	    ./$(BUILD)/fuzz/fuzz_$(1) $(FUZZ_OPTIONS_$(1)) -max_total_time=$(2) \
+	    -timeout=10 -print_final_stats=1 \
+	    -artifact_prefix=$(BUILD)/fuzz/artifacts/$(1)- \
+	    $(BUILD)/fuzz/corpus/$(1) $(FUZZ_SEEDS)/$(1)
+endef
+
+fuzz: $(FUZZ_BIN) $(FUZZ_SEEDS)
+	$(call run_fuzz,problem_json,$(FUZZ_SECONDS))
+	$(call run_fuzz,kernels,$(FUZZ_SECONDS))
+
+test-fuzz: $(FUZZ_BIN) $(FUZZ_SEEDS)
+	$(call run_fuzz,problem_json,$(FUZZ_SMOKE_SECONDS))
+	$(call run_fuzz,kernels,$(FUZZ_SMOKE_SECONDS))

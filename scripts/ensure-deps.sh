@@ -27,6 +27,11 @@ missing_packages() {
     has_command chromium || has_package chromium || echo chromium
     has_command pdflatex || echo texlive-latex-base
     has_command pdftotext || echo poppler-utils
+    has_command cmake || echo cmake
+    # libFuzzer (make fuzz, and the short fuzz runs of make test): Debian's
+    # clang 14 and its runtime libraries.
+    has_command clang-14 || echo clang-14
+    has_package libclang-rt-14-dev || echo libclang-rt-14-dev
 }
 
 # Runs a command as root: directly, or through sudo (never waiting for a

@@ -18,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 
 const HOST = '127.0.0.1';
 const DEFAULT_PORT = 8000;
+// Room for a URL of about 64 KB plus ordinary headers.
+export const MAX_HEADER_BYTES = 96 * 1024;
 
 export const MIME_TYPES = Object.freeze({
   '.html': 'text/html; charset=utf-8',
@@ -73,37 +75,66 @@ async function fileFor(root, pathname) {
   }
 }
 
+// The path of a request target (origin form "/a?b" or absolute form
+// "http://host/a"), or null when it cannot be parsed: "http://[",
+// "http://:99999/", "http://%zz/" and the like.
+export function pathnameOf(target) {
+  try {
+    return new URL(target, `http://${HOST}`).pathname;
+  } catch {
+    return null;
+  }
+}
+
+// Every failure inside a request becomes a response (400 for a target that
+// cannot be parsed, 500 otherwise), never an unhandled rejection that would
+// stop the server.
 function handler(root) {
-  return async (request, response) => {
-    const { method } = request;
-    if (method !== 'GET' && method !== 'HEAD') {
-      response.setHeader('Allow', 'GET, HEAD');
-      send(response, 405, 'method not allowed', method);
-      return;
-    }
-    const { pathname } = new URL(request.url, `http://${HOST}`);
-    const file = await fileFor(root, pathname);
-    if (!file) {
-      send(response, 404, 'not found', method);
-      return;
-    }
-    response.writeHead(200, {
-      'Content-Type': MIME_TYPES[extname(file.path).toLowerCase()] ?? 'application/octet-stream',
-      // The custom element runs on other sites and fetches the engine, KaTeX
-      // and its fonts from here: public files, readable from any origin.
-      'Access-Control-Allow-Origin': '*',
-      'Content-Length': file.size,
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
+  return (request, response) => {
+    serveFile(root, request, response).catch(() => {
+      try {
+        if (!response.headersSent) send(response, 500, 'internal error', request.method);
+        else response.destroy();
+      } catch {
+        response.destroy();
+      }
     });
-    if (method === 'HEAD') {
-      response.end();
-      return;
-    }
-    const stream = createReadStream(file.path);
-    stream.on('error', () => response.destroy());
-    stream.pipe(response);
   };
+}
+
+async function serveFile(root, request, response) {
+  const { method } = request;
+  if (method !== 'GET' && method !== 'HEAD') {
+    response.setHeader('Allow', 'GET, HEAD');
+    send(response, 405, 'method not allowed', method);
+    return;
+  }
+  const pathname = pathnameOf(request.url);
+  if (pathname === null) {
+    send(response, 400, 'bad request: the request target is not a valid URL', method);
+    return;
+  }
+  const file = await fileFor(root, pathname);
+  if (!file) {
+    send(response, 404, 'not found', method);
+    return;
+  }
+  response.writeHead(200, {
+    'Content-Type': MIME_TYPES[extname(file.path).toLowerCase()] ?? 'application/octet-stream',
+    // The custom element runs on other sites and fetches the engine, KaTeX
+    // and its fonts from here: public files, readable from any origin.
+    'Access-Control-Allow-Origin': '*',
+    'Content-Length': file.size,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  if (method === 'HEAD') {
+    response.end();
+    return;
+  }
+  const stream = createReadStream(file.path);
+  stream.on('error', () => response.destroy());
+  stream.pipe(response);
 }
 
 /**
@@ -113,7 +144,25 @@ function handler(root) {
 export async function startServer({ root = 'web', port = DEFAULT_PORT } = {}) {
   const rootPath = await realpath(resolve(root));
   if (!(await stat(rootPath)).isDirectory()) throw new Error(`serve: ${root} is not a directory`);
-  const server = createServer(handler(rootPath));
+  // Addresses that hold the page's state (?v=...) can be long: headers up to
+  // MAX_HEADER_BYTES, where Node's default would answer a bare 431 at 16 KB.
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler(rootPath));
+  // A request Node's parser rejects (a header section larger still, a
+  // malformed request line) gets a response that says so, then the socket
+  // closes; the server stays up.
+  server.on('clientError', (error, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    const text = tooLarge
+      ? `the request line and headers exceed ${MAX_HEADER_BYTES} bytes; use a shorter URL\n`
+      : 'bad request: the request could not be parsed\n';
+    socket.end(`HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\n`
+      + `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  });
   await new Promise((resolveListen, rejectListen) => {
     server.once('error', rejectListen);
     server.listen(port, HOST, () => {

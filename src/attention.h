@@ -49,7 +49,9 @@ typedef enum attn_status {
     ATTN_ERR_NOMEM = 9,          /* an allocation failed (attn_problem_*) */
     ATTN_ERR_INPUT = 10,         /* a problem field is missing, unknown or
                                     misshapen; attn_problem_error says which */
-    ATTN_ERR_STATE = 11          /* call out of order (attn_problem_*) */
+    ATTN_ERR_STATE = 11,         /* call out of order (attn_problem_*) */
+    ATTN_ERR_TOO_LARGE = 12      /* a problem would hold more bytes than its
+                                    limit (attn_problem_set_max_bytes) */
 } attn_status;
 
 /* English text for a status code; an unknown code gives "unknown status". */
@@ -372,6 +374,22 @@ typedef enum attn_format {
  * working memory from the problem's allocator (ATTN_ERR_NOMEM without). */
 int attn_problem_format(const attn_problem *problem, int format, char *buf,
                         size_t cap, size_t *length);
+
+/* ---- Limits ----
+ *
+ * A problem holds its tensor fields (copied by the setters), its results
+ * and, during a run, the kernels' scratch space. Before it allocates any of
+ * them it adds up, in bytes and with overflow checks, what it would then
+ * hold; above its limit the setter or the run fails with ATTN_ERR_TOO_LARGE
+ * and a message giving both numbers, having allocated nothing for that
+ * value. Labels, masks of bytes and the text attn_problem_format writes are
+ * not counted. The limit starts at ATTN_PROBLEM_DEFAULT_MAX_BYTES (256 MiB).
+ */
+#define ATTN_PROBLEM_DEFAULT_MAX_BYTES ((size_t)256 * 1024 * 1024)
+
+/* Sets the problem's limit; 0 restores the default. Values already set stay
+ * set even when they exceed a lowered limit: the next setter or run says. */
+int attn_problem_set_max_bytes(attn_problem *problem, size_t max_bytes);
 
 #ifdef __cplusplus
 }

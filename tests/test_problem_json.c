@@ -3,6 +3,7 @@
  * gives the same words), errors of the problem layer passed through, and
  * allocation failures. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <setjmp.h>
@@ -296,6 +297,125 @@ static void test_each_failed_allocation_gives_nomem_and_leaks_nothing(
     cJSON_Delete(root);
 }
 
+/* The status and message attn_json_parse gives for `json`. */
+static void assert_parse_rejected(const char *json, int expected_status,
+                                  const char *message)
+{
+    cJSON *root = (cJSON *)&root; /* must become NULL */
+    char error[ERROR_CAP];
+    const int status =
+        attn_json_parse(&root, json, strlen(json), error, sizeof error);
+    assert_null(root);
+    assert_string_equal(error, message);
+    assert_int_equal(status, expected_status);
+}
+
+static void test_a_nul_escape_anywhere_in_a_string_is_an_error(void **state)
+{
+    (void)state;
+    assert_parse_rejected(
+        "{\"kind\": \"softmax\\u0000junk\", \"x\": [1, 2]}", ATTN_ERR_INPUT,
+        "invalid input at line 1, column 18: \\u0000 (a NUL character) in "
+        "a string; names and values must not contain one");
+    assert_parse_rejected(
+        "{\"kind\": \"softmax\",\n \"x\\u0000\": [1]}", ATTN_ERR_INPUT,
+        "invalid input at line 2, column 4: \\u0000 (a NUL character) in "
+        "a string; names and values must not contain one");
+    /* An escaped backslash then "u0000" is five ordinary characters. */
+    cJSON *root;
+    char error[ERROR_CAP];
+    const char *text = "{\"kind\": \"a\\\\u0000\"}";
+    assert_int_equal(attn_json_parse(&root, text, strlen(text), error,
+                                     sizeof error), ATTN_OK);
+    assert_string_equal(cJSON_GetObjectItem(root, "kind")->valuestring,
+                        "a\\u0000");
+    cJSON_Delete(root);
+}
+
+static void test_a_repeated_key_is_an_error_naming_it(void **state)
+{
+    (void)state;
+    assert_parse_rejected(
+        "{\"kind\": \"softmax\", \"x\": [1], \"kind\": \"linear\"}",
+        ATTN_ERR_INPUT, "kind: the key appears more than once in the problem");
+    assert_parse_rejected("{\"kind\": \"softmax\", \"m\": {\"b\": 1, \"b\": 2}}",
+                          ATTN_ERR_INPUT,
+                          "m.b: the key appears more than once in that object");
+}
+
+static void test_deep_nesting_says_how_deep_it_may_go(void **state)
+{
+    (void)state;
+    char deep[2 * 1001 + 1];
+    for (int i = 0; i < 1001; i++) {
+        deep[i] = '[';
+        deep[1001 + i] = ']';
+    }
+    deep[2002] = '\0';
+    assert_parse_rejected(deep, ATTN_ERR_INPUT,
+                          "invalid input at line 1, column 65: nested deeper "
+                          "than 64 levels (a problem needs at most 4)");
+    /* Brackets inside strings do not count. */
+    char quoted[300];
+    snprintf(quoted, sizeof quoted, "{\"kind\": \"%.200s\"}",
+             "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[");
+    cJSON *root;
+    char error[ERROR_CAP];
+    assert_int_equal(attn_json_parse(&root, quoted, strlen(quoted), error,
+                                     sizeof error), ATTN_OK);
+    cJSON_Delete(root);
+}
+
+static void test_invalid_json_keeps_its_line_and_column(void **state)
+{
+    (void)state;
+    assert_parse_rejected("{\"kind\": \"softmax\",\n \"x\": [1, 2, 3],, ]}",
+                          ATTN_ERR_INPUT,
+                          "invalid JSON at line 2, column 18, near \" [1, 2, "
+                          "3],, ]}\"");
+    const char with_nul[] = "{\"kind\": \"so\0ftmax\"}";
+    cJSON *root;
+    char error[ERROR_CAP];
+    assert_int_equal(attn_json_parse(&root, with_nul, sizeof with_nul - 1,
+                                     error, sizeof error), ATTN_ERR_INPUT);
+    assert_string_equal(error,
+                        "invalid JSON at line 1, column 13: a NUL byte");
+}
+
+static void test_mixed_arrays_are_reported_by_the_field_they_are_for(
+    void **state)
+{
+    (void)state;
+    assert_rejected("{\"kind\": \"softmax\", \"x\": [\"1\", 2]}",
+                    ATTN_ERR_INPUT, "x[0]: expected a number, got a string");
+    assert_rejected("{\"kind\": \"linear\", \"q\": [[1]], \"k\": [[1]], "
+                    "\"v\": [[1]], \"tokens\": [\"a\", [2]]}",
+                    ATTN_ERR_INPUT, "tokens[1]: expected a string, got an array");
+    assert_rejected("{\"kind\": \"softmax\", \"y\": [\"a\", 2]}",
+                    ATTN_ERR_INPUT,
+                    "y: unknown field for kind \"softmax\" (fields: x, scale, "
+                    "mask, queryTokens, keyTokens)");
+}
+
+static void test_from_json_limited_applies_the_limit_before_any_field(
+    void **state)
+{
+    (void)state;
+    cJSON *root = cJSON_Parse("{\"kind\": \"softmax\", \"x\": [1, 2, 3]}");
+    attn_problem *problem;
+    char error[ERROR_CAP];
+    assert_int_equal(attn_problem_from_json_limited(&problem, root, NULL, 16,
+                                                    error, sizeof error),
+                     ATTN_ERR_TOO_LARGE);
+    assert_null(problem);
+    assert_string_equal(error,
+                        "x: a vector of 3 would make the problem hold 24 "
+                        "bytes, more than its limit of 16 bytes; use smaller "
+                        "inputs or raise the limit (maxBytes in the JS API, "
+                        "--max-bytes in build/attn)");
+    cJSON_Delete(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -310,6 +430,14 @@ int main(void)
         cmocka_unit_test(test_long_messages_are_truncated_to_the_buffer),
         cmocka_unit_test(
             test_each_failed_allocation_gives_nomem_and_leaks_nothing),
+        cmocka_unit_test(test_a_nul_escape_anywhere_in_a_string_is_an_error),
+        cmocka_unit_test(test_a_repeated_key_is_an_error_naming_it),
+        cmocka_unit_test(test_deep_nesting_says_how_deep_it_may_go),
+        cmocka_unit_test(test_invalid_json_keeps_its_line_and_column),
+        cmocka_unit_test(
+            test_mixed_arrays_are_reported_by_the_field_they_are_for),
+        cmocka_unit_test(
+            test_from_json_limited_applies_the_limit_before_any_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

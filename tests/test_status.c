@@ -24,6 +24,7 @@ static void test_status_codes_keep_their_numbers(void **state)
     assert_int_equal(ATTN_ERR_NOMEM, 9);
     assert_int_equal(ATTN_ERR_INPUT, 10);
     assert_int_equal(ATTN_ERR_STATE, 11);
+    assert_int_equal(ATTN_ERR_TOO_LARGE, 12);
 }
 
 static void test_status_text_names_every_code(void **state)
@@ -45,6 +46,8 @@ static void test_status_text_names_every_code(void **state)
         {ATTN_ERR_NOMEM, "an allocation failed"},
         {ATTN_ERR_INPUT, "a problem field is missing, unknown or misshapen"},
         {ATTN_ERR_STATE, "call out of order"},
+        {ATTN_ERR_TOO_LARGE,
+         "the problem would hold more bytes than its limit"},
     };
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         assert_string_equal(attn_status_text(expected[i].code),
@@ -54,8 +57,8 @@ static void test_status_text_names_every_code(void **state)
 static void test_status_texts_are_distinct(void **state)
 {
     (void)state;
-    for (int a = ATTN_OK; a <= ATTN_ERR_STATE; a++)
-        for (int b = a + 1; b <= ATTN_ERR_STATE; b++)
+    for (int a = ATTN_OK; a <= ATTN_ERR_TOO_LARGE; a++)
+        for (int b = a + 1; b <= ATTN_ERR_TOO_LARGE; b++)
             assert_string_not_equal(attn_status_text(a), attn_status_text(b));
 }
 
@@ -63,7 +66,7 @@ static void test_status_text_of_an_unknown_code_says_unknown(void **state)
 {
     (void)state;
     assert_string_equal(attn_status_text(-1), "unknown status");
-    assert_string_equal(attn_status_text(ATTN_ERR_STATE + 1),
+    assert_string_equal(attn_status_text(ATTN_ERR_TOO_LARGE + 1),
                         "unknown status");
     assert_string_equal(attn_status_text(1000000), "unknown status");
 }

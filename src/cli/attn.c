@@ -13,15 +13,15 @@
 #include <string.h>
 
 #define ATTN_CLI_VERSION "0.1.0"
-#define USAGE "usage: attn [--format json|text|markdown|latex|steps] [FILE]"
+#define USAGE                                                              \
+    "usage: attn [--format json|text|markdown|latex|steps] [-o FILE] "      \
+    "[--max-bytes N] [FILE]"
 
 enum {
     EXIT_BAD_INPUT = 2, /* a bad option, an unreadable file or bad input */
     EXIT_INTERNAL = 1,  /* out of memory, or the result could not be written */
     ERROR_CAP = 1024,
-    READ_CHUNK = 64 * 1024,
-    NEAR_BEFORE = 12, /* bytes quoted around a JSON error: cJSON's */
-    NEAR_AFTER = 8    /* position is often a byte or two late */
+    READ_CHUNK = 64 * 1024
 };
 
 static const char help_text[] =
@@ -38,6 +38,12 @@ static const char help_text[] =
     "                       (amsmath), to paste into a .tex file\n"
     "                       steps: the walkthrough as data (JSON steps with\n"
     "                       their equations), what the page renders\n"
+    "  -o, --output FILE    write the result to FILE instead of standard\n"
+    "                       output; only on success, so a failed run\n"
+    "                       leaves no FILE (nor an empty one) behind\n"
+    "      --max-bytes N    the most bytes the problem may hold in its\n"
+    "                       tensors and results (default 268435456, 256 MiB);\n"
+    "                       the input may be at most 4 N bytes of JSON\n"
     "  -h, --help           show this help\n"
     "      --version        show the version\n"
     "\n"
@@ -47,12 +53,14 @@ static const char help_text[] =
     "  echo '{\"kind\": \"softmax\", \"x\": [1, 2, 3]}' | attn --format text\n"
     "\n"
     "Exit status: 0 on success; 2 for a bad option, an unreadable file or a\n"
-    "bad problem (one line on standard error); 1 when memory runs out or the\n"
-    "result cannot be written.\n";
+    "bad or too large problem (one line on standard error); 1 when memory\n"
+    "runs out or the result cannot be written.\n";
 
 typedef struct cli_args {
-    int format;       /* an attn_format */
-    const char *path; /* NULL = standard input */
+    int format;         /* an attn_format */
+    const char *path;   /* NULL = standard input */
+    const char *output; /* NULL = standard output */
+    size_t max_bytes;   /* the problem's limit */
     int help, version;
 } cli_args;
 
@@ -92,24 +100,50 @@ static int parse_format(const char *name, int *format, char *error,
                 "or steps)", name);
 }
 
-/* Sets *value to the value of --format / -f (as "--format X",
- * "--format=X", "-f X" or "-fX") and returns how many arguments it took;
- * 0 if argv[i] is not the format option, -1 if its value is missing. */
-static int format_option(char **argv, int argc, int i, const char **value)
+/* Sets *value to the value of option long_name / short_name (as "--long
+ * X", "--long=X", "-s X" or "-sX"; short_name NULL for none) and returns how
+ * many arguments it took; 0 if argv[i] is not that option, -1 if its value
+ * is missing. */
+static int value_option(char **argv, int argc, int i, const char *long_name,
+                        const char *short_name, const char **value)
 {
     const char *arg = argv[i];
-    if (strncmp(arg, "--format=", 9) == 0) {
-        *value = arg + 9;
+    const size_t long_length = strlen(long_name);
+    if (strncmp(arg, long_name, long_length) == 0 &&
+        arg[long_length] == '=') {
+        *value = arg + long_length + 1;
         return 1;
     }
-    if (strncmp(arg, "-f", 2) == 0 && arg[2] != '\0') {
+    if (short_name != NULL && strncmp(arg, short_name, 2) == 0 &&
+        arg[2] != '\0') {
         *value = arg + 2;
         return 1;
     }
-    if (strcmp(arg, "--format") != 0 && strcmp(arg, "-f") != 0) return 0;
+    if (strcmp(arg, long_name) != 0 &&
+        (short_name == NULL || strcmp(arg, short_name) != 0))
+        return 0;
     if (i + 1 >= argc) return -1;
     *value = argv[i + 1];
     return 2;
+}
+
+/* A byte count: decimal digits only, from 1 to SIZE_MAX. */
+static int parse_bytes(const char *text, size_t *bytes, char *error,
+                       size_t error_cap)
+{
+    size_t value = 0;
+    const char *c = text;
+    for (; *c >= '0' && *c <= '9'; c++) {
+        const size_t digit = (size_t)(*c - '0');
+        if (value > (SIZE_MAX - digit) / 10) break;
+        value = value * 10 + digit;
+    }
+    if (c == text || *c != '\0' || value == 0)
+        return fail(error, error_cap, EXIT_BAD_INPUT,
+                    "--max-bytes: expected a whole number of bytes from 1 "
+                    "to %zu, got \"%s\"", (size_t)SIZE_MAX, text);
+    *bytes = value;
+    return 0;
 }
 
 static int parse_args(cli_args *args, int argc, char **argv, char *error,
@@ -117,11 +151,13 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
 {
     memset(args, 0, sizeof *args);
     args->format = ATTN_FORMAT_JSON;
+    args->max_bytes = ATTN_PROBLEM_DEFAULT_MAX_BYTES;
     int only_files = 0; /* after "--" */
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value;
-        const int taken = only_files ? 0 : format_option(argv, argc, i, &value);
+        int taken = only_files ? 0 : value_option(argv, argc, i, "--format",
+                                                  "-f", &value);
         if (taken < 0)
             return fail(error, error_cap, EXIT_BAD_INPUT,
                         "%s needs a value (json, text, markdown, latex or steps); "
@@ -129,6 +165,26 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
         if (taken > 0) {
             if (parse_format(value, &args->format, error, error_cap) != 0)
                 return EXIT_BAD_INPUT;
+            i += taken - 1;
+            continue;
+        }
+        taken = only_files ? 0 : value_option(argv, argc, i, "--output",
+                                              "-o", &value);
+        if (taken == 0 && !only_files)
+            taken = value_option(argv, argc, i, "--max-bytes", NULL, &value);
+        if (taken < 0)
+            return fail(error, error_cap, EXIT_BAD_INPUT,
+                        "%s needs a value; " USAGE, arg);
+        if (taken > 0) {
+            if (arg[1] == 'o' || strncmp(arg, "--output", 8) == 0) {
+                if (*value == '\0')
+                    return fail(error, error_cap, EXIT_BAD_INPUT,
+                                "%s needs a file name; " USAGE, arg);
+                args->output = value;
+            } else if (parse_bytes(value, &args->max_bytes, error,
+                                   error_cap) != 0) {
+                return EXIT_BAD_INPUT;
+            }
             i += taken - 1;
         } else if (!only_files && strcmp(arg, "--") == 0) {
             only_files = 1;
@@ -156,14 +212,19 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
 /* ---- Input ---- */
 
 /* The whole stream in a new NUL-terminated buffer, its length without the
- * NUL in *length; NULL on a read error or when memory runs out. */
-static char *read_stream(FILE *in, size_t *length)
+ * NUL in *length; NULL on a read error, when memory runs out, or (errno
+ * EFBIG) when the stream holds more than `limit` bytes. */
+static char *read_stream(FILE *in, size_t *length, size_t limit)
 {
     size_t cap = READ_CHUNK, used = 0;
     char *text = malloc(cap);
     while (text != NULL) {
         used += fread(text + used, 1, cap - used - 1, in);
         if (ferror(in)) break;
+        if (used > limit) {
+            errno = EFBIG;
+            break;
+        }
         if (feof(in)) {
             text[used] = '\0';
             *length = used;
@@ -178,17 +239,22 @@ static char *read_stream(FILE *in, size_t *length)
     return NULL;
 }
 
-static int read_input(const char *path, char **text, size_t *length,
-                      char *error, size_t error_cap)
+static int read_input(const char *path, size_t limit, char **text,
+                      size_t *length, char *error, size_t error_cap)
 {
     FILE *in = path != NULL ? fopen(path, "rb") : stdin;
     if (in == NULL)
         return fail(error, error_cap, EXIT_BAD_INPUT, "cannot open %s: %s",
                     path, strerror(errno));
     errno = 0;
-    *text = read_stream(in, length);
+    *text = read_stream(in, length, limit);
     const int read_errno = errno;
     if (path != NULL) fclose(in);
+    if (*text == NULL && read_errno == EFBIG)
+        return fail(error, error_cap, EXIT_BAD_INPUT,
+                    "%s holds more than %zu bytes of JSON, 4 times the "
+                    "problem's limit (--max-bytes)",
+                    path != NULL ? path : "standard input", limit);
     if (*text == NULL)
         return fail(error, error_cap, read_errno == ENOMEM ? EXIT_INTERNAL
                                                            : EXIT_BAD_INPUT,
@@ -198,78 +264,29 @@ static int read_input(const char *path, char **text, size_t *length,
     return 0;
 }
 
-/* Line and column (from 1, in bytes) of position `at` in text. */
-static void line_and_column(const char *text, const char *at, int *line,
-                            int *column)
-{
-    *line = 1;
-    *column = 1;
-    for (const char *c = text; c < at; c++) {
-        if (*c == '\n') {
-            (*line)++;
-            *column = 1;
-        } else {
-            (*column)++;
-        }
-    }
-}
-
 static int parse_json(cJSON **root, const char *text, size_t length,
                       char *error, size_t error_cap)
 {
-    if (text[strspn(text, " \t\r\n")] == '\0' && strlen(text) == length)
-        return fail(error, error_cap, EXIT_BAD_INPUT,
-                    "empty input; expected a JSON problem object such as "
-                    "{\"kind\": \"softmax\", \"x\": [1, 2, 3]}");
-    int line, column;
-    const char *nul = memchr(text, '\0', length);
-    if (nul != NULL) {
-        line_and_column(text, nul, &line, &column);
-        return fail(error, error_cap, EXIT_BAD_INPUT,
-                    "invalid JSON at line %d, column %d: a NUL byte", line,
-                    column);
-    }
-    const char *end = NULL;
-    /* length + 1: cJSON wants the terminating NUL inside the buffer when it
-     * checks for trailing text. */
-    *root = cJSON_ParseWithLengthOpts(text, length + 1, &end, 1);
-    if (*root != NULL) return 0;
-    const char *content_end = text + length; /* after the last non-space */
-    while (content_end > text && strchr(" \t\r\n", content_end[-1]) != NULL)
-        content_end--;
-    const int at_end = end == NULL || end < text || end >= content_end;
-    if (at_end) end = content_end;
-    line_and_column(text, end, &line, &column);
-    const char *from = end - (column - 1 < NEAR_BEFORE ? column - 1
-                                                        : NEAR_BEFORE);
-    while (from < end && ((unsigned char)*from & 0xC0) == 0x80) from++;
-    if (at_end)
-        return fail(error, error_cap, EXIT_BAD_INPUT,
-                    "invalid JSON at the end of the input (line %d, column "
-                    "%d), after \"%.*s\"", line, column, (int)(end - from),
-                    from);
-    size_t after = strcspn(end, "\r\n");
-    if (after > NEAR_AFTER) after = NEAR_AFTER;
-    while (after > 0 && ((unsigned char)end[after] & 0xC0) == 0x80) after--;
-    return fail(error, error_cap, EXIT_BAD_INPUT,
-                "invalid JSON at line %d, column %d, near \"%.*s\"", line,
-                column, (int)(end + after - from), from);
+    return attn_json_parse(root, text, length, error, error_cap) == ATTN_OK
+               ? 0 : EXIT_BAD_INPUT;
 }
 
 /* ---- Running and output ---- */
 
+/* ATTN_ERR_TOO_LARGE is the input's fault: 2, as for any bad problem. */
 static int exit_status_for(int status)
 {
     return status == ATTN_ERR_NOMEM ? EXIT_INTERNAL : EXIT_BAD_INPUT;
 }
 
 /* The formatted result into a new buffer (*output, *length). */
-static int run_problem(const cJSON *root, int format, char **output,
-                       size_t *length, char *error, size_t error_cap)
+static int run_problem(const cJSON *root, int format, size_t max_bytes,
+                       char **output, size_t *length, char *error,
+                       size_t error_cap)
 {
     attn_problem *problem;
-    int status = attn_problem_from_json(&problem, root, NULL, error,
-                                        error_cap);
+    int status = attn_problem_from_json_limited(&problem, root, NULL,
+                                                max_bytes, error, error_cap);
     if (status != ATTN_OK) return exit_status_for(status);
     status = attn_problem_run(problem);
     if (status == ATTN_OK)
@@ -290,15 +307,53 @@ static int run_problem(const cJSON *root, int format, char **output,
     return status == ATTN_OK ? 0 : exit_status_for(status);
 }
 
-static int write_output(const char *output, size_t length, char *error,
-                        size_t error_cap)
+/* The result and a final newline if it lacks one; 0 or EOF. */
+static int put_result(FILE *out, const char *output, size_t length)
 {
-    fwrite(output, 1, length, stdout);
-    if (length == 0 || output[length - 1] != '\n') putchar('\n');
-    if (fflush(stdout) != 0 || ferror(stdout))
-        return fail(error, error_cap, EXIT_INTERNAL,
-                    "cannot write the result: %s", strerror(errno));
-    return 0;
+    if (fwrite(output, 1, length, out) != length) return EOF;
+    if ((length == 0 || output[length - 1] != '\n') && putc('\n', out) == EOF)
+        return EOF;
+    return fflush(out);
+}
+
+/* To standard output, or to `path` through a file beside it that is renamed
+ * over it once complete: an error never leaves a partial or empty file. */
+static int write_output(const char *path, const char *output, size_t length,
+                        char *error, size_t error_cap)
+{
+    if (path == NULL) {
+        if (put_result(stdout, output, length) != 0 || ferror(stdout))
+            return fail(error, error_cap, EXIT_INTERNAL,
+                        "cannot write the result: %s", strerror(errno));
+        return 0;
+    }
+    const size_t path_length = strlen(path);
+    char *partial = malloc(path_length + sizeof ".partial");
+    if (partial == NULL)
+        return fail(error, error_cap, EXIT_INTERNAL, "out of memory");
+    memcpy(partial, path, path_length);
+    memcpy(partial + path_length, ".partial", sizeof ".partial");
+    FILE *out = fopen(partial, "wb");
+    int exit_status = 0;
+    if (out == NULL) {
+        exit_status = fail(error, error_cap, EXIT_BAD_INPUT,
+                           "cannot write %s: %s", path, strerror(errno));
+    } else {
+        const int failed = put_result(out, output, length) != 0;
+        const int saved_errno = errno;
+        if (fclose(out) != 0 || failed) {
+            exit_status = fail(error, error_cap, EXIT_INTERNAL,
+                               "cannot write %s: %s", path,
+                               strerror(failed ? saved_errno : errno));
+            remove(partial);
+        } else if (rename(partial, path) != 0) {
+            exit_status = fail(error, error_cap, EXIT_BAD_INPUT,
+                               "cannot write %s: %s", path, strerror(errno));
+            remove(partial);
+        }
+    }
+    free(partial);
+    return exit_status;
 }
 
 /* Input to output; 0, or an exit status with the message in error. */
@@ -306,7 +361,9 @@ static int run_cli(const cli_args *args, char *error, size_t error_cap)
 {
     char *text;
     size_t length;
-    int exit_status = read_input(args->path, &text, &length, error,
+    const size_t limit = args->max_bytes <= SIZE_MAX / 4
+                             ? args->max_bytes * 4 : SIZE_MAX - 1;
+    int exit_status = read_input(args->path, limit, &text, &length, error,
                                  error_cap);
     if (exit_status != 0) return exit_status;
     cJSON *root = NULL;
@@ -314,11 +371,12 @@ static int run_cli(const cli_args *args, char *error, size_t error_cap)
     free(text);
     if (exit_status != 0) return exit_status;
     char *output;
-    exit_status = run_problem(root, args->format, &output, &length, error,
-                              error_cap);
+    exit_status = run_problem(root, args->format, args->max_bytes, &output,
+                              &length, error, error_cap);
     cJSON_Delete(root);
     if (exit_status != 0) return exit_status;
-    exit_status = write_output(output, length, error, error_cap);
+    exit_status = write_output(args->output, output, length, error,
+                               error_cap);
     free(output);
     return exit_status;
 }

@@ -12,7 +12,9 @@
 
 enum {
     MAX_RANK = 3,
-    PATH_CAP = 160 /* a field name and up to three indices */
+    PATH_CAP = 160, /* a field name and up to three indices */
+    NEAR_BEFORE = 12, /* bytes quoted around a JSON error: cJSON's */
+    NEAR_AFTER = 8    /* position is often a byte or two late */
 };
 
 /* In the order the documentation presents them. */
@@ -59,6 +61,187 @@ const char *attn_json_describe(const cJSON *node)
     if (cJSON_IsString(node)) return "a string";
     if (cJSON_IsArray(node)) return "an array";
     return "an object";
+}
+
+/* ---- Text into a cJSON tree, strictly ---- */
+
+/* Line and column (from 1, in bytes) of position `at` in text. */
+static void line_and_column(const char *text, const char *at, int *line,
+                            int *column)
+{
+    *line = 1;
+    *column = 1;
+    for (const char *c = text; c < at; c++) {
+        if (*c == '\n') {
+            (*line)++;
+            *column = 1;
+        } else {
+            (*column)++;
+        }
+    }
+}
+
+static int parse_cjson(cJSON **root, const char *text, size_t length,
+                      char *error, size_t error_cap)
+{
+    if (text[strspn(text, " \t\r\n")] == '\0' && strlen(text) == length)
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "empty input; expected a JSON problem object such as "
+                    "{\"kind\": \"softmax\", \"x\": [1, 2, 3]}");
+    int line, column;
+    const char *nul = memchr(text, '\0', length);
+    if (nul != NULL) {
+        line_and_column(text, nul, &line, &column);
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "invalid JSON at line %d, column %d: a NUL byte", line,
+                    column);
+    }
+    const char *end = NULL;
+    /* length + 1: cJSON wants the terminating NUL inside the buffer when it
+     * checks for trailing text. */
+    *root = cJSON_ParseWithLengthOpts(text, length + 1, &end, 1);
+    if (*root != NULL) return 0;
+    const char *content_end = text + length; /* after the last non-space */
+    while (content_end > text && strchr(" \t\r\n", content_end[-1]) != NULL)
+        content_end--;
+    const int at_end = end == NULL || end < text || end >= content_end;
+    if (at_end) end = content_end;
+    line_and_column(text, end, &line, &column);
+    const char *from = end - (column - 1 < NEAR_BEFORE ? column - 1
+                                                        : NEAR_BEFORE);
+    while (from < end && ((unsigned char)*from & 0xC0) == 0x80) from++;
+    if (at_end)
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "invalid JSON at the end of the input (line %d, column "
+                    "%d), after \"%.*s\"", line, column, (int)(end - from),
+                    from);
+    size_t after = strcspn(end, "\r\n");
+    if (after > NEAR_AFTER) after = NEAR_AFTER;
+    while (after > 0 && ((unsigned char)end[after] & 0xC0) == 0x80) after--;
+    return fail(error, error_cap, ATTN_ERR_INPUT,
+                "invalid JSON at line %d, column %d, near \"%.*s\"", line,
+                column, (int)(end + after - from), from);
+}
+
+/* What cJSON accepts but a problem must not hold, found in one pass over
+ * the text before cJSON sees it: nesting deeper than ATTN_JSON_MAX_DEPTH
+ * (cJSON's own limit, 1000, reports an unhelpful column) and the escape
+ * \u0000 in a string (cJSON would cut the string there, so that
+ * "softmax\u0000junk" read as "softmax"). */
+static int scan_json(const char *text, size_t length, char *error,
+                     size_t error_cap)
+{
+    int depth = 0, in_string = 0, line, column;
+    for (size_t i = 0; i < length; i++) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '"') {
+                in_string = 0;
+            } else if (c == '\\' && i + 1 < length) {
+                if (text[i + 1] == 'u' && i + 5 < length &&
+                    strncmp(text + i + 2, "0000", 4) == 0) {
+                    line_and_column(text, text + i, &line, &column);
+                    return fail(error, error_cap, ATTN_ERR_INPUT,
+                                "invalid input at line %d, column %d: "
+                                "\\u0000 (a NUL character) in a string; "
+                                "names and values must not contain one",
+                                line, column);
+                }
+                i++; /* the escaped character */
+            }
+        } else if (c == '"') {
+            in_string = 1;
+        } else if (c == '[' || c == '{') {
+            if (++depth > ATTN_JSON_MAX_DEPTH) {
+                line_and_column(text, text + i, &line, &column);
+                return fail(error, error_cap, ATTN_ERR_INPUT,
+                            "invalid input at line %d, column %d: nested "
+                            "deeper than %d levels (a problem needs at most "
+                            "%d)", line, column, ATTN_JSON_MAX_DEPTH,
+                            MAX_RANK + 1);
+            }
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return ATTN_OK;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* ATTN_ERR_INPUT naming the first key some object of the tree repeats
+ * (cJSON keeps both members; a lookup would see only one). */
+static int check_duplicate_keys(const cJSON *node, const char *where,
+                                char *error, size_t error_cap)
+{
+    if (cJSON_IsObject(node)) {
+        const int count = cJSON_GetArraySize(node);
+        if (count > 1) {
+            const char **names = malloc((size_t)count * sizeof *names);
+            if (names == NULL)
+                return fail(error, error_cap, ATTN_ERR_NOMEM,
+                            "out of memory");
+            int n = 0;
+            const cJSON *member;
+            cJSON_ArrayForEach(member, node) names[n++] = member->string;
+            qsort(names, (size_t)n, sizeof *names, compare_names);
+            for (int i = 1; i < n; i++) {
+                if (strcmp(names[i - 1], names[i]) == 0) {
+                    const int status = fail(
+                        error, error_cap, ATTN_ERR_INPUT,
+                        "%s%s: the key appears more than once in %s",
+                        where[0] != '\0' ? where : "", names[i],
+                        where[0] != '\0' ? "that object" : "the problem");
+                    free(names);
+                    return status;
+                }
+            }
+            free(names);
+        }
+    }
+    if (cJSON_IsObject(node) || cJSON_IsArray(node)) {
+        const cJSON *child;
+        cJSON_ArrayForEach(child, node) {
+            char path[PATH_CAP];
+            if (cJSON_IsObject(node))
+                snprintf(path, sizeof path, "%s%s.", where, child->string);
+            else
+                snprintf(path, sizeof path, "%s", where);
+            const int status =
+                check_duplicate_keys(child, path, error, error_cap);
+            if (status != ATTN_OK) return status;
+        }
+    }
+    return ATTN_OK;
+}
+
+int attn_json_parse(cJSON **root, const char *text, size_t length,
+                    char *error, size_t error_cap)
+{
+    if (root == NULL || text == NULL || (error == NULL && error_cap > 0))
+        return ATTN_ERR_NULL;
+    *root = NULL;
+    if (error_cap > 0) error[0] = '\0';
+    int status = scan_json(text, length, error, error_cap);
+    if (status != ATTN_OK) return status;
+    /* cJSON and the messages read up to a NUL: a terminated copy. */
+    char *copy = length < SIZE_MAX ? malloc(length + 1) : NULL;
+    if (copy == NULL)
+        return fail(error, error_cap, ATTN_ERR_NOMEM, "out of memory");
+    memcpy(copy, text, length);
+    copy[length] = '\0';
+    status = parse_cjson(root, copy, length, error, error_cap);
+    free(copy);
+    if (status != ATTN_OK) return status;
+    status = check_duplicate_keys(*root, "", error, error_cap);
+    if (status != ATTN_OK) {
+        cJSON_Delete(*root);
+        *root = NULL;
+    }
+    return status;
 }
 
 /* ---- Nested arrays into a tensor ---- */
@@ -304,6 +487,32 @@ static int set_strings_member(attn_problem *problem, const cJSON *member,
     return status;
 }
 
+/* For an array whose first entry is a string: 1 when every entry is one,
+ * or when the field takes a list of strings (then a later entry that is
+ * not a string is reported by its index); 0 when the field takes a tensor
+ * (read as one, the first string is reported). An unknown field gives 1
+ * with its setter's status in *status. The probe sets an empty list, which
+ * the error that follows discards with the problem. */
+static int takes_strings(attn_problem *problem, const cJSON *member,
+                         int *status)
+{
+    *status = ATTN_OK;
+    const cJSON *entry;
+    int all_strings = 1;
+    cJSON_ArrayForEach(entry, member) all_strings &= cJSON_IsString(entry);
+    if (all_strings) return 1;
+    const char *none[1] = {NULL};
+    const int probe = attn_problem_set_strings(problem, member->string, 0,
+                                               none);
+    if (probe == ATTN_OK) return 1;
+    if (strstr(attn_problem_error(problem), ": unknown field for kind") !=
+        NULL) {
+        *status = probe;
+        return 1;
+    }
+    return 0;
+}
+
 static int set_member(attn_problem *problem, const cJSON *member,
                       const attn_allocator *allocator, char *error,
                       size_t error_cap)
@@ -316,9 +525,12 @@ static int set_member(attn_problem *problem, const cJSON *member,
         status = attn_problem_set_bool(problem, field, cJSON_IsTrue(member));
     else if (cJSON_IsString(member))
         status = attn_problem_set_string(problem, field, member->valuestring);
-    else if (cJSON_IsArray(member) && cJSON_IsString(member->child))
-        return set_strings_member(problem, member, allocator, error,
-                                  error_cap);
+    else if (cJSON_IsArray(member) && cJSON_IsString(member->child) &&
+             takes_strings(problem, member, &status))
+        return status != ATTN_OK
+                   ? setter_failed(problem, status, error, error_cap)
+                   : set_strings_member(problem, member, allocator, error,
+                                        error_cap);
     else if (cJSON_IsArray(member))
         return set_tensor_member(problem, member, allocator, error,
                                  error_cap);
@@ -358,6 +570,15 @@ int attn_problem_from_json(attn_problem **problem, const cJSON *root,
                            const attn_allocator *allocator, char *error,
                            size_t error_cap)
 {
+    return attn_problem_from_json_limited(problem, root, allocator, 0, error,
+                                          error_cap);
+}
+
+int attn_problem_from_json_limited(attn_problem **problem, const cJSON *root,
+                                   const attn_allocator *allocator,
+                                   size_t max_bytes, char *error,
+                                   size_t error_cap)
+{
     if (problem == NULL || (error == NULL && error_cap > 0))
         return ATTN_ERR_NULL;
     *problem = NULL;
@@ -371,6 +592,7 @@ int attn_problem_from_json(attn_problem **problem, const cJSON *root,
                                 cJSON_GetObjectItemCaseSensitive(root, "kind"),
                                 allocator, error, error_cap);
     if (status != ATTN_OK) return status;
+    attn_problem_set_max_bytes(made, max_bytes);
     const cJSON *member;
     cJSON_ArrayForEach(member, root) {
         if (strcmp(member->string, "kind") == 0) continue;

@@ -25,6 +25,27 @@ int attn_problem_from_json(attn_problem **problem, const cJSON *root,
                            const attn_allocator *allocator, char *error,
                            size_t error_cap);
 
+/* The same with the problem's byte limit (attn_problem_set_max_bytes)
+ * set before any field: 0 = the default. */
+int attn_problem_from_json_limited(attn_problem **problem, const cJSON *root,
+                                   const attn_allocator *allocator,
+                                   size_t max_bytes, char *error,
+                                   size_t error_cap);
+
+/* How deep arrays and objects may nest in a problem's JSON. */
+#define ATTN_JSON_MAX_DEPTH 64
+
+/*
+ * Parses text[0..length) (no NUL needed after it) into *root, refusing what a problem must not hold
+ * even where cJSON accepts it: a NUL byte, the escape \u0000 in a string,
+ * nesting deeper than ATTN_JSON_MAX_DEPTH and a key repeated in an object.
+ * Returns ATTN_OK, or ATTN_ERR_INPUT with one line in error ("invalid JSON
+ * at line 2, column 5, near ...", "kind: the key appears more than once in
+ * the problem"), or ATTN_ERR_NOMEM. On failure *root is NULL.
+ */
+int attn_json_parse(cJSON **root, const char *text, size_t length,
+                    char *error, size_t error_cap);
+
 /* A tensor read from nested JSON arrays. rank 0 is a single number. */
 typedef struct attn_json_tensor {
     int rank;      /* 0..3 */

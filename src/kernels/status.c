@@ -18,6 +18,8 @@ const char *attn_status_text(int status)
     case ATTN_ERR_INPUT:
         return "a problem field is missing, unknown or misshapen";
     case ATTN_ERR_STATE: return "call out of order";
+    case ATTN_ERR_TOO_LARGE:
+        return "the problem would hold more bytes than its limit";
     default: return "unknown status";
     }
 }

@@ -246,6 +246,19 @@ const double *attn__data_of(const attn_problem *problem, const char *field)
 
 int attn__fail_nomem(const attn_problem *problem)
 {
+    if (problem->over_limit == SIZE_MAX)
+        return attn__fail(problem, ATTN_ERR_TOO_LARGE,
+                          "%s: the results or scratch space would need more "
+                          "bytes than size_t can count; use smaller inputs",
+                          problem->kind->name);
+    if (problem->over_limit > 0)
+        return attn__fail(problem, ATTN_ERR_TOO_LARGE,
+                          "%s: its results and scratch space would make the problem hold %zu "
+                          "bytes, more than its limit of %zu bytes; use "
+                          "smaller inputs or raise the limit (maxBytes in "
+                          "the JS API, --max-bytes in build/attn)",
+                          problem->kind->name, problem->over_limit,
+                          problem->max_bytes);
     return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory",
                       problem->kind->name);
 }

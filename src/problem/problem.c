@@ -169,6 +169,7 @@ static void clear_results(attn_problem *problem)
     problem->key_length = NULL;
     problem->allowed = NULL;
     problem->has_run = 0;
+    problem->over_limit = 0;
     memset(&problem->info, 0, sizeof problem->info);
 }
 
@@ -215,6 +216,7 @@ int attn_problem_create(attn_problem **problem, const char *kind,
     memset(made, 0, sizeof *made);
     made->allocator = *use;
     made->kind = spec;
+    made->max_bytes = ATTN_PROBLEM_DEFAULT_MAX_BYTES;
     made->values = attn__allocate(made, (size_t)spec->field_count *
                                             sizeof made->values[0]);
     made->error = attn__allocate(made, ATTN__ERROR_CAP);
@@ -241,6 +243,53 @@ void attn_problem_destroy(attn_problem *problem)
     attn__release(problem, problem->error);
     const attn_allocator allocator = problem->allocator;
     allocator.release(allocator.context, problem);
+}
+
+/* ---- Limits ---- */
+
+int attn_problem_set_max_bytes(attn_problem *problem, size_t max_bytes)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    attn__clear_error(problem);
+    problem->max_bytes =
+        max_bytes > 0 ? max_bytes : ATTN_PROBLEM_DEFAULT_MAX_BYTES;
+    return ATTN_OK;
+}
+
+/* Each addend is the size of a block that exists, so the sum fits. */
+size_t attn__held_bytes(const attn_problem *problem)
+{
+    size_t held = 0;
+    for (int i = 0; i < problem->kind->field_count; i++)
+        if (problem->values[i].data != NULL)
+            held += problem->values[i].count * sizeof(double);
+    for (int i = 0; i < problem->result_count; i++) {
+        const attn__result *result = &problem->results[i];
+        held += result->count * sizeof(double) *
+                (result->heads > 0 ? (size_t)result->heads : 1);
+    }
+    return held;
+}
+
+/* ATTN_OK when the problem may hold `bytes` more after releasing
+ * `replaced` bytes; *total gets what it would hold (SIZE_MAX on overflow). */
+static int within_limit(const attn_problem *problem, size_t bytes,
+                        size_t replaced, size_t *total)
+{
+    const size_t kept = attn__held_bytes(problem) - replaced;
+    *total = bytes > SIZE_MAX - kept ? SIZE_MAX : kept + bytes;
+    return *total <= problem->max_bytes ? ATTN_OK : ATTN_ERR_TOO_LARGE;
+}
+
+double *attn__allocate_doubles(attn_problem *problem, size_t count)
+{
+    size_t total = SIZE_MAX;
+    if (count == 0 || count > SIZE_MAX / sizeof(double) ||
+        within_limit(problem, count * sizeof(double), 0, &total) != ATTN_OK) {
+        if (problem->over_limit == 0) problem->over_limit = total;
+        return NULL;
+    }
+    return attn__allocate(problem, count * sizeof(double));
 }
 
 /* ---- Fields ---- */
@@ -392,6 +441,20 @@ int attn_problem_set_tensor(attn_problem *problem, const char *field,
                           rank);
     status = check_tensor(problem, field, data, &value);
     if (status != ATTN_OK) return status;
+    const attn__value *old = &problem->values[index];
+    size_t total;
+    if (within_limit(problem, value.count * sizeof(double),
+                     old->data != NULL ? old->count * sizeof(double) : 0,
+                     &total) != ATTN_OK) {
+        char shape[64];
+        attn__describe_value(shape, sizeof shape, &value);
+        return attn__fail(problem, ATTN_ERR_TOO_LARGE,
+                          "%s: %s would make the problem hold %zu bytes, "
+                          "more than its limit of %zu bytes; use smaller "
+                          "inputs or raise the limit (maxBytes in the JS "
+                          "API, --max-bytes in build/attn)",
+                          field, shape, total, problem->max_bytes);
+    }
     value.data = attn__allocate(problem, value.count * sizeof(double));
     if (value.data == NULL)
         return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory", field);
@@ -527,7 +590,14 @@ double *attn__add_result(attn_problem *problem, const char *name, int heads,
         count *= (size_t)dims[d]; /* bounded by the inputs' checked sizes */
     }
     const size_t blocks = heads > 0 ? (size_t)heads : 1;
-    if (count > SIZE_MAX / sizeof(double) / blocks) return NULL;
+    size_t total = SIZE_MAX;
+    if (count > SIZE_MAX / sizeof(double) / blocks ||
+        within_limit(problem, count * blocks * sizeof(double), 0, &total) !=
+            ATTN_OK) {
+        /* Remembered for attn__fail_nomem: the first refusal only. */
+        if (problem->over_limit == 0) problem->over_limit = total;
+        return NULL;
+    }
     result->data = attn__allocate(problem, count * blocks * sizeof(double));
     if (result->data == NULL) return NULL;
     memset(result->data, 0, count * blocks * sizeof(double));

@@ -111,12 +111,20 @@ struct attn_problem {
     attn__run_info info;
     int *key_length;          /* [batch] for the key padding mask */
     unsigned char *allowed;   /* mask entries, shaped like the mask field */
+    size_t max_bytes;         /* limit on tensor fields + results, bytes */
+    size_t over_limit;        /* bytes a refused result would have made the
+                                 problem hold; 0 = no refusal in this run */
 };
 
 /* ---- problem.c ---- */
 
 void *attn__allocate(attn_problem *problem, size_t bytes); /* NULL on failure */
 void attn__release(attn_problem *problem, void *block);    /* NULL is fine */
+/* Scratch space of `count` doubles, NULL when out of memory or refused:
+ * count 0 (a *_work_size that overflowed), count * sizeof(double) beyond
+ * size_t, or more than the problem's limit with what it holds (then
+ * attn__fail_nomem reports ATTN_ERR_TOO_LARGE). */
+double *attn__allocate_doubles(attn_problem *problem, size_t count);
 
 /* Empties the error message (every public entry point starts so). */
 void attn__clear_error(const attn_problem *problem);
@@ -214,8 +222,12 @@ void attn__result_dims(const attn__run_info *info, int query_axis,
 /* A tensor field's data, or NULL when it is not set. */
 const double *attn__data_of(const attn_problem *problem, const char *field);
 
-/* "<kind>: out of memory" */
+/* "<kind>: out of memory", or, when a result was refused for the
+ * problem's byte limit, the ATTN_ERR_TOO_LARGE message. */
 int attn__fail_nomem(const attn_problem *problem);
+
+/* Bytes the problem holds now in tensor fields and results. */
+size_t attn__held_bytes(const attn_problem *problem);
 
 /* The query-side tensor (q, scores, x, query or weights) as a vector, a
  * matrix or a batch: sets info batch, batched, vector_query and n_q. */

@@ -127,9 +127,8 @@ int attn__run_additive(attn_problem *problem)
     status = add_attention_results(problem, &energy, &scores, &weights,
                                    &context);
     if (status != ATTN_OK) return status;
-    double *work = attn__allocate(
-        problem, attn_additive_work_size(info->n_k, info->d_s, info->d_a) *
-                     sizeof(double));
+    double *work = attn__allocate_doubles(
+        problem, attn_additive_work_size(info->n_k, info->d_s, info->d_a));
     if (work == NULL) return attn__fail_nomem(problem);
     status = attn_additive(energy, scores, weights, context,
                            attn__data_of(problem, "query"),
@@ -226,9 +225,9 @@ int attn__run_luong(attn_problem *problem)
     status = add_attention_results(problem, &energy, &scores, &weights,
                                    &context);
     if (status != ATTN_OK) return status;
-    double *work = attn__allocate(
+    double *work = attn__allocate_doubles(
         problem, attn_luong_work_size(info->method, info->n_k, info->d_s,
-                                      info->d_a) * sizeof(double));
+                                      info->d_a));
     if (work == NULL) return attn__fail_nomem(problem);
     status = attn_luong(energy, scores, weights, context,
                         attn__data_of(problem, "query"),
@@ -254,8 +253,8 @@ int attn__run_linear(attn_problem *problem)
         status = attn__check_tokens(problem, info->n_q, info->n_k, 1);
     if (status != ATTN_OK) return status;
     double *output = attn__add_query_result(problem, "output", 1, info->d_v, 0);
-    double *work = attn__allocate(
-        problem, attn_linear_work_size(info->d_k, info->d_v) * sizeof(double));
+    double *work = attn__allocate_doubles(
+        problem, attn_linear_work_size(info->d_k, info->d_v));
     if (output == NULL || work == NULL) {
         attn__release(problem, work);
         return attn__fail_nomem(problem);

@@ -279,8 +279,8 @@ int attn__run_sdpa(attn_problem *problem)
         info->has_output
             ? attn__add_query_result(problem, "output", 1, info->d_v, 0)
             : NULL;
-    double *work = attn__allocate(problem, attn_sdpa_work_size(info->n_k) *
-                                               sizeof(double));
+    double *work = attn__allocate_doubles(problem,
+                                          attn_sdpa_work_size(info->n_k));
     if ((!info->from_scores && scores == NULL) || scaled == NULL ||
         weights == NULL || (info->has_output && output == NULL) ||
         work == NULL) {
@@ -450,15 +450,16 @@ int attn__run_multihead(attn_problem *problem)
     /* The core writes batch-major; with a batch, head blocks need a copy. */
     const int reorder = info->batch > 1;
     double *core[4] = {NULL, NULL, NULL, NULL};
-    double *work = attn__allocate(
-        problem, attn_multihead_work_size(&dims) * sizeof(double));
+    double *work = attn__allocate_doubles(problem,
+                                          attn_multihead_work_size(&dims));
     int missing = work == NULL || !out.q || !out.k || !out.v || !out.scores ||
                   !out.scaled || !out.weights || !out.head_outputs ||
                   !out.concat || !out.output;
     for (int i = 0; i < 4 && reorder && !missing; i++) {
-        core[i] = attn__allocate(problem, (size_t)info->batch *
-                                              (size_t)heads * blocks[i] *
-                                              sizeof(double));
+        /* As large as a per-head result already allocated: it fits. */
+        core[i] = attn__allocate_doubles(problem, (size_t)info->batch *
+                                                      (size_t)heads *
+                                                      blocks[i]);
         missing = core[i] == NULL;
     }
     double *head_major[4] = {out.scores, out.scaled, out.weights,

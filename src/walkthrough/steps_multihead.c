@@ -36,11 +36,9 @@ static void product_equations(attn__walker *walker, const char *title,
             attn__eq_begin(walker, "%s[%s, %d]", title,
                            attn__walk_label(row_labels, i, rt, sizeof rt), c + 1);
             int kids[ATTN__MAX_KIDS + 1];
-            double sum = 0.0;
             for (int t = 0; t < inner; t++) {
                 const double a = x[(size_t)i * (size_t)inner + (size_t)t];
                 const double m = w[(size_t)t * (size_t)cols + (size_t)c];
-                sum += a * m;
                 kids[t] = attn__binary(
                     walker, ATTN__OP_MUL, a * m,
                     attn__leaf(walker, a, attn__batched(
@@ -49,11 +47,9 @@ static void product_equations(attn__walker *walker, const char *title,
                     attn__leaf(walker, m, attn__ref2(w_name, t, c)));
             }
             int count = inner;
-            if (bias != NULL) {
+            if (bias != NULL)
                 kids[count++] = attn__leaf(walker, bias[c],
                                            attn__ref1(bias_name, c));
-                sum += bias[c];
-            }
             attn__eq_chain(walker,
                            count == 1 ? kids[0]
                                       : attn__op_node(walker, ATTN__OP_ADD, value,

@@ -104,7 +104,7 @@ status=0
 "$attn" --help >"$work/out" 2>"$work/err" || status=$?
 if [ "$status" -eq 0 ] && [ ! -s "$work/err" ] &&
     [ "$(head -n 1 "$work/out")" = \
-      "usage: attn [--format json|text|markdown|latex|steps] [FILE]" ]; then
+      "usage: attn [--format json|text|markdown|latex|steps] [-o FILE] [--max-bytes N] [FILE]" ]; then
     pass
 else
     fail "--help prints the usage on stdout and exits 0" "status $status"
@@ -121,7 +121,7 @@ fi
 
 sdpa_ok='"k": [[1, 0], [0, 1], [1, 1]], "v": [[1, 2, 3], [4, 5, 6], [7, 8, 9]]'
 kinds='"scaledDotProduct", "multiHead", "additive", "luong", "linear", "softmax", "weightedSum"'
-usage='usage: attn [--format json|text|markdown|latex|steps] [FILE]'
+usage='usage: attn [--format json|text|markdown|latex|steps] [-o FILE] [--max-bytes N] [FILE]'
 
 expect_error "invalid JSON names its line and column" \
     'attn: invalid JSON at line 2, column 18, near " [1, 2, 3],, ]}"' \
@@ -174,6 +174,76 @@ expect_error "a missing file is named with the reason" \
     '' tests/cli/no-such-problem.json
 expect_error "a directory cannot be read" \
     'attn: cannot read tests/cli: Is a directory' '' tests/cli
+
+# ---- Strict input ----
+
+expect_error "a NUL escape in the kind is refused, not cut to softmax" \
+    'attn: invalid input at line 1, column 18: \u0000 (a NUL character) in a string; names and values must not contain one' \
+    '{"kind": "softmax\u0000junk", "x": [1, 2]}'
+expect_error "a NUL escape in a field name is refused" \
+    'attn: invalid input at line 1, column 23: \u0000 (a NUL character) in a string; names and values must not contain one' \
+    '{"kind": "softmax", "x\u0000y": [1, 2]}'
+expect_error "an escaped backslash before u0000 is text, not a NUL" \
+    'attn: y\u0000: unknown field for kind "softmax" (fields: x, scale, mask, queryTokens, keyTokens)' \
+    '{"kind": "softmax", "x": [1, 2], "y\\u0000": 1}'
+expect_error "a key given twice is named" \
+    'attn: x: the key appears more than once in the problem' \
+    '{"kind": "softmax", "x": [1, 2], "x": [3, 4]}'
+expect_error "a key given twice in a nested object is named with its path" \
+    'attn: x.a: the key appears more than once in that object' \
+    '{"kind": "softmax", "x": {"a": 1, "a": 2}}'
+expect_error "a string first in a tensor is reported at its index as a string" \
+    'attn: x[0]: expected a number, got a string' \
+    '{"kind": "softmax", "x": ["1", 2]}'
+expect_error "a number among labels is reported at its index as a number" \
+    'attn: tokens[1]: expected a string, got a number' \
+    "{\"kind\": \"scaledDotProduct\", \"q\": [[1, 0], [0, 1], [1, 1]], $sdpa_ok, \"tokens\": [\"a\", 2, \"c\"]}"
+deep=$(printf '%0.s[' $(seq 70))$(printf '%0.s]' $(seq 70))
+expect_error "deep nesting says how deep, not where cJSON gave up" \
+    'attn: invalid input at line 1, column 65: nested deeper than 64 levels (a problem needs at most 4)' \
+    "$deep"
+
+# ---- Sizes ----
+
+expect_error "a problem above --max-bytes fails before its results are allocated" \
+    'attn: softmax: its results and scratch space would make the problem hold 104 bytes, more than its limit of 100 bytes; use smaller inputs or raise the limit (maxBytes in the JS API, --max-bytes in build/attn)' \
+    '{"kind": "softmax", "x": [1, 2, 3, 4]}' --max-bytes 100
+expect_error "a field above --max-bytes is refused" \
+    'attn: x: a vector of 4 would make the problem hold 32 bytes, more than its limit of 16 bytes; use smaller inputs or raise the limit (maxBytes in the JS API, --max-bytes in build/attn)' \
+    '{"kind": "softmax", "x": [1, 2, 3, 4]}' --max-bytes=16
+expect_error "input longer than 4 times --max-bytes is refused unread" \
+    'attn: standard input holds more than 40 bytes of JSON, 4 times the problem'"'"'s limit (--max-bytes)' \
+    '{"kind": "softmax", "x": [1, 2, 3, 4, 5, 6, 7, 8]}' --max-bytes 10
+expect_error "--max-bytes must be a whole number" \
+    'attn: --max-bytes: expected a whole number of bytes from 1 to 18446744073709551615, got "1e6"' \
+    '{"kind": "softmax", "x": [1, 2]}' --max-bytes 1e6
+
+# ---- -o FILE ----
+
+rm -f "$work/result.json"
+expect_error "-o leaves no file behind when the problem fails" \
+    'attn: x[1]: expected a number, got a string' \
+    '{"kind": "softmax", "x": [1, "a"]}' -o "$work/result.json"
+if [ -e "$work/result.json" ] || [ -e "$work/result.json.partial" ]; then
+    fail "-o on failure creates nothing" "found $(ls "$work")"
+else
+    pass
+fi
+echo previous >"$work/kept.json"
+printf '%s' '{"kind": "softmax"' | "$attn" -o "$work/kept.json" 2>/dev/null
+if [ "$(cat "$work/kept.json")" = previous ]; then pass
+else fail "-o on failure keeps an existing file as it was" "got $(head -c 100 "$work/kept.json")"; fi
+status=0
+"$attn" --format markdown -o "$work/result.md" "$input" >"$work/out" 2>"$work/err" || status=$?
+if [ "$status" -eq 0 ] && [ ! -s "$work/out" ] && [ ! -s "$work/err" ] &&
+    cmp -s "$work/result.md" "$golden/cat-sat-mat.md"; then
+    pass
+else
+    fail "-o FILE writes the result to FILE and nothing to stdout" "status $status"
+fi
+expect_error "-o into a missing directory names the file" \
+    "attn: cannot write $work/no/such/dir.json: No such file or directory" \
+    '{"kind": "softmax", "x": [1, 2]}' --output="$work/no/such/dir.json"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

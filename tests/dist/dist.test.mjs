@@ -3,7 +3,8 @@
 // element with its WASM and KaTeX, the page and embed.html with every file
 // they load, and nothing of the repository besides,
 // and a scratch project installs it offline and imports both by name; `make install` gives a header, a library and a
-// pkg-config file that a C program builds against.
+// pkg-config file that a C program builds against, a CMake package that find_package finds, bin/attn, and
+// `make uninstall` takes it all away again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -14,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const tsc = join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc');
-const PACKAGE = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).name;
+const { name: PACKAGE, version: VERSION } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8'));
 
 // Tutorial 000: Q = K = [[1, 0], [0, 1], [1, 1]], V = [[1, 2, 3], [4, 5, 6],
 // [7, 8, 9]], d_k = 2. Row 0 of the scaled scores is [a, 0, a] with
@@ -207,10 +208,98 @@ test('make install puts a header, a library and attention.pc under PREFIX that a
     const program = join(dir, 'program');
     run(process.env.CC || 'cc', ['-std=c11', '-Wall', '-Werror', join(dir, 'program.c'), '-o', program, ...flags],
         { cwd: dir });
-    const [w00, w01, output00] = run(program, []).trim().split(' ').map(Number);
+    // -lattention picks the shared library, found at run time through
+    // LD_LIBRARY_PATH as for any library outside the system's directories.
+    const runEnv = { ...process.env, LD_LIBRARY_PATH: join(prefix, 'lib') };
+    const [w00, w01, output00] = run(program, [], { env: runEnv }).trim().split(' ').map(Number);
     assertNear(w00, W00, 'weights[0]');
     assertNear(w01, W01, 'weights[1]');
     assertNear(output00, OUTPUT00, 'output[0]');
+  });
+});
+
+const CMAKE_LISTS = (target) => `
+cmake_minimum_required(VERSION 3.13)
+project(uses_attention C)
+find_package(attention 0.1 CONFIG REQUIRED)
+add_executable(program program.c)
+target_link_libraries(program PRIVATE ${target})
+`;
+
+for (const [target, extra] of [['attention::attention', []],
+                               ['attention::attention', ['-Dattention_USE_STATIC_LIBS=ON']],
+                               ['attention::attention_static', []]]) {
+  const how = extra.length ? `${target} with ${extra.join(' ')}` : target;
+  test(`make install gives a CMake package: a C program built with find_package(attention) and ${how} runs`, async (t) => {
+    if (spawnSync('cmake', ['--version']).status !== 0) {
+      assert.fail('cmake is missing: run scripts/ensure-deps.sh');
+    }
+    await withTempDir(async (dir) => {
+      const prefix = join(dir, 'prefix');
+      run('make', ['-s', 'install', `PREFIX=${prefix}`], { cwd: repoRoot });
+      const source = join(dir, 'src');
+      mkdirSync(source);
+      writeFileSync(join(source, 'program.c'), C_PROGRAM);
+      writeFileSync(join(source, 'CMakeLists.txt'), CMAKE_LISTS(target));
+      const build = join(dir, 'build');
+      run('cmake', ['-S', source, '-B', build, `-DCMAKE_PREFIX_PATH=${prefix}`, ...extra]);
+      run('cmake', ['--build', build]);
+      const program = join(build, 'program');
+      const linked = run('readelf', ['-d', program]);
+      const shared = target === 'attention::attention' && extra.length === 0;
+      assert.equal(/libattention\.so\.0/.test(linked), shared, `dynamic section:\n${linked}`);
+      // CMake's build tree RPATH finds the shared library without help.
+      const [w00, w01, output00] = run(program, []).trim().split(' ').map(Number);
+      assertNear(w00, W00, 'weights[0]');
+      assertNear(w01, W01, 'weights[1]');
+      assertNear(output00, OUTPUT00, 'output[0]');
+    });
+  });
+}
+
+test('find_package(attention 1.0) refuses the installed 0.x, by its version file', async () => {
+  await withTempDir(async (dir) => {
+    const prefix = join(dir, 'prefix');
+    run('make', ['-s', 'install', `PREFIX=${prefix}`], { cwd: repoRoot });
+    const source = join(dir, 'src');
+    mkdirSync(source);
+    writeFileSync(join(source, 'program.c'), C_PROGRAM);
+    writeFileSync(join(source, 'CMakeLists.txt'),
+                  CMAKE_LISTS('attention::attention').replace('attention 0.1', 'attention 1.0'));
+    const result = spawnSync('cmake', ['-S', source, '-B', join(dir, 'build'), `-DCMAKE_PREFIX_PATH=${prefix}`],
+                             { encoding: 'utf8' });
+    assert.notEqual(result.status, 0);
+    assert.match(result.stderr, /compatible with requested version "1\.0"[\s\S]*attentionConfig\.cmake, version: 0\.1\.0/);
+  });
+});
+
+test('make install puts build/attn in bin/ and make uninstall removes every installed file', async () => {
+  await withTempDir(async (dir) => {
+    const prefix = join(dir, 'prefix');
+    run('make', ['-s', 'install', `PREFIX=${prefix}`], { cwd: repoRoot });
+    const installed = [];
+    const walk = (at) => {
+      for (const entry of readdirSync(at, { withFileTypes: true })) {
+        const path = join(at, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else installed.push(relative(prefix, path));
+      }
+    };
+    walk(prefix);
+    assert.deepEqual(installed.sort(), [
+      'bin/attn', 'include/attention.h',
+      'lib/cmake/attention/attentionConfig.cmake', 'lib/cmake/attention/attentionConfigVersion.cmake',
+      'lib/libattention.a', 'lib/libattention.so', `lib/libattention.so.${VERSION.split('.')[0]}`,
+      `lib/libattention.so.${VERSION}`,
+      'lib/pkgconfig/attention.pc',
+    ]);
+    const output = run(join(prefix, 'bin/attn'), [], { input: '{"kind": "softmax", "x": [0, 0]}' });
+    assert.equal(output, '{"scaled":[0,0],"max":0,"exp":[1,1],"sum":2,"weights":[0.5,0.5]}\n');
+    run('make', ['-s', 'uninstall', `PREFIX=${prefix}`], { cwd: repoRoot });
+    installed.length = 0;
+    walk(prefix);
+    assert.deepEqual(installed, []);
+    assert.ok(!existsSync(join(prefix, 'lib/cmake')), 'lib/cmake is removed once empty');
   });
 });
 

@@ -2,7 +2,7 @@
 // method of the JS API used as a consumer would, importing the package by
 // its name, with the result types pinned down exactly, and wrong usage that
 // the declarations must reject.
-import { loadAttention } from 'attention-explainer';
+import { AttentionError as AttentionErrorClass, DEFAULT_MAX_BYTES, loadAttention } from 'attention-explainer';
 import type {
   Attention, AttentionError, Batch, Equation, EquationNode, FormatStyle, Matrix, MemoryStats,
   Problem, SdpaFlatResult, Vector, WalkthroughStep,
@@ -146,6 +146,22 @@ try {
   const isInputError: boolean = status === 10;
   void isInputError; void message;
 }
+
+// AttentionError is a class: instanceof narrows to it, status 12 included.
+try {
+  attn.sdpaFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3, maxBytes: 64 });
+} catch (error) {
+  if (error instanceof AttentionErrorClass) {
+    const tooLarge: boolean = error.status === 12;
+    const name: 'AttentionError' = error.name;
+    void tooLarge; void name;
+  }
+}
+void loadAttention({ maxBytes: DEFAULT_MAX_BYTES * 2 });
+attn.linearFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3, maxBytes: 1 << 20 });
+// @ts-expect-error there is no status 13
+const noSuchStatus: AttentionErrorClass['status'] = 13;
+void noSuchStatus;
 
 // ---- wrong usage the declarations reject ----
 // @ts-expect-error k is missing

@@ -127,7 +127,7 @@ test('sdpaFlat checks its sizes against the arrays it is given', async () => {
   assert.throws(() => attn.sdpaFlat({ q, k: q, v: new Float64Array(8), nQ: 3, nK: 3, dK: 2, dV: 3 }),
                 { message: 'sdpaFlat: v must hold batch·nK·dV = 9 numbers, got 8 numbers' });
   assert.throws(() => attn.sdpaFlat({ q, k: q, v: q, nQ: 3, nK: 3, dK: 2 }),
-                { message: 'sdpaFlat: dV must be a positive integer, got nothing' });
+                { message: 'sdpaFlat: dV must be an integer from 1 to 2147483647, got nothing', status: 2 });
 });
 
 test('results stay right when a call grows the WebAssembly memory', async () => {

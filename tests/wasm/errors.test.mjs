@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { haveNativeCli, loadEngine, runNative } from './support.mjs';
+import { AttentionError } from '../../web/lib/attention.js';
 
 const Q = [[1, 0], [0, 1], [1, 1]];
 const V = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
@@ -29,6 +30,9 @@ const shapeErrors = [
   [sdpa({ mask: { causal: true } }),
    'mask: expected a number, a boolean, a string or an array, got an object'],
   [sdpa({ tokens: ['a', 2, 'c'] }), 'tokens[1]: expected a string, got a number'],
+  [{ kind: 'softmax', x: ['1', 2] }, 'x[0]: expected a number, got a string'],
+  [{ kind: 'softmax', x: [['1', 2]] }, 'x[0][0]: expected a number, got a string'],
+  [{ kind: 'softmax', y: ['a', 2] }, 'y: unknown field for kind "softmax" (fields: x, scale, mask, queryTokens, keyTokens)'],
 ];
 
 // Messages of the C problem layer (attn_problem_error).
@@ -95,4 +99,78 @@ test('a problem that is not an object is rejected', async () => {
   const attn = await loadEngine();
   assert.throws(() => attn.run(null), { message: 'expected a problem object, got null' });
   assert.throws(() => attn.run([Q]), { message: 'expected a problem object, got an array' });
+});
+
+// ---- Strict input (the issue "Hardening and fit") ----
+
+const KINDS = '"scaledDotProduct", "multiHead", "additive", "luong", "linear", "softmax", "weightedSum"';
+
+test('a NUL inside a kind, a field name or a string value is an error, not a truncation', async () => {
+  const attn = await loadEngine();
+  assert.throws(() => attn.run({ kind: 'softmax\u0000junk', x: [1, 2] }), {
+    name: 'AttentionError', status: 5,
+    message: `kind: unknown kind "softmax\\u0000junk" (it holds a NUL character); expected one of ${KINDS}`,
+  });
+  assert.throws(() => attn.run({ kind: 'softmax', 'x\u0000y': [1, 2] }),
+                { status: 10, message: '"x\\u0000y": a field name must not contain a NUL character' });
+  assert.throws(() => attn.run(sdpa({ mask: 'causal\u0000junk' })),
+                { status: 10, message: 'mask: must not contain a NUL character' });
+  assert.throws(() => attn.run(sdpa({ tokens: ['a', 'b\u0000', 'c'] })),
+                { status: 10, message: 'tokens[1]: must not contain a NUL character' });
+});
+
+test('every error a call throws is an AttentionError with a numeric status', async () => {
+  const attn = await loadEngine();
+  const q = new Float64Array(4);
+  const calls = [
+    () => attn.run(sdpa({ k: V })),
+    () => attn.run(sdpa({ q: [[1, 0], [0]] })),
+    () => attn.run({ kind: 'noSuchKind' }),
+    () => attn.run(null),
+    () => attn.format(sdpa({}), 'html'),
+    () => attn.sdpaFlat({ q, k: q, v: q, nQ: 2, nK: 2, dK: 2, dV: 3 }),
+    () => attn.sdpaFlat({ q, k: q, v: q, nQ: 2, nK: 2, dK: 2, dV: 2, window: 'abc' }),
+    () => attn.linearFlat({ q, k: q, v: q, nQ: 2, nK: 2, dK: 2, dV: 2, causal: 'yes' }),
+  ];
+  for (const call of calls) {
+    assert.throws(call, (error) => {
+      assert.ok(error instanceof AttentionError, String(error));
+      assert.ok(error instanceof Error);
+      assert.equal(error.name, 'AttentionError');
+      assert.equal(typeof error.status, 'number');
+      return true;
+    });
+  }
+  assert.throws(() => attn.format(sdpa({}), 'html'), {
+    status: 5, message: 'format: expected "markdown", "latex", "text", "json" or "steps", got "html"',
+  });
+});
+
+test('sdpaFlat takes window and stride only as integers in range', async () => {
+  const attn = await loadEngine();
+  const q = Float64Array.from([1, 0, 0, 1, 1, 1]);
+  const base = { q, k: q, v: q, nQ: 3, nK: 3, dK: 2, dV: 2 };
+  const cases = [
+    [{ window: 'abc' }, 'sdpaFlat: window must be an integer from 0 to 2147483647, got "abc"'],
+    [{ window: 2 ** 32 }, 'sdpaFlat: window must be an integer from 0 to 2147483647, got 4294967296'],
+    [{ window: -1 }, 'sdpaFlat: window must be an integer from 0 to 2147483647, got -1'],
+    [{ window: 1.5 }, 'sdpaFlat: window must be an integer from 0 to 2147483647, got 1.5'],
+    [{ stride: 0 }, 'sdpaFlat: stride must be an integer from 1 to 2147483647, got 0'],
+    [{ stride: 2 ** 32 + 1 }, 'sdpaFlat: stride must be an integer from 1 to 2147483647, got 4294967297'],
+    [{ stride: null }, 'sdpaFlat: stride must be an integer from 1 to 2147483647, got null'],
+  ];
+  for (const [options, message] of cases) {
+    assert.throws(() => attn.sdpaFlat({ ...base, ...options }), { status: 6, message });
+  }
+  // In range they mask as the problem layer does: window 0 keeps the diagonal.
+  const local = attn.sdpaFlat({ ...base, window: 0, weights: true });
+  assert.deepEqual(Array.from(local.weights), [1, 0, 0, 0, 1, 0, 0, 0, 1]);
+  assert.deepEqual(Array.from(local.output), [1, 0, 0, 1, 1, 1]);
+});
+
+test('dropout without a seed uses seed 0, the documented default', async () => {
+  const attn = await loadEngine();
+  const unseeded = attn.run(sdpa({ dropout: 0.5 }));
+  assert.deepEqual(unseeded, attn.run(sdpa({ dropout: 0.5, seed: 0 })));
+  assert.notDeepEqual(unseeded.weights, attn.run(sdpa({ dropout: 0.5, seed: 1 })).weights);
 });

@@ -372,6 +372,9 @@ export interface SdpaFlatInput {
   stride?: number;
   /** true to also return the weights. */
   weights?: boolean;
+  /** The most bytes of WebAssembly memory the call may allocate (inputs,
+   *  outputs, weights and scratch); default: the engine's maxBytes. */
+  maxBytes?: number;
 }
 
 /** Linear attention over flat arrays, for timing. */
@@ -389,6 +392,8 @@ export interface LinearFlatInput {
   dK: number;
   dV: number;
   causal?: boolean;
+  /** As for SdpaFlatInput. */
+  maxBytes?: number;
 }
 
 export interface SdpaFlatResult {
@@ -423,17 +428,25 @@ export type AttentionStatus =
   | 8  // ATTN_ERR_OVERFLOW_VALUE
   | 9  // ATTN_ERR_NOMEM
   | 10 // ATTN_ERR_INPUT (a field missing, unknown or misshapen)
-  | 11; // ATTN_ERR_STATE
+  | 11 // ATTN_ERR_STATE
+  | 12; // ATTN_ERR_TOO_LARGE (above maxBytes, or beyond what wasm32 can hold)
 
 /**
- * What a call throws for input the engine rejects: a plain Error whose
- * message names the field and the expected shape (build/attn's words) and
- * whose status is the attn_status code. Errors of the JS layer alone (a bad
- * format style, sdpaFlat sizes, loadAttention's options) carry no status.
+ * What every call on the engine throws (and loadAttention for a bad
+ * maxBytes): an Error whose message names the field and the expected shape
+ * (build/attn's words) and whose status is the attn_status code, so
+ * `error instanceof AttentionError` tells the engine's errors apart.
  */
-export interface AttentionError extends Error {
+export class AttentionError extends Error {
+  constructor(message: string, status: AttentionStatus);
+  readonly name: 'AttentionError';
   status: AttentionStatus;
 }
+
+/** The default byte limit of one problem or one *Flat call: 256 MiB. */
+export const DEFAULT_MAX_BYTES: number;
+/** The largest block one call may ask the wasm32 malloc for: 2^31 - 1. */
+export const MAX_BLOCK_BYTES: number;
 
 // ---- The engine ----
 
@@ -566,6 +579,10 @@ export interface LoadOptions {
   /** Where to fetch it, resolved as fetch would (against the page);
    *  default: attention.wasm next to attention.js. */
   wasmUrl?: string | URL;
+  /** The most bytes one problem may hold (inputs, results, scratch) and one
+   *  *Flat call may allocate: an integer from 1 to 2^32 - 1; default
+   *  DEFAULT_MAX_BYTES. Above it a call throws ATTN_ERR_TOO_LARGE (12). */
+  maxBytes?: number;
 }
 
 /** Compiles and instantiates attention.wasm. */

@@ -24,14 +24,44 @@
 //   attn.linearFlat({ q, k, v, nQ, nK, dK, dV, causal }) -> { output }
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
 //
-// Bad input throws an Error whose message names the field (the same words
-// as build/attn) and whose `status` is the attn_status code. The engine
-// stays usable after an error. Runs in Node >= 18 and in browsers without a
-// bundler.
+// Bad input throws an AttentionError (exported; extends Error) whose message
+// names the field (the same words as build/attn) and whose `status` is the
+// attn_status code. The engine stays usable after an error, with its memory
+// as it was. Runs in Node >= 18 and in browsers without a bundler.
+//
+// Sizes: a problem may hold at most `maxBytes` bytes of inputs and results
+// (default DEFAULT_MAX_BYTES, 256 MiB; loadAttention({ maxBytes }) changes
+// it), and sdpaFlat / linearFlat may allocate at most `maxBytes` bytes of
+// WebAssembly memory per call (the same default, or their own maxBytes
+// option). Above it a call throws with status ATTN_ERR_TOO_LARGE (12)
+// before it allocates anything. No block can exceed MAX_BLOCK_BYTES (2 GiB
+// - 1), the most a wasm32 module can address in one piece.
 
 const FORMATS = { json: 0, text: 1, markdown: 2, latex: 3, steps: 4 }; // attn_format
+const ATTN_ERR_SIZE = 2;
 const ATTN_ERR_OPTION = 5;
+const ATTN_ERR_RANGE = 6;
+const ATTN_ERR_NOMEM = 9;
 const ATTN_ERR_INPUT = 10;
+const ATTN_ERR_TOO_LARGE = 12;
+
+/** The default limit in bytes of one problem or one *Flat call. */
+export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+/** The largest block one call may ask the wasm32 malloc for. */
+export const MAX_BLOCK_BYTES = 2 ** 31 - 1;
+const MAX_INT32 = 2 ** 31 - 1;
+
+/**
+ * What every call on the engine throws: an Error with the attn_status code
+ * (attention.h) in `status`, so `error instanceof AttentionError` holds.
+ */
+export class AttentionError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.name = 'AttentionError';
+    this.status = status;
+  }
+}
 // As the C JSON adapter lists them in its messages.
 const KIND_NAMES = '"scaledDotProduct", "multiHead", "additive", "luong", ' +
                    '"linear", "softmax", "weightedSum"';
@@ -61,12 +91,25 @@ const MAX_RANK = 3;
  * browser), by default attention.wasm next to this file.
  */
 export async function loadAttention(options = {}) {
+  const maxBytes = checkMaxBytes('loadAttention', options.maxBytes);
   const bytes = await wasmBytes(options);
   const module = await WebAssembly.compile(bytes);
   const instance = await WebAssembly.instantiate(module, importsFor(module));
   // A standalone module (no main) runs its static constructors here.
   if (typeof instance.exports._initialize === 'function') instance.exports._initialize();
-  return createApi(instance.exports);
+  return createApi(instance.exports, maxBytes);
+}
+
+// A byte limit: undefined gives the default; otherwise a positive integer
+// up to 2^32 - 1 (size_t in wasm32).
+function checkMaxBytes(caller, maxBytes) {
+  if (maxBytes === undefined) return DEFAULT_MAX_BYTES;
+  if (!Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > 2 ** 32 - 1) {
+    throw new AttentionError(
+      `${caller}: maxBytes must be an integer from 1 to 4294967295, got ${describeValue(maxBytes)}`,
+      ATTN_ERR_RANGE);
+  }
+  return maxBytes;
 }
 
 async function wasmBytes({ wasmBinary, wasmUrl } = {}) {
@@ -110,7 +153,7 @@ function importsFor(module) {
   return imports;
 }
 
-function createApi(wasm) {
+function createApi(wasm, engineMaxBytes) {
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
 
@@ -118,8 +161,14 @@ function createApi(wasm) {
   class Allocations {
     constructor() { this.blocks = []; }
     bytes(count) {
+      // malloc takes a 32-bit size: a larger count would wrap around to a
+      // small block that the caller then writes past.
+      if (!Number.isSafeInteger(count) || count < 0 || count > MAX_BLOCK_BYTES) {
+        throw new AttentionError(`attention: a block of ${count} bytes is more than WebAssembly can allocate (${MAX_BLOCK_BYTES})`,
+                                 ATTN_ERR_TOO_LARGE);
+      }
       const pointer = wasm.malloc(Math.max(count, 1));
-      if (pointer === 0) throw new Error('attention: out of WebAssembly memory');
+      if (pointer === 0) throw new AttentionError('attention: out of WebAssembly memory', ATTN_ERR_NOMEM);
       this.blocks.push(pointer);
       return pointer;
     }
@@ -162,14 +211,31 @@ function createApi(wasm) {
 
   function engineError(status, message) {
     const text = message || readCString(wasm.attn_status_text(status));
-    return Object.assign(new Error(text), { status });
+    return new AttentionError(text, status);
   }
 
   function problemError(problem, status) {
     return engineError(status, readCString(wasm.attn_problem_error(problem)));
   }
 
-  function setField(problem, field, value, allocations) {
+  // For an array that mixes strings with other things: 1 when the field
+  // takes a list of strings (an empty list set as a probe; the problem is
+  // discarded after the error anyway), 0 when it takes a tensor; an
+  // unknown field is reported as such.
+  function takesStrings(problem, name) {
+    const status = wasm.attn_problem_set_strings(problem, name, 0, 0);
+    if (status === 0) return true;
+    if (readCString(wasm.attn_problem_error(problem)).includes(': unknown field for kind')) {
+      throw problemError(problem, status);
+    }
+    return false;
+  }
+
+  // budget: { held, maxBytes }: bytes of tensor fields set so far.
+  function setField(problem, field, value, allocations, budget) {
+    if (field.includes('\0')) {
+      throw inputError(`${JSON.stringify(field)}: a field name must not contain a NUL character`);
+    }
     const name = allocations.string(field);
     let status;
     if (typeof value === 'number') {
@@ -180,13 +246,28 @@ function createApi(wasm) {
     } else if (typeof value === 'boolean') {
       status = wasm.attn_problem_set_bool(problem, name, value ? 1 : 0);
     } else if (typeof value === 'string') {
+      if (value.includes('\0')) throw inputError(`${field}: must not contain a NUL character`);
       status = wasm.attn_problem_set_string(problem, name, allocations.string(value));
-    } else if (isList(value) && value.length > 0 && typeof value[0] === 'string') {
+    } else if (isList(value) && value.length > 0 && typeof value[0] === 'string'
+               && (Array.from(value).every((entry) => typeof entry === 'string')
+                   || takesStrings(problem, name))) {
+      // Strings, or a mix for a field of labels (the probe above: the field
+      // takes a list of strings), reported at the first entry that is not
+      // one. A mix for a tensor field is read as a tensor below, which
+      // reports its first entry that is not a number.
       const strings = stringsOf(field, value).map((text) => allocations.string(text));
       status = wasm.attn_problem_set_strings(problem, name, strings.length,
                                              allocations.pointers(strings));
     } else if (isList(value)) {
       const { dims, data } = tensorOf(field, value);
+      const bytes = 8 * data.length;
+      if (budget.held + bytes > budget.maxBytes) {
+        throw new AttentionError(
+          `${field}: ${describeShape(dims)} would make the problem hold ${budget.held + bytes} bytes, `
+          + `more than its limit of ${budget.maxBytes} bytes; use smaller inputs or raise the limit `
+          + '(maxBytes in the JS API, --max-bytes in build/attn)', ATTN_ERR_TOO_LARGE);
+      }
+      budget.held += bytes;
       status = wasm.attn_problem_set_tensor(problem, name, dims.length,
                                             allocations.ints(dims), allocations.doubles(data));
     } else {
@@ -206,20 +287,25 @@ function createApi(wasm) {
     if (typeof kind !== 'string') {
       throw inputError(`kind: expected one of ${KIND_NAMES}, got ${describe(kind)}`);
     }
+    if (kind.includes('\0')) {
+      throw engineError(ATTN_ERR_OPTION, `kind: unknown kind ${JSON.stringify(kind)} (it holds a NUL character); expected one of ${KIND_NAMES}`);
+    }
     const allocations = new Allocations();
     let problem = 0;
     try {
       const slot = allocations.bytes(4);
       const created = wasm.attn_problem_create(slot, allocations.string(kind), 0);
       problem = readU32(slot);
+      if (created === 0) wasm.attn_problem_set_max_bytes(problem, engineMaxBytes);
       if (created === ATTN_ERR_OPTION) {
         throw engineError(created, `kind: unknown kind "${kind}"; expected one of ${KIND_NAMES}`);
       }
       if (created !== 0) {
         throw engineError(created, `kind: ${readCString(wasm.attn_status_text(created))}`);
       }
+      const budget = { held: 0, maxBytes: engineMaxBytes };
       for (const [field, value] of Object.entries(input)) {
-        if (field !== 'kind' && value !== undefined) setField(problem, field, value, allocations);
+        if (field !== 'kind' && value !== undefined) setField(problem, field, value, allocations, budget);
       }
       const ran = wasm.attn_problem_run(problem);
       if (ran !== 0) throw problemError(problem, ran);
@@ -263,7 +349,8 @@ function createApi(wasm) {
   function format(input, style = 'json') {
     if (!Object.hasOwn(FORMATS, style)) {
       const got = typeof style === 'string' ? JSON.stringify(style) : describe(style);
-      throw new Error(`format: expected "markdown", "latex", "text", "json" or "steps", got ${got}`);
+      throw new AttentionError(`format: expected "markdown", "latex", "text", "json" or "steps", got ${got}`,
+                               ATTN_ERR_OPTION);
     }
     return runAndFormat(input, FORMATS[style])[0];
   }
@@ -279,8 +366,9 @@ function createApi(wasm) {
   function checkFlatShapes(caller, { q, k, v, batch, nQ, nK, dK, dV }) {
     const sizes = { batch, nQ, nK, dK, dV };
     for (const [name, size] of Object.entries(sizes)) {
-      if (!Number.isInteger(size) || size < 1) {
-        throw new Error(`${caller}: ${name} must be a positive integer, got ${describe(size)}`);
+      if (!Number.isInteger(size) || size < 1 || size > MAX_INT32) {
+        throw new AttentionError(`${caller}: ${name} must be an integer from 1 to ${MAX_INT32}, got ${describeValue(size)}`,
+                                 ATTN_ERR_SIZE);
       }
     }
     checkLength(caller, 'q', q, batch * nQ * dK, 'batch·nQ·dK');
@@ -288,8 +376,27 @@ function createApi(wasm) {
     checkLength(caller, 'v', v, batch * nK * dV, 'batch·nK·dV');
   }
 
-  function linearFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, causal = false }) {
+  // The bytes a *Flat call will allocate, checked against its limit before
+  // anything is: blocks of doubles (counts) plus a few bytes of options.
+  function checkFlatBytes(caller, counts, extraBytes, maxBytes) {
+    const total = counts.reduce((sum, count) => sum + 8 * count, extraBytes);
+    if (total > maxBytes) {
+      throw new AttentionError(`${caller}: the call needs ${total} bytes of WebAssembly memory, more than its limit of ${maxBytes} bytes; `
+        + 'use smaller sizes or raise the limit (the maxBytes option)', ATTN_ERR_TOO_LARGE);
+    }
+  }
+
+  function linearFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, causal = false, maxBytes }) {
     checkFlatShapes('linearFlat', { q, k, v, batch, nQ, nK, dK, dV });
+    if (typeof causal !== 'boolean') {
+      throw new AttentionError(`linearFlat: causal must be true or false, got ${describeValue(causal)}`, ATTN_ERR_OPTION);
+    }
+    const limit = maxBytes === undefined ? engineMaxBytes : checkMaxBytes('linearFlat', maxBytes);
+    const workLength = wasm.attn_linear_work_size(dK, dV) >>> 0; // 0 = overflow
+    if (workLength === 0) {
+      throw new AttentionError(`linearFlat: dK = ${dK} and dV = ${dV} need more work memory than size_t can count`, ATTN_ERR_TOO_LARGE);
+    }
+    checkFlatBytes('linearFlat', [q.length, k.length, v.length, batch * nQ * dV, workLength], 0, limit);
     const allocations = new Allocations();
     try {
       const outputLength = batch * nQ * dV;
@@ -306,8 +413,22 @@ function createApi(wasm) {
   }
 
   function sdpaFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, scale, causal = false,
-                      window, stride, weights = false }) {
+                      window, stride, weights = false, maxBytes }) {
     checkFlatShapes('sdpaFlat', { q, k, v, batch, nQ, nK, dK, dV });
+    checkFlatInteger('window', window, 0);
+    checkFlatInteger('stride', stride, 1);
+    if (scale !== undefined && typeof scale !== 'boolean' && !(typeof scale === 'number' && Number.isFinite(scale))) {
+      throw new AttentionError(`sdpaFlat: scale must be a finite number, true or false, got ${describeValue(scale)}`,
+                               ATTN_ERR_OPTION);
+    }
+    for (const [name, flag] of Object.entries({ causal, weights })) {
+      if (typeof flag !== 'boolean') {
+        throw new AttentionError(`sdpaFlat: ${name} must be true or false, got ${describeValue(flag)}`, ATTN_ERR_OPTION);
+      }
+    }
+    const limit = maxBytes === undefined ? engineMaxBytes : checkMaxBytes('sdpaFlat', maxBytes);
+    checkFlatBytes('sdpaFlat', [q.length, k.length, v.length, batch * nQ * dV,
+                                weights ? batch * nQ * nK : 0, nK], OPTIONS_BYTES, limit);
     const allocations = new Allocations();
     try {
       const options = allocations.bytes(OPTIONS_BYTES);
@@ -345,6 +466,15 @@ function createApi(wasm) {
       return result;
     } finally {
       allocations.releaseAll();
+    }
+  }
+
+  // window (from 0) and stride (from 1): integers that fit the C int.
+  function checkFlatInteger(name, value, min) {
+    if (value === undefined) return;
+    if (!Number.isInteger(value) || value < min || value > MAX_INT32) {
+      throw new AttentionError(`sdpaFlat: ${name} must be an integer from ${min} to ${MAX_INT32}, got ${describeValue(value)}`,
+                               ATTN_ERR_RANGE);
     }
   }
 
@@ -390,7 +520,20 @@ function createApi(wasm) {
 // cannot carry, are caught here alone.
 
 function inputError(message) {
-  return Object.assign(new Error(message), { status: ATTN_ERR_INPUT });
+  return new AttentionError(message, ATTN_ERR_INPUT);
+}
+
+// "a vector of 3", "3x4", "2x3x4": the C layer's words for a shape.
+function describeShape(dims) {
+  return dims.length === 1 ? `a vector of ${dims[0]}` : dims.join('x');
+}
+
+// A value as a message quotes it: numbers and strings as written (strings
+// cut at 40 characters), other things as describe() names them.
+function describeValue(value) {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return describe(value);
 }
 
 function isList(value) {
@@ -412,6 +555,7 @@ function stringsOf(field, values) {
     if (typeof value !== 'string') {
       throw inputError(`${field}[${i}]: expected a string, got ${describe(value)}`);
     }
+    if (value.includes('\0')) throw inputError(`${field}[${i}]: must not contain a NUL character`);
     return value;
   });
 }
@@ -493,6 +637,7 @@ function leafValue(leaf, path) {
 function checkLength(caller, name, values, expected, formula) {
   if (!isList(values) || values.length !== expected) {
     const got = isList(values) ? `${values.length} numbers` : describe(values);
-    throw new Error(`${caller}: ${name} must hold ${formula} = ${expected} numbers, got ${got}`);
+    throw new AttentionError(`${caller}: ${name} must hold ${formula} = ${expected} numbers, got ${got}`,
+                             ATTN_ERR_INPUT);
   }
 }
