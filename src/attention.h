@@ -283,6 +283,56 @@ int attn_linear(double *output,   /* [batch, n_q, d_v] */
 
 size_t attn_linear_work_size(int d_k, int d_v);
 
+/* ---- Gradients (backward passes) ----
+ *
+ * Each backward function takes dL/d(output) of its forward function and
+ * the forward inputs, recomputes what it needs of the forward pass in its
+ * work array, and writes the gradient of L with respect to every input and
+ * parameter. Every gradient buffer is OVERWRITTEN, never accumulated into:
+ * its old contents do not matter. Every gradient pointer may be NULL to
+ * skip it. A grad_* buffer has the shape of the array it is the gradient
+ * of. Masked entries get gradients of exactly 0, and a fully masked row
+ * gives all-0 gradients, as the forward pass gives all-0 weights.
+ */
+
+/*
+ * From y = softmax(x) row by row and dy = dL/dy:
+ *   grad_in = y ∘ (dy − rowsum(dy ∘ y)).
+ * An entry with y exactly 0 (masked) gets exactly 0. grad_in may alias
+ * grad_out.
+ */
+int attn_softmax_rows_backward(double *grad_in,        /* [rows, cols] */
+                               const double *out,      /* [rows, cols] y */
+                               const double *grad_out, /* [rows, cols] */
+                               int rows, int cols);
+
+/* Length in doubles of the work array attn_sdpa_backward needs. */
+size_t attn_sdpa_backward_work_size(int n_k);
+
+/*
+ * The backward pass of attn_sdpa with the same options (mask, scale,
+ * dropout and seed: the same weights are dropped). With P the softmax of
+ * `scaled`, W the `weights` (P after dropout) and dO = d_output:
+ *   grad_v       = Wᵀ dO
+ *   grad_weights = dO Vᵀ                     dL/dW
+ *   dP           = grad_weights ∘ keep / (1 − dropout)   (dP = dL/dW
+ *                  without dropout)
+ *   grad_scaled  = P ∘ (dP − rowsum(dP ∘ P))  dL/d(scaled), 0 where masked
+ *   grad_q       = grad_scaled K × scale      grad_k = grad_scaledᵀ Q × scale
+ */
+int attn_sdpa_backward(double *grad_q,       /* [batch, n_q, d_k] or NULL */
+                       double *grad_k,       /* [batch, n_k, d_k] or NULL */
+                       double *grad_v,       /* [batch, n_k, d_v] or NULL */
+                       double *grad_weights, /* [batch, n_q, n_k] or NULL */
+                       double *grad_scaled,  /* [batch, n_q, n_k] or NULL */
+                       const double *d_output, /* [batch, n_q, d_v] */
+                       const double *q,      /* [batch, n_q, d_k] */
+                       const double *k,      /* [batch, n_k, d_k] */
+                       const double *v,      /* [batch, n_k, d_v] */
+                       int batch, int n_q, int n_k, int d_k, int d_v,
+                       const attn_options *opts, /* NULL = defaults */
+                       double *work); /* [attn_sdpa_backward_work_size(n_k)] */
+
 /* ---- Problems: named inputs in; results as JSON, text, Markdown, LaTeX ----
  *
  * The layer shared by the CLI (build/attn) and the JS API (through WASM). A
