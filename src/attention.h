@@ -333,6 +333,51 @@ int attn_sdpa_backward(double *grad_q,       /* [batch, n_q, d_k] or NULL */
                        const attn_options *opts, /* NULL = defaults */
                        double *work); /* [attn_sdpa_backward_work_size(n_k)] */
 
+typedef struct attn_mha_grads { /* every pointer may be NULL */
+    double *x_q;     /* [batch, n_q, d_q_in]; with self-attention (x_kv
+                        NULL) the whole gradient of x, through Q, K and V */
+    double *x_kv;    /* [batch, n_kv, d_kv_in]; cross-attention only: not
+                        written with self-attention */
+    double *wq;      /* [d_q_in, d_model] */
+    double *wk;      /* [d_kv_in, d_model] */
+    double *wv;      /* [d_kv_in, d_model] */
+    double *wo;      /* [d_model, d_out] */
+    double *bq;      /* [d_model]; written even when params->bq is NULL
+                        (the gradient at a zero bias) */
+    double *bk;      /* [d_model] */
+    double *bv;      /* [d_model] */
+    double *bo;      /* [d_out] */
+    double *q;       /* [batch, n_q, d_model]   dL/dQ (intermediate) */
+    double *k;       /* [batch, n_kv, d_model]  dL/dK */
+    double *v;       /* [batch, n_kv, d_model]  dL/dV */
+    double *weights; /* [batch, num_heads, n_q, n_kv] dL/d(weights) */
+    double *scaled;  /* [batch, num_heads, n_q, n_kv] dL/d(scaled), 0 where
+                        masked */
+    double *concat;  /* [batch, n_q, d_model]   dL/d(concat) */
+} attn_mha_grads;
+
+/* Length in doubles of the work array attn_multihead_backward needs; 0 for
+ * dims attn_multihead would reject. */
+size_t attn_multihead_backward_work_size(const attn_mha_dims *dims);
+
+/*
+ * The backward pass of attn_multihead with the same inputs and options:
+ * dConcat = dO W_oᵀ, each head as attn_sdpa_backward on its columns,
+ * then dW = Xᵀ dY and db = column sums of dY for every projection, and
+ * dX = dQ W_qᵀ (+ dK W_kᵀ + dV W_vᵀ for self-attention). Parameter
+ * gradients sum over the batch.
+ */
+int attn_multihead_backward(const attn_mha_grads *grads,
+                            const double *d_output, /* [batch, n_q, d_out] */
+                            const double *x_q,  /* [batch, n_q, d_q_in] */
+                            const double *x_kv, /* [batch, n_kv, d_kv_in]
+                                                   or NULL */
+                            const attn_mha_params *params,
+                            const attn_mha_dims *dims,
+                            const attn_options *opts, /* NULL = defaults */
+                            double *work); /* [attn_multihead_backward_
+                                              work_size(dims)] */
+
 /* ---- Problems: named inputs in; results as JSON, text, Markdown, LaTeX ----
  *
  * The layer shared by the CLI (build/attn) and the JS API (through WASM). A
