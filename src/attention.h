@@ -283,6 +283,75 @@ int attn_linear(double *output,   /* [batch, n_q, d_v] */
 
 size_t attn_linear_work_size(int d_k, int d_v);
 
+/* ---- Layer normalisation ---- */
+
+/* ε of attn_layer_norm, as PyTorch's nn.LayerNorm. */
+#define ATTN_LAYER_NORM_EPSILON 1e-5
+
+/*
+ * Over the last axis of each row, with the biased variance (as PyTorch):
+ *   output = (x − mean) / sqrt(var + ε) ∘ gamma + beta.
+ * output may alias x.
+ */
+int attn_layer_norm(double *output,      /* [rows, d] or NULL */
+                    double *mean,        /* [rows] or NULL */
+                    double *rstd,        /* [rows] 1/sqrt(var + ε), or NULL */
+                    const double *x,     /* [rows, d] */
+                    const double *gamma, /* [d] */
+                    const double *beta,  /* [d] or NULL = 0 */
+                    int rows, int d);
+
+/* The gradient of attn_layer_norm (a gradient, see "Gradients" below):
+ * with x̂ = (x − mean) rstd and g = dO ∘ gamma,
+ *   grad_x = rstd (g − mean(g) − x̂ mean(g ∘ x̂)),
+ *   grad_gamma = Σ_rows dO ∘ x̂,  grad_beta = Σ_rows dO.
+ * grad_x may alias d_output. */
+int attn_layer_norm_backward(double *grad_x,      /* [rows, d] or NULL */
+                             double *grad_gamma,  /* [d] or NULL */
+                             double *grad_beta,   /* [d] or NULL */
+                             const double *d_output, /* [rows, d] */
+                             const double *x,     /* [rows, d] */
+                             const double *gamma, /* [d] */
+                             int rows, int d);
+
+/* ---- Position-wise feed-forward network ---- */
+
+/* Lengths in doubles of the work arrays of the two functions below. */
+size_t attn_feed_forward_work_size(int rows, int d_ff);
+size_t attn_feed_forward_backward_work_size(int rows, int d_ff);
+
+/*
+ *   hidden = ReLU(x @ W1 + b1)      output = hidden @ W2 + b2
+ */
+int attn_feed_forward(double *hidden,    /* [rows, d_ff] or NULL */
+                      double *output,    /* [rows, d_out] or NULL */
+                      const double *x,   /* [rows, d_in] */
+                      const double *w1,  /* [d_in, d_ff] */
+                      const double *b1,  /* [d_ff] or NULL */
+                      const double *w2,  /* [d_ff, d_out] */
+                      const double *b2,  /* [d_out] or NULL */
+                      int rows, int d_in, int d_ff, int d_out,
+                      double *work); /* [attn_feed_forward_work_size(..)] */
+
+/* The gradient of attn_feed_forward: dW2 = hiddenᵀ dO, db2 = Σ dO,
+ * dH = dO W2ᵀ ∘ [pre-activation > 0] (the ReLU's derivative is 0 at 0),
+ * dW1 = xᵀ dH, db1 = Σ dH, grad_x = dH W1ᵀ. Bias gradients are written
+ * even when the bias is NULL (the gradient at a zero bias). */
+int attn_feed_forward_backward(double *grad_x,  /* [rows, d_in] or NULL */
+                               double *grad_w1, /* [d_in, d_ff] or NULL */
+                               double *grad_b1, /* [d_ff] or NULL */
+                               double *grad_w2, /* [d_ff, d_out] or NULL */
+                               double *grad_b2, /* [d_out] or NULL */
+                               const double *d_output, /* [rows, d_out] */
+                               const double *x,  /* [rows, d_in] */
+                               const double *w1, /* [d_in, d_ff] */
+                               const double *b1, /* [d_ff] or NULL */
+                               const double *w2, /* [d_ff, d_out] */
+                               const double *b2, /* [d_out] or NULL */
+                               int rows, int d_in, int d_ff, int d_out,
+                               double *work); /* [attn_feed_forward_
+                                                 backward_work_size(..)] */
+
 /* ---- Gradients (backward passes) ----
  *
  * Each backward function takes dL/d(output) of its forward function and
@@ -377,6 +446,89 @@ int attn_multihead_backward(const attn_mha_grads *grads,
                             const attn_options *opts, /* NULL = defaults */
                             double *work); /* [attn_multihead_backward_
                                               work_size(dims)] */
+
+/* ---- Transformer block ---- */
+
+typedef enum attn_norm_placement {
+    ATTN_NORM_POST = 0, /* x1 = LN1(x + MHA(x)); out = LN2(x1 + FFN(x1)) */
+    ATTN_NORM_PRE = 1   /* x1 = x + MHA(LN1(x)); out = x1 + FFN(LN2(x1)) */
+} attn_norm_placement;
+
+typedef struct attn_block_dims {
+    int batch;
+    int n;         /* tokens */
+    int d_model;   /* width of x, of every projection and of the output */
+    int num_heads; /* must divide d_model */
+    int d_ff;      /* hidden width of the feed-forward network */
+    int norm;      /* an attn_norm_placement */
+} attn_block_dims;
+
+typedef struct attn_block_params {
+    attn_mha_params attention; /* self-attention; W_q, W_k, W_v, W_o
+                                  [d_model, d_model], biases [d_model] */
+    const double *gamma1;      /* [d_model] */
+    const double *beta1;       /* [d_model] or NULL */
+    const double *w1;          /* [d_model, d_ff] */
+    const double *b1;          /* [d_ff] or NULL */
+    const double *w2;          /* [d_ff, d_model] */
+    const double *b2;          /* [d_model] or NULL */
+    const double *gamma2;      /* [d_model] */
+    const double *beta2;       /* [d_model] or NULL */
+} attn_block_params;
+
+/* Every intermediate, each [batch, n, d_model] unless noted; every pointer
+ * may be NULL. */
+typedef struct attn_block_outputs {
+    attn_mha_outputs attention; /* the attention's intermediates; its
+                                   output is MHA(x) (post) or MHA(ln1) (pre) */
+    double *ln1;    /* post: LN1(sum1); pre: LN1(x) */
+    double *sum1;   /* x + attention output (the first residual sum) */
+    double *ln2;    /* post: LN2(sum2), the output; pre: LN2(sum1) */
+    double *hidden; /* [batch, n, d_ff] ReLU(ffn input @ W1 + b1); the ffn
+                       input is ln1 (post) or ln2 (pre) */
+    double *ffn;    /* hidden @ W2 + b2 */
+    double *sum2;   /* post: ln1 + ffn; pre: sum1 + ffn, the output */
+    double *output;
+} attn_block_outputs;
+
+/* Gradients (see "Gradients" below); every pointer may be NULL. */
+typedef struct attn_block_grads {
+    double *x;                 /* [batch, n, d_model] */
+    attn_mha_grads attention;  /* its x_q: dL/d(attention input), x (post)
+                                  or ln1 (pre); its x_kv is not written */
+    double *gamma1, *beta1;    /* [d_model] */
+    double *w1;                /* [d_model, d_ff] */
+    double *b1;                /* [d_ff] */
+    double *w2;                /* [d_ff, d_model] */
+    double *b2;                /* [d_model] */
+    double *gamma2, *beta2;    /* [d_model] */
+} attn_block_grads;
+
+/* Lengths in doubles of the work arrays; 0 for dims the block rejects. */
+size_t attn_transformer_block_work_size(const attn_block_dims *dims);
+size_t attn_transformer_block_backward_work_size(const attn_block_dims *dims);
+
+/* The block of tutorial 003 §24.11: multi-head self-attention (opts: mask,
+ * scale, dropout) and the ReLU feed-forward network, each in a residual
+ * connection, with layer normalisation (ε = 1e-5) placed by dims->norm. */
+int attn_transformer_block(const attn_block_outputs *out,
+                           const double *x, /* [batch, n, d_model] */
+                           const attn_block_params *params,
+                           const attn_block_dims *dims,
+                           const attn_options *opts, /* NULL = defaults */
+                           double *work); /* [attn_transformer_block_
+                                             work_size(dims)] */
+
+/* The backward pass of attn_transformer_block: dX and every parameter
+ * gradient from d_output [batch, n, d_model]. */
+int attn_transformer_block_backward(const attn_block_grads *grads,
+                                    const double *d_output,
+                                    const double *x,
+                                    const attn_block_params *params,
+                                    const attn_block_dims *dims,
+                                    const attn_options *opts,
+                                    double *work); /* [attn_transformer_
+                                     block_backward_work_size(dims)] */
 
 /* ---- Problems: named inputs in; results as JSON, text, Markdown, LaTeX ----
  *
