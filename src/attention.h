@@ -555,6 +555,25 @@ int attn_transformer_block_backward(const attn_block_grads *grads,
  *   "linear": q, k, v, causal?                     -> output
  *   "softmax": x, scale?, mask?                    -> scaled, max, exp, sum,
  *                                                     weights
+ *   "transformerBlock": x, numHeads, wq, wk, wv, wo (d_model x d_model),
+ *                bq?, bk?, bv?, bo?, gamma1, beta1?, w1 (d_model x d_ff),
+ *                b1?, w2 (d_ff x d_model), b2?, gamma2, beta2?,
+ *                norm? ("post", the default, or "pre"), and the options of
+ *                multiHead (mask?, keyLength?, ..., dropout?, seed?)
+ *      -> attention, sum1, ln1, ffnHidden, ffn, sum2, ln2, output,
+ *         heads[h].weights (see attn_block_outputs)
+ *
+ * Gradients: scaledDotProduct (given q and k), multiHead and
+ * transformerBlock also take gradOutput?, dL/d(output), shaped like their
+ * output. With it the results also hold the gradients of L:
+ *   scaledDotProduct -> gradQ, gradK, gradV, gradWeights, gradScaled (0
+ *                       where masked)
+ *   multiHead        -> gradX, gradXkv (with xkv), gradWq, gradWk, gradWv,
+ *                       gradWo, and gradBq, ... for each bias given;
+ *                       heads[h].gradWeights, heads[h].gradScaled
+ *   transformerBlock -> gradX and grad<Field> for each parameter given
+ *                       (gradWq, ..., gradGamma1, gradBeta1, gradW1,
+ *                       gradB1, gradW2, gradB2, gradGamma2, gradBeta2)
  * A matrix field may also be a batch of matrices (rank 3); then every result
  * gains a leading batch dimension. In JSON results a masked entry of
  * `scaled` (-INFINITY) is written as null, since JSON has no infinity.

@@ -592,5 +592,8 @@ void attn__walk_kind(attn__walker *walker)
     case ATTN__KIND_LUONG: walk_luong(walker); break;
     case ATTN__KIND_LINEAR: walk_linear(walker); break;
     case ATTN__KIND_SOFTMAX: walk_softmax(walker); break;
+    case ATTN__KIND_TRANSFORMER_BLOCK: /* no walkthrough yet: a heading */
+        attn__walk_heading(walker, 2, "Transformer block");
+        break;
     }
 }
