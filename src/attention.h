@@ -283,6 +283,55 @@ int attn_linear(double *output,   /* [batch, n_q, d_v] */
 
 size_t attn_linear_work_size(int d_k, int d_v);
 
+/* Length in doubles of the work array attn_additive_backward needs. */
+size_t attn_additive_backward_work_size(int n_k, int d_s, int d_a);
+
+/*
+ * The backward pass of attn_additive from dL/d(context): through the
+ * context (value path: grad_keys_j += weights_j dC), the softmax, the score
+ * v · energy and the tanh, to the query, the keys and every parameter.
+ * grad_b is written even when b is NULL (the gradient at a zero bias).
+ */
+int attn_additive_backward(double *grad_query, /* [n_q, d_s] or NULL */
+                           double *grad_keys,  /* [n_k, d_h] or NULL */
+                           double *grad_w_s,   /* [d_s, d_a] or NULL */
+                           double *grad_w_h,   /* [d_h, d_a] or NULL */
+                           double *grad_b,     /* [d_a] or NULL */
+                           double *grad_v,     /* [d_a] or NULL */
+                           const double *d_context, /* [n_q, d_h] */
+                           const double *query, /* [n_q, d_s] */
+                           const double *keys,  /* [n_k, d_h] */
+                           const double *w_s,   /* [d_s, d_a] */
+                           const double *w_h,   /* [d_h, d_a] */
+                           const double *b,     /* [d_a] or NULL */
+                           const double *v,     /* [d_a] */
+                           int n_q, int n_k, int d_s, int d_h, int d_a,
+                           double *work); /* [attn_additive_backward_
+                                             work_size(..)] */
+
+/* Length in doubles of the work array attn_luong_backward needs. */
+size_t attn_luong_backward_work_size(int method, int n_k, int d_s, int d_a);
+
+/*
+ * The backward pass of attn_luong from dL/d(context). grad_w has the shape
+ * of w ([d_h, d_s] general, [d_s + d_h, d_a] concat; unused for dot);
+ * grad_b and grad_v are for concat only.
+ */
+int attn_luong_backward(double *grad_query, /* [n_q, d_s] or NULL */
+                        double *grad_keys,  /* [n_k, d_h] or NULL */
+                        double *grad_w,     /* like w, or NULL */
+                        double *grad_b,     /* [d_a] or NULL; concat */
+                        double *grad_v,     /* [d_a] or NULL; concat */
+                        const double *d_context, /* [n_q, d_h] */
+                        const double *query, /* [n_q, d_s] */
+                        const double *keys,  /* [n_k, d_h] */
+                        const double *w,     /* as for attn_luong */
+                        const double *b,     /* concat only, or NULL */
+                        const double *v,     /* concat only */
+                        int method, int n_q, int n_k, int d_s, int d_h,
+                        int d_a,             /* concat only */
+                        double *work); /* [attn_luong_backward_work_size(..)] */
+
 /* ---- Layer normalisation ---- */
 
 /* ε of attn_layer_norm, as PyTorch's nn.LayerNorm. */

@@ -181,8 +181,32 @@ typedef struct attn__additive_args {
     const double *w_h;   /* [d_h, d_a] */
     const double *b;     /* [d_a] or NULL */
     const double *v;     /* [d_a] */
+    const double *context_grad; /* [n_q, d_h] dL/d(context), backward only */
     int n_q, n_k, d_s, d_h, d_a;
 } attn__additive_args;
+
+/* Gradients of additive scoring; every pointer may be NULL. */
+typedef struct attn__additive_grads {
+    double *query; /* [n_q, d_s] */
+    double *keys;  /* [n_k, d_h] */
+    double *w_s;   /* [d_s, d_a] */
+    double *w_h;   /* [d_h, d_a] */
+    double *b;     /* [d_a] */
+    double *v;     /* [d_a] */
+} attn__additive_grads;
+
+/* additive_backward.c: overwrites the gradients of validated arguments;
+ * work [attn_additive_backward_work_size]. */
+int attn__additive_backward_run(const attn__additive_grads *grads,
+                                const attn__additive_args *args,
+                                double *work);
+
+/* additive_backward.c: from a row of scores [n_k], writes into row
+ * dL/d(score) of context = softmax(scores) @ keys given d_context [d_h],
+ * and adds the value path weights_j d_context to grad_keys (or NULL). */
+void attn__context_backward_row(double *row, const double *d_context,
+                                const double *keys, double *grad_keys,
+                                int n_k, int d_h);
 
 /* additive.c: runs validated arguments; work [attn_additive_work_size]. */
 int attn__additive_run(const attn__additive_args *args, double *work);
