@@ -332,6 +332,25 @@ int attn_luong_backward(double *grad_query, /* [n_q, d_s] or NULL */
                         int d_a,             /* concat only */
                         double *work); /* [attn_luong_backward_work_size(..)] */
 
+/* Length in doubles of the work array attn_linear_backward needs. */
+size_t attn_linear_backward_work_size(int n_q, int d_k, int d_v);
+
+/* The backward pass of attn_linear (same causal flag), in O(n): the query
+ * gradients from the prefix sums S_i, z_i, the key and value gradients
+ * from suffix sums of dL/dS_i and dL/dz_i over the queries that see them.
+ * A key no query sees (causal, n_k > n_q) gets 0. */
+int attn_linear_backward(double *grad_q,       /* [batch, n_q, d_k] or NULL */
+                         double *grad_k,       /* [batch, n_k, d_k] or NULL */
+                         double *grad_v,       /* [batch, n_k, d_v] or NULL */
+                         const double *d_output, /* [batch, n_q, d_v] */
+                         const double *q,      /* [batch, n_q, d_k] */
+                         const double *k,      /* [batch, n_k, d_k] */
+                         const double *v,      /* [batch, n_k, d_v] */
+                         int batch, int n_q, int n_k, int d_k, int d_v,
+                         int causal,           /* 0 or 1 */
+                         double *work); /* [attn_linear_backward_work_size(
+                                           n_q, d_k, d_v)] */
+
 /* ---- Layer normalisation ---- */
 
 /* ε of attn_layer_norm, as PyTorch's nn.LayerNorm. */
