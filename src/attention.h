@@ -631,9 +631,10 @@ int attn_transformer_block_backward(const attn_block_grads *grads,
  *      -> attention, sum1, ln1, ffnHidden, ffn, sum2, ln2, output,
  *         heads[h].weights (see attn_block_outputs)
  *
- * Gradients: scaledDotProduct (given q and k), multiHead and
- * transformerBlock also take gradOutput?, dL/d(output), shaped like their
- * output. With it the results also hold the gradients of L:
+ * Gradients: scaledDotProduct (given q and k), multiHead, linear and
+ * transformerBlock also take gradOutput?, dL/d(output), and additive and
+ * luong take gradContext?, dL/d(context), shaped like that result. With it
+ * the results also hold the gradients of L:
  *   scaledDotProduct -> gradQ, gradK, gradV, gradWeights, gradScaled (0
  *                       where masked)
  *   multiHead        -> gradX, gradXkv (with xkv), gradWq, gradWk, gradWv,
@@ -642,6 +643,11 @@ int attn_transformer_block_backward(const attn_block_grads *grads,
  *   transformerBlock -> gradX and grad<Field> for each parameter given
  *                       (gradWq, ..., gradGamma1, gradBeta1, gradW1,
  *                       gradB1, gradW2, gradB2, gradGamma2, gradBeta2)
+ *   additive         -> gradQuery, gradKeys, gradWs, gradWh, gradV, gradB
+ *                       (with b)
+ *   luong            -> gradQuery, gradKeys, gradW (general, concat),
+ *                       gradV and gradB (concat, gradB with b)
+ *   linear           -> gradQ, gradK, gradV
  * A matrix field may also be a batch of matrices (rank 3); then every result
  * gains a leading batch dimension. In JSON results a masked entry of
  * `scaled` (-INFINITY) is written as null, since JSON has no infinity.

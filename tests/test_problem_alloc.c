@@ -168,6 +168,27 @@ static int transformer_block_fields(attn_problem *problem)
     return status;
 }
 
+static int additive_grad_fields(attn_problem *problem)
+{
+    int status = additive_fields(problem);
+    STEP(set(problem, "gradContext", 2, 2, 2, 0, Q));
+    return status;
+}
+
+static int luong_grad_fields(attn_problem *problem)
+{
+    int status = luong_fields(problem);
+    STEP(set(problem, "gradContext", 1, 2, 0, 0, Q));
+    return status;
+}
+
+static int linear_grad_fields(attn_problem *problem)
+{
+    int status = linear_fields(problem);
+    STEP(set(problem, "gradOutput", 3, 2, 3, 2, X));
+    return status;
+}
+
 typedef struct scenario {
     const char *kind;
     int (*fields)(attn_problem *problem);
@@ -239,6 +260,9 @@ static void test_every_allocation_failure_is_nomem_without_leaks(
         {"scaledDotProduct", sdpa_grad_fields},
         {"multiHead", multihead_grad_fields},
         {"transformerBlock", transformer_block_fields},
+        {"additive", additive_grad_fields},
+        {"luong", luong_grad_fields},
+        {"linear", linear_grad_fields},
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
         fail_each_allocation_in_turn(&scenarios[i]);

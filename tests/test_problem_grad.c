@@ -397,6 +397,111 @@ static void test_transformer_block_problem_formats_without_failing(
     attn_problem_destroy(problem);
 }
 
+/* ---- additive, luong and linear ---- */
+
+static void test_additive_and_luong_problems_with_grad_context_give_the_kernel_gradients(
+    void **state)
+{
+    (void)state;
+    enum { N = 2, K = 3, S = 2, H = 2, A = 3 };
+    double query[N * S], keys[K * H], ws[S * A], wh[H * A], v[A], b[A];
+    double w[(S + H) * A], d_c[N * H];
+    fill(query, N * S, 41);
+    fill(keys, K * H, 42);
+    fill(ws, S * A, 43);
+    fill(wh, H * A, 44);
+    fill(v, A, 45);
+    fill(b, A, 46);
+    fill(w, (S + H) * A, 47);
+    fill(d_c, N * H, 48);
+    double gq[N * S], gk[K * H], gws[S * A], gwh[H * A], gv[A], gb[A];
+    double gw[(S + H) * A], work[2 * K * A + 3 * A + K];
+
+    attn_problem *problem = problem_new("additive");
+    problem_matrix(problem, "query", N, S, query);
+    problem_matrix(problem, "keys", K, H, keys);
+    problem_matrix(problem, "ws", S, A, ws);
+    problem_matrix(problem, "wh", H, A, wh);
+    problem_vector(problem, "v", A, v);
+    problem_vector(problem, "b", A, b);
+    problem_matrix(problem, "gradContext", N, H, d_c);
+    problem_run_ok(problem);
+    assert_int_equal(attn_additive_backward(gq, gk, gws, gwh, gb, gv, d_c,
+                                            query, keys, ws, wh, b, v, N, K,
+                                            S, H, A, work),
+                     ATTN_OK);
+    assert_allclose(problem_result(problem, "gradQuery", 2, N, S, 0), gq,
+                    N * S, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradKeys", 2, K, H, 0), gk,
+                    K * H, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradWs", 2, S, A, 0), gws,
+                    S * A, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradWh", 2, H, A, 0), gwh,
+                    H * A, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradV", 1, A, 0, 0), gv, A, 0.0,
+                    0.0);
+    assert_allclose(problem_result(problem, "gradB", 1, A, 0, 0), gb, A, 0.0,
+                    0.0);
+    attn_problem_destroy(problem);
+
+    problem = problem_new("luong");
+    problem_vector(problem, "query", S, query);
+    problem_matrix(problem, "keys", K, H, keys);
+    assert_int_equal(attn_problem_set_string(problem, "method", "concat"),
+                     ATTN_OK);
+    problem_matrix(problem, "w", S + H, A, w);
+    problem_vector(problem, "v", A, v);
+    problem_vector(problem, "gradContext", H, d_c);
+    problem_run_ok(problem);
+    assert_int_equal(attn_luong_backward(gq, gk, gw, NULL, gv, d_c, query,
+                                         keys, w, NULL, v,
+                                         ATTN_LUONG_CONCAT, 1, K, S, H, A,
+                                         work),
+                     ATTN_OK);
+    assert_allclose(problem_result(problem, "gradQuery", 1, S, 0, 0), gq, S,
+                    0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradKeys", 2, K, H, 0), gk,
+                    K * H, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradW", 2, S + H, A, 0), gw,
+                    (S + H) * A, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradV", 1, A, 0, 0), gv, A, 0.0,
+                    0.0);
+    problem_matrix(problem, "gradContext", N, H, d_c);
+    expect_error(problem, "gradContext: expected a vector of 2 (d_h, the "
+                          "columns of keys), got 2x2");
+    attn_problem_destroy(problem);
+}
+
+static void test_linear_problem_with_grad_output_gives_the_kernel_gradients(
+    void **state)
+{
+    (void)state;
+    double q[B * NQ * DK], k[B * NK * DK], v[B * NK * DV], d_o[B * NQ * DV];
+    fill(q, B * NQ * DK, 51);
+    fill(k, B * NK * DK, 52);
+    fill(v, B * NK * DV, 53);
+    fill(d_o, B * NQ * DV, 54);
+    attn_problem *problem = problem_new("linear");
+    problem_batch(problem, "q", B, NQ, DK, q);
+    problem_batch(problem, "k", B, NK, DK, k);
+    problem_batch(problem, "v", B, NK, DV, v);
+    problem_batch(problem, "gradOutput", B, NQ, DV, d_o);
+    assert_int_equal(attn_problem_set_bool(problem, "causal", 1), ATTN_OK);
+    problem_run_ok(problem);
+    double gq[B * NQ * DK], gk[B * NK * DK], gv[B * NK * DV];
+    double work[DK * (DV + 3) + 2 * NQ];
+    assert_int_equal(attn_linear_backward(gq, gk, gv, d_o, q, k, v, B, NQ,
+                                          NK, DK, DV, 1, work),
+                     ATTN_OK);
+    assert_allclose(problem_result(problem, "gradQ", 3, B, NQ, DK), gq,
+                    B * NQ * DK, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradK", 3, B, NK, DK), gk,
+                    B * NK * DK, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradV", 3, B, NK, DV), gv,
+                    B * NK * DV, 0.0, 0.0);
+    attn_problem_destroy(problem);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -412,6 +517,10 @@ int main(void)
         cmocka_unit_test(test_transformer_block_problem_checks_its_fields),
         cmocka_unit_test(
             test_transformer_block_problem_formats_without_failing),
+        cmocka_unit_test(
+            test_additive_and_luong_problems_with_grad_context_give_the_kernel_gradients),
+        cmocka_unit_test(
+            test_linear_problem_with_grad_output_gives_the_kernel_gradients),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,6 +67,8 @@ static const attn__field additive_fields[] = {
     {"v", ATTN__TENSOR, "a vector of d_a"},
     {"b", ATTN__TENSOR, "a vector of d_a"},
     {"tokens", ATTN__STRINGS, "a list of labels, one per key"},
+    {"gradContext", ATTN__TENSOR,
+     "a vector of d_h or a matrix n_q x d_h, dL/d(context)"},
 };
 
 static const attn__field luong_fields[] = {
@@ -78,6 +80,8 @@ static const attn__field luong_fields[] = {
     {"v", ATTN__TENSOR, "a vector of d_a (concat)"},
     {"b", ATTN__TENSOR, "a vector of d_a (concat)"},
     {"tokens", ATTN__STRINGS, "a list of labels, one per key"},
+    {"gradContext", ATTN__TENSOR,
+     "a vector of d_h or a matrix n_q x d_h, dL/d(context)"},
 };
 
 static const attn__field linear_fields[] = {
@@ -88,6 +92,7 @@ static const attn__field linear_fields[] = {
     {"tokens", ATTN__STRINGS, "a list of labels, one per token"},
     {"queryTokens", ATTN__STRINGS, "a list of labels, one per query"},
     {"keyTokens", ATTN__STRINGS, "a list of labels, one per key"},
+    {"gradOutput", ATTN__TENSOR, "a matrix n_q x d_v, dL/d(output)"},
 };
 
 static const attn__field softmax_fields[] = {

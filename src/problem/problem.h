@@ -270,6 +270,9 @@ int attn__check_grad_output(attn_problem *problem, const char *field,
 /* After a successful forward run: adds the gradient results. */
 int attn__sdpa_gradients(attn_problem *problem);
 int attn__multihead_gradients(attn_problem *problem);
+int attn__additive_gradients(attn_problem *problem); /* gradContext */
+int attn__luong_gradients(attn_problem *problem);    /* gradContext */
+int attn__linear_gradients(attn_problem *problem);
 
 /* Message for a status the numeric core returned after the fields passed
  * their checks (an overflow, say): "<what>: <status text>". */

@@ -136,3 +136,98 @@ int attn__multihead_gradients(attn_problem *problem)
         return attn__fail_core(problem, status, "multiHead gradients");
     return ATTN_OK;
 }
+
+/* gradQuery, shaped like query, and gradKeys, like keys. */
+static int add_query_key_grads(attn_problem *problem, double **grad_query,
+                               double **grad_keys)
+{
+    const attn__run_info *info = &problem->info;
+    *grad_query =
+        attn__add_query_result(problem, "gradQuery", 1, info->d_s, 0);
+    *grad_keys = attn__add_rows_result(problem, "gradKeys", 0, info->n_k,
+                                       info->d_h);
+    return *grad_query != NULL && *grad_keys != NULL;
+}
+
+int attn__additive_gradients(attn_problem *problem)
+{
+    const attn__run_info *info = &problem->info;
+    double *grad_query, *grad_keys;
+    int missing = !add_query_key_grads(problem, &grad_query, &grad_keys);
+    double *grad_ws = add_param_grad(problem, "ws", "gradWs", &missing);
+    double *grad_wh = add_param_grad(problem, "wh", "gradWh", &missing);
+    double *grad_v = add_param_grad(problem, "v", "gradV", &missing);
+    double *grad_b = add_param_grad(problem, "b", "gradB", &missing);
+    double *work = missing ? NULL
+                           : attn__allocate(
+                                 problem, attn_additive_backward_work_size(
+                                              info->n_k, info->d_s,
+                                              info->d_a) *
+                                              sizeof(double));
+    if (work == NULL) return attn__fail_nomem(problem);
+    const int status = attn_additive_backward(
+        grad_query, grad_keys, grad_ws, grad_wh, grad_b, grad_v,
+        attn__data_of(problem, "gradContext"),
+        attn__data_of(problem, "query"), attn__data_of(problem, "keys"),
+        attn__data_of(problem, "ws"), attn__data_of(problem, "wh"),
+        attn__data_of(problem, "b"), attn__data_of(problem, "v"), info->n_q,
+        info->n_k, info->d_s, info->d_h, info->d_a, work);
+    attn__release(problem, work);
+    if (status != ATTN_OK)
+        return attn__fail_core(problem, status, "additive gradients");
+    return ATTN_OK;
+}
+
+int attn__luong_gradients(attn_problem *problem)
+{
+    const attn__run_info *info = &problem->info;
+    double *grad_query, *grad_keys;
+    int missing = !add_query_key_grads(problem, &grad_query, &grad_keys);
+    double *grad_w = add_param_grad(problem, "w", "gradW", &missing);
+    double *grad_v = add_param_grad(problem, "v", "gradV", &missing);
+    double *grad_b = add_param_grad(problem, "b", "gradB", &missing);
+    double *work = missing ? NULL
+                           : attn__allocate(
+                                 problem, attn_luong_backward_work_size(
+                                              info->method, info->n_k,
+                                              info->d_s, info->d_a) *
+                                              sizeof(double));
+    if (work == NULL) return attn__fail_nomem(problem);
+    const int status = attn_luong_backward(
+        grad_query, grad_keys, grad_w, grad_b, grad_v,
+        attn__data_of(problem, "gradContext"),
+        attn__data_of(problem, "query"), attn__data_of(problem, "keys"),
+        attn__data_of(problem, "w"), attn__data_of(problem, "b"),
+        attn__data_of(problem, "v"), info->method, info->n_q, info->n_k,
+        info->d_s, info->d_h, info->d_a, work);
+    attn__release(problem, work);
+    if (status != ATTN_OK)
+        return attn__fail_core(problem, status, "luong gradients");
+    return ATTN_OK;
+}
+
+int attn__linear_gradients(attn_problem *problem)
+{
+    const attn__run_info *info = &problem->info;
+    double *grad_q = attn__add_query_result(problem, "gradQ", 1, info->d_k, 0);
+    double *grad_k =
+        attn__add_rows_result(problem, "gradK", 0, info->n_k, info->d_k);
+    double *grad_v =
+        attn__add_rows_result(problem, "gradV", 0, info->n_k, info->d_v);
+    double *work =
+        grad_q && grad_k && grad_v
+            ? attn__allocate(problem, attn_linear_backward_work_size(
+                                          info->n_q, info->d_k, info->d_v) *
+                                          sizeof(double))
+            : NULL;
+    if (work == NULL) return attn__fail_nomem(problem);
+    const int status = attn_linear_backward(
+        grad_q, grad_k, grad_v, attn__data_of(problem, "gradOutput"),
+        attn__data_of(problem, "q"), attn__data_of(problem, "k"),
+        attn__data_of(problem, "v"), info->batch, info->n_q, info->n_k,
+        info->d_k, info->d_v, info->causal, work);
+    attn__release(problem, work);
+    if (status != ATTN_OK)
+        return attn__fail_core(problem, status, "linear gradients");
+    return ATTN_OK;
+}

@@ -109,6 +109,28 @@ for (const norm of ['post', 'pre']) {
   });
 }
 
+test('additive, Luong (each method) and linear gradients agree with build/attn', { skip }, async () => {
+  const r = randomSource(5);
+  const query = r.matrix(2, 3, -1, 1);
+  const keys = r.matrix(4, 3, -1, 1);
+  const gradContext = r.matrix(2, 3, -1, 1);
+  await assertAgree({
+    kind: 'additive', query, keys, ws: r.matrix(3, 5, -1, 1), wh: r.matrix(3, 5, -1, 1),
+    v: r.vector(5, -1, 1), b: r.vector(5, -1, 1), gradContext,
+  }, ['gradQuery', 'gradKeys', 'gradWs', 'gradWh', 'gradV', 'gradB']);
+  await assertAgree({ kind: 'luong', method: 'dot', query, keys, gradContext }, ['gradQuery', 'gradKeys']);
+  await assertAgree({ kind: 'luong', method: 'general', query, keys, w: r.matrix(3, 3, -1, 1), gradContext },
+                    ['gradQuery', 'gradKeys', 'gradW']);
+  await assertAgree({
+    kind: 'luong', method: 'concat', query: query[0], keys, w: r.matrix(6, 4, -1, 1), v: r.vector(4, -1, 1),
+    b: r.vector(4, -1, 1), gradContext: gradContext[0],
+  }, ['gradQuery', 'gradKeys', 'gradW', 'gradV', 'gradB']);
+  await assertAgree({
+    kind: 'linear', q: r.matrix(3, 2, -1, 1), k: r.matrix(4, 2, -1, 1), v: r.matrix(4, 3, -1, 1),
+    causal: true, gradOutput: r.matrix(3, 3, -1, 1),
+  }, ['gradQ', 'gradK', 'gradV']);
+});
+
 test('a misshapen gradOutput is an error naming the field, as in build/attn', { skip }, async () => {
   const attn = await loadEngine();
   const input = { ...blockProblem(4, 'post'), gradOutput: [[1, 2, 3, 4]] };
