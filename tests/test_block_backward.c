@@ -324,6 +324,23 @@ test_transformer_block_backward_matches_finite_differences_pre_norm_with_a_causa
     check_block(&c);
 }
 
+static void
+test_transformer_block_backward_matches_finite_differences_with_dropout_and_key_padding(
+    void **state)
+{
+    (void)state;
+    for (int norm = ATTN_NORM_POST; norm <= ATTN_NORM_PRE; norm++) {
+        block_case c;
+        block_fill(&c, 67 + (uint64_t)norm, norm);
+        static const int key_length[B] = {2, 3};
+        c.opts.mask.kinds = ATTN_MASK_KEY_PADDING;
+        c.opts.mask.key_length = key_length;
+        c.opts.dropout = 0.3;
+        c.opts.seed = 2026;
+        check_block(&c);
+    }
+}
+
 /* The intermediates fit together as the placement says. */
 static void test_transformer_block_intermediates_follow_the_definition(
     void **state)
@@ -415,6 +432,8 @@ int main(void)
             test_transformer_block_backward_matches_finite_differences_post_norm),
         cmocka_unit_test(
             test_transformer_block_backward_matches_finite_differences_pre_norm_with_a_causal_mask),
+        cmocka_unit_test(
+            test_transformer_block_backward_matches_finite_differences_with_dropout_and_key_padding),
         cmocka_unit_test(
             test_transformer_block_intermediates_follow_the_definition),
         cmocka_unit_test(

@@ -157,6 +157,27 @@ test_multihead_backward_matches_finite_differences_for_cross_attention(
     check_case(&c);
 }
 
+static void
+test_multihead_backward_matches_finite_differences_with_custom_local_and_strided_masks(
+    void **state)
+{
+    (void)state;
+    mha_case c;
+    case_fill(&c, 47, 1);
+    /* Query 2 may attend to no key: a fully masked row. */
+    static const unsigned char allowed[NQ * NKV] = {1, 1, 0, 1, 0, 1,
+                                                    1, 0, 0, 0, 0, 0};
+    c.opts.mask.kinds = ATTN_MASK_CUSTOM | ATTN_MASK_LOCAL;
+    c.opts.mask.allowed = allowed;
+    c.opts.mask.window = 2;
+    c.opts.scale_kind = ATTN_SCALE_NONE;
+    check_case(&c);
+    case_fill(&c, 48, 0);
+    c.opts.mask.kinds = ATTN_MASK_STRIDED;
+    c.opts.mask.stride = 2;
+    check_case(&c);
+}
+
 /* With one head, identity projections and no biases, multi-head attention
  * is SDPA with Q = K = V = x: dX = dQ + dK + dV and dW_o's role is nil. */
 static void
@@ -264,6 +285,8 @@ int main(void)
             test_multihead_backward_matches_finite_differences_with_a_causal_mask_and_dropout),
         cmocka_unit_test(
             test_multihead_backward_matches_finite_differences_for_cross_attention),
+        cmocka_unit_test(
+            test_multihead_backward_matches_finite_differences_with_custom_local_and_strided_masks),
         cmocka_unit_test(
             test_multihead_backward_with_identity_projections_and_one_head_is_sdpa),
         cmocka_unit_test(
