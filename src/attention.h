@@ -283,74 +283,6 @@ int attn_linear(double *output,   /* [batch, n_q, d_v] */
 
 size_t attn_linear_work_size(int d_k, int d_v);
 
-/* Length in doubles of the work array attn_additive_backward needs. */
-size_t attn_additive_backward_work_size(int n_k, int d_s, int d_a);
-
-/*
- * The backward pass of attn_additive from dL/d(context): through the
- * context (value path: grad_keys_j += weights_j dC), the softmax, the score
- * v · energy and the tanh, to the query, the keys and every parameter.
- * grad_b is written even when b is NULL (the gradient at a zero bias).
- */
-int attn_additive_backward(double *grad_query, /* [n_q, d_s] or NULL */
-                           double *grad_keys,  /* [n_k, d_h] or NULL */
-                           double *grad_w_s,   /* [d_s, d_a] or NULL */
-                           double *grad_w_h,   /* [d_h, d_a] or NULL */
-                           double *grad_b,     /* [d_a] or NULL */
-                           double *grad_v,     /* [d_a] or NULL */
-                           const double *d_context, /* [n_q, d_h] */
-                           const double *query, /* [n_q, d_s] */
-                           const double *keys,  /* [n_k, d_h] */
-                           const double *w_s,   /* [d_s, d_a] */
-                           const double *w_h,   /* [d_h, d_a] */
-                           const double *b,     /* [d_a] or NULL */
-                           const double *v,     /* [d_a] */
-                           int n_q, int n_k, int d_s, int d_h, int d_a,
-                           double *work); /* [attn_additive_backward_
-                                             work_size(..)] */
-
-/* Length in doubles of the work array attn_luong_backward needs. */
-size_t attn_luong_backward_work_size(int method, int n_k, int d_s, int d_a);
-
-/*
- * The backward pass of attn_luong from dL/d(context). grad_w has the shape
- * of w ([d_h, d_s] general, [d_s + d_h, d_a] concat; unused for dot);
- * grad_b and grad_v are for concat only.
- */
-int attn_luong_backward(double *grad_query, /* [n_q, d_s] or NULL */
-                        double *grad_keys,  /* [n_k, d_h] or NULL */
-                        double *grad_w,     /* like w, or NULL */
-                        double *grad_b,     /* [d_a] or NULL; concat */
-                        double *grad_v,     /* [d_a] or NULL; concat */
-                        const double *d_context, /* [n_q, d_h] */
-                        const double *query, /* [n_q, d_s] */
-                        const double *keys,  /* [n_k, d_h] */
-                        const double *w,     /* as for attn_luong */
-                        const double *b,     /* concat only, or NULL */
-                        const double *v,     /* concat only */
-                        int method, int n_q, int n_k, int d_s, int d_h,
-                        int d_a,             /* concat only */
-                        double *work); /* [attn_luong_backward_work_size(..)] */
-
-/* Length in doubles of the work array attn_linear_backward needs. */
-size_t attn_linear_backward_work_size(int n_q, int d_k, int d_v);
-
-/* The backward pass of attn_linear (same causal flag), in O(n): the query
- * gradients from the prefix sums S_i, z_i, the key and value gradients
- * from suffix sums of dL/dS_i and dL/dz_i over the queries that see them.
- * A key no query sees (causal, n_k > n_q) gets 0. */
-int attn_linear_backward(double *grad_q,       /* [batch, n_q, d_k] or NULL */
-                         double *grad_k,       /* [batch, n_k, d_k] or NULL */
-                         double *grad_v,       /* [batch, n_k, d_v] or NULL */
-                         const double *d_output, /* [batch, n_q, d_v] */
-                         const double *q,      /* [batch, n_q, d_k] */
-                         const double *k,      /* [batch, n_k, d_k] */
-                         const double *v,      /* [batch, n_k, d_v] */
-                         int batch, int n_q, int n_k, int d_k, int d_v,
-                         int causal,           /* 0 or 1 */
-                         double *work); /* [attn_linear_backward_work_size(
-                                           n_q, d_k, d_v)] */
-
 /* ---- Layer normalisation ---- */
 
 /* ε of attn_layer_norm, as PyTorch's nn.LayerNorm. */
@@ -428,8 +360,11 @@ int attn_feed_forward_backward(double *grad_x,  /* [rows, d_in] or NULL */
  * parameter. Every gradient buffer is OVERWRITTEN, never accumulated into:
  * its old contents do not matter. Every gradient pointer may be NULL to
  * skip it. A grad_* buffer has the shape of the array it is the gradient
- * of. Masked entries get gradients of exactly 0, and a fully masked row
- * gives all-0 gradients, as the forward pass gives all-0 weights.
+ * of. Gradients through a masked score are exactly 0 (grad_scaled there,
+ * and nothing flows from it into Q or K), and a fully masked row gives
+ * all-0 score and query gradients, as the forward pass gives all-0
+ * weights. attn_layer_norm_backward and attn_feed_forward_backward above
+ * follow the same rules.
  */
 
 /*
@@ -514,6 +449,74 @@ int attn_multihead_backward(const attn_mha_grads *grads,
                             const attn_options *opts, /* NULL = defaults */
                             double *work); /* [attn_multihead_backward_
                                               work_size(dims)] */
+
+/* Length in doubles of the work array attn_additive_backward needs. */
+size_t attn_additive_backward_work_size(int n_k, int d_s, int d_a);
+
+/*
+ * The backward pass of attn_additive from dL/d(context): through the
+ * context (value path: grad_keys_j += weights_j dC), the softmax, the score
+ * v · energy and the tanh, to the query, the keys and every parameter.
+ * grad_b is written even when b is NULL (the gradient at a zero bias).
+ */
+int attn_additive_backward(double *grad_query, /* [n_q, d_s] or NULL */
+                           double *grad_keys,  /* [n_k, d_h] or NULL */
+                           double *grad_w_s,   /* [d_s, d_a] or NULL */
+                           double *grad_w_h,   /* [d_h, d_a] or NULL */
+                           double *grad_b,     /* [d_a] or NULL */
+                           double *grad_v,     /* [d_a] or NULL */
+                           const double *d_context, /* [n_q, d_h] */
+                           const double *query, /* [n_q, d_s] */
+                           const double *keys,  /* [n_k, d_h] */
+                           const double *w_s,   /* [d_s, d_a] */
+                           const double *w_h,   /* [d_h, d_a] */
+                           const double *b,     /* [d_a] or NULL */
+                           const double *v,     /* [d_a] */
+                           int n_q, int n_k, int d_s, int d_h, int d_a,
+                           double *work); /* [attn_additive_backward_
+                                             work_size(..)] */
+
+/* Length in doubles of the work array attn_luong_backward needs. */
+size_t attn_luong_backward_work_size(int method, int n_k, int d_s, int d_a);
+
+/*
+ * The backward pass of attn_luong from dL/d(context). grad_w has the shape
+ * of w ([d_h, d_s] general, [d_s + d_h, d_a] concat; unused for dot);
+ * grad_b and grad_v are for concat only.
+ */
+int attn_luong_backward(double *grad_query, /* [n_q, d_s] or NULL */
+                        double *grad_keys,  /* [n_k, d_h] or NULL */
+                        double *grad_w,     /* like w, or NULL */
+                        double *grad_b,     /* [d_a] or NULL; concat */
+                        double *grad_v,     /* [d_a] or NULL; concat */
+                        const double *d_context, /* [n_q, d_h] */
+                        const double *query, /* [n_q, d_s] */
+                        const double *keys,  /* [n_k, d_h] */
+                        const double *w,     /* as for attn_luong */
+                        const double *b,     /* concat only, or NULL */
+                        const double *v,     /* concat only */
+                        int method, int n_q, int n_k, int d_s, int d_h,
+                        int d_a,             /* concat only */
+                        double *work); /* [attn_luong_backward_work_size(..)] */
+
+/* Length in doubles of the work array attn_linear_backward needs. */
+size_t attn_linear_backward_work_size(int n_q, int d_k, int d_v);
+
+/* The backward pass of attn_linear (same causal flag), in O(n): the query
+ * gradients from the prefix sums S_i, z_i, the key and value gradients
+ * from suffix sums of dL/dS_i and dL/dz_i over the queries that see them.
+ * A key no query sees (causal, n_k > n_q) gets 0. */
+int attn_linear_backward(double *grad_q,       /* [batch, n_q, d_k] or NULL */
+                         double *grad_k,       /* [batch, n_k, d_k] or NULL */
+                         double *grad_v,       /* [batch, n_k, d_v] or NULL */
+                         const double *d_output, /* [batch, n_q, d_v] */
+                         const double *q,      /* [batch, n_q, d_k] */
+                         const double *k,      /* [batch, n_k, d_k] */
+                         const double *v,      /* [batch, n_k, d_v] */
+                         int batch, int n_q, int n_k, int d_k, int d_v,
+                         int causal,           /* 0 or 1 */
+                         double *work); /* [attn_linear_backward_work_size(
+                                           n_q, d_k, d_v)] */
 
 /* ---- Transformer block ---- */
 

@@ -100,8 +100,8 @@ int attn__multihead_gradients(attn_problem *problem)
     double *core[2] = {NULL, NULL};
     double *work = NULL;
     if (!missing) {
-        work = attn__allocate(problem, attn_multihead_backward_work_size(&dims) *
-                                           sizeof(double));
+        work = attn__allocate(
+            problem, attn_multihead_backward_work_size(&dims) * sizeof(double));
         missing = work == NULL;
     }
     for (int i = 0; i < 2 && reorder && !missing; i++) {

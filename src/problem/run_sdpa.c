@@ -252,7 +252,8 @@ static int check_sdpa(attn_problem *problem)
         info->has_output = 1;
     }
     if (status == ATTN_OK)
-        status = attn__check_dot_options(problem, info->batch, info->n_q, info->n_k);
+        status = attn__check_dot_options(problem, info->batch, info->n_q,
+                                         info->n_k);
     if (status == ATTN_OK)
         status = attn__check_tokens(problem, info->n_q, info->n_k, 1);
     if (status != ATTN_OK) return status;
@@ -403,7 +404,8 @@ static int check_multihead(attn_problem *problem)
     int status = check_projections(problem);
     if (status == ATTN_OK) status = attn__check_heads(problem);
     if (status == ATTN_OK)
-        status = attn__check_dot_options(problem, info->batch, info->n_q, info->n_k);
+        status = attn__check_dot_options(problem, info->batch, info->n_q,
+                                         info->n_k);
     if (status == ATTN_OK)
         status = attn__check_tokens(problem, info->n_q, info->n_k, 1);
     if (status == ATTN_OK)
@@ -458,7 +460,8 @@ int attn__run_multihead(attn_problem *problem)
         .weights = attn__add_rows_result(problem, "weights", heads, n_q, n_kv),
         .head_outputs = attn__add_rows_result(problem, "output", heads, n_q,
                                         info->d_k),
-        .concat = attn__add_rows_result(problem, "concat", 0, n_q, info->d_model),
+        .concat =
+            attn__add_rows_result(problem, "concat", 0, n_q, info->d_model),
         .output = attn__add_rows_result(problem, "output", 0, n_q, info->d_out),
     };
     double **per_head[] = {&out.scores, &out.scaled, &out.weights,
@@ -498,7 +501,8 @@ int attn__run_multihead(attn_problem *problem)
                                 attn__data_of(problem, "xkv"), &params, &dims,
                                 &info->options, work);
         for (int i = 0; i < 4 && reorder && status == ATTN_OK; i++)
-            attn__heads_first(head_major[i], core[i], info->batch, heads, blocks[i]);
+            attn__heads_first(head_major[i], core[i], info->batch, heads,
+                              blocks[i]);
     }
     for (int i = 0; i < 4; i++) attn__release(problem, core[i]);
     attn__release(problem, work);
