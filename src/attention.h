@@ -386,7 +386,8 @@ size_t attn_sdpa_backward_work_size(int n_k);
  * dropout and seed: the same weights are dropped). With P the softmax of
  * `scaled`, W the `weights` (P after dropout) and dO = d_output:
  *   grad_v       = Wᵀ dO
- *   grad_weights = dO Vᵀ                     dL/dW
+ *   grad_weights = dO Vᵀ                     dL/dW (also where masked or
+ *                                             dropped: W's own gradient)
  *   dP           = grad_weights ∘ keep / (1 − dropout)   (dP = dL/dW
  *                  without dropout)
  *   grad_scaled  = P ∘ (dP − rowsum(dP ∘ P))  dL/d(scaled), 0 where masked
