@@ -285,6 +285,325 @@ int attn_linear(double *output,   /* [batch, n_q, d_v] */
 
 size_t attn_linear_work_size(int d_k, int d_v);
 
+/* ---- Layer normalisation ---- */
+
+/* ε of attn_layer_norm, as PyTorch's nn.LayerNorm. */
+#define ATTN_LAYER_NORM_EPSILON 1e-5
+
+/*
+ * Over the last axis of each row, with the biased variance (as PyTorch):
+ *   output = (x − mean) / sqrt(var + ε) ∘ gamma + beta.
+ * output may alias x.
+ */
+int attn_layer_norm(double *output,      /* [rows, d] or NULL */
+                    double *mean,        /* [rows] or NULL */
+                    double *rstd,        /* [rows] 1/sqrt(var + ε), or NULL */
+                    const double *x,     /* [rows, d] */
+                    const double *gamma, /* [d] */
+                    const double *beta,  /* [d] or NULL = 0 */
+                    int rows, int d);
+
+/* The gradient of attn_layer_norm (a gradient, see "Gradients" below):
+ * with x̂ = (x − mean) rstd and g = dO ∘ gamma,
+ *   grad_x = rstd (g − mean(g) − x̂ mean(g ∘ x̂)),
+ *   grad_gamma = Σ_rows dO ∘ x̂,  grad_beta = Σ_rows dO.
+ * grad_x may alias d_output. */
+int attn_layer_norm_backward(double *grad_x,      /* [rows, d] or NULL */
+                             double *grad_gamma,  /* [d] or NULL */
+                             double *grad_beta,   /* [d] or NULL */
+                             const double *d_output, /* [rows, d] */
+                             const double *x,     /* [rows, d] */
+                             const double *gamma, /* [d] */
+                             int rows, int d);
+
+/* ---- Position-wise feed-forward network ---- */
+
+/* Lengths in doubles of the work arrays of the two functions below. */
+size_t attn_feed_forward_work_size(int rows, int d_ff);
+size_t attn_feed_forward_backward_work_size(int rows, int d_ff);
+
+/*
+ *   hidden = ReLU(x @ W1 + b1)      output = hidden @ W2 + b2
+ */
+int attn_feed_forward(double *hidden,    /* [rows, d_ff] or NULL */
+                      double *output,    /* [rows, d_out] or NULL */
+                      const double *x,   /* [rows, d_in] */
+                      const double *w1,  /* [d_in, d_ff] */
+                      const double *b1,  /* [d_ff] or NULL */
+                      const double *w2,  /* [d_ff, d_out] */
+                      const double *b2,  /* [d_out] or NULL */
+                      int rows, int d_in, int d_ff, int d_out,
+                      double *work); /* [attn_feed_forward_work_size(..)] */
+
+/* The gradient of attn_feed_forward: dW2 = hiddenᵀ dO, db2 = Σ dO,
+ * dH = dO W2ᵀ ∘ [pre-activation > 0] (the ReLU's derivative is 0 at 0),
+ * dW1 = xᵀ dH, db1 = Σ dH, grad_x = dH W1ᵀ. Bias gradients are written
+ * even when the bias is NULL (the gradient at a zero bias). */
+int attn_feed_forward_backward(double *grad_x,  /* [rows, d_in] or NULL */
+                               double *grad_w1, /* [d_in, d_ff] or NULL */
+                               double *grad_b1, /* [d_ff] or NULL */
+                               double *grad_w2, /* [d_ff, d_out] or NULL */
+                               double *grad_b2, /* [d_out] or NULL */
+                               const double *d_output, /* [rows, d_out] */
+                               const double *x,  /* [rows, d_in] */
+                               const double *w1, /* [d_in, d_ff] */
+                               const double *b1, /* [d_ff] or NULL */
+                               const double *w2, /* [d_ff, d_out] */
+                               const double *b2, /* [d_out] or NULL */
+                               int rows, int d_in, int d_ff, int d_out,
+                               double *work); /* [attn_feed_forward_
+                                                 backward_work_size(..)] */
+
+/* ---- Gradients (backward passes) ----
+ *
+ * Each backward function takes dL/d(output) of its forward function and
+ * the forward inputs, recomputes what it needs of the forward pass in its
+ * work array, and writes the gradient of L with respect to every input and
+ * parameter. Every gradient buffer is OVERWRITTEN, never accumulated into:
+ * its old contents do not matter. Every gradient pointer may be NULL to
+ * skip it. A grad_* buffer has the shape of the array it is the gradient
+ * of. Gradients through a masked score are exactly 0 (grad_scaled there,
+ * and nothing flows from it into Q or K), and a fully masked row gives
+ * all-0 score and query gradients, as the forward pass gives all-0
+ * weights. attn_layer_norm_backward and attn_feed_forward_backward above
+ * follow the same rules.
+ */
+
+/*
+ * From y = softmax(x) row by row and dy = dL/dy:
+ *   grad_in = y ∘ (dy − rowsum(dy ∘ y)).
+ * An entry with y exactly 0 (masked) gets exactly 0. grad_in may alias
+ * grad_out.
+ */
+int attn_softmax_rows_backward(double *grad_in,        /* [rows, cols] */
+                               const double *out,      /* [rows, cols] y */
+                               const double *grad_out, /* [rows, cols] */
+                               int rows, int cols);
+
+/* Length in doubles of the work array attn_sdpa_backward needs. */
+size_t attn_sdpa_backward_work_size(int n_k);
+
+/*
+ * The backward pass of attn_sdpa with the same options (mask, scale,
+ * dropout and seed: the same weights are dropped). With P the softmax of
+ * `scaled`, W the `weights` (P after dropout) and dO = d_output:
+ *   grad_v       = Wᵀ dO
+ *   grad_weights = dO Vᵀ                     dL/dW (also where masked or
+ *                                             dropped: W's own gradient)
+ *   dP           = grad_weights ∘ keep / (1 − dropout)   (dP = dL/dW
+ *                  without dropout)
+ *   grad_scaled  = P ∘ (dP − rowsum(dP ∘ P))  dL/d(scaled), 0 where masked
+ *   grad_q       = grad_scaled K × scale      grad_k = grad_scaledᵀ Q × scale
+ */
+int attn_sdpa_backward(double *grad_q,       /* [batch, n_q, d_k] or NULL */
+                       double *grad_k,       /* [batch, n_k, d_k] or NULL */
+                       double *grad_v,       /* [batch, n_k, d_v] or NULL */
+                       double *grad_weights, /* [batch, n_q, n_k] or NULL */
+                       double *grad_scaled,  /* [batch, n_q, n_k] or NULL */
+                       const double *d_output, /* [batch, n_q, d_v] */
+                       const double *q,      /* [batch, n_q, d_k] */
+                       const double *k,      /* [batch, n_k, d_k] */
+                       const double *v,      /* [batch, n_k, d_v] */
+                       int batch, int n_q, int n_k, int d_k, int d_v,
+                       const attn_options *opts, /* NULL = defaults */
+                       double *work); /* [attn_sdpa_backward_work_size(n_k)] */
+
+typedef struct attn_mha_grads { /* every pointer may be NULL */
+    double *x_q;     /* [batch, n_q, d_q_in]; with self-attention (x_kv
+                        NULL) the whole gradient of x, through Q, K and V */
+    double *x_kv;    /* [batch, n_kv, d_kv_in]; cross-attention only: not
+                        written with self-attention */
+    double *wq;      /* [d_q_in, d_model] */
+    double *wk;      /* [d_kv_in, d_model] */
+    double *wv;      /* [d_kv_in, d_model] */
+    double *wo;      /* [d_model, d_out] */
+    double *bq;      /* [d_model]; written even when params->bq is NULL
+                        (the gradient at a zero bias) */
+    double *bk;      /* [d_model] */
+    double *bv;      /* [d_model] */
+    double *bo;      /* [d_out] */
+    double *q;       /* [batch, n_q, d_model]   dL/dQ (intermediate) */
+    double *k;       /* [batch, n_kv, d_model]  dL/dK */
+    double *v;       /* [batch, n_kv, d_model]  dL/dV */
+    double *weights; /* [batch, num_heads, n_q, n_kv] dL/d(weights) */
+    double *scaled;  /* [batch, num_heads, n_q, n_kv] dL/d(scaled), 0 where
+                        masked */
+    double *concat;  /* [batch, n_q, d_model]   dL/d(concat) */
+} attn_mha_grads;
+
+/* Length in doubles of the work array attn_multihead_backward needs; 0 for
+ * dims attn_multihead would reject. */
+size_t attn_multihead_backward_work_size(const attn_mha_dims *dims);
+
+/*
+ * The backward pass of attn_multihead with the same inputs and options:
+ * dConcat = dO W_oᵀ, each head as attn_sdpa_backward on its columns,
+ * then dW = Xᵀ dY and db = column sums of dY for every projection, and
+ * dX = dQ W_qᵀ (+ dK W_kᵀ + dV W_vᵀ for self-attention). Parameter
+ * gradients sum over the batch.
+ */
+int attn_multihead_backward(const attn_mha_grads *grads,
+                            const double *d_output, /* [batch, n_q, d_out] */
+                            const double *x_q,  /* [batch, n_q, d_q_in] */
+                            const double *x_kv, /* [batch, n_kv, d_kv_in]
+                                                   or NULL */
+                            const attn_mha_params *params,
+                            const attn_mha_dims *dims,
+                            const attn_options *opts, /* NULL = defaults */
+                            double *work); /* [attn_multihead_backward_
+                                              work_size(dims)] */
+
+/* Length in doubles of the work array attn_additive_backward needs. */
+size_t attn_additive_backward_work_size(int n_k, int d_s, int d_a);
+
+/*
+ * The backward pass of attn_additive from dL/d(context): through the
+ * context (value path: grad_keys_j += weights_j dC), the softmax, the score
+ * v · energy and the tanh, to the query, the keys and every parameter.
+ * grad_b is written even when b is NULL (the gradient at a zero bias).
+ */
+int attn_additive_backward(double *grad_query, /* [n_q, d_s] or NULL */
+                           double *grad_keys,  /* [n_k, d_h] or NULL */
+                           double *grad_w_s,   /* [d_s, d_a] or NULL */
+                           double *grad_w_h,   /* [d_h, d_a] or NULL */
+                           double *grad_b,     /* [d_a] or NULL */
+                           double *grad_v,     /* [d_a] or NULL */
+                           const double *d_context, /* [n_q, d_h] */
+                           const double *query, /* [n_q, d_s] */
+                           const double *keys,  /* [n_k, d_h] */
+                           const double *w_s,   /* [d_s, d_a] */
+                           const double *w_h,   /* [d_h, d_a] */
+                           const double *b,     /* [d_a] or NULL */
+                           const double *v,     /* [d_a] */
+                           int n_q, int n_k, int d_s, int d_h, int d_a,
+                           double *work); /* [attn_additive_backward_
+                                             work_size(..)] */
+
+/* Length in doubles of the work array attn_luong_backward needs. */
+size_t attn_luong_backward_work_size(int method, int n_k, int d_s, int d_a);
+
+/*
+ * The backward pass of attn_luong from dL/d(context). grad_w has the shape
+ * of w ([d_h, d_s] general, [d_s + d_h, d_a] concat; unused for dot);
+ * grad_b and grad_v are for concat only.
+ */
+int attn_luong_backward(double *grad_query, /* [n_q, d_s] or NULL */
+                        double *grad_keys,  /* [n_k, d_h] or NULL */
+                        double *grad_w,     /* like w, or NULL */
+                        double *grad_b,     /* [d_a] or NULL; concat */
+                        double *grad_v,     /* [d_a] or NULL; concat */
+                        const double *d_context, /* [n_q, d_h] */
+                        const double *query, /* [n_q, d_s] */
+                        const double *keys,  /* [n_k, d_h] */
+                        const double *w,     /* as for attn_luong */
+                        const double *b,     /* concat only, or NULL */
+                        const double *v,     /* concat only */
+                        int method, int n_q, int n_k, int d_s, int d_h,
+                        int d_a,             /* concat only */
+                        double *work); /* [attn_luong_backward_work_size(..)] */
+
+/* Length in doubles of the work array attn_linear_backward needs. */
+size_t attn_linear_backward_work_size(int n_q, int d_k, int d_v);
+
+/* The backward pass of attn_linear (same causal flag), in O(n): the query
+ * gradients from the prefix sums S_i, z_i, the key and value gradients
+ * from suffix sums of dL/dS_i and dL/dz_i over the queries that see them.
+ * A key no query sees (causal, n_k > n_q) gets 0. */
+int attn_linear_backward(double *grad_q,       /* [batch, n_q, d_k] or NULL */
+                         double *grad_k,       /* [batch, n_k, d_k] or NULL */
+                         double *grad_v,       /* [batch, n_k, d_v] or NULL */
+                         const double *d_output, /* [batch, n_q, d_v] */
+                         const double *q,      /* [batch, n_q, d_k] */
+                         const double *k,      /* [batch, n_k, d_k] */
+                         const double *v,      /* [batch, n_k, d_v] */
+                         int batch, int n_q, int n_k, int d_k, int d_v,
+                         int causal,           /* 0 or 1 */
+                         double *work); /* [attn_linear_backward_work_size(
+                                           n_q, d_k, d_v)] */
+
+/* ---- Transformer block ---- */
+
+typedef enum attn_norm_placement {
+    ATTN_NORM_POST = 0, /* x1 = LN1(x + MHA(x)); out = LN2(x1 + FFN(x1)) */
+    ATTN_NORM_PRE = 1   /* x1 = x + MHA(LN1(x)); out = x1 + FFN(LN2(x1)) */
+} attn_norm_placement;
+
+typedef struct attn_block_dims {
+    int batch;
+    int n;         /* tokens */
+    int d_model;   /* width of x, of every projection and of the output */
+    int num_heads; /* must divide d_model */
+    int d_ff;      /* hidden width of the feed-forward network */
+    int norm;      /* an attn_norm_placement */
+} attn_block_dims;
+
+typedef struct attn_block_params {
+    attn_mha_params attention; /* self-attention; W_q, W_k, W_v, W_o
+                                  [d_model, d_model], biases [d_model] */
+    const double *gamma1;      /* [d_model] */
+    const double *beta1;       /* [d_model] or NULL */
+    const double *w1;          /* [d_model, d_ff] */
+    const double *b1;          /* [d_ff] or NULL */
+    const double *w2;          /* [d_ff, d_model] */
+    const double *b2;          /* [d_model] or NULL */
+    const double *gamma2;      /* [d_model] */
+    const double *beta2;       /* [d_model] or NULL */
+} attn_block_params;
+
+/* Every intermediate, each [batch, n, d_model] unless noted; every pointer
+ * may be NULL. */
+typedef struct attn_block_outputs {
+    attn_mha_outputs attention; /* the attention's intermediates; its
+                                   output is MHA(x) (post) or MHA(ln1) (pre) */
+    double *ln1;    /* post: LN1(sum1); pre: LN1(x) */
+    double *sum1;   /* x + attention output (the first residual sum) */
+    double *ln2;    /* post: LN2(sum2), the output; pre: LN2(sum1) */
+    double *hidden; /* [batch, n, d_ff] ReLU(ffn input @ W1 + b1); the ffn
+                       input is ln1 (post) or ln2 (pre) */
+    double *ffn;    /* hidden @ W2 + b2 */
+    double *sum2;   /* post: ln1 + ffn; pre: sum1 + ffn, the output */
+    double *output;
+} attn_block_outputs;
+
+/* Gradients (see "Gradients" below); every pointer may be NULL. */
+typedef struct attn_block_grads {
+    double *x;                 /* [batch, n, d_model] */
+    attn_mha_grads attention;  /* its x_q: dL/d(attention input), x (post)
+                                  or ln1 (pre); its x_kv is not written */
+    double *gamma1, *beta1;    /* [d_model] */
+    double *w1;                /* [d_model, d_ff] */
+    double *b1;                /* [d_ff] */
+    double *w2;                /* [d_ff, d_model] */
+    double *b2;                /* [d_model] */
+    double *gamma2, *beta2;    /* [d_model] */
+} attn_block_grads;
+
+/* Lengths in doubles of the work arrays; 0 for dims the block rejects. */
+size_t attn_transformer_block_work_size(const attn_block_dims *dims);
+size_t attn_transformer_block_backward_work_size(const attn_block_dims *dims);
+
+/* The block of tutorial 003 §24.11: multi-head self-attention (opts: mask,
+ * scale, dropout) and the ReLU feed-forward network, each in a residual
+ * connection, with layer normalisation (ε = 1e-5) placed by dims->norm. */
+int attn_transformer_block(const attn_block_outputs *out,
+                           const double *x, /* [batch, n, d_model] */
+                           const attn_block_params *params,
+                           const attn_block_dims *dims,
+                           const attn_options *opts, /* NULL = defaults */
+                           double *work); /* [attn_transformer_block_
+                                             work_size(dims)] */
+
+/* The backward pass of attn_transformer_block: dX and every parameter
+ * gradient from d_output [batch, n, d_model]. */
+int attn_transformer_block_backward(const attn_block_grads *grads,
+                                    const double *d_output,
+                                    const double *x,
+                                    const attn_block_params *params,
+                                    const attn_block_dims *dims,
+                                    const attn_options *opts,
+                                    double *work); /* [attn_transformer_
+                                     block_backward_work_size(dims)] */
+
 /* ---- Problems: named inputs in; results as JSON, text, Markdown, LaTeX ----
  *
  * The layer shared by the CLI (build/attn) and the JS API (through WASM). A
@@ -310,6 +629,31 @@ size_t attn_linear_work_size(int d_k, int d_v);
  *   "linear": q, k, v, causal?                     -> output
  *   "softmax": x, scale?, mask?                    -> scaled, max, exp, sum,
  *                                                     weights
+ *   "transformerBlock": x, numHeads, wq, wk, wv, wo (d_model x d_model),
+ *                bq?, bk?, bv?, bo?, gamma1, beta1?, w1 (d_model x d_ff),
+ *                b1?, w2 (d_ff x d_model), b2?, gamma2, beta2?,
+ *                norm? ("post", the default, or "pre"), and the options of
+ *                multiHead (mask?, keyLength?, ..., dropout?, seed?)
+ *      -> attention, sum1, ln1, ffnHidden, ffn, sum2, ln2, output,
+ *         heads[h].weights (see attn_block_outputs)
+ *
+ * Gradients: scaledDotProduct (given q and k), multiHead, linear and
+ * transformerBlock also take gradOutput?, dL/d(output), and additive and
+ * luong take gradContext?, dL/d(context), shaped like that result. With it
+ * the results also hold the gradients of L:
+ *   scaledDotProduct -> gradQ, gradK, gradV, gradWeights, gradScaled (0
+ *                       where masked)
+ *   multiHead        -> gradX, gradXkv (with xkv), gradWq, gradWk, gradWv,
+ *                       gradWo, and gradBq, ... for each bias given;
+ *                       heads[h].gradWeights, heads[h].gradScaled
+ *   transformerBlock -> gradX and grad<Field> for each parameter given
+ *                       (gradWq, ..., gradGamma1, gradBeta1, gradW1,
+ *                       gradB1, gradW2, gradB2, gradGamma2, gradBeta2)
+ *   additive         -> gradQuery, gradKeys, gradWs, gradWh, gradV, gradB
+ *                       (with b)
+ *   luong            -> gradQuery, gradKeys, gradW (general, concat),
+ *                       gradV and gradB (concat, gradB with b)
+ *   linear           -> gradQ, gradK, gradV
  * A matrix field may also be a batch of matrices (rank 3); then every result
  * gains a leading batch dimension. In JSON results a masked entry of
  * `scaled` (-INFINITY) is written as null, since JSON has no infinity.

@@ -714,7 +714,7 @@ static void test_error_unknown_field_lists_the_kinds_fields(void **state)
     assert_error(problem, attn_problem_set_number(problem, "foo", 1),
                  ATTN_ERR_INPUT,
                  "foo: unknown field for kind \"luong\" (fields: query, keys, "
-                 "method, w, v, b, tokens)");
+                 "method, w, v, b, tokens, gradContext)");
     attn_problem_destroy(problem);
 }
 

@@ -122,6 +122,73 @@ static int scores_fields(attn_problem *problem)
     return status;
 }
 
+/* scaledDotProduct with gradOutput: the gradient results too. */
+static int sdpa_grad_fields(attn_problem *problem)
+{
+    int status = sdpa_fields(problem);
+    STEP(set(problem, "gradOutput", 2, 3, 3, 0, V));
+    return status;
+}
+
+/* A batch of cross-attention with gradOutput: gradients reordered. */
+static int multihead_grad_fields(attn_problem *problem)
+{
+    int status = ATTN_OK;
+    STEP(set(problem, "x", 3, 2, 3, 4, X));
+    STEP(set(problem, "xkv", 3, 2, 2, 4, X));
+    STEP(set(problem, "wq", 2, 4, 4, 0, IDENTITY4));
+    STEP(set(problem, "wk", 2, 4, 4, 0, IDENTITY4));
+    STEP(set(problem, "wv", 2, 4, 4, 0, IDENTITY4));
+    STEP(set(problem, "wo", 2, 4, 4, 0, IDENTITY4));
+    STEP(set(problem, "bv", 1, 4, 0, 0, X));
+    STEP(attn_problem_set_number(problem, "numHeads", 2));
+    STEP(set(problem, "gradOutput", 3, 2, 3, 4, X));
+    return status;
+}
+
+static int transformer_block_fields(attn_problem *problem)
+{
+    int status = ATTN_OK;
+    STEP(set(problem, "x", 3, 2, 3, 4, X));
+    STEP(set(problem, "wq", 2, 4, 4, 0, IDENTITY4));
+    STEP(set(problem, "wk", 2, 4, 4, 0, IDENTITY4));
+    STEP(set(problem, "wv", 2, 4, 4, 0, IDENTITY4));
+    STEP(set(problem, "wo", 2, 4, 4, 0, IDENTITY4));
+    STEP(set(problem, "bo", 1, 4, 0, 0, X));
+    STEP(set(problem, "gamma1", 1, 4, 0, 0, X));
+    STEP(set(problem, "beta1", 1, 4, 0, 0, X));
+    STEP(set(problem, "w1", 2, 4, 2, 0, X));
+    STEP(set(problem, "b1", 1, 2, 0, 0, X));
+    STEP(set(problem, "w2", 2, 2, 4, 0, X));
+    STEP(set(problem, "gamma2", 1, 4, 0, 0, X));
+    STEP(attn_problem_set_number(problem, "numHeads", 2));
+    STEP(attn_problem_set_string(problem, "norm", "pre"));
+    STEP(attn_problem_set_string(problem, "mask", "causal"));
+    STEP(set(problem, "gradOutput", 3, 2, 3, 4, X));
+    return status;
+}
+
+static int additive_grad_fields(attn_problem *problem)
+{
+    int status = additive_fields(problem);
+    STEP(set(problem, "gradContext", 2, 2, 2, 0, Q));
+    return status;
+}
+
+static int luong_grad_fields(attn_problem *problem)
+{
+    int status = luong_fields(problem);
+    STEP(set(problem, "gradContext", 1, 2, 0, 0, Q));
+    return status;
+}
+
+static int linear_grad_fields(attn_problem *problem)
+{
+    int status = linear_fields(problem);
+    STEP(set(problem, "gradOutput", 3, 2, 3, 2, X));
+    return status;
+}
+
 typedef struct scenario {
     const char *kind;
     int (*fields)(attn_problem *problem);
@@ -190,6 +257,12 @@ static void test_every_allocation_failure_is_nomem_without_leaks(
         {"linear", linear_fields},
         {"softmax", softmax_fields},
         {"weightedSum", weighted_sum_fields},
+        {"scaledDotProduct", sdpa_grad_fields},
+        {"multiHead", multihead_grad_fields},
+        {"transformerBlock", transformer_block_fields},
+        {"additive", additive_grad_fields},
+        {"luong", luong_grad_fields},
+        {"linear", linear_grad_fields},
     };
     for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++)
         fail_each_allocation_in_turn(&scenarios[i]);

@@ -159,6 +159,11 @@ typedef struct attn__sdpa_block {
     int n_q, n_k, d_k, d_v;
 } attn__sdpa_block;
 
+/* sdpa.c: scales and masks one row of raw scores in place (masked ->
+ * -INFINITY); ATTN_ERR_OVERFLOW_VALUE if a score is not finite. */
+int attn__scale_and_mask_row(double *row, const attn__sdpa_plan *plan,
+                             int mask_b, int i, int n_k);
+
 /* Runs a block whose inputs were validated; row [n_k] is scratch. */
 int attn__sdpa_block_run(const attn__sdpa_block *block,
                          const attn__sdpa_plan *plan, double *row);
@@ -176,8 +181,32 @@ typedef struct attn__additive_args {
     const double *w_h;   /* [d_h, d_a] */
     const double *b;     /* [d_a] or NULL */
     const double *v;     /* [d_a] */
+    const double *context_grad; /* [n_q, d_h] dL/d(context), backward only */
     int n_q, n_k, d_s, d_h, d_a;
 } attn__additive_args;
+
+/* Gradients of additive scoring; every pointer may be NULL. */
+typedef struct attn__additive_grads {
+    double *query; /* [n_q, d_s] */
+    double *keys;  /* [n_k, d_h] */
+    double *w_s;   /* [d_s, d_a] */
+    double *w_h;   /* [d_h, d_a] */
+    double *b;     /* [d_a] */
+    double *v;     /* [d_a] */
+} attn__additive_grads;
+
+/* additive_backward.c: overwrites the gradients of validated arguments;
+ * work [attn_additive_backward_work_size]. */
+int attn__additive_backward_run(const attn__additive_grads *grads,
+                                const attn__additive_args *args,
+                                double *work);
+
+/* additive_backward.c: from a row of scores [n_k], writes into row
+ * dL/d(score) of context = softmax(scores) @ keys given d_context [d_h],
+ * and adds the value path weights_j d_context to grad_keys (or NULL). */
+void attn__context_backward_row(double *row, const double *d_context,
+                                const double *keys, double *grad_keys,
+                                int n_k, int d_h);
 
 /* additive.c: runs validated arguments; work [attn_additive_work_size]. */
 int attn__additive_run(const attn__additive_args *args, double *work);
@@ -187,5 +216,46 @@ int attn__additive_run(const attn__additive_args *args, double *work);
 int attn__scores_to_context(double *scores_out, double *weights_out,
                             double *context_out, double *row,
                             const double *keys, int n_k, int d_h);
+
+/* ---- Products for the backward passes (defined in matmul.c) ---- */
+
+/* out [rows, cols] = a [rows, n] @ bᵀ, b [cols, n]; accumulate = 1 adds to
+ * out instead of overwriting it. Rows of each array are *_stride apart. */
+void attn__matmul_nt(double *out, size_t out_stride, const double *a,
+                     size_t a_stride, const double *b, size_t b_stride,
+                     int rows, int cols, int n, int accumulate);
+
+/* out [n, cols] += aᵀ @ b: a [rows, n], b [rows, cols], all contiguous. */
+void attn__matmul_tn_add(double *out, const double *a, const double *b,
+                         int rows, int n, int cols);
+
+/* out [cols] += the column sums of a [rows, cols]. */
+void attn__colsum_add(double *out, const double *a, int rows, int cols);
+
+/* x [count] = 0. */
+void attn__zero(double *x, size_t count);
+
+/* ---- SDPA backward for one (batch item, head), shared with multi-head ---- */
+
+/* Forward inputs q, k, v and the incoming gradient d_output; outputs may
+ * be NULL. grad_k and grad_v are overwritten (zeroed, then accumulated
+ * over the queries). Rows of each array are *_stride apart. */
+typedef struct attn__sdpa_grad_block {
+    const double *q, *k, *v;  /* [n_q, d_k], [n_k, d_k], [n_k, d_v] */
+    const double *d_output;   /* [n_q, d_v] */
+    size_t q_stride, k_stride, v_stride, d_output_stride;
+    double *grad_q;           /* [n_q, d_k] rows q_stride apart, or NULL */
+    double *grad_k;           /* [n_k, d_k] rows k_stride apart, or NULL */
+    double *grad_v;           /* [n_k, d_v] rows v_stride apart, or NULL */
+    double *grad_weights;     /* [n_q, n_k] or NULL */
+    double *grad_scaled;      /* [n_q, n_k] or NULL */
+    int mask_b;
+    int64_t dropout_b;
+    int n_q, n_k, d_k, d_v;
+} attn__sdpa_grad_block;
+
+/* sdpa_backward.c: runs a validated block; work [2 * n_k]. */
+int attn__sdpa_block_backward(const attn__sdpa_grad_block *block,
+                              const attn__sdpa_plan *plan, double *work);
 
 #endif /* ATTN_KERNELS_H */

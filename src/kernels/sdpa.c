@@ -41,8 +41,7 @@ int attn__sdpa_plan_init(attn__sdpa_plan *plan, const attn_options *opts,
     return ATTN_OK;
 }
 
-/* Scales and masks one row of raw scores in place: masked -> -INFINITY. */
-static int scale_and_mask_row(double *row, const attn__sdpa_plan *plan,
+int attn__scale_and_mask_row(double *row, const attn__sdpa_plan *plan,
                               int mask_b, int i, int n_k)
 {
     for (int j = 0; j < n_k; j++) {
@@ -85,7 +84,8 @@ int attn__sdpa_block_run(const attn__sdpa_block *block,
         }
         if (block->scores != NULL)
             attn__copy(block->scores + cell, row, n_k);
-        int status = scale_and_mask_row(row, plan, block->mask_b, i, n_k);
+        int status =
+            attn__scale_and_mask_row(row, plan, block->mask_b, i, n_k);
         if (status != ATTN_OK) return status;
         if (block->scaled != NULL)
             attn__copy(block->scaled + cell, row, n_k);

@@ -38,6 +38,7 @@ static const attn__field sdpa_fields[] = {
     {"v", ATTN__TENSOR, "a matrix n_k x d_v"},
     {"scores", ATTN__TENSOR, "a matrix n_q x n_k"},
     {"dk", ATTN__NUMBER, "a positive integer"},
+    {"gradOutput", ATTN__TENSOR, "a matrix n_q x d_v, dL/d(output)"},
     DOT_PRODUCT_OPTIONS,
 };
 
@@ -59,6 +60,7 @@ static const attn__field multihead_fields[] = {
     {"bk", ATTN__TENSOR, "a vector of d_model"},
     {"bv", ATTN__TENSOR, "a vector of d_model"},
     {"bo", ATTN__TENSOR, "a vector of d_out"},
+    {"gradOutput", ATTN__TENSOR, "a matrix n_q x d_out, dL/d(output)"},
     DOT_PRODUCT_OPTIONS,
 };
 
@@ -70,6 +72,8 @@ static const attn__field additive_fields[] = {
     {"v", ATTN__TENSOR, "a vector of d_a"},
     {"b", ATTN__TENSOR, "a vector of d_a"},
     {"tokens", ATTN__STRINGS, "a list of labels, one per key"},
+    {"gradContext", ATTN__TENSOR,
+     "a vector of d_h or a matrix n_q x d_h, dL/d(context)"},
 };
 
 static const attn__field luong_fields[] = {
@@ -81,6 +85,8 @@ static const attn__field luong_fields[] = {
     {"v", ATTN__TENSOR, "a vector of d_a (concat)"},
     {"b", ATTN__TENSOR, "a vector of d_a (concat)"},
     {"tokens", ATTN__STRINGS, "a list of labels, one per key"},
+    {"gradContext", ATTN__TENSOR,
+     "a vector of d_h or a matrix n_q x d_h, dL/d(context)"},
 };
 
 static const attn__field linear_fields[] = {
@@ -89,6 +95,7 @@ static const attn__field linear_fields[] = {
     {"v", ATTN__TENSOR, "a matrix n_k x d_v"},
     {"causal", ATTN__BOOL, "true or false"},
     LABEL_FIELDS,
+    {"gradOutput", ATTN__TENSOR, "a matrix n_q x d_v, dL/d(output)"},
 };
 
 static const attn__field softmax_fields[] = {
@@ -97,6 +104,30 @@ static const attn__field softmax_fields[] = {
     {"mask", ATTN__TENSOR, "a boolean tensor shaped like x"},
     {"queryTokens", ATTN__STRINGS, "a list of labels, one per row"},
     {"keyTokens", ATTN__STRINGS, "a list of labels, one per entry"},
+};
+
+static const attn__field transformer_block_fields[] = {
+    {"x", ATTN__TENSOR, "a matrix n x d_model"},
+    {"numHeads", ATTN__NUMBER, "a positive integer"},
+    {"wq", ATTN__TENSOR, "a matrix d_model x d_model"},
+    {"wk", ATTN__TENSOR, "a matrix d_model x d_model"},
+    {"wv", ATTN__TENSOR, "a matrix d_model x d_model"},
+    {"wo", ATTN__TENSOR, "a matrix d_model x d_model"},
+    {"bq", ATTN__TENSOR, "a vector of d_model"},
+    {"bk", ATTN__TENSOR, "a vector of d_model"},
+    {"bv", ATTN__TENSOR, "a vector of d_model"},
+    {"bo", ATTN__TENSOR, "a vector of d_model"},
+    {"gamma1", ATTN__TENSOR, "a vector of d_model"},
+    {"beta1", ATTN__TENSOR, "a vector of d_model"},
+    {"w1", ATTN__TENSOR, "a matrix d_model x d_ff"},
+    {"b1", ATTN__TENSOR, "a vector of d_ff"},
+    {"w2", ATTN__TENSOR, "a matrix d_ff x d_model"},
+    {"b2", ATTN__TENSOR, "a vector of d_model"},
+    {"gamma2", ATTN__TENSOR, "a vector of d_model"},
+    {"beta2", ATTN__TENSOR, "a vector of d_model"},
+    {"norm", ATTN__STRING, "\"post\" or \"pre\""},
+    {"gradOutput", ATTN__TENSOR, "a matrix n x d_model, dL/d(output)"},
+    DOT_PRODUCT_OPTIONS,
 };
 
 #define KIND(name, id, fields, run) \
@@ -113,6 +144,8 @@ static const attn__kind kinds[] = {
     KIND("luong", ATTN__KIND_LUONG, luong_fields, attn__run_luong),
     KIND("linear", ATTN__KIND_LINEAR, linear_fields, attn__run_linear),
     KIND("softmax", ATTN__KIND_SOFTMAX, softmax_fields, attn__run_softmax),
+    KIND("transformerBlock", ATTN__KIND_TRANSFORMER_BLOCK,
+         transformer_block_fields, attn__run_transformer_block),
 };
 
 static const attn__kind *find_kind(const char *name)

@@ -15,7 +15,7 @@
 enum {
     ATTN__MAX_RANK = 3,
     ATTN__ERROR_CAP = 512, /* bytes of the error message, NUL included */
-    ATTN__MAX_RESULTS = 12
+    ATTN__MAX_RESULTS = 48
 };
 
 typedef enum attn__kind_id {
@@ -25,7 +25,8 @@ typedef enum attn__kind_id {
     ATTN__KIND_ADDITIVE,
     ATTN__KIND_LUONG,
     ATTN__KIND_LINEAR,
-    ATTN__KIND_SOFTMAX
+    ATTN__KIND_SOFTMAX,
+    ATTN__KIND_TRANSFORMER_BLOCK
 } attn__kind_id;
 
 /* Value types, as bits so a field can accept several. */
@@ -95,6 +96,8 @@ typedef struct attn__run_info {
     int has_output;   /* scaledDotProduct: v was given */
     int method;       /* luong: an attn_luong_method */
     int causal;       /* linear */
+    int d_ff;         /* transformerBlock: hidden width of the FFN */
+    int norm;         /* transformerBlock: an attn_norm_placement */
     double scale;     /* the factor the scores were multiplied by */
     attn_options options; /* its mask points into the problem's storage */
     attn__labels queries, keys;
@@ -251,6 +254,37 @@ int attn__run_additive(attn_problem *problem);      /* run_other.c */
 int attn__run_luong(attn_problem *problem);         /* run_other.c */
 int attn__run_linear(attn_problem *problem);        /* run_other.c */
 int attn__run_softmax(attn_problem *problem);       /* run_other.c */
+
+int attn__run_transformer_block(attn_problem *problem); /* run_block.c */
+
+/* run_sdpa.c: the options scaledDotProduct, multiHead and transformerBlock
+ * share (mask, keyLength, window, stride, scale, dropout, seed) into
+ * info.options. */
+int attn__check_dot_options(attn_problem *problem, int batch, int n_q,
+                            int n_k);
+/* run_sdpa.c: numHeads, which must divide info.d_model. */
+int attn__check_heads(attn_problem *problem);
+/* run_sdpa.c: reorders [batch, heads, block] into [heads, batch, block]. */
+void attn__heads_first(double *out, const double *in, int batch, int heads,
+                       size_t block);
+/* run_sdpa.c: a result [batch?] rows x cols (heads blocks when heads > 0);
+ * NULL when out of memory. */
+double *attn__add_rows_result(attn_problem *problem, const char *name,
+                              int heads, int rows, int cols);
+
+/* ---- run_grad.c: gradients, when the problem has gradOutput ---- */
+
+/* A gradient field shaped like the output: a vector of cols for a vector
+ * query, else [batch?] rows x cols. */
+int attn__check_grad_output(attn_problem *problem, const char *field,
+                            int rows, const char *rows_why, int cols,
+                            const char *cols_why);
+/* After a successful forward run: adds the gradient results. */
+int attn__sdpa_gradients(attn_problem *problem);
+int attn__multihead_gradients(attn_problem *problem);
+int attn__additive_gradients(attn_problem *problem); /* gradContext */
+int attn__luong_gradients(attn_problem *problem);    /* gradContext */
+int attn__linear_gradients(attn_problem *problem);
 
 /* Message for a status the numeric core returned after the fields passed
  * their checks (an overflow, say): "<what>: <status text>". */

@@ -118,9 +118,22 @@ static int check_additive(attn_problem *problem)
     return status;
 }
 
+/* gradContext shaped like context: [n_q?] x d_h. */
+static int check_grad_context(attn_problem *problem, int *want)
+{
+    *want = attn__field_value(problem, "gradContext") != NULL;
+    if (!*want) return ATTN_OK;
+    return attn__check_grad_output(problem, "gradContext", problem->info.n_q,
+                                   "n_q, the rows of query",
+                                   problem->info.d_h,
+                                   "d_h, the columns of keys");
+}
+
 int attn__run_additive(attn_problem *problem)
 {
+    int want_grads = 0;
     int status = check_additive(problem);
+    if (status == ATTN_OK) status = check_grad_context(problem, &want_grads);
     if (status != ATTN_OK) return status;
     const attn__run_info *info = &problem->info;
     double *energy, *scores, *weights, *context;
@@ -140,8 +153,8 @@ int attn__run_additive(attn_problem *problem)
                            info->n_q, info->n_k, info->d_s, info->d_h,
                            info->d_a, work);
     attn__release(problem, work);
-    return status == ATTN_OK ? ATTN_OK
-                             : attn__fail_core(problem, status, "additive");
+    if (status != ATTN_OK) return attn__fail_core(problem, status, "additive");
+    return want_grads ? attn__additive_gradients(problem) : ATTN_OK;
 }
 
 static const char *const luong_methods[] = {"dot", "general", "concat"};
@@ -220,6 +233,8 @@ int attn__run_luong(attn_problem *problem)
     const attn__run_info *info = &problem->info;
     if (status == ATTN_OK)
         status = attn__check_tokens(problem, info->n_q, info->n_k, 0);
+    int want_grads = 0;
+    if (status == ATTN_OK) status = check_grad_context(problem, &want_grads);
     if (status != ATTN_OK) return status;
     double *energy, *scores, *weights, *context;
     status = add_attention_results(problem, &energy, &scores, &weights,
@@ -237,8 +252,8 @@ int attn__run_luong(attn_problem *problem)
                         attn__data_of(problem, "v"), info->method, info->n_q,
                         info->n_k, info->d_s, info->d_h, info->d_a, work);
     attn__release(problem, work);
-    return status == ATTN_OK ? ATTN_OK
-                             : attn__fail_core(problem, status, "luong");
+    if (status != ATTN_OK) return attn__fail_core(problem, status, "luong");
+    return want_grads ? attn__luong_gradients(problem) : ATTN_OK;
 }
 
 /* ---- linear ---- */
@@ -251,6 +266,11 @@ int attn__run_linear(attn_problem *problem)
     info->causal = causal != NULL && causal->number != 0;
     if (status == ATTN_OK)
         status = attn__check_tokens(problem, info->n_q, info->n_k, 1);
+    const int want_grads = attn__field_value(problem, "gradOutput") != NULL;
+    if (status == ATTN_OK && want_grads)
+        status = attn__check_grad_output(problem, "gradOutput", info->n_q,
+                                         "n_q, the rows of q", info->d_v,
+                                         "d_v, the columns of v");
     if (status != ATTN_OK) return status;
     double *output = attn__add_query_result(problem, "output", 1, info->d_v, 0);
     double *work = attn__allocate_doubles(
@@ -264,8 +284,8 @@ int attn__run_linear(attn_problem *problem)
                          attn__data_of(problem, "v"), info->batch, info->n_q,
                          info->n_k, info->d_k, info->d_v, info->causal, work);
     attn__release(problem, work);
-    return status == ATTN_OK ? ATTN_OK
-                             : attn__fail_core(problem, status, "linear");
+    if (status != ATTN_OK) return attn__fail_core(problem, status, "linear");
+    return want_grads ? attn__linear_gradients(problem) : ATTN_OK;
 }
 
 /* ---- softmax ---- */

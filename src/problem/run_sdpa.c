@@ -156,7 +156,8 @@ static int check_dropout(attn_problem *problem)
 /* Every option scaledDotProduct and multiHead share, into info.options,
  * then the scale factor for d_k (0 = d_k unknown: needs an explicit scale,
  * which the caller checked). */
-static int check_options(attn_problem *problem, int batch, int n_q, int n_k)
+int attn__check_dot_options(attn_problem *problem, int batch, int n_q,
+                            int n_k)
 {
     attn_options *opts = &problem->info.options;
     attn_options_init(opts);
@@ -251,7 +252,8 @@ static int check_sdpa(attn_problem *problem)
         info->has_output = 1;
     }
     if (status == ATTN_OK)
-        status = check_options(problem, info->batch, info->n_q, info->n_k);
+        status = attn__check_dot_options(problem, info->batch, info->n_q,
+                                         info->n_k);
     if (status == ATTN_OK)
         status = attn__check_tokens(problem, info->n_q, info->n_k, 1);
     if (status != ATTN_OK) return status;
@@ -267,6 +269,19 @@ int attn__run_sdpa(attn_problem *problem)
 {
     int status = check_sdpa(problem);
     if (status != ATTN_OK) return status;
+    const int want_grads = attn__field_value(problem, "gradOutput") != NULL;
+    if (want_grads && problem->info.from_scores)
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "gradOutput: needs q and k; gradients are not "
+                          "computed from given scores");
+    if (want_grads) {
+        status = attn__check_grad_output(problem, "gradOutput",
+                                         problem->info.n_q,
+                                         "n_q, the rows of q",
+                                         problem->info.d_v,
+                                         "d_v, the columns of v");
+        if (status != ATTN_OK) return status;
+    }
     const attn__run_info *info = &problem->info;
     double *scores =
         info->from_scores
@@ -303,7 +318,7 @@ int attn__run_sdpa(attn_problem *problem)
     attn__release(problem, work);
     if (status != ATTN_OK)
         return attn__fail_core(problem, status, "scaledDotProduct");
-    return ATTN_OK;
+    return want_grads ? attn__sdpa_gradients(problem) : ATTN_OK;
 }
 
 /* ---- multiHead ---- */
@@ -346,7 +361,7 @@ static int check_projections(attn_problem *problem)
     return status;
 }
 
-static int check_heads(attn_problem *problem)
+int attn__check_heads(attn_problem *problem)
 {
     attn__run_info *info = &problem->info;
     const attn__value *heads = attn__field_value(problem, "numHeads");
@@ -387,9 +402,10 @@ static int check_multihead(attn_problem *problem)
         info->d_kv_in = attn__shape_of(xkv).cols;
     }
     int status = check_projections(problem);
-    if (status == ATTN_OK) status = check_heads(problem);
+    if (status == ATTN_OK) status = attn__check_heads(problem);
     if (status == ATTN_OK)
-        status = check_options(problem, info->batch, info->n_q, info->n_k);
+        status = attn__check_dot_options(problem, info->batch, info->n_q,
+                                         info->n_k);
     if (status == ATTN_OK)
         status = attn__check_tokens(problem, info->n_q, info->n_k, 1);
     if (status == ATTN_OK)
@@ -399,8 +415,8 @@ static int check_multihead(attn_problem *problem)
 
 /* Reorders [batch, heads, rows, cols] into [heads, batch, rows, cols], so
  * that each head's results are one block. */
-static void heads_first(double *out, const double *in, int batch, int heads,
-                        size_t block)
+void attn__heads_first(double *out, const double *in, int batch, int heads,
+                       size_t block)
 {
     for (int b = 0; b < batch; b++)
         for (int h = 0; h < heads; h++)
@@ -409,8 +425,8 @@ static void heads_first(double *out, const double *in, int batch, int heads,
                    block * sizeof(double));
 }
 
-static double *add_rows_result(attn_problem *problem, const char *name,
-                               int heads, int rows, int cols)
+double *attn__add_rows_result(attn_problem *problem, const char *name,
+                              int heads, int rows, int cols)
 {
     const attn__run_info *info = &problem->info;
     int rank = 0, dims[ATTN__MAX_RANK];
@@ -424,19 +440,29 @@ int attn__run_multihead(attn_problem *problem)
 {
     int status = check_multihead(problem);
     if (status != ATTN_OK) return status;
+    const int want_grads = attn__field_value(problem, "gradOutput") != NULL;
+    if (want_grads) {
+        status = attn__check_grad_output(problem, "gradOutput",
+                                         problem->info.n_q,
+                                         "n_q, the rows of x",
+                                         problem->info.d_out,
+                                         "d_out, the columns of wo");
+        if (status != ATTN_OK) return status;
+    }
     const attn__run_info *info = &problem->info;
     const int heads = info->num_heads, n_q = info->n_q, n_kv = info->n_k;
     attn_mha_outputs out = {
-        .q = add_rows_result(problem, "q", 0, n_q, info->d_model),
-        .k = add_rows_result(problem, "k", 0, n_kv, info->d_model),
-        .v = add_rows_result(problem, "v", 0, n_kv, info->d_model),
-        .scores = add_rows_result(problem, "scores", heads, n_q, n_kv),
-        .scaled = add_rows_result(problem, "scaled", heads, n_q, n_kv),
-        .weights = add_rows_result(problem, "weights", heads, n_q, n_kv),
-        .head_outputs = add_rows_result(problem, "output", heads, n_q,
+        .q = attn__add_rows_result(problem, "q", 0, n_q, info->d_model),
+        .k = attn__add_rows_result(problem, "k", 0, n_kv, info->d_model),
+        .v = attn__add_rows_result(problem, "v", 0, n_kv, info->d_model),
+        .scores = attn__add_rows_result(problem, "scores", heads, n_q, n_kv),
+        .scaled = attn__add_rows_result(problem, "scaled", heads, n_q, n_kv),
+        .weights = attn__add_rows_result(problem, "weights", heads, n_q, n_kv),
+        .head_outputs = attn__add_rows_result(problem, "output", heads, n_q,
                                         info->d_k),
-        .concat = add_rows_result(problem, "concat", 0, n_q, info->d_model),
-        .output = add_rows_result(problem, "output", 0, n_q, info->d_out),
+        .concat =
+            attn__add_rows_result(problem, "concat", 0, n_q, info->d_model),
+        .output = attn__add_rows_result(problem, "output", 0, n_q, info->d_out),
     };
     double **per_head[] = {&out.scores, &out.scaled, &out.weights,
                            &out.head_outputs};
@@ -476,11 +502,12 @@ int attn__run_multihead(attn_problem *problem)
                                 attn__data_of(problem, "xkv"), &params, &dims,
                                 &info->options, work);
         for (int i = 0; i < 4 && reorder && status == ATTN_OK; i++)
-            heads_first(head_major[i], core[i], info->batch, heads, blocks[i]);
+            attn__heads_first(head_major[i], core[i], info->batch, heads,
+                              blocks[i]);
     }
     for (int i = 0; i < 4; i++) attn__release(problem, core[i]);
     attn__release(problem, work);
     if (missing) return attn__fail_nomem(problem);
     if (status != ATTN_OK) return attn__fail_core(problem, status, "multiHead");
-    return ATTN_OK;
+    return want_grads ? attn__multihead_gradients(problem) : ATTN_OK;
 }

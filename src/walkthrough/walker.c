@@ -326,6 +326,7 @@ int attn__walk(attn__walker *walker)
     case ATTN__KIND_LUONG: attn__steps_luong(walker); break;
     case ATTN__KIND_LINEAR: attn__steps_linear(walker); break;
     case ATTN__KIND_SOFTMAX: attn__steps_softmax(walker); break;
+    case ATTN__KIND_TRANSFORMER_BLOCK: attn__steps_block(walker); break;
     }
     walker->sink->end(walker);
     return ATTN_OK;

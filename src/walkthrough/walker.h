@@ -294,6 +294,7 @@ void attn__steps_multihead(attn__walker *walker);    /* steps_multihead.c */
 void attn__steps_additive(attn__walker *walker);     /* steps_rnn.c */
 void attn__steps_luong(attn__walker *walker);        /* steps_rnn.c */
 void attn__steps_linear(attn__walker *walker);       /* steps_linear.c */
+void attn__steps_block(attn__walker *walker);        /* steps_block.c */
 
 /* The walkthrough of the problem into the sink (walker.c). */
 int attn__walk(attn__walker *walker);

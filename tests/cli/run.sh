@@ -98,6 +98,15 @@ done
 expect_output "JSON is the default format" "$golden/cat-sat-mat.json" \
     "$input"
 
+# One key: every weight is 1, so gradQ, gradK and gradScaled are 0, gradV
+# is the column sums of gradOutput and gradWeights its rows times v.
+if [ "$update" -eq 1 ]; then
+    "$attn" tests/cli/gradients.json >"$golden/gradients.json" || exit 1
+    echo "updated $golden/gradients.json"
+fi
+expect_output "gradOutput adds the gradients (one key, by hand)" \
+    "$golden/gradients.json" tests/cli/gradients.json
+
 # ---- Help and version ----
 
 status=0
@@ -149,6 +158,9 @@ expect_error "q nested four deep is refused" \
 expect_error "k with the wrong number of columns names d_k" \
     'attn: k: expected a matrix with 2 columns (d_k, the columns of q), got 3x3' \
     '{"kind": "scaledDotProduct", "q": [[1, 0], [0, 1], [1, 1]], "k": [[1, 2, 3], [4, 5, 6], [7, 8, 9]], "v": [[1], [2], [3]]}'
+expect_error "a misshapen gradOutput names the shape it needs" \
+    'attn: gradOutput: expected a matrix with 3 rows (n_q, the rows of q) and 3 columns (d_v, the columns of v), got 3x2' \
+    "{\"kind\": \"scaledDotProduct\", \"q\": [[1, 0], [0, 1], [1, 1]], $sdpa_ok, \"gradOutput\": [[1, 0], [0, 1], [1, 1]]}"
 expect_error "an unknown kind lists the kinds" \
     "attn: kind: unknown kind \"attentionPlease\"; expected one of $kinds" \
     '{"kind": "attentionPlease", "x": [1, 2]}'

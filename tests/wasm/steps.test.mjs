@@ -6,7 +6,7 @@
 // its operands give. Run on every preset and on random problems of every
 // kind and option (scales none, √d_k and a factor; every mask; dropout;
 // batches; softmax-only; weighted-sum-only; scores given; projections and
-// several heads).
+// several heads; the transformer block, post- and pre-norm).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -123,6 +123,12 @@ test('every equation holds on random problems of every kind and option', async (
     { kind: 'softmax', x: r.matrix(3, 4, -5, 5), mask: [[true, false, true, true], [false, false, false, false], [true, true, true, false]] },
     { kind: 'multiHead', x: r.matrix(3, 4), numHeads: 2, wq: r.matrix(4, 4), wk: r.matrix(4, 4), wv: r.matrix(4, 4), wo: r.matrix(4, 4), mask: 'causal' },
   ];
+  const block = {
+    kind: 'transformerBlock', x: r.matrix(3, 4), numHeads: 2, wq: r.matrix(4, 4), wk: r.matrix(4, 4), wv: r.matrix(4, 4),
+    wo: r.matrix(4, 4), gamma1: r.vector(4), beta1: r.vector(4), w1: r.matrix(4, 6), b1: r.vector(6), w2: r.matrix(6, 4),
+    b2: r.vector(4), gamma2: r.vector(4), beta2: r.vector(4),
+  };
+  extra.push(block, { ...block, norm: 'pre' });
   for (let seed = 1; seed <= 8; seed++) {
     for (const [i, input] of [...randomProblems(seed), ...(seed === 1 ? extra : [])].entries()) {
       checkSteps(engine, input, `seed ${seed} problem ${i} (${input.kind})`);
