@@ -68,7 +68,10 @@ async function bundleScripts() {
     entryPoints: [join(WEB, 'app.js')],
     // Classic scripts have no import.meta; nothing is fetched from it here
     // (the engine and presets are inlined), but new URL() needs a base.
-    define: { 'import.meta.url': 'document.baseURI' },
+    // A document in an iframe's srcdoc has the base "about:srcdoc", against
+    // which no URL resolves: then a stand-in (attentionSingleFileBase, set
+    // by the inlined script).
+    define: { 'import.meta.url': 'attentionSingleFileBase' },
     write: false,
   });
   return {
@@ -179,7 +182,8 @@ async function main() {
 
   const moduleTag = '<script type="module" src="app.js"></script>\n';
   if (!html.includes(moduleTag)) throw new Error(`build-single: web/index.html no longer has ${moduleTag.trim()}`);
-  const inlined = `globalThis.attentionSingleFile={`
+  const inlined = 'var attentionSingleFileBase=document.baseURI.startsWith("about:")?"file:///attention.html":document.baseURI;'
+    + `globalThis.attentionSingleFile={`
     + `wasmBinary:Uint8Array.from(atob("${wasm.toString('base64')}"),c=>c.charCodeAt(0)),`
     + `presets:${scriptJson(JSON.parse(presets))},`
     + `math:${scriptJson(math)}};`;

@@ -38,8 +38,12 @@ function writeUrlState(state) {
   params.set('step', String(state.step + 1));
   if (state.values) params.set('v', JSON.stringify(state.values));
   const url = `${window.location.pathname}?${params.toString()}${window.location.hash}`;
-  if (url !== `${window.location.pathname}${window.location.search}${window.location.hash}`) {
+  if (url === `${window.location.pathname}${window.location.search}${window.location.hash}`) return;
+  try {
     window.history.replaceState(null, '', url);
+  } catch {
+    // A document without an address of its own (an iframe's srcdoc, origin
+    // "null") cannot change it; the page works without.
   }
 }
 
@@ -78,7 +82,9 @@ async function start() {
   }
   slot.replaceChildren();
   const initial = readUrlState(window.location);
+  // Widgets follow the reader's light or dark preference, as the page does.
   const walkthrough = mountWidget('walkthrough', slot, {
+    theme: 'auto',
     engine,
     presets,
     state: initial,
@@ -98,7 +104,7 @@ async function start() {
       state: multiHeadPreset ? { preset: multiHeadPreset.id, step: initial.step ?? 0 } : {},
       onChange: (state) => writeUrlState(state.preset ? state : walkthrough.getState()),
     } : {};
-    widgets[id] = mountWidget(id, element, { engine, presets, ...addressed });
+    widgets[id] = mountWidget(id, element, { engine, presets, theme: 'auto', ...addressed });
   }
   if (multiHeadPreset) document.getElementById('multihead')?.scrollIntoView({ block: 'start' });
   window.awWidgets = widgets;

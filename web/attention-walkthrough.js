@@ -59,6 +59,10 @@ class AttentionWalkthrough extends HTMLElement {
     if (!this.shadowRoot) {
       const root = this.attachShadow({ mode: 'open' });
       root.adoptedStyleSheets = styleSheets();
+      // Keys typed or pressed inside the widget are the widget's: a host's
+      // own handlers (a slide deck's arrows and Space) see the element as
+      // the focused one and would act on them too.
+      for (const type of ['keydown', 'keypress', 'keyup']) root.addEventListener(type, (event) => event.stopPropagation());
       this.#shell = document.createElement('div');
       this.#shell.className = 'aw-shell';
       root.append(this.#shell);

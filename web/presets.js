@@ -15,6 +15,21 @@
 // same in every browser and in Node. Fields already in `input` win.
 // This module only makes inputs; every result comes from the engine.
 
+// The tutorials in ../shared/seeds/ by file, with their own titles.
+const TUTORIAL_TITLES = {
+  '000_b7d974f2dfb97227.txt': 'Attention Mechanism',
+  '001_172e048406e4f37c.txt': 'Attention: The Heart of Transformers',
+  '002_78f5ec663b52750d.txt': 'Attention Mechanism: Theory and Implementation',
+  '003_276ef66dffc1cb2c.txt': 'Attention Mechanisms',
+  '004_ad55b564bf9e6848.txt': 'Attention Intuition: What Problem Does It Solve?',
+};
+
+/** "tutorial 001, “Attention: The Heart of Transformers”" for a tutorial's file. */
+export function tutorialName(file) {
+  const title = TUTORIAL_TITLES[file];
+  return `tutorial ${file.slice(0, 3)}${title ? `, \u201c${title}\u201d` : ''}`;
+}
+
 /** mulberry32: a small seeded generator of numbers in [0, 1). */
 export function seededRandom(seed) {
   let state = seed >>> 0;

@@ -345,3 +345,47 @@ test('each heatmap downloads as an SVG with its styles inlined and as a PNG', as
   await page.close();
   session.assertQuiet();
 });
+
+// A page of the second origin holding `html`, loaded (for hosts a test writes).
+async function openHostWith(name, html) {
+  await writeFile(join(hostDir, name), html.replaceAll('WIDGET_ORIGIN', session.origin));
+  return openHost(name);
+}
+
+test('an iframe sandboxed with allow-scripts only still takes the height of its content', async () => {
+  const fixture = await readFile(join(FIXTURES, 'host.html'), 'utf8');
+  const page = await openHostWith('sandboxed.html', fixture.replace('<iframe id="frame"', '<iframe id="frame" sandbox="allow-scripts"'));
+  const frame = await embeddedFrame(page);
+  await frame.waitForSelector('html[data-ready="true"]');
+  // The iframe's origin is "null", and so is its messages': the listener knows it by its window.
+  await page.waitForFunction(() => window.heightMessages.length > 0
+    && Math.abs(document.getElementById('frame').getBoundingClientRect().height - window.heightMessages.at(-1).height) < 1);
+  const { applied } = await iframeHeights(page);
+  assert.ok(applied > 300, `the iframe grew to ${applied} px`);
+  await page.close();
+});
+
+test('keys typed inside the custom element do not reach the host page\u2019s own key handlers', async () => {
+  const fixture = await readFile(join(FIXTURES, 'host.html'), 'utf8');
+  // A slide deck's handler: arrows and Space change the slide.
+  const deck = '<script>window.hostKeys = []; document.addEventListener("keydown", function (e) { window.hostKeys.push(e.key); });</script>';
+  const page = await openHostWith('deck.html', fixture.replace('</body>', `${deck}</body>`));
+  await page.waitForSelector('#element[data-ready="true"]');
+  const element = page.locator('#element');
+  const cell = element.locator('.aw-editor input').first();
+  await cell.click();
+  await cell.press('Control+a');
+  await page.keyboard.type('0.5');
+  assert.equal(await cell.inputValue(), '0.5', 'the cell took every key, the point too');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press(' ');
+  await element.locator('.aw-scrubber').focus();
+  await page.keyboard.press('ArrowRight');
+  assert.match(await element.locator('.aw-counter').textContent(), /^3 \/ \d+$/);
+  assert.deepEqual(await page.evaluate(() => window.hostKeys), [], 'the host saw none of them');
+  // Outside the element the host still gets its keys.
+  await page.locator('h1').click();
+  await page.keyboard.press('ArrowRight');
+  assert.deepEqual(await page.evaluate(() => window.hostKeys), ['ArrowRight']);
+  await page.close();
+});

@@ -118,3 +118,20 @@ test('formulas are typeset as MathML without KaTeX, and nothing is fetched', asy
   assert.deepEqual(requested.filter((url) => !url.startsWith('file:')), [], 'only the file itself was read');
   assert.deepEqual(problems, [], 'no console error, uncaught error or request off disk');
 });
+
+test('shown through an iframe\u2019s srcdoc, the one file steps without an error', async () => {
+  const html = await readFile(SINGLE_FILE, 'utf8');
+  const page = await context.newPage();
+  await page.setContent('<iframe id="slide" style="width:1200px;height:800px;border:0"></iframe>');
+  // A document in srcdoc has origin "null" and cannot change its address.
+  await page.$eval('#slide', (frame, source) => { frame.srcdoc = source; }, html);
+  const frame = await (await page.waitForSelector('#slide')).contentFrame();
+  await frame.waitForSelector('html[data-ready="true"]');
+  const before = await frame.textContent('#walkthrough .aw-counter');
+  await frame.locator('#walkthrough .aw-forward').click();
+  await frame.locator('#walkthrough .aw-forward').click();
+  const after = await frame.textContent('#walkthrough .aw-counter');
+  assert.equal(Number(after.split(' / ')[0]), Number(before.split(' / ')[0]) + 2);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

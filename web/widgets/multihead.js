@@ -22,7 +22,7 @@ import { mathElement } from '../ui/math.js';
 import {
   attempt, button, choice, clampInt, normalDraws, randomMatrix, sectionRoot, sectionState, seededRandom,
 } from './sections-common.js';
-import { presetInput } from '../presets.js';
+import { presetInput, tutorialName } from '../presets.js';
 
 const TOKENS = ['The', 'cat', 'sat', 'down'];
 const D_MODEL = 8;
@@ -152,7 +152,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   shapes.append(make('h4', '', 'The shapes'));
   const shapeTutorial = make('div', 'aw-shape-diagram');
   const shapeHere = make('div', 'aw-shape-diagram');
-  const tutorialLabel = make('p', 'aw-small', `Tutorial 004 (004_ad55b564bf9e6848.txt): ${TUTORIAL.tokens} tokens, d_model = ${TUTORIAL.dModel}, `
+  const tutorialLabel = make('p', 'aw-small', `In ${tutorialName('004_ad55b564bf9e6848.txt')}: ${TUTORIAL.tokens} tokens, d_model = ${TUTORIAL.dModel}, `
     + `${TUTORIAL.heads} heads, so d_k = ${TUTORIAL.dModel} / ${TUTORIAL.heads} = ${TUTORIAL.dModel / TUTORIAL.heads}.`);
   const hereLabel = make('p', 'aw-small');
   shapes.append(tutorialLabel, shapeTutorial, hereLabel, shapeHere);

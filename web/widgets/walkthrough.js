@@ -14,6 +14,7 @@ import { createMatrixEditor, createMatrixView } from '../ui/matrix-editor.js';
 import { parseNumber } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import { appendClaims } from '../ui/claims.js';
+import { tutorialName } from '../presets.js';
 import { buildModel, buildSteps, describeCell, engineInput } from './walkthrough-steps.js';
 import { errataOf, erratumName, erratumText } from './walkthrough-errata.js';
 import {
@@ -550,7 +551,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       return;
     }
     presetSelect.value = preset.id;
-    source.textContent = preset.tutorial ? `From tutorial ${preset.tutorial.slice(0, 3)} (${preset.tutorial})` : 'Our own example';
+    source.textContent = preset.tutorial ? `From ${tutorialName(preset.tutorial)}` : 'Our own example';
     notes.textContent = preset.notes ?? '';
     claimsSlot.replaceChildren();
     appendClaims(claimsSlot, presets, `preset:${preset.id}`);
