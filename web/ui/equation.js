@@ -103,3 +103,30 @@ export function equationElement(doc, equation, { isInput = () => false } = {}) {
   }
   return line;
 }
+
+const elementwise = (a, b, f) => (Array.isArray(a)
+  ? a.map((x, i) => f(x, Array.isArray(b) ? b[i] : b))
+  : Array.isArray(b) ? b.map((y) => f(a, y)) : f(a, b));
+const OPERATIONS = {
+  add: (args) => args.reduce((a, b) => elementwise(a, b, (x, y) => x + y)),
+  sub: ([a, b]) => elementwise(a, b, (x, y) => x - y),
+  mul: ([a, b]) => elementwise(a, b, (x, y) => x * y),
+  div: ([a, b]) => elementwise(a, b, (x, y) => x / y),
+  exp: ([a]) => Math.exp(a),
+  max: (args) => Math.max(...args),
+  sqrt: ([a]) => Math.sqrt(a),
+  tanh: ([a]) => Math.tanh(a),
+  phi: ([a]) => (a > 0 ? a + 1 : Math.exp(a)),
+  vec: (args) => args,
+};
+
+/**
+ * An expression's value with other numbers in its leaves: leafValue(leaf)
+ * gives each leaf's number (its own, or another one for the same cell).
+ * For "what if" only (the tutorials' own numbers carried through the
+ * engine's equations); every value shown comes from the engine.
+ */
+export function evaluateWith(node, leafValue) {
+  if (!node.op) return leafValue(node);
+  return OPERATIONS[node.op](node.args.map((arg) => evaluateWith(arg, leafValue)));
+}

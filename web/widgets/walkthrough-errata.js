@@ -12,6 +12,7 @@
 // subtracting the row's largest (`exp_row<i>`) and their sum (`sum_row<i>`).
 // Other keys (√d_k, notes) are left alone.
 
+import { evaluateWith } from '../ui/equation.js';
 import { formatNumber } from '../ui/format.js';
 
 const ROW_KEY = /^(scores|scaled|weights|output|terms|exp|sum)_row(\d+)$/;
@@ -147,4 +148,133 @@ export function erratumName(model, { field, path }) {
 /** The sentence for one erratum, e.g. "the tutorial prints 0.38; the exact value is 0.401." */
 export function erratumText(item) {
   return `the tutorial prints ${item.printed.toFixed(item.decimals)}; the exact value is ${formatNumber(item.exact)}.`;
+}
+
+// ---- Causes ----
+
+const slack = (decimals) => 0.5 * 10 ** -decimals + 1e-12;
+// Off by at most one unit of the last printed digit: a rounding difference.
+const isRounding = (item) => Math.abs(item.printed - item.exact) <= 1.5 * 10 ** -item.decimals + 1e-12;
+// Printed numbers that restate another printed value (the weights in percent,
+// the tutorial's softmax before the shift): they carry that value's cause.
+const RESTATES = { weightsPercent: 'weights', expUnshifted: 'weights', sumUnshifted: 'weights' };
+
+/**
+ * The tutorial's own arithmetic: each cell as the tutorial printed it, else
+ * as the engine's equation for it gives it from the tutorial's numbers.
+ * Returns "field,i,j" -> the value the equation gives from those numbers.
+ */
+function tutorialArithmetic(model, printedAt) {
+  const world = new Map();
+  const recomputed = new Map();
+  const key = (ref) => model.refOf(ref).join(',');
+  const valueOf = (leaf) => (leaf.ref && world.has(key(leaf.ref)) ? world.get(key(leaf.ref)) : leaf.v);
+  const settle = (ref, value) => {
+    if (!ref || typeof value !== 'number') return;
+    const [field, ...path] = model.refOf(ref);
+    recomputed.set(key(ref), value);
+    world.set(key(ref), printedAt(field, path) ?? value);
+  };
+  const settleAll = (node, value) => {
+    if (node.ref) settle(node.ref, value);
+    else if (node.op === 'vec' && Array.isArray(value)) node.args.forEach((arg, c) => settle(arg.ref, value[c]));
+  };
+  for (const step of model.list.steps) {
+    for (const { chain } of step.equations ?? []) {
+      if (chain.length < 2) continue; // a value stated, not computed
+      const [first] = chain;
+      // A sum of named products (an output row's terms w_ij·v_j) settles them too.
+      const middle = chain.length > 2 ? chain[1] : null;
+      if (middle && first.op === 'add' && middle.op === 'add' && first.args.length === middle.args.length) {
+        first.args.forEach((arg, k) => settleAll(middle.args[k], evaluateWith(arg, valueOf)));
+      }
+      settleAll(chain[chain.length - 1], evaluateWith(first, valueOf));
+    }
+  }
+  return recomputed;
+}
+
+/** The cells a cell was computed from, at every distance. */
+function ancestorsOf(model, cellKey, memo = new Map()) {
+  if (memo.has(cellKey)) return memo.get(cellKey);
+  const found = new Set();
+  memo.set(cellKey, found);
+  const equation = model.producers.get(cellKey);
+  const visit = (node) => {
+    if (node.ref) {
+      const key = model.refOf(node.ref).join(',');
+      if (key !== cellKey && !found.has(key)) {
+        found.add(key);
+        for (const further of ancestorsOf(model, key, memo)) found.add(further);
+      }
+    }
+    for (const arg of node.args ?? []) visit(arg);
+  };
+  if (equation && equation.chain.length > 1) visit(equation.chain[0]);
+  return found;
+}
+
+/**
+ * The errata grouped by cause, misprints first in step order, then the
+ * rounding differences: [{ cause: 'misprint' | 'rounding', root?, items,
+ * recomputed }]. An erratum is carried when the tutorial's own earlier
+ * numbers, put through the engine's equation for it, give what it printed:
+ * it belongs to the misprint it comes from.
+ */
+export function groupErrata(preset, model, errata, { vector = false } = {}) {
+  const printed = normalisePrinted(preset, { vector });
+  const printedAt = (field, path) => {
+    const value = printed[field] ? at(printed[field].values, path) : undefined;
+    return typeof value === 'number' ? value : undefined;
+  };
+  const recomputed = tutorialArithmetic(model, printedAt);
+  const cellKey = (item) => [item.field, ...item.path].join(',');
+  const erring = new Set(errata.map(cellKey));
+  const carried = (item) => {
+    if (RESTATES[item.field]) return erring.has([RESTATES[item.field], ...item.path.slice(0, 2)].join(','));
+    const value = recomputed.get(cellKey(item));
+    return typeof value === 'number' && Math.abs(value - item.printed) <= 2 * slack(item.decimals);
+  };
+  const groups = [];
+  const rounding = { cause: 'rounding', items: [] };
+  const memo = new Map();
+  for (const item of errata) {
+    if (!carried(item)) {
+      if (isRounding(item)) {
+        rounding.items.push(item);
+        continue;
+      }
+      // Misprints of one step and one result (a row of weights) are one slip.
+      const same = groups.find((group) => group.roots[0].stepIndex === item.stepIndex && group.roots[0].field === item.field);
+      const group = same ?? { cause: 'misprint', roots: [], items: [], recomputed: [] };
+      if (!same) groups.push(group);
+      group.roots.push(item);
+      group.items.push(item);
+      group.recomputed.push(recomputed.get(cellKey(item)));
+      continue;
+    }
+    const base = RESTATES[item.field] ? [RESTATES[item.field], ...item.path.slice(0, 2)].join(',') : cellKey(item);
+    const ancestors = RESTATES[item.field] ? new Set([base, ...ancestorsOf(model, base, memo)]) : ancestorsOf(model, base, memo);
+    const group = groups.find((candidate) => candidate.roots.some((root) => ancestors.has(cellKey(root))));
+    (group ?? rounding).items.push(item);
+  }
+  return rounding.items.length > 0 ? [...groups, rounding] : groups;
+}
+
+/** What a group says about its cause. */
+export function causeText(model, group) {
+  if (group.cause === 'rounding') {
+    return 'Rounding: these differ from the exact values only in their last digit, '
+      + 'the tutorial having rounded its intermediate numbers (or rounded the other way).';
+  }
+  const { roots } = group;
+  const list = (values) => values.join(', ');
+  const names = list(roots.map((root) => erratumName(model, root)));
+  const prints = list(roots.map((root) => root.printed.toFixed(root.decimals)));
+  const own = group.recomputed.every((value) => typeof value === 'number')
+    ? `its own numbers give ${list(group.recomputed.map((value) => formatNumber(value)))} by the same arithmetic: a slip in the arithmetic or in the copying`
+    : `the exact ${roots.length === 1 ? 'value is' : 'values are'} ${list(roots.map((root) => formatNumber(root.exact)))}`;
+  const later = group.items.length - roots.length;
+  return `${names}: the tutorial prints ${prints}, but ${own}.`
+    + (later > 0 ? ` ${later} later ${later === 1 ? 'value follows' : 'values follow'} from ${roots.length === 1 ? 'it' : 'them'}: the tutorial's own arithmetic on the misprint gives what it prints.` : '');
 }

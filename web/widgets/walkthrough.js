@@ -16,7 +16,7 @@ import { mathElement } from '../ui/math.js';
 import { appendClaims } from '../ui/claims.js';
 import { tutorialName } from '../presets.js';
 import { buildModel, buildSteps, describeCell, engineInput } from './walkthrough-steps.js';
-import { errataOf, erratumName, erratumText } from './walkthrough-errata.js';
+import { causeText, errataOf, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
 import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
   problemFromValues, randomFilled, reshape, resized, shapesOf,
@@ -229,11 +229,19 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       errataBody.append(make('p', '', 'Every number the tutorial prints for this example agrees with the exact value to the decimals it shows.'));
       return;
     }
-    errataTitle.textContent = `Errata: ${errata.length} of the tutorial\u2019s printed ${errata.length === 1 ? 'values differs' : 'values differ'} from the exact ones`;
-    errataBody.append(make('p', '', 'Each differs from the exact value by more than the rounding of its printed decimals allows:'));
-    const ul = make('ul', 'aw-errata-items');
-    for (const item of errata) ul.append(errataLine(item, true));
-    errataBody.append(ul);
+    const groups = groupErrata(preset, model, errata, { vector: problem.vector });
+    const slips = groups.filter((group) => group.cause === 'misprint').length;
+    errataTitle.textContent = `Errata: ${errata.length} of the tutorial\u2019s printed ${errata.length === 1 ? 'values differs' : 'values differ'} from the exact ones`
+      + (slips > 0 ? `, from ${slips} ${slips === 1 ? 'slip' : 'slips'}` : '');
+    errataBody.append(make('p', '', 'Each differs from the exact value by more than the rounding of its printed decimals allows. '
+      + 'They are grouped by cause: a misprint, then what the tutorial computed from it; rounding differences last.'));
+    for (const group of groups) {
+      const box = make('div', `aw-errata-group aw-errata-${group.cause}`);
+      const ul = make('ul', 'aw-errata-items');
+      for (const item of group.items) ul.append(errataLine(item, true));
+      box.append(make('p', 'aw-errata-cause', causeText(model, group)), ul);
+      errataBody.append(box);
+    }
   }
 
   function rebuildViews() {
