@@ -188,4 +188,58 @@ int attn__scores_to_context(double *scores_out, double *weights_out,
                             double *context_out, double *row,
                             const double *keys, int n_k, int d_h);
 
+/* ---- The float32 path (sdpa_f32.c, sdpa_f32_body.h) ---- */
+
+/* The AVX2 + FMA kernel needs gcc's target pragma; run-time dispatch picks
+ * it when the CPU has both. */
+#if defined(__GNUC__) && !defined(__clang__) && \
+    (defined(__x86_64__) || defined(__i386__))
+#define ATTN__HAVE_AVX2_KERNEL 1
+#endif
+
+/* Query rows per block and keys per tile of the float32 kernels. */
+#define ATTN__F32_MR 4
+#define ATTN__F32_NB 64
+
+/* One batch item for a float32 kernel, its inputs checked. */
+typedef struct attn__f32_job {
+    float *weights;       /* [n_q, n_k] or NULL */
+    float *output;        /* [n_q, d_v] or NULL */
+    const float *q;       /* [n_q, d_k] */
+    const float *k;       /* [n_k, d_k] */
+    const float *v;       /* [n_k, d_v] */
+    int n_q, n_k, d_k, d_v;
+    float scale;
+    const attn_mask *mask; /* NULL = no mask */
+    int mask_b;
+    double dropout;       /* 0 = off */
+    uint64_t seed;
+    int64_t dropout_b;
+    float *work;          /* [attn__f32_item_work_size] */
+} attn__f32_job;
+
+/* Floats of packed K: [ceil(n_k / NB), d_k, NB]; 0 on overflow. */
+size_t attn__f32_packed_k_size(int n_k, int d_k);
+
+/* How a mask treats the tile of queries i0..i1 and keys j0..j1. */
+enum { ATTN__F32_TILE_SKIP = 0, ATTN__F32_TILE_FULL = 1,
+       ATTN__F32_TILE_PARTIAL = 2 };
+int attn__f32_tile_state(const attn__f32_job *job, int i0, int i1,
+                         int j0, int j1);
+
+/* The kernels, one per instruction set (sdpa_f32_body.h). */
+int attn__f32_item_scalar(const attn__f32_job *job);
+int attn__f32_item_avx2(const attn__f32_job *job);   /* x86 with gcc only */
+int attn__f32_item_wasm(const attn__f32_job *job);   /* -msimd128 only */
+
+/* Which kernel attn__sdpa_f32_using runs. */
+enum { ATTN__F32_BEST = 0, ATTN__F32_SCALAR = 1 };
+
+/* attn_sdpa_f32 with a chosen kernel: ATTN__F32_SCALAR forces the portable
+ * one (the tests check it on its own), ATTN__F32_BEST picks at run time. */
+int attn__sdpa_f32_using(int kernel, float *weights, float *output,
+                         const float *q, const float *k, const float *v,
+                         int batch, int n_q, int n_k, int d_k, int d_v,
+                         const attn_options *opts, float *work);
+
 #endif /* ATTN_KERNELS_H */

@@ -272,6 +272,9 @@ function createApi(wasm) {
 
   function linearFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, causal = false }) {
     checkFlatShapes('linearFlat', { q, k, v, batch, nQ, nK, dK, dV });
+    if (float32Inputs('linearFlat', q, k, v)) {
+      return linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal);
+    }
     const allocations = new Allocations();
     try {
       const outputLength = batch * nQ * dV;
@@ -290,6 +293,9 @@ function createApi(wasm) {
   function sdpaFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, scale, causal = false,
                       window, stride, weights = false }) {
     checkFlatShapes('sdpaFlat', { q, k, v, batch, nQ, nK, dK, dV });
+    if (float32Inputs('sdpaFlat', q, k, v)) {
+      return sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride, weights);
+    }
     const allocations = new Allocations();
     try {
       const options = allocations.bytes(OPTIONS_BYTES);
@@ -328,6 +334,121 @@ function createApi(wasm) {
     } finally {
       allocations.releaseAll();
     }
+  }
+
+  // ---- The float32 path of sdpaFlat and linearFlat ----
+  // Float32Array inputs run attn_sdpa_f32 / attn_linear_f32 and give
+  // Float32Array results. To keep small calls cheap (T = 4 in about a
+  // microsecond) every call reuses one block of WASM memory, grown when a
+  // call needs more and otherwise kept, and the heap views are rebuilt only
+  // when the memory has grown (growing replaces memory.buffer).
+
+  // true for three Float32Arrays, false for none; a mix is an error.
+  function float32Inputs(caller, q, k, v) {
+    const count = (q instanceof Float32Array) + (k instanceof Float32Array) +
+                  (v instanceof Float32Array);
+    if (count === 0) return false;
+    if (count === 3) return true;
+    throw new Error(`${caller}: q, k and v must be all Float32Arrays (float32) or none (float64)`);
+  }
+
+  const scratch32 = { pointer: 0, bytes: 0 };
+  let heap32 = null;
+
+  // A block of at least `bytes`, 16-byte aligned; its contents are not kept.
+  function scratchBlock(bytes) {
+    if (bytes > scratch32.bytes) {
+      if (scratch32.pointer !== 0) wasm.free(scratch32.pointer);
+      scratch32.pointer = 0;
+      scratch32.bytes = 0;
+      const size = Math.max(bytes + 16, 4096);
+      const pointer = wasm.malloc(size);
+      if (pointer === 0) throw new Error('attention: out of WebAssembly memory');
+      scratch32.pointer = pointer;
+      scratch32.bytes = size - 16;
+    }
+    return (scratch32.pointer + 15) & ~15;
+  }
+
+  function heapViews() {
+    const buffer = wasm.memory.buffer;
+    if (heap32 === null || heap32.buffer !== buffer) {
+      heap32 = { buffer, f32: new Float32Array(buffer), i32: new Int32Array(buffer),
+                 f64: new Float64Array(buffer) };
+    }
+    return heap32;
+  }
+
+  const align16 = (bytes) => (bytes + 15) & ~15;
+
+  function sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride, weights) {
+    const outputLength = batch * nQ * dV;
+    const weightsLength = weights ? batch * nQ * nK : 0;
+    const workLength = wasm.attn_sdpa_f32_work_size(nK, dK, dV);
+    if (workLength === 0) throw new Error('sdpaFlat: sizes too large');
+    // Layout: options, q, k, v, output, weights, work.
+    const offsets = [OPTIONS_BYTES, 4 * q.length, 4 * k.length, 4 * v.length,
+                     4 * outputLength, 4 * weightsLength, 4 * workLength].map(align16);
+    const base = scratchBlock(offsets.reduce((a, b) => a + b, 0));
+    const at = [base];
+    for (let i = 1; i < offsets.length; i++) at.push(at[i - 1] + offsets[i - 1]);
+    const [options, qp, kp, vp, outputPointer, weightsPointer, work] = at;
+    const { f32, i32, f64 } = heapViews();
+    // attn_options, field by field (the layout described at OPTIONS_BYTES).
+    let scaleKind = 0; // ATTN_SCALE_INV_SQRT_DK
+    if (scale === false) scaleKind = ATTN_SCALE_NONE;
+    else if (typeof scale === 'number') scaleKind = ATTN_SCALE_FACTOR;
+    let maskKinds = causal ? ATTN_MASK_CAUSAL : 0;
+    if (window !== undefined) maskKinds |= ATTN_MASK_LOCAL;
+    if (stride !== undefined) maskKinds |= ATTN_MASK_STRIDED;
+    const o = options >> 2;
+    i32[o] = scaleKind;
+    f64[(options + OPTIONS_SCALE_FACTOR) >> 3] = typeof scale === 'number' ? scale : 1;
+    i32[o + 4] = maskKinds; // mask.kinds
+    i32[o + 5] = 0;         // mask.key_length
+    i32[o + 6] = 0;         // mask.allowed
+    i32[o + 7] = window === undefined ? 0 : window;
+    i32[o + 8] = stride === undefined ? 1 : stride;
+    f64[(options + 40) >> 3] = 0; // dropout
+    i32[o + 12] = 0;              // seed, low and high words
+    i32[o + 13] = 0;
+    f32.set(q, qp >> 2);
+    f32.set(k, kp >> 2);
+    f32.set(v, vp >> 2);
+    const status = wasm.attn_sdpa_f32(weights ? weightsPointer : 0, outputPointer, qp, kp, vp,
+                                      batch, nQ, nK, dK, dV, options, work);
+    if (status !== 0) {
+      throw engineError(status, `attn_sdpa_f32: ${readCString(wasm.attn_status_text(status))}`);
+    }
+    const result = { output: copyFloats(outputPointer, outputLength) };
+    if (weights) result.weights = copyFloats(weightsPointer, weightsLength);
+    return result;
+  }
+
+  function linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal) {
+    const outputLength = batch * nQ * dV;
+    const workLength = wasm.attn_linear_f32_work_size(dK, dV);
+    if (workLength === 0) throw new Error('linearFlat: sizes too large');
+    const offsets = [4 * q.length, 4 * k.length, 4 * v.length, 4 * outputLength,
+                     4 * workLength].map(align16);
+    const base = scratchBlock(offsets.reduce((a, b) => a + b, 0));
+    const at = [base];
+    for (let i = 1; i < offsets.length; i++) at.push(at[i - 1] + offsets[i - 1]);
+    const [qp, kp, vp, outputPointer, work] = at;
+    const { f32 } = heapViews();
+    f32.set(q, qp >> 2);
+    f32.set(k, kp >> 2);
+    f32.set(v, vp >> 2);
+    const status = wasm.attn_linear_f32(outputPointer, qp, kp, vp, batch, nQ, nK, dK, dV,
+                                        causal ? 1 : 0, work);
+    if (status !== 0) {
+      throw engineError(status, `attn_linear_f32: ${readCString(wasm.attn_status_text(status))}`);
+    }
+    return { output: copyFloats(outputPointer, outputLength) };
+  }
+
+  function copyFloats(pointer, length) {
+    return new Float32Array(wasm.memory.buffer, pointer, length).slice();
   }
 
   function copyDoubles(pointer, length) {

@@ -1,0 +1,413 @@
+/*
+ * sdpa_f32_body.h: the float32 attention kernel, written once over a small
+ * set of vector operations and compiled once per instruction set. The file
+ * that includes it defines:
+ *
+ *   VF              the vector type; VW its width in floats
+ *   V_ZERO()        all lanes 0             V_SET1(x)     all lanes x
+ *   V_LOAD(p)       unaligned load          V_STORE(p, a) unaligned store
+ *   V_ADD V_SUB V_MUL V_MAX (a, b)          V_FMA(a, b, c) = a * b + c
+ *   V_EXP(x)        e^x for x <= 0 (-INFINITY gives exactly 0)
+ *   F32_NAME(name)  the name of this instruction set's copy of `name`
+ *
+ * and F32_NAME(item) (declared in kernels.h) runs one batch item.
+ *
+ * The layout is a GEMM's: K is packed once per item into tiles of
+ * ATTN__F32_NB keys, transposed ([tile, d_k, NB]), so the score microkernel
+ * keeps ATTN__F32_MR query rows × 2 vectors of keys in registers and walks
+ * d_k with one broadcast per row and two loads per step. Without weights
+ * the softmax is online (a running max and sum per row, as FlashAttention):
+ * the work array holds the packed K, one MR × NB tile of scores and MR rows
+ * of output accumulators, O(T·d) in all. Tiles every query of the block may
+ * not see (causal, local, strided, key padding) are skipped.
+ */
+
+#define MR ATTN__F32_MR
+#define NB ATTN__F32_NB
+
+/* Horizontal reductions go through memory: they run once per row and tile. */
+static float F32_NAME(hsum)(VF a)
+{
+    float lanes[VW];
+    V_STORE(lanes, a);
+    float sum = 0.0f;
+    for (int i = 0; i < VW; i++) sum += lanes[i];
+    return sum;
+}
+
+static float F32_NAME(hmax)(VF a)
+{
+    float lanes[VW];
+    V_STORE(lanes, a);
+    float max = lanes[0];
+    for (int i = 1; i < VW; i++) max = lanes[i] > max ? lanes[i] : max;
+    return max;
+}
+
+/* kt [tiles, d_k, NB]: key j0 + jj of tile t, column c at
+ * kt[(t * d_k + c) * NB + jj]; keys past n_k are 0. */
+static void F32_NAME(pack_k)(float *kt, const float *k, int n_k, int d_k)
+{
+    const int tiles = (n_k + NB - 1) / NB;
+    for (int t = 0; t < tiles; t++) {
+        float *tile = kt + (size_t)t * (size_t)d_k * NB;
+        for (int jj = 0; jj < NB; jj++) {
+            const int j = t * NB + jj;
+            const float *k_row = k + (size_t)j * (size_t)d_k;
+            for (int c = 0; c < d_k; c++)
+                tile[(size_t)c * NB + jj] = j < n_k ? k_row[c] : 0.0f;
+        }
+    }
+}
+
+/* s [MR, NB] = rows × packed keys 0..nb of one tile (nb a multiple of
+ * 2·VW): MR × 2 vectors of accumulators, one broadcast per row. */
+static void F32_NAME(tile_scores)(float *s, const float *const *q_rows,
+                                  const float *kt_tile, int d_k, int nb)
+{
+    for (int jj = 0; jj < nb; jj += 2 * VW) {
+        VF a00 = V_ZERO(), a01 = V_ZERO(), a10 = V_ZERO(), a11 = V_ZERO();
+        VF a20 = V_ZERO(), a21 = V_ZERO(), a30 = V_ZERO(), a31 = V_ZERO();
+        const float *kp = kt_tile + jj;
+        const float *q0 = q_rows[0], *q1 = q_rows[1];
+        const float *q2 = q_rows[2], *q3 = q_rows[3];
+        for (int c = 0; c < d_k; c++) {
+            const VF k0 = V_LOAD(kp + (size_t)c * NB);
+            const VF k1 = V_LOAD(kp + (size_t)c * NB + VW);
+            VF b = V_SET1(q0[c]);
+            a00 = V_FMA(b, k0, a00);
+            a01 = V_FMA(b, k1, a01);
+            b = V_SET1(q1[c]);
+            a10 = V_FMA(b, k0, a10);
+            a11 = V_FMA(b, k1, a11);
+            b = V_SET1(q2[c]);
+            a20 = V_FMA(b, k0, a20);
+            a21 = V_FMA(b, k1, a21);
+            b = V_SET1(q3[c]);
+            a30 = V_FMA(b, k0, a30);
+            a31 = V_FMA(b, k1, a31);
+        }
+        V_STORE(s + 0 * NB + jj, a00);
+        V_STORE(s + 0 * NB + jj + VW, a01);
+        V_STORE(s + 1 * NB + jj, a10);
+        V_STORE(s + 1 * NB + jj + VW, a11);
+        V_STORE(s + 2 * NB + jj, a20);
+        V_STORE(s + 2 * NB + jj + VW, a21);
+        V_STORE(s + 3 * NB + jj, a30);
+        V_STORE(s + 3 * NB + jj + VW, a31);
+    }
+}
+
+/* acc [MR, d_v] += p [MR, nv] (rows p_stride apart) @ v [nv, d_v]. */
+static void F32_NAME(tile_pv)(float *acc, int d_v, const float *p,
+                              size_t p_stride, const float *v, int nv)
+{
+    const float *p0 = p, *p1 = p + p_stride;
+    const float *p2 = p + 2 * p_stride, *p3 = p + 3 * p_stride;
+    float *c0 = acc, *c1 = acc + d_v, *c2 = acc + 2 * d_v, *c3 = acc + 3 * d_v;
+    int c = 0;
+    for (; c + 2 * VW <= d_v; c += 2 * VW) {
+        VF a00 = V_LOAD(c0 + c), a01 = V_LOAD(c0 + c + VW);
+        VF a10 = V_LOAD(c1 + c), a11 = V_LOAD(c1 + c + VW);
+        VF a20 = V_LOAD(c2 + c), a21 = V_LOAD(c2 + c + VW);
+        VF a30 = V_LOAD(c3 + c), a31 = V_LOAD(c3 + c + VW);
+        for (int j = 0; j < nv; j++) {
+            const float *v_row = v + (size_t)j * (size_t)d_v + c;
+            const VF v0 = V_LOAD(v_row), v1 = V_LOAD(v_row + VW);
+            VF b = V_SET1(p0[j]);
+            a00 = V_FMA(b, v0, a00);
+            a01 = V_FMA(b, v1, a01);
+            b = V_SET1(p1[j]);
+            a10 = V_FMA(b, v0, a10);
+            a11 = V_FMA(b, v1, a11);
+            b = V_SET1(p2[j]);
+            a20 = V_FMA(b, v0, a20);
+            a21 = V_FMA(b, v1, a21);
+            b = V_SET1(p3[j]);
+            a30 = V_FMA(b, v0, a30);
+            a31 = V_FMA(b, v1, a31);
+        }
+        V_STORE(c0 + c, a00);
+        V_STORE(c0 + c + VW, a01);
+        V_STORE(c1 + c, a10);
+        V_STORE(c1 + c + VW, a11);
+        V_STORE(c2 + c, a20);
+        V_STORE(c2 + c + VW, a21);
+        V_STORE(c3 + c, a30);
+        V_STORE(c3 + c + VW, a31);
+    }
+    for (; c < d_v; c++) { /* columns left over: one at a time */
+        float a0 = c0[c], a1 = c1[c], a2 = c2[c], a3 = c3[c];
+        for (int j = 0; j < nv; j++) {
+            const float x = v[(size_t)j * (size_t)d_v + c];
+            a0 += p0[j] * x;
+            a1 += p1[j] * x;
+            a2 += p2[j] * x;
+            a3 += p3[j] * x;
+        }
+        c0[c] = a0;
+        c1[c] = a1;
+        c2[c] = a2;
+        c3[c] = a3;
+    }
+}
+
+/* Scales row[0..nb) (nb a multiple of VW); 0 if a score overflowed.
+ * x - x is 0 for a finite x and NaN otherwise, and NaN survives the sum. */
+static int F32_NAME(scale_row)(float *row, int nb, float scale)
+{
+    const VF vscale = V_SET1(scale);
+    VF check = V_ZERO();
+    for (int jj = 0; jj < nb; jj += VW) {
+        const VF x = V_MUL(V_LOAD(row + jj), vscale);
+        check = V_ADD(check, V_SUB(x, x));
+        V_STORE(row + jj, x);
+    }
+    return F32_NAME(hsum)(check) == 0.0f;
+}
+
+/* Masked entries of row (keys j0.., nv of them real, nb computed) become
+ * -INFINITY; keys past nv too. */
+static void F32_NAME(mask_row)(float *row, const attn__f32_job *job,
+                               int state, int i, int j0, int nv, int nb)
+{
+    if (state == ATTN__F32_TILE_PARTIAL)
+        for (int jj = 0; jj < nv; jj++)
+            if (!attn_mask_allows(job->mask, job->n_k, job->mask_b, i, j0 + jj))
+                row[jj] = -INFINITY;
+    for (int jj = nv; jj < nb; jj++) row[jj] = -INFINITY;
+}
+
+static float F32_NAME(max_row)(const float *row, int nb)
+{
+    VF m = V_SET1(-INFINITY);
+    for (int jj = 0; jj < nb; jj += VW) m = V_MAX(m, V_LOAD(row + jj));
+    return F32_NAME(hmax)(m);
+}
+
+/* row = exp(row - max) over nb entries (a multiple of VW); returns the sum. */
+static float F32_NAME(exp_row)(float *row, int nb, float max)
+{
+    const VF vmax = V_SET1(max);
+    VF sum = V_ZERO();
+    for (int jj = 0; jj < nb; jj += VW) {
+        const VF e = V_EXP(V_SUB(V_LOAD(row + jj), vmax));
+        sum = V_ADD(sum, e);
+        V_STORE(row + jj, e);
+    }
+    return F32_NAME(hsum)(sum);
+}
+
+static void F32_NAME(dropout_row)(float *row, const attn__f32_job *job,
+                                  int i, int j0, int nv)
+{
+    const float inv_keep = (float)(1.0 / (1.0 - job->dropout));
+    for (int jj = 0; jj < nv; jj++)
+        row[jj] = attn_dropout_keeps(job->seed, job->dropout, job->dropout_b,
+                                     i, j0 + jj)
+                      ? row[jj] * inv_keep : 0.0f;
+}
+
+/* Rounds n up to a multiple of 2·VW (the score microkernel's step). */
+static int F32_NAME(round_up)(int n)
+{
+    return (n + 2 * VW - 1) / (2 * VW) * (2 * VW);
+}
+
+/* The MR query rows of a block; rows past n_q repeat the last real one,
+ * and their results are never written out. */
+static void F32_NAME(block_rows)(const float **q_rows,
+                                 const attn__f32_job *job, int i0)
+{
+    for (int r = 0; r < MR; r++) {
+        const int i = i0 + r < job->n_q ? i0 + r : job->n_q - 1;
+        q_rows[r] = job->q + (size_t)i * (size_t)job->d_k;
+    }
+}
+
+/* Online softmax: no weights, O(T·d) memory. */
+static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
+                                  const float *kt, float *s, float *acc)
+{
+    const int n_k = job->n_k, d_k = job->d_k, d_v = job->d_v;
+    const int rows = job->n_q - i0 < MR ? job->n_q - i0 : MR;
+    const float *q_rows[MR];
+    F32_NAME(block_rows)(q_rows, job, i0);
+    float m[MR], l[MR];
+    for (int r = 0; r < MR; r++) {
+        m[r] = -INFINITY;
+        l[r] = 0.0f;
+    }
+    for (size_t a = 0; a < (size_t)MR * (size_t)d_v; a++) acc[a] = 0.0f;
+
+    for (int j0 = 0; j0 < n_k; j0 += NB) {
+        const int nv = n_k - j0 < NB ? n_k - j0 : NB;
+        const int state = attn__f32_tile_state(job, i0, i0 + rows - 1, j0,
+                                               j0 + nv - 1);
+        if (state == ATTN__F32_TILE_SKIP) continue;
+        const int nb = F32_NAME(round_up)(nv);
+        F32_NAME(tile_scores)(s, q_rows,
+                              kt + (size_t)(j0 / NB) * (size_t)d_k * NB, d_k,
+                              nb);
+        for (int r = 0; r < MR; r++) {
+            float *row = s + (size_t)r * NB;
+            if (r >= rows) { /* padding rows: contribute nothing */
+                for (int jj = 0; jj < nv; jj++) row[jj] = 0.0f;
+                continue;
+            }
+            if (!F32_NAME(scale_row)(row, nb, job->scale))
+                return ATTN_ERR_OVERFLOW_VALUE;
+            F32_NAME(mask_row)(row, job, state, i0 + r, j0, nv, nb);
+            const float tile_max = F32_NAME(max_row)(row, nb);
+            const float m_new = tile_max > m[r] ? tile_max : m[r];
+            if (m_new == -INFINITY) { /* every key so far masked */
+                for (int jj = 0; jj < nv; jj++) row[jj] = 0.0f;
+                continue;
+            }
+            const float alpha = expf(m[r] - m_new); /* 0 while m was -inf */
+            const float sum = F32_NAME(exp_row)(row, nb, m_new);
+            l[r] = l[r] * alpha + sum;
+            m[r] = m_new;
+            if (alpha != 1.0f) {
+                float *acc_row = acc + (size_t)r * (size_t)d_v;
+                for (int c = 0; c < d_v; c++) acc_row[c] *= alpha;
+            }
+            if (job->dropout > 0.0)
+                F32_NAME(dropout_row)(row, job, i0 + r, j0, nv);
+        }
+        F32_NAME(tile_pv)(acc, d_v, s, NB, job->v + (size_t)j0 * (size_t)d_v,
+                          nv);
+    }
+
+    for (int r = 0; r < rows; r++) {
+        float *out = job->output + (size_t)(i0 + r) * (size_t)d_v;
+        const float *acc_row = acc + (size_t)r * (size_t)d_v;
+        const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+        float check = 0.0f;
+        for (int c = 0; c < d_v; c++) {
+            out[c] = acc_row[c] * inv;
+            check += out[c] - out[c];
+        }
+        if (check != 0.0f) return ATTN_ERR_OVERFLOW_VALUE;
+    }
+    return ATTN_OK;
+}
+
+/* Two passes through the weights array: scaled scores, then the exact row
+ * softmax (and dropout) in place, then the output from the weights. */
+static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
+                                   const float *kt, float *s, float *acc)
+{
+    const int n_k = job->n_k, d_k = job->d_k, d_v = job->d_v;
+    const int rows = job->n_q - i0 < MR ? job->n_q - i0 : MR;
+    const float *q_rows[MR];
+    F32_NAME(block_rows)(q_rows, job, i0);
+    float *w = job->weights + (size_t)i0 * (size_t)n_k; /* [rows, n_k] */
+    float m[MR];
+    for (int r = 0; r < MR; r++) m[r] = -INFINITY;
+
+    for (int j0 = 0; j0 < n_k; j0 += NB) {
+        const int nv = n_k - j0 < NB ? n_k - j0 : NB;
+        const int state = attn__f32_tile_state(job, i0, i0 + rows - 1, j0,
+                                               j0 + nv - 1);
+        if (state == ATTN__F32_TILE_SKIP) {
+            for (int r = 0; r < rows; r++)
+                for (int jj = 0; jj < nv; jj++)
+                    w[(size_t)r * (size_t)n_k + (size_t)(j0 + jj)] = -INFINITY;
+            continue;
+        }
+        const int nb = F32_NAME(round_up)(nv);
+        F32_NAME(tile_scores)(s, q_rows,
+                              kt + (size_t)(j0 / NB) * (size_t)d_k * NB, d_k,
+                              nb);
+        for (int r = 0; r < rows; r++) {
+            float *row = s + (size_t)r * NB;
+            if (!F32_NAME(scale_row)(row, nb, job->scale))
+                return ATTN_ERR_OVERFLOW_VALUE;
+            F32_NAME(mask_row)(row, job, state, i0 + r, j0, nv, nb);
+            const float tile_max = F32_NAME(max_row)(row, nb);
+            if (tile_max > m[r]) m[r] = tile_max;
+            float *w_row = w + (size_t)r * (size_t)n_k + (size_t)j0;
+            for (int jj = 0; jj < nv; jj++) w_row[jj] = row[jj];
+        }
+    }
+
+    for (int r = 0; r < rows; r++) {
+        float *w_row = w + (size_t)r * (size_t)n_k;
+        if (m[r] == -INFINITY) { /* a fully masked row: all 0 */
+            for (int j = 0; j < n_k; j++) w_row[j] = 0.0f;
+            continue;
+        }
+        const int whole = n_k / VW * VW;
+        float sum = F32_NAME(exp_row)(w_row, whole, m[r]);
+        for (int j = whole; j < n_k; j++) { /* the tail, one at a time */
+            float tail[VW];
+            for (int t = 0; t < VW; t++) tail[t] = -INFINITY;
+            tail[0] = w_row[j] - m[r];
+            V_STORE(tail, V_EXP(V_LOAD(tail)));
+            w_row[j] = tail[0];
+            sum += tail[0];
+        }
+        const float inv = 1.0f / sum;
+        for (int j = 0; j < n_k; j++) w_row[j] *= inv;
+        if (job->dropout > 0.0)
+            F32_NAME(dropout_row)(w_row, job, i0 + r, 0, n_k);
+    }
+    if (job->output == NULL) return ATTN_OK;
+
+    /* Padding rows reuse the last real row's weights; never written out. */
+    const float *p = w;
+    const size_t p_stride = (size_t)n_k;
+    for (size_t a = 0; a < (size_t)MR * (size_t)d_v; a++) acc[a] = 0.0f;
+    if (rows < MR) { /* the kernel reads MR rows: point the rest at row 0 */
+        float *pad = s; /* [MR, NB] of zeros, tile by tile below */
+        for (int j0 = 0; j0 < n_k; j0 += NB) {
+            const int nv = n_k - j0 < NB ? n_k - j0 : NB;
+            for (int r = 0; r < MR; r++)
+                for (int jj = 0; jj < nv; jj++)
+                    pad[(size_t)r * NB + (size_t)jj] =
+                        r < rows ? p[(size_t)r * p_stride + (size_t)(j0 + jj)]
+                                 : 0.0f;
+            F32_NAME(tile_pv)(acc, d_v, pad, NB,
+                              job->v + (size_t)j0 * (size_t)d_v, nv);
+        }
+    } else {
+        for (int j0 = 0; j0 < n_k; j0 += NB) {
+            const int nv = n_k - j0 < NB ? n_k - j0 : NB;
+            if (attn__f32_tile_state(job, i0, i0 + rows - 1, j0, j0 + nv - 1) ==
+                ATTN__F32_TILE_SKIP)
+                continue;
+            F32_NAME(tile_pv)(acc, d_v, p + j0, p_stride,
+                              job->v + (size_t)j0 * (size_t)d_v, nv);
+        }
+    }
+    for (int r = 0; r < rows; r++) {
+        float *out = job->output + (size_t)(i0 + r) * (size_t)d_v;
+        float check = 0.0f;
+        for (int c = 0; c < d_v; c++) {
+            out[c] = acc[(size_t)r * (size_t)d_v + (size_t)c];
+            check += out[c] - out[c];
+        }
+        if (check != 0.0f) return ATTN_ERR_OVERFLOW_VALUE;
+    }
+    return ATTN_OK;
+}
+
+int F32_NAME(item)(const attn__f32_job *job)
+{
+    const size_t packed = attn__f32_packed_k_size(job->n_k, job->d_k);
+    float *kt = job->work;                /* [tiles, d_k, NB] */
+    float *s = kt + packed;               /* [MR, NB] */
+    float *acc = s + (size_t)MR * NB;     /* [MR, d_v] */
+    F32_NAME(pack_k)(kt, job->k, job->n_k, job->d_k);
+    for (int i0 = 0; i0 < job->n_q; i0 += MR) {
+        const int status = job->weights != NULL
+            ? F32_NAME(block_weights)(job, i0, kt, s, acc)
+            : F32_NAME(block_online)(job, i0, kt, s, acc);
+        if (status != ATTN_OK) return status;
+    }
+    return ATTN_OK;
+}
+
+#undef MR
+#undef NB
