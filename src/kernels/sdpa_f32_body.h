@@ -44,19 +44,29 @@ static float F32_NAME(hmax)(VF a)
     return max;
 }
 
+/* Rounds n up to a multiple of 2·VW (the score microkernel's step). */
+static int F32_NAME(round_up)(int n)
+{
+    return (n + 2 * VW - 1) / (2 * VW) * (2 * VW);
+}
+
 /* kt [tiles, d_k, NB]: key j0 + jj of tile t, column c at
- * kt[(t * d_k + c) * NB + jj]; keys past n_k are 0. */
+ * kt[(t * d_k + c) * NB + jj]; keys past n_k are 0 up to the microkernel's
+ * step, and the rest of the last tile is never read. */
 static void F32_NAME(pack_k)(float *kt, const float *k, int n_k, int d_k)
 {
     const int tiles = (n_k + NB - 1) / NB;
     for (int t = 0; t < tiles; t++) {
         float *tile = kt + (size_t)t * (size_t)d_k * NB;
-        for (int jj = 0; jj < NB; jj++) {
-            const int j = t * NB + jj;
-            const float *k_row = k + (size_t)j * (size_t)d_k;
-            for (int c = 0; c < d_k; c++)
-                tile[(size_t)c * NB + jj] = j < n_k ? k_row[c] : 0.0f;
+        const int left = n_k - t * NB;
+        const int packed = left < NB ? F32_NAME(round_up)(left) : NB;
+        const int real = left < NB ? left : NB;
+        for (int jj = 0; jj < real; jj++) {
+            const float *k_row = k + (size_t)(t * NB + jj) * (size_t)d_k;
+            for (int c = 0; c < d_k; c++) tile[(size_t)c * NB + jj] = k_row[c];
         }
+        for (int c = 0; c < d_k; c++)
+            for (int jj = real; jj < packed; jj++) tile[(size_t)c * NB + jj] = 0.0f;
     }
 }
 
@@ -208,12 +218,6 @@ static void F32_NAME(dropout_row)(float *row, const attn__f32_job *job,
                       ? row[jj] * inv_keep : 0.0f;
 }
 
-/* Rounds n up to a multiple of 2·VW (the score microkernel's step). */
-static int F32_NAME(round_up)(int n)
-{
-    return (n + 2 * VW - 1) / (2 * VW) * (2 * VW);
-}
-
 /* The MR query rows of a block; rows past n_q repeat the last real one,
  * and their results are never written out. */
 static void F32_NAME(block_rows)(const float **q_rows,
@@ -264,11 +268,12 @@ static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
                 for (int jj = 0; jj < nv; jj++) row[jj] = 0.0f;
                 continue;
             }
-            const float alpha = expf(m[r] - m_new); /* 0 while m was -inf */
+            /* While m was -inf nothing was accumulated: acc and l are 0. */
+            const float alpha = m[r] == -INFINITY ? 0.0f : expf(m[r] - m_new);
             const float sum = F32_NAME(exp_row)(row, nb, m_new);
             l[r] = l[r] * alpha + sum;
             m[r] = m_new;
-            if (alpha != 1.0f) {
+            if (alpha != 1.0f && alpha != 0.0f) {
                 float *acc_row = acc + (size_t)r * (size_t)d_v;
                 for (int c = 0; c < d_v; c++) acc_row[c] *= alpha;
             }

@@ -363,8 +363,22 @@ export interface SdpaFlatInput {
   window?: number;
   /** The Sparse Transformer's strided pattern (j <= i implied). */
   stride?: number;
+  /** Mask the keys at index >= keyLength: one number, or one per batch item. */
+  keyLength?: number | readonly number[];
+  /** A custom mask, flat [nQ, nK]: true (or 1) = may attend. */
+  allowed?: readonly (boolean | number)[] | Uint8Array;
   /** true to also return the weights. */
   weights?: boolean;
+}
+
+/** The float32 path: q, k and v all Float32Arrays (attn_sdpa_f32). */
+export interface SdpaFlat32Input extends Omit<SdpaFlatInput, 'q' | 'k' | 'v'> {
+  /** [batch, nQ, dK] */
+  q: Float32Array;
+  /** [batch, nK, dK] */
+  k: Float32Array;
+  /** [batch, nK, dV] */
+  v: Float32Array;
 }
 
 /** Linear attention over flat arrays, for timing. */
@@ -391,6 +405,22 @@ export interface SdpaFlatResult {
 export interface SdpaFlatResultWithWeights extends SdpaFlatResult {
   /** [batch, nQ, nK] */
   weights: Float64Array;
+}
+
+/** Linear attention in float32: q, k and v all Float32Arrays. */
+export interface LinearFlat32Input extends Omit<LinearFlatInput, 'q' | 'k' | 'v'> {
+  q: Float32Array;
+  k: Float32Array;
+  v: Float32Array;
+}
+
+export interface SdpaFlat32Result {
+  /** [batch, nQ, dV] */
+  output: Float32Array;
+}
+export interface SdpaFlat32ResultWithWeights extends SdpaFlat32Result {
+  /** [batch, nQ, nK] */
+  weights: Float32Array;
 }
 
 // ---- Memory ----
@@ -484,8 +514,12 @@ export interface Attention {
    * LaTeX. */
   format(problem: Problem, style?: FormatStyle): string;
 
+  /** Float32Arrays in: computed in float32, Float32Arrays out. */
+  sdpaFlat(input: SdpaFlat32Input & { weights: true }): SdpaFlat32ResultWithWeights;
+  sdpaFlat(input: SdpaFlat32Input): SdpaFlat32Result;
   sdpaFlat(input: SdpaFlatInput & { weights: true }): SdpaFlatResultWithWeights;
   sdpaFlat(input: SdpaFlatInput): SdpaFlatResult;
+  linearFlat(input: LinearFlat32Input): SdpaFlat32Result;
   linearFlat(input: LinearFlatInput): SdpaFlatResult;
 
   memoryStats(): MemoryStats;

@@ -18,7 +18,8 @@
 //   attn.weightedSum({ weights, v })             -> { output }
 //   attn.run({ kind, ...fields })                -> any of the above
 //   attn.format({ kind, ...fields }, 'markdown' | 'latex' | 'text' | 'json') -> string
-//   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays)
+//   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays;
+//                  Float32Array inputs compute in float32, others in float64)
 //   attn.linearFlat({ q, k, v, nQ, nK, dK, dV, causal }) -> { output }
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
 //
@@ -42,11 +43,15 @@ const OPTIONS_BYTES = 56;
 const OPTIONS_SCALE_KIND = 0;
 const OPTIONS_SCALE_FACTOR = 8;
 const OPTIONS_MASK_KINDS = 16;
+const OPTIONS_MASK_KEY_LENGTH = 20;
+const OPTIONS_MASK_ALLOWED = 24;
 const OPTIONS_MASK_WINDOW = 28;
 const OPTIONS_MASK_STRIDE = 32;
 const ATTN_SCALE_NONE = 1;
 const ATTN_SCALE_FACTOR = 2;
 const ATTN_MASK_CAUSAL = 1;
+const ATTN_MASK_KEY_PADDING = 1 << 1;
+const ATTN_MASK_CUSTOM = 1 << 2;
 const ATTN_MASK_LOCAL = 1 << 3;
 const ATTN_MASK_STRIDED = 1 << 4;
 
@@ -254,20 +259,28 @@ function createApi(wasm) {
    * Scaled dot-product attention straight over attn_sdpa, for timing:
    * q [batch, nQ, dK], k [batch, nK, dK], v [batch, nK, dV] flat (a
    * Float64Array or any array of numbers). Options: scale (number, or false
-   * for none; default 1/sqrt(dK)), causal (boolean), weights (true to also
-   * return the weights). Returns { output: Float64Array, weights? }.
+   * for none; default 1/sqrt(dK)), causal (boolean), window, stride,
+   * keyLength (a number or one per batch item), allowed (flat [nQ, nK],
+   * true = may attend), weights (true to also return the weights). Returns
+   * { output: Float64Array, weights? }. Given three Float32Arrays it runs
+   * attn_sdpa_f32 instead and returns Float32Arrays (linearFlat likewise).
    */
   // Sizes and lengths of the typed arrays the *Flat functions take.
   function checkFlatShapes(caller, { q, k, v, batch, nQ, nK, dK, dV }) {
-    const sizes = { batch, nQ, nK, dK, dV };
-    for (const [name, size] of Object.entries(sizes)) {
-      if (!Number.isInteger(size) || size < 1) {
-        throw new Error(`${caller}: ${name} must be a positive integer, got ${describe(size)}`);
-      }
-    }
+    checkFlatSize(caller, 'batch', batch);
+    checkFlatSize(caller, 'nQ', nQ);
+    checkFlatSize(caller, 'nK', nK);
+    checkFlatSize(caller, 'dK', dK);
+    checkFlatSize(caller, 'dV', dV);
     checkLength(caller, 'q', q, batch * nQ * dK, 'batch·nQ·dK');
     checkLength(caller, 'k', k, batch * nK * dK, 'batch·nK·dK');
     checkLength(caller, 'v', v, batch * nK * dV, 'batch·nK·dV');
+  }
+
+  function checkFlatSize(caller, name, size) {
+    if (!Number.isInteger(size) || size < 1) {
+      throw new Error(`${caller}: ${name} must be a positive integer, got ${describe(size)}`);
+    }
   }
 
   function linearFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, causal = false }) {
@@ -291,15 +304,23 @@ function createApi(wasm) {
   }
 
   function sdpaFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, scale, causal = false,
-                      window, stride, weights = false }) {
+                      window, stride, keyLength, allowed, weights = false }) {
     checkFlatShapes('sdpaFlat', { q, k, v, batch, nQ, nK, dK, dV });
+    const extra = flatMaskParts(keyLength, allowed, batch, nQ, nK);
     if (float32Inputs('sdpaFlat', q, k, v)) {
-      return sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride, weights);
+      return sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride,
+                        extra, weights);
     }
     const allocations = new Allocations();
     try {
       const options = allocations.bytes(OPTIONS_BYTES);
       wasm.attn_options_init(options);
+      const lengthsPointer = extra.lengths ? allocations.ints(extra.lengths) : 0;
+      let allowedPointer = 0;
+      if (extra.allowed) {
+        allowedPointer = allocations.bytes(extra.allowed.length);
+        new Uint8Array(wasm.memory.buffer, allowedPointer, extra.allowed.length).set(extra.allowed);
+      }
       const view = new DataView(wasm.memory.buffer, options, OPTIONS_BYTES);
       if (scale === false) {
         view.setInt32(OPTIONS_SCALE_KIND, ATTN_SCALE_NONE, true);
@@ -315,6 +336,14 @@ function createApi(wasm) {
       if (stride !== undefined) {
         maskKinds |= ATTN_MASK_STRIDED;
         view.setInt32(OPTIONS_MASK_STRIDE, stride, true);
+      }
+      if (lengthsPointer !== 0) {
+        maskKinds |= ATTN_MASK_KEY_PADDING;
+        view.setUint32(OPTIONS_MASK_KEY_LENGTH, lengthsPointer, true);
+      }
+      if (allowedPointer !== 0) {
+        maskKinds |= ATTN_MASK_CUSTOM;
+        view.setUint32(OPTIONS_MASK_ALLOWED, allowedPointer, true);
       }
       view.setUint32(OPTIONS_MASK_KINDS, maskKinds, true);
 
@@ -334,6 +363,26 @@ function createApi(wasm) {
     } finally {
       allocations.releaseAll();
     }
+  }
+
+  // sdpaFlat's keyLength (one number, or one per batch item) and allowed
+  // (flat [nQ, nK] of booleans or 0/1, true = may attend) as the C mask wants
+  // them: { lengths: Int32Array | null, allowed: Uint8Array | null }.
+  function flatMaskParts(keyLength, allowed, batch, nQ, nK) {
+    let lengths = null;
+    if (keyLength !== undefined) {
+      const list = typeof keyLength === 'number' ? new Array(batch).fill(keyLength) : keyLength;
+      if (!isList(list) || list.length !== batch || !Array.from(list).every(Number.isInteger)) {
+        throw new Error(`sdpaFlat: keyLength must be an integer or ${batch} integers (one per batch item)`);
+      }
+      lengths = Int32Array.from(list);
+    }
+    let bytes = null;
+    if (allowed !== undefined) {
+      checkLength('sdpaFlat', 'allowed', allowed, nQ * nK, 'nQ·nK');
+      bytes = Uint8Array.from(allowed, (x) => (x ? 1 : 0));
+    }
+    return { lengths, allowed: bytes };
   }
 
   // ---- The float32 path of sdpaFlat and linearFlat ----
@@ -381,19 +430,32 @@ function createApi(wasm) {
 
   const align16 = (bytes) => (bytes + 15) & ~15;
 
-  function sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride, weights) {
+  function sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride,
+                      extra, weights) {
     const outputLength = batch * nQ * dV;
     const weightsLength = weights ? batch * nQ * nK : 0;
     const workLength = wasm.attn_sdpa_f32_work_size(nK, dK, dV);
     if (workLength === 0) throw new Error('sdpaFlat: sizes too large');
-    // Layout: options, q, k, v, output, weights, work.
-    const offsets = [OPTIONS_BYTES, 4 * q.length, 4 * k.length, 4 * v.length,
-                     4 * outputLength, 4 * weightsLength, 4 * workLength].map(align16);
-    const base = scratchBlock(offsets.reduce((a, b) => a + b, 0));
-    const at = [base];
-    for (let i = 1; i < offsets.length; i++) at.push(at[i - 1] + offsets[i - 1]);
-    const [options, qp, kp, vp, outputPointer, weightsPointer, work] = at;
+    const lengthsBytes = extra.lengths ? 4 * batch : 0;
+    const allowedBytes = extra.allowed ? nQ * nK : 0;
+    // Layout of the scratch block: options, q, k, v, output, weights, work,
+    // key lengths, allowed.
+    const options = scratchBlock(align16(OPTIONS_BYTES) + align16(4 * q.length) +
+                                 align16(4 * k.length) + align16(4 * v.length) +
+                                 align16(4 * outputLength) + align16(4 * weightsLength) +
+                                 align16(4 * workLength) + align16(lengthsBytes) +
+                                 allowedBytes);
+    const qp = options + align16(OPTIONS_BYTES);
+    const kp = qp + align16(4 * q.length);
+    const vp = kp + align16(4 * k.length);
+    const outputPointer = vp + align16(4 * v.length);
+    const weightsPointer = outputPointer + align16(4 * outputLength);
+    const work = weightsPointer + align16(4 * weightsLength);
+    const lengthsPointer = work + align16(4 * workLength);
+    const allowedPointer = lengthsPointer + align16(lengthsBytes);
     const { f32, i32, f64 } = heapViews();
+    if (extra.lengths) i32.set(extra.lengths, lengthsPointer >> 2);
+    if (extra.allowed) new Uint8Array(f32.buffer).set(extra.allowed, allowedPointer);
     // attn_options, field by field (the layout described at OPTIONS_BYTES).
     let scaleKind = 0; // ATTN_SCALE_INV_SQRT_DK
     if (scale === false) scaleKind = ATTN_SCALE_NONE;
@@ -404,9 +466,11 @@ function createApi(wasm) {
     const o = options >> 2;
     i32[o] = scaleKind;
     f64[(options + OPTIONS_SCALE_FACTOR) >> 3] = typeof scale === 'number' ? scale : 1;
+    if (extra.lengths) maskKinds |= ATTN_MASK_KEY_PADDING;
+    if (extra.allowed) maskKinds |= ATTN_MASK_CUSTOM;
     i32[o + 4] = maskKinds; // mask.kinds
-    i32[o + 5] = 0;         // mask.key_length
-    i32[o + 6] = 0;         // mask.allowed
+    i32[o + 5] = extra.lengths ? lengthsPointer : 0; // mask.key_length
+    i32[o + 6] = extra.allowed ? allowedPointer : 0; // mask.allowed
     i32[o + 7] = window === undefined ? 0 : window;
     i32[o + 8] = stride === undefined ? 1 : stride;
     f64[(options + 40) >> 3] = 0; // dropout
@@ -429,12 +493,13 @@ function createApi(wasm) {
     const outputLength = batch * nQ * dV;
     const workLength = wasm.attn_linear_f32_work_size(dK, dV);
     if (workLength === 0) throw new Error('linearFlat: sizes too large');
-    const offsets = [4 * q.length, 4 * k.length, 4 * v.length, 4 * outputLength,
-                     4 * workLength].map(align16);
-    const base = scratchBlock(offsets.reduce((a, b) => a + b, 0));
-    const at = [base];
-    for (let i = 1; i < offsets.length; i++) at.push(at[i - 1] + offsets[i - 1]);
-    const [qp, kp, vp, outputPointer, work] = at;
+    const qp = scratchBlock(align16(4 * q.length) + align16(4 * k.length) +
+                            align16(4 * v.length) + align16(4 * outputLength) +
+                            4 * workLength);
+    const kp = qp + align16(4 * q.length);
+    const vp = kp + align16(4 * k.length);
+    const outputPointer = vp + align16(4 * v.length);
+    const work = outputPointer + align16(4 * outputLength);
     const { f32 } = heapViews();
     f32.set(q, qp >> 2);
     f32.set(k, kp >> 2);
@@ -448,7 +513,8 @@ function createApi(wasm) {
   }
 
   function copyFloats(pointer, length) {
-    return new Float32Array(wasm.memory.buffer, pointer, length).slice();
+    const start = pointer >> 2;
+    return heapViews().f32.slice(start, start + length);
   }
 
   function copyDoubles(pointer, length) {
