@@ -1,7 +1,7 @@
 /*
  * The float32 path against the double one: every kernel (the portable
- * scalar one forced on its own, and the one attn_sdpa_f32 picks here, AVX2
- * + FMA when the CPU has it) on random problems with every mask, sizes that
+ * scalar one forced on its own, AVX2 + FMA and AVX-512F each forced where
+ * the CPU has them, and the one attn_sdpa_f32 picks) on random problems with every mask, sizes that
  * are not multiples of the tiles, batches, n_q != n_k and d_k != d_v. The
  * inputs are drawn in double, rounded to float, and the double path gets the
  * rounded values, so the difference is the float computation alone. Errors
@@ -200,11 +200,41 @@ static void test_the_scalar_kernel_matches_double_with_every_mask(void **state)
     check_every_mask(ATTN__F32_SCALAR);
 }
 
+/* 1 if this build and CPU have the kernel. */
+static int kernel_available(int kernel)
+{
+    const float x[1] = {1};
+    float out[1], work[1024];
+    return attn__sdpa_f32_using(kernel, NULL, out, x, x, x, 1, 1, 1, 1, 1, NULL,
+                                work) != ATTN_ERR_OPTION;
+}
+
 static void test_the_chosen_kernel_matches_double_with_every_mask(void **state)
 {
     (void)state;
     print_message("attn_sdpa_f32 runs the %s kernel\n", attn_f32_kernel_name());
     check_every_mask(ATTN__F32_BEST);
+}
+
+static void test_the_avx2_kernel_matches_double_where_the_cpu_has_it(void **state)
+{
+    (void)state;
+    if (!kernel_available(ATTN__F32_AVX2)) skip();
+    check_every_mask(ATTN__F32_AVX2);
+}
+
+static void test_the_avx512_kernel_matches_double_where_the_cpu_has_it(void **state)
+{
+    (void)state;
+    if (!kernel_available(ATTN__F32_AVX512)) skip();
+    check_every_mask(ATTN__F32_AVX512);
+}
+
+static void test_an_unknown_kernel_is_an_option_error(void **state)
+{
+    (void)state;
+    assert_false(kernel_available(ATTN__F32_KERNELS));
+    assert_false(kernel_available(-1));
 }
 
 static void test_t2048_outputs_agree_with_double_to_1e_5(void **state)
@@ -231,7 +261,8 @@ static void test_a_fully_masked_row_gives_zeros(void **state)
     attn_options_init(&opts);
     opts.mask.kinds = ATTN_MASK_KEY_PADDING;
     opts.mask.key_length = lengths;
-    for (int kernel = ATTN__F32_BEST; kernel <= ATTN__F32_SCALAR; kernel++) {
+    for (int kernel = ATTN__F32_BEST; kernel < ATTN__F32_KERNELS; kernel++) {
+        if (!kernel_available(kernel)) continue;
         assert_int_equal(attn__sdpa_f32_using(kernel, w, o, q, q, v, 1, 2, 2, 3,
                                               2, &opts, work), ATTN_OK);
         for (int i = 0; i < 4; i++) {
@@ -304,6 +335,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_scalar_kernel_matches_double_with_every_mask),
         cmocka_unit_test(test_the_chosen_kernel_matches_double_with_every_mask),
+        cmocka_unit_test(test_the_avx2_kernel_matches_double_where_the_cpu_has_it),
+        cmocka_unit_test(test_the_avx512_kernel_matches_double_where_the_cpu_has_it),
+        cmocka_unit_test(test_an_unknown_kernel_is_an_option_error),
         cmocka_unit_test(test_t2048_outputs_agree_with_double_to_1e_5),
         cmocka_unit_test(test_a_fully_masked_row_gives_zeros),
         cmocka_unit_test(test_bad_input_gives_the_documented_status),

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- Sizes ---- */
 
@@ -190,8 +191,8 @@ int attn__scores_to_context(double *scores_out, double *weights_out,
 
 /* ---- The float32 path (sdpa_f32.c, sdpa_f32_body.h) ---- */
 
-/* The AVX2 + FMA kernel needs gcc's target pragma; run-time dispatch picks
- * it when the CPU has both. */
+/* The AVX2 + FMA and AVX-512F kernels need gcc's target pragma; run-time
+ * dispatch picks the widest the CPU has. */
 #if defined(__GNUC__) && !defined(__clang__) && \
     (defined(__x86_64__) || defined(__i386__))
 #define ATTN__HAVE_AVX2_KERNEL 1
@@ -218,6 +219,19 @@ typedef struct attn__f32_job {
     float *work;          /* [attn__f32_item_work_size] */
 } attn__f32_job;
 
+/* 1 if no entry is NaN or infinite (all exponent bits set): integer
+ * operations, which the compiler vectorises, unlike a float reduction. */
+static inline int attn__all_finite_f32(const float *x, size_t count)
+{
+    uint32_t bad = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t bits;
+        memcpy(&bits, &x[i], sizeof bits);
+        bad |= (bits & 0x7f800000u) == 0x7f800000u;
+    }
+    return bad == 0;
+}
+
 /* Floats of packed K: [ceil(n_k / NB), d_k, NB]; 0 on overflow. */
 size_t attn__f32_packed_k_size(int n_k, int d_k);
 
@@ -230,13 +244,16 @@ int attn__f32_tile_state(const attn__f32_job *job, int i0, int i1,
 /* The kernels, one per instruction set (sdpa_f32_body.h). */
 int attn__f32_item_scalar(const attn__f32_job *job);
 int attn__f32_item_avx2(const attn__f32_job *job);   /* x86 with gcc only */
+int attn__f32_item_avx512(const attn__f32_job *job); /* x86 with gcc only */
 int attn__f32_item_wasm(const attn__f32_job *job);   /* -msimd128 only */
 
 /* Which kernel attn__sdpa_f32_using runs. */
-enum { ATTN__F32_BEST = 0, ATTN__F32_SCALAR = 1 };
+enum { ATTN__F32_BEST = 0, ATTN__F32_SCALAR = 1, ATTN__F32_AVX2 = 2,
+       ATTN__F32_AVX512 = 3, ATTN__F32_KERNELS = 4 };
 
-/* attn_sdpa_f32 with a chosen kernel: ATTN__F32_SCALAR forces the portable
- * one (the tests check it on its own), ATTN__F32_BEST picks at run time. */
+/* attn_sdpa_f32 with a chosen kernel: ATTN__F32_BEST picks at run time;
+ * the others force one (the tests check each on its own) and give
+ * ATTN_ERR_OPTION when this build or CPU lacks it. */
 int attn__sdpa_f32_using(int kernel, float *weights, float *output,
                          const float *q, const float *k, const float *v,
                          int batch, int n_q, int n_k, int d_k, int d_v,

@@ -10,13 +10,6 @@ size_t attn_linear_f32_work_size(int d_k, int d_v)
     return attn_linear_work_size(d_k, d_v); /* the same counts, in floats */
 }
 
-static int all_finite(const float *x, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        if (!isfinite(x[i])) return 0;
-    return 1;
-}
-
 static void phi_row(float *out, const float *x, int n)
 {
     for (int a = 0; a < n; a++) out[a] = x[a] > 0.0f ? x[a] + 1.0f : expf(x[a]);
@@ -55,12 +48,9 @@ static int output_row(float *out, const linear_state *st, const float *q_row)
         for (int c = 0; c < st->d_v; c++) out[c] += f * s_row[c];
     }
     const float inv = 1.0f / denominator;
-    float check = 0.0f;
-    for (int c = 0; c < st->d_v; c++) {
-        out[c] *= inv;
-        check += out[c] - out[c];
-    }
-    return check == 0.0f ? ATTN_OK : ATTN_ERR_OVERFLOW_VALUE;
+    for (int c = 0; c < st->d_v; c++) out[c] *= inv;
+    return attn__all_finite_f32(out, (size_t)st->d_v) ? ATTN_OK
+                                                      : ATTN_ERR_OVERFLOW_VALUE;
 }
 
 int attn_linear_f32(float *output, const float *q, const float *k,
@@ -80,8 +70,8 @@ int attn_linear_f32(float *output, const float *q, const float *k,
     if (attn_linear_f32_work_size(d_k, d_v) == 0) return ATTN_ERR_SIZE_OVERFLOW;
     const size_t bq = (size_t)n_q * (size_t)d_k, bk = (size_t)n_k * (size_t)d_k;
     const size_t bv = (size_t)n_k * (size_t)d_v, bo = (size_t)n_q * (size_t)d_v;
-    if (!all_finite(q, (size_t)batch * bq) || !all_finite(k, (size_t)batch * bk) ||
-        !all_finite(v, (size_t)batch * bv))
+    if (!attn__all_finite_f32(q, (size_t)batch * bq) || !attn__all_finite_f32(k, (size_t)batch * bk) ||
+        !attn__all_finite_f32(v, (size_t)batch * bv))
         return ATTN_ERR_NOT_FINITE;
 
     const linear_state st = {

@@ -172,52 +172,48 @@ static v128_t exp_wasm(v128_t x)
 
 /* ---- Checks and dispatch ---- */
 
-/* 1 if no entry is NaN or infinite (all exponent bits set): integer
- * operations, which the compiler vectorises, unlike a float reduction. */
-static int all_finite_f32(const float *x, size_t count)
-{
-    uint32_t bad = 0;
-    for (size_t i = 0; i < count; i++) {
-        uint32_t bits;
-        memcpy(&bits, &x[i], sizeof bits);
-        bad |= (bits & 0x7f800000u) == 0x7f800000u;
-    }
-    return bad == 0;
-}
-
 typedef int (*item_kernel)(const attn__f32_job *job);
 
-#ifndef __wasm_simd128__
-static int avx2_usable(void)
+/* The kernel for `kernel` (ATTN__F32_*), or NULL when this build or CPU
+ * lacks it. */
+static item_kernel kernel_for(int kernel)
 {
-#if defined(ATTN__HAVE_AVX2_KERNEL)
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return 0;
-#endif
-}
-#endif
-
-static item_kernel best_kernel(void)
-{
+    switch (kernel) {
+    case ATTN__F32_SCALAR:
+        return attn__f32_item_scalar;
+    case ATTN__F32_BEST:
 #ifdef __wasm_simd128__
-    return attn__f32_item_wasm;
+        return attn__f32_item_wasm;
 #else
+        if (kernel_for(ATTN__F32_AVX512) != NULL) return attn__f32_item_avx512;
+        if (kernel_for(ATTN__F32_AVX2) != NULL) return attn__f32_item_avx2;
+        return attn__f32_item_scalar;
+#endif
 #if defined(ATTN__HAVE_AVX2_KERNEL)
-    if (avx2_usable()) return attn__f32_item_avx2;
+    case ATTN__F32_AVX2:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
+                   ? attn__f32_item_avx2 : NULL;
+    case ATTN__F32_AVX512:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") ? attn__f32_item_avx512 : NULL;
 #endif
-    return attn__f32_item_scalar;
-#endif
+    default:
+        return NULL;
+    }
 }
 
 const char *attn_f32_kernel_name(void)
 {
+    const item_kernel best = kernel_for(ATTN__F32_BEST);
 #ifdef __wasm_simd128__
-    return "wasm-simd128";
-#else
-    return avx2_usable() ? "avx2-fma" : "scalar";
+    if (best == attn__f32_item_wasm) return "wasm-simd128";
 #endif
+#if defined(ATTN__HAVE_AVX2_KERNEL)
+    if (best == attn__f32_item_avx512) return "avx512f";
+    if (best == attn__f32_item_avx2) return "avx2-fma";
+#endif
+    return "scalar";
 }
 
 int attn__sdpa_f32_using(int kernel, float *weights, float *output,
@@ -227,8 +223,8 @@ int attn__sdpa_f32_using(int kernel, float *weights, float *output,
 {
     if (q == NULL || k == NULL || v == NULL || work == NULL)
         return ATTN_ERR_NULL;
-    if (kernel != ATTN__F32_BEST && kernel != ATTN__F32_SCALAR)
-        return ATTN_ERR_OPTION;
+    const item_kernel run = kernel_for(kernel);
+    if (run == NULL) return ATTN_ERR_OPTION;
     const int sizes[] = {batch, n_q, n_k, d_k, d_v};
     int status = attn__check_sizes(sizes, 5);
     if (status != ATTN_OK) return status;
@@ -249,14 +245,12 @@ int attn__sdpa_f32_using(int kernel, float *weights, float *output,
     const size_t nk_dv = (size_t)n_k * (size_t)d_v;
     const size_t nq_dv = (size_t)n_q * (size_t)d_v;
     const size_t nq_nk = (size_t)n_q * (size_t)n_k;
-    if (!all_finite_f32(q, (size_t)batch * nq_dk) ||
-        !all_finite_f32(k, (size_t)batch * nk_dk) ||
-        !all_finite_f32(v, (size_t)batch * nk_dv))
+    if (!attn__all_finite_f32(q, (size_t)batch * nq_dk) ||
+        !attn__all_finite_f32(k, (size_t)batch * nk_dk) ||
+        !attn__all_finite_f32(v, (size_t)batch * nk_dv))
         return ATTN_ERR_NOT_FINITE;
     if (weights == NULL && output == NULL) return ATTN_OK;
 
-    const item_kernel run = kernel == ATTN__F32_SCALAR ? attn__f32_item_scalar
-                                                       : best_kernel();
     for (int b = 0; b < batch; b++) {
         const attn__f32_job job = {
             .weights = weights != NULL ? weights + (size_t)b * nq_nk : NULL,

@@ -288,12 +288,9 @@ static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
         float *out = job->output + (size_t)(i0 + r) * (size_t)d_v;
         const float *acc_row = acc + (size_t)r * (size_t)d_v;
         const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
-        float check = 0.0f;
-        for (int c = 0; c < d_v; c++) {
-            out[c] = acc_row[c] * inv;
-            check += out[c] - out[c];
-        }
-        if (check != 0.0f) return ATTN_ERR_OVERFLOW_VALUE;
+        for (int c = 0; c < d_v; c++) out[c] = acc_row[c] * inv;
+        if (!attn__all_finite_f32(out, (size_t)d_v))
+            return ATTN_ERR_OVERFLOW_VALUE;
     }
     return ATTN_OK;
 }
@@ -388,12 +385,10 @@ static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
     }
     for (int r = 0; r < rows; r++) {
         float *out = job->output + (size_t)(i0 + r) * (size_t)d_v;
-        float check = 0.0f;
-        for (int c = 0; c < d_v; c++) {
+        for (int c = 0; c < d_v; c++)
             out[c] = acc[(size_t)r * (size_t)d_v + (size_t)c];
-            check += out[c] - out[c];
-        }
-        if (check != 0.0f) return ATTN_ERR_OVERFLOW_VALUE;
+        if (!attn__all_finite_f32(out, (size_t)d_v))
+            return ATTN_ERR_OVERFLOW_VALUE;
     }
     return ATTN_OK;
 }
