@@ -302,7 +302,7 @@ size_t attn_linear_work_size(int d_k, int d_v);
  */
 
 /* Length in floats of the work array attn_sdpa_f32 needs: K packed as
- * [ceil(n_k / 64), d_k, 64], one 4 × 64 tile of scores, 4 rows of d_v. */
+ * [ceil(n_k / 64), d_k, 64], one 6 × 64 tile of scores, 6 rows of d_v. */
 size_t attn_sdpa_f32_work_size(int n_k, int d_k, int d_v);
 
 /*

@@ -198,8 +198,9 @@ int attn__scores_to_context(double *scores_out, double *weights_out,
 #define ATTN__HAVE_AVX2_KERNEL 1
 #endif
 
-/* Query rows per block and keys per tile of the float32 kernels. */
-#define ATTN__F32_MR 4
+/* Query rows per block (at most: each kernel picks its own, 4 or 6) and
+ * keys per tile of the float32 kernels. */
+#define ATTN__F32_MR 6
 #define ATTN__F32_NB 64
 
 /* One batch item for a float32 kernel, its inputs checked. */

@@ -100,6 +100,7 @@ static float exp_scalar(float x)
 
 /* ---- The scalar kernel: a vector of one float ---- */
 
+#define F32_MR 4
 #define VF float
 #define VW 1
 #define V_ZERO() 0.0f
@@ -127,6 +128,7 @@ static float exp_scalar(float x)
 #undef V_FMA
 #undef V_EXP
 #undef F32_NAME
+#undef F32_MR
 
 /* ---- The WASM SIMD kernel: f32x4 ---- */
 
@@ -154,6 +156,7 @@ static v128_t exp_wasm(v128_t x)
     return wasm_v128_and(wasm_f32x4_mul(p, two_n), keep);
 }
 
+#define F32_MR 4
 #define VF v128_t
 #define VW 4
 #define V_ZERO() wasm_f32x4_splat(0.0f)

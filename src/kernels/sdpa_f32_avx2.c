@@ -33,6 +33,7 @@ static __m256 exp_avx2(__m256 x)
     return _mm256_and_ps(_mm256_mul_ps(p, _mm256_castsi256_ps(e)), keep);
 }
 
+#define F32_MR 6
 #define VF __m256
 #define VW 8
 #define V_ZERO() _mm256_setzero_ps()

@@ -33,6 +33,7 @@ static __m512 exp_avx512(__m512 x)
     return _mm512_maskz_mul_ps(keep, p, _mm512_castsi512_ps(e));
 }
 
+#define F32_MR 6
 #define VF __m512
 #define VW 16
 #define V_ZERO() _mm512_setzero_ps()

@@ -9,6 +9,7 @@
  *   V_ADD V_SUB V_MUL V_MAX (a, b)          V_FMA(a, b, c) = a * b + c
  *   V_EXP(x)        e^x for x <= 0 (-INFINITY gives exactly 0)
  *   F32_NAME(name)  the name of this instruction set's copy of `name`
+ *   F32_MR          query rows per block: 4 or 6 (at most ATTN__F32_MR)
  *
  * and F32_NAME(item) (declared in kernels.h) runs one batch item.
  *
@@ -22,7 +23,10 @@
  * not see (causal, local, strided, key padding) are skipped.
  */
 
-#define MR ATTN__F32_MR
+#if F32_MR > ATTN__F32_MR
+#error "sdpa_f32_body.h: F32_MR exceeds the rows the work array holds"
+#endif
+#define MR F32_MR
 #define NB ATTN__F32_NB
 
 /* Horizontal reductions go through memory: they run once per row and tile. */
@@ -70,96 +74,86 @@ static void F32_NAME(pack_k)(float *kt, const float *k, int n_k, int d_k)
     }
 }
 
+/* The microkernels below are unrolled by hand for MR query rows: 6 (the
+ * classic 6 × 2-vector GEMM block natively: 12 accumulators, 2 loads and 6
+ * broadcasts per step, 15 registers of x86's 16) or 4 (WASM, whose
+ * compilers keep a scratch register or two for themselves). */
+#if MR == 6
+#define F32_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#elif MR == 4
+#define F32_ROWS(X) X(0) X(1) X(2) X(3)
+#else
+#error "sdpa_f32_body.h: F32_MR must be 4 or 6"
+#endif
+
 /* s [MR, NB] = rows × packed keys 0..nb of one tile (nb a multiple of
  * 2·VW): MR × 2 vectors of accumulators, one broadcast per row. */
 static void F32_NAME(tile_scores)(float *s, const float *const *q_rows,
                                   const float *kt_tile, int d_k, int nb)
 {
+#define F32_DECLARE(r) VF a##r##0 = V_ZERO(), a##r##1 = V_ZERO(); \
+                       const float *q##r = q_rows[r];
+#define F32_STEP(r) { const VF b = V_SET1(q##r[c]); \
+                      a##r##0 = V_FMA(b, k0, a##r##0); \
+                      a##r##1 = V_FMA(b, k1, a##r##1); }
+#define F32_SAVE(r) V_STORE(s + r * NB + jj, a##r##0); \
+                    V_STORE(s + r * NB + jj + VW, a##r##1);
     for (int jj = 0; jj < nb; jj += 2 * VW) {
-        VF a00 = V_ZERO(), a01 = V_ZERO(), a10 = V_ZERO(), a11 = V_ZERO();
-        VF a20 = V_ZERO(), a21 = V_ZERO(), a30 = V_ZERO(), a31 = V_ZERO();
+        F32_ROWS(F32_DECLARE)
         const float *kp = kt_tile + jj;
-        const float *q0 = q_rows[0], *q1 = q_rows[1];
-        const float *q2 = q_rows[2], *q3 = q_rows[3];
         for (int c = 0; c < d_k; c++) {
             const VF k0 = V_LOAD(kp + (size_t)c * NB);
             const VF k1 = V_LOAD(kp + (size_t)c * NB + VW);
-            VF b = V_SET1(q0[c]);
-            a00 = V_FMA(b, k0, a00);
-            a01 = V_FMA(b, k1, a01);
-            b = V_SET1(q1[c]);
-            a10 = V_FMA(b, k0, a10);
-            a11 = V_FMA(b, k1, a11);
-            b = V_SET1(q2[c]);
-            a20 = V_FMA(b, k0, a20);
-            a21 = V_FMA(b, k1, a21);
-            b = V_SET1(q3[c]);
-            a30 = V_FMA(b, k0, a30);
-            a31 = V_FMA(b, k1, a31);
+            F32_ROWS(F32_STEP)
         }
-        V_STORE(s + 0 * NB + jj, a00);
-        V_STORE(s + 0 * NB + jj + VW, a01);
-        V_STORE(s + 1 * NB + jj, a10);
-        V_STORE(s + 1 * NB + jj + VW, a11);
-        V_STORE(s + 2 * NB + jj, a20);
-        V_STORE(s + 2 * NB + jj + VW, a21);
-        V_STORE(s + 3 * NB + jj, a30);
-        V_STORE(s + 3 * NB + jj + VW, a31);
+        F32_ROWS(F32_SAVE)
     }
+#undef F32_DECLARE
+#undef F32_STEP
+#undef F32_SAVE
 }
 
 /* acc [MR, d_v] += p [MR, nv] (rows p_stride apart) @ v [nv, d_v]. */
 static void F32_NAME(tile_pv)(float *acc, int d_v, const float *p,
                               size_t p_stride, const float *v, int nv)
 {
-    const float *p0 = p, *p1 = p + p_stride;
-    const float *p2 = p + 2 * p_stride, *p3 = p + 3 * p_stride;
-    float *c0 = acc, *c1 = acc + d_v, *c2 = acc + 2 * d_v, *c3 = acc + 3 * d_v;
+#define F32_POINTERS(r) const float *p##r = p + r * p_stride; \
+                        float *c##r = acc + r * d_v;
+    F32_ROWS(F32_POINTERS)
+#undef F32_POINTERS
     int c = 0;
+#define F32_LOAD_ACC(r) VF a##r##0 = V_LOAD(c##r + c), \
+                           a##r##1 = V_LOAD(c##r + c + VW);
+#define F32_STEP(r) { const VF b = V_SET1(p##r[j]); \
+                      a##r##0 = V_FMA(b, v0, a##r##0); \
+                      a##r##1 = V_FMA(b, v1, a##r##1); }
+#define F32_SAVE(r) V_STORE(c##r + c, a##r##0); V_STORE(c##r + c + VW, a##r##1);
     for (; c + 2 * VW <= d_v; c += 2 * VW) {
-        VF a00 = V_LOAD(c0 + c), a01 = V_LOAD(c0 + c + VW);
-        VF a10 = V_LOAD(c1 + c), a11 = V_LOAD(c1 + c + VW);
-        VF a20 = V_LOAD(c2 + c), a21 = V_LOAD(c2 + c + VW);
-        VF a30 = V_LOAD(c3 + c), a31 = V_LOAD(c3 + c + VW);
+        F32_ROWS(F32_LOAD_ACC)
         for (int j = 0; j < nv; j++) {
             const float *v_row = v + (size_t)j * (size_t)d_v + c;
             const VF v0 = V_LOAD(v_row), v1 = V_LOAD(v_row + VW);
-            VF b = V_SET1(p0[j]);
-            a00 = V_FMA(b, v0, a00);
-            a01 = V_FMA(b, v1, a01);
-            b = V_SET1(p1[j]);
-            a10 = V_FMA(b, v0, a10);
-            a11 = V_FMA(b, v1, a11);
-            b = V_SET1(p2[j]);
-            a20 = V_FMA(b, v0, a20);
-            a21 = V_FMA(b, v1, a21);
-            b = V_SET1(p3[j]);
-            a30 = V_FMA(b, v0, a30);
-            a31 = V_FMA(b, v1, a31);
+            F32_ROWS(F32_STEP)
         }
-        V_STORE(c0 + c, a00);
-        V_STORE(c0 + c + VW, a01);
-        V_STORE(c1 + c, a10);
-        V_STORE(c1 + c + VW, a11);
-        V_STORE(c2 + c, a20);
-        V_STORE(c2 + c + VW, a21);
-        V_STORE(c3 + c, a30);
-        V_STORE(c3 + c + VW, a31);
+        F32_ROWS(F32_SAVE)
     }
+#undef F32_LOAD_ACC
+#undef F32_STEP
+#undef F32_SAVE
+#define F32_LOAD_ONE(r) float a##r = c##r[c];
+#define F32_STEP_ONE(r) a##r += p##r[j] * x;
+#define F32_SAVE_ONE(r) c##r[c] = a##r;
     for (; c < d_v; c++) { /* columns left over: one at a time */
-        float a0 = c0[c], a1 = c1[c], a2 = c2[c], a3 = c3[c];
+        F32_ROWS(F32_LOAD_ONE)
         for (int j = 0; j < nv; j++) {
             const float x = v[(size_t)j * (size_t)d_v + c];
-            a0 += p0[j] * x;
-            a1 += p1[j] * x;
-            a2 += p2[j] * x;
-            a3 += p3[j] * x;
+            F32_ROWS(F32_STEP_ONE)
         }
-        c0[c] = a0;
-        c1[c] = a1;
-        c2[c] = a2;
-        c3[c] = a3;
+        F32_ROWS(F32_SAVE_ONE)
     }
+#undef F32_LOAD_ONE
+#undef F32_STEP_ONE
+#undef F32_SAVE_ONE
 }
 
 /* Scales row[0..nb) (nb a multiple of VW); 0 if a score overflowed.
@@ -409,5 +403,6 @@ int F32_NAME(item)(const attn__f32_job *job)
     return ATTN_OK;
 }
 
+#undef F32_ROWS
 #undef MR
 #undef NB
