@@ -326,6 +326,27 @@ int attn_sdpa_f32(float *weights,  /* [batch, n_q, n_k] or NULL */
  * "wasm-simd128" or "scalar". */
 const char *attn_f32_kernel_name(void);
 
+/* Length in floats of the work array attn_sdpa_f32_backward needs: 2·n_k. */
+size_t attn_sdpa_f32_backward_work_size(int n_k);
+
+/*
+ * Gradients of a loss L through attn_sdpa_f32's output, given
+ * d_output = dL/d(output): dq = dL/dQ, dk = dL/dK, dv = dL/dV, each NULL
+ * to skip it. Same options, masks and dropout as the forward call (so the
+ * same entries are dropped); masked entries pass no gradient. P is
+ * recomputed row by row (O(T) work, no stored weights); not yet tiled.
+ */
+int attn_sdpa_f32_backward(float *dq,             /* [batch, n_q, d_k] or NULL */
+                           float *dk,             /* [batch, n_k, d_k] or NULL */
+                           float *dv,             /* [batch, n_k, d_v] or NULL */
+                           const float *d_output, /* [batch, n_q, d_v] */
+                           const float *q,        /* [batch, n_q, d_k] */
+                           const float *k,        /* [batch, n_k, d_k] */
+                           const float *v,        /* [batch, n_k, d_v] */
+                           int batch, int n_q, int n_k, int d_k, int d_v,
+                           const attn_options *opts, /* NULL = defaults */
+                           float *work);   /* [attn_sdpa_f32_backward_work_size(n_k)] */
+
 /* Linear attention as attn_linear, in float32. */
 int attn_linear_f32(float *output,   /* [batch, n_q, d_v] */
                     const float *q,  /* [batch, n_q, d_k] */

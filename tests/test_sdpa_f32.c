@@ -330,6 +330,103 @@ static void test_linear_f32_matches_double(void **state)
     free_problem(&p);
 }
 
+/* L = Σ d_out ⊙ attn_sdpa(q, k, v) in double, for finite differences. */
+static double loss(const problem *p, const attn_options *opts,
+                   const double *d_out, double *out, double *work)
+{
+    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, p->qd, p->kd, p->vd,
+                               p->batch, p->n_q, p->n_k, p->d_k, p->d_v, opts,
+                               work), ATTN_OK);
+    double sum = 0.0;
+    for (size_t i = 0; i < (size_t)p->batch * p->n_q * p->d_v; i++)
+        sum += d_out[i] * out[i];
+    return sum;
+}
+
+/* Central differences of the double loss in every entry of x (in place). */
+static void numeric_gradient(double *grad, double *x, size_t count,
+                             const problem *p, const attn_options *opts,
+                             const double *d_out, double *out, double *work)
+{
+    const double h = 1e-6;
+    for (size_t i = 0; i < count; i++) {
+        const double saved = x[i];
+        x[i] = saved + h;
+        const double up = loss(p, opts, d_out, out, work);
+        x[i] = saved - h;
+        const double down = loss(p, opts, d_out, out, work);
+        x[i] = saved;
+        grad[i] = (up - down) / (2 * h);
+    }
+}
+
+static void check_backward(uint64_t seed, int batch, int n_q, int n_k,
+                           int d_k, int d_v)
+{
+    problem p = make_problem(seed, batch, n_q, n_k, d_k, d_v);
+    const size_t nq = (size_t)batch * n_q * d_k, nk = (size_t)batch * n_k * d_k;
+    const size_t nv = (size_t)batch * n_k * d_v, no = (size_t)batch * n_q * d_v;
+    float *d_out = malloc(no * sizeof *d_out);
+    double *d_outd = malloc(no * sizeof *d_outd), *out = malloc(no * sizeof *out);
+    double *work = malloc(attn_sdpa_work_size(n_k) * sizeof *work);
+    float *dq = malloc(nq * sizeof *dq), *dk = malloc(nk * sizeof *dk);
+    float *dv = malloc(nv * sizeof *dv);
+    float *work32 = malloc(attn_sdpa_f32_backward_work_size(n_k) * sizeof *work32);
+    double *gq = malloc(nq * sizeof *gq), *gk = malloc(nk * sizeof *gk);
+    double *gv = malloc(nv * sizeof *gv);
+    assert_true(d_out && d_outd && out && work && dq && dk && dv && work32 &&
+                gq && gk && gv);
+    test_rng rng;
+    test_rng_seed(&rng, seed + 1000);
+    fill(&rng, d_out, d_outd, no);
+    for (int m = 0; m < MASK_CASES; m++) {
+        attn_options opts;
+        mask_case(&opts, &p, m);
+        assert_int_equal(attn_sdpa_f32_backward(dq, dk, dv, d_out, p.q, p.k, p.v,
+                                                batch, n_q, n_k, d_k, d_v, &opts,
+                                                work32), ATTN_OK);
+        numeric_gradient(gq, p.qd, nq, &p, &opts, d_outd, out, work);
+        numeric_gradient(gk, p.kd, nk, &p, &opts, d_outd, out, work);
+        numeric_gradient(gv, p.vd, nv, &p, &opts, d_outd, out, work);
+        const double eq = normwise_error(dq, gq, nq);
+        const double ek = normwise_error(dk, gk, nk);
+        const double ev = normwise_error(dv, gv, nv);
+        if (!(eq <= 1e-4 && ek <= 1e-4 && ev <= 1e-4))
+            fail_msg("mask case %d: dq %g, dk %g, dv %g", m, eq, ek, ev);
+    }
+    free(d_out);
+    free(d_outd);
+    free(out);
+    free(work);
+    free(dq);
+    free(dk);
+    free(dv);
+    free(work32);
+    free(gq);
+    free(gk);
+    free(gv);
+    free_problem(&p);
+}
+
+static void test_backward_matches_finite_differences_with_every_mask(void **state)
+{
+    (void)state;
+    check_backward(31, 2, 5, 7, 3, 4);
+    check_backward(32, 1, 9, 70, 8, 5);
+}
+
+static void test_backward_skips_gradients_given_null(void **state)
+{
+    (void)state;
+    const float x[4] = {1, 2, 3, 4};
+    float dq[4], work[8];
+    assert_int_equal(attn_sdpa_f32_backward(dq, NULL, NULL, x, x, x, x, 1, 2, 2,
+                                            2, 2, NULL, work), ATTN_OK);
+    assert_int_equal(attn_sdpa_f32_backward(dq, NULL, NULL, NULL, x, x, x, 1, 2,
+                                            2, 2, 2, NULL, work), ATTN_ERR_NULL);
+    assert_int_equal(attn_sdpa_f32_backward_work_size(0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +439,8 @@ int main(void)
         cmocka_unit_test(test_a_fully_masked_row_gives_zeros),
         cmocka_unit_test(test_bad_input_gives_the_documented_status),
         cmocka_unit_test(test_linear_f32_matches_double),
+        cmocka_unit_test(test_backward_matches_finite_differences_with_every_mask),
+        cmocka_unit_test(test_backward_skips_gradients_given_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
