@@ -236,6 +236,19 @@ static inline int attn__all_finite_f32(const float *x, size_t count)
 /* Floats of packed K: [ceil(n_k / NB), d_k, NB]; 0 on overflow. */
 size_t attn__f32_packed_k_size(int n_k, int d_k);
 
+/* The work array of one batch item, carved up (sdpa_f32.c); rows are
+ * ATTN__F32_MR, the most any kernel uses. */
+typedef struct attn__f32_scratch {
+    float *kt;  /* [ceil(n_k / NB), d_k, NB] packed K */
+    float *s;   /* [MR, NB] one tile of scores */
+    float *acc; /* [MR, d_v] output accumulators */
+    float *qt;  /* [d_k, MR] the block's query rows, side by side */
+    float *pt;  /* [NB, MR] one tile of P, transposed */
+} attn__f32_scratch;
+
+void attn__f32_scratch_init(attn__f32_scratch *scratch,
+                            const attn__f32_job *job);
+
 /* How a mask treats the tile of queries i0..i1 and keys j0..j1. */
 enum { ATTN__F32_TILE_SKIP = 0, ATTN__F32_TILE_FULL = 1,
        ATTN__F32_TILE_PARTIAL = 2 };

@@ -21,17 +21,28 @@ size_t attn__f32_packed_k_size(int n_k, int d_k)
     return cells;
 }
 
+/* kt, then s [MR, NB], acc [MR, d_v], qt [d_k, MR], pt [NB, MR]. */
 size_t attn_sdpa_f32_work_size(int n_k, int d_k, int d_v)
 {
     const size_t packed = attn__f32_packed_k_size(n_k, d_k);
-    size_t acc, total;
+    size_t rows, total;
     if (packed == 0 || d_v <= 0 ||
-        attn__mul_size(&acc, ATTN__F32_MR, (size_t)d_v) != ATTN_OK ||
-        attn__add_size(&total, packed, acc) != ATTN_OK ||
-        attn__add_size(&total, total,
-                       (size_t)ATTN__F32_MR * ATTN__F32_NB) != ATTN_OK)
+        attn__add_size(&rows, (size_t)d_v, (size_t)d_k) != ATTN_OK ||
+        attn__add_size(&rows, rows, 2 * (size_t)ATTN__F32_NB) != ATTN_OK ||
+        attn__mul_size(&rows, rows, ATTN__F32_MR) != ATTN_OK ||
+        attn__add_size(&total, packed, rows) != ATTN_OK)
         return 0;
     return total;
+}
+
+void attn__f32_scratch_init(attn__f32_scratch *scratch,
+                            const attn__f32_job *job)
+{
+    scratch->kt = job->work;
+    scratch->s = scratch->kt + attn__f32_packed_k_size(job->n_k, job->d_k);
+    scratch->acc = scratch->s + (size_t)ATTN__F32_MR * ATTN__F32_NB;
+    scratch->qt = scratch->acc + (size_t)ATTN__F32_MR * (size_t)job->d_v;
+    scratch->pt = scratch->qt + (size_t)ATTN__F32_MR * (size_t)job->d_k;
 }
 
 int attn__f32_tile_state(const attn__f32_job *job, int i0, int i1,
@@ -101,6 +112,7 @@ static float exp_scalar(float x)
 /* ---- The scalar kernel: a vector of one float ---- */
 
 #define F32_MR 4
+#define F32_P_ROWS 0
 #define VF float
 #define VW 1
 #define V_ZERO() 0.0f
@@ -129,6 +141,7 @@ static float exp_scalar(float x)
 #undef V_EXP
 #undef F32_NAME
 #undef F32_MR
+#undef F32_P_ROWS
 
 /* ---- The WASM SIMD kernel: f32x4 ---- */
 
@@ -157,6 +170,7 @@ static v128_t exp_wasm(v128_t x)
 }
 
 #define F32_MR 4
+#define F32_P_ROWS 0
 #define VF v128_t
 #define VW 4
 #define V_ZERO() wasm_f32x4_splat(0.0f)

@@ -10,6 +10,10 @@
  *   V_EXP(x)        e^x for x <= 0 (-INFINITY gives exactly 0)
  *   F32_NAME(name)  the name of this instruction set's copy of `name`
  *   F32_MR          query rows per block: 4 or 6 (at most ATTN__F32_MR)
+ *   F32_P_ROWS      1: the online P·V reads P in place, row by row (best
+ *                   natively); 0: P is transposed first, so every load of
+ *                   the microkernel is at a fixed offset of one pointer
+ *                   (best in WASM, where each address costs instructions)
  *
  * and F32_NAME(item) (declared in kernels.h) runs one batch item.
  *
@@ -86,14 +90,15 @@ static void F32_NAME(pack_k)(float *kt, const float *k, int n_k, int d_k)
 #error "sdpa_f32_body.h: F32_MR must be 4 or 6"
 #endif
 
-/* s [MR, NB] = rows × packed keys 0..nb of one tile (nb a multiple of
- * 2·VW): MR × 2 vectors of accumulators, one broadcast per row. */
-static void F32_NAME(tile_scores)(float *s, const float *const *q_rows,
+/* s [MR, NB] = Q block × packed keys 0..nb of one tile (nb a multiple of
+ * 2·VW), with the block packed as qt [d_k, MR]: MR × 2 vectors of
+ * accumulators, one broadcast per row, and every load at a fixed offset
+ * from two pointers that step through d_k. */
+static void F32_NAME(tile_scores)(float *s, const float *qt,
                                   const float *kt_tile, int d_k, int nb)
 {
-#define F32_DECLARE(r) VF a##r##0 = V_ZERO(), a##r##1 = V_ZERO(); \
-                       const float *q##r = q_rows[r];
-#define F32_STEP(r) { const VF b = V_SET1(q##r[c]); \
+#define F32_DECLARE(r) VF a##r##0 = V_ZERO(), a##r##1 = V_ZERO();
+#define F32_STEP(r) { const VF b = V_SET1(qp[r]); \
                       a##r##0 = V_FMA(b, k0, a##r##0); \
                       a##r##1 = V_FMA(b, k1, a##r##1); }
 #define F32_SAVE(r) V_STORE(s + r * NB + jj, a##r##0); \
@@ -101,9 +106,10 @@ static void F32_NAME(tile_scores)(float *s, const float *const *q_rows,
     for (int jj = 0; jj < nb; jj += 2 * VW) {
         F32_ROWS(F32_DECLARE)
         const float *kp = kt_tile + jj;
-        for (int c = 0; c < d_k; c++) {
-            const VF k0 = V_LOAD(kp + (size_t)c * NB);
-            const VF k1 = V_LOAD(kp + (size_t)c * NB + VW);
+        const float *qp = qt;
+        for (int c = 0; c < d_k; c++, kp += NB, qp += MR) {
+            const VF k0 = V_LOAD(kp);
+            const VF k1 = V_LOAD(kp + VW);
             F32_ROWS(F32_STEP)
         }
         F32_ROWS(F32_SAVE)
@@ -113,9 +119,55 @@ static void F32_NAME(tile_scores)(float *s, const float *const *q_rows,
 #undef F32_SAVE
 }
 
-/* acc [MR, d_v] += p [MR, nv] (rows p_stride apart) @ v [nv, d_v]. */
-static void F32_NAME(tile_pv)(float *acc, int d_v, const float *p,
-                              size_t p_stride, const float *v, int nv)
+/* acc [MR, d_v] += p @ v [nv, d_v], with p packed as pt [nv, MR]. */
+static void F32_NAME(tile_pv)(float *acc, int d_v, const float *pt,
+                              const float *v, int nv)
+{
+#define F32_POINTERS(r) float *c##r = acc + r * d_v;
+    F32_ROWS(F32_POINTERS)
+#undef F32_POINTERS
+    int c = 0;
+#define F32_LOAD_ACC(r) VF a##r##0 = V_LOAD(c##r + c), \
+                           a##r##1 = V_LOAD(c##r + c + VW);
+#define F32_STEP(r) { const VF b = V_SET1(pp[r]); \
+                      a##r##0 = V_FMA(b, v0, a##r##0); \
+                      a##r##1 = V_FMA(b, v1, a##r##1); }
+#define F32_SAVE(r) V_STORE(c##r + c, a##r##0); V_STORE(c##r + c + VW, a##r##1);
+    for (; c + 2 * VW <= d_v; c += 2 * VW) {
+        F32_ROWS(F32_LOAD_ACC)
+        const float *pp = pt;
+        const float *v_row = v + c;
+        for (int j = 0; j < nv; j++, pp += MR, v_row += d_v) {
+            const VF v0 = V_LOAD(v_row), v1 = V_LOAD(v_row + VW);
+            F32_ROWS(F32_STEP)
+        }
+        F32_ROWS(F32_SAVE)
+    }
+#undef F32_LOAD_ACC
+#undef F32_STEP
+#undef F32_SAVE
+#define F32_LOAD_ONE(r) float a##r = c##r[c];
+#define F32_STEP_ONE(r) a##r += pp[r] * x;
+#define F32_SAVE_ONE(r) c##r[c] = a##r;
+    for (; c < d_v; c++) { /* columns left over: one at a time */
+        F32_ROWS(F32_LOAD_ONE)
+        const float *pp = pt;
+        for (int j = 0; j < nv; j++, pp += MR) {
+            const float x = v[(size_t)j * (size_t)d_v + c];
+            F32_ROWS(F32_STEP_ONE)
+        }
+        F32_ROWS(F32_SAVE_ONE)
+    }
+#undef F32_LOAD_ONE
+#undef F32_STEP_ONE
+#undef F32_SAVE_ONE
+}
+
+#if F32_P_ROWS
+/* tile_pv reading p in place as rows [MR, nv], p_stride apart: natively
+ * the broadcasts address each row directly, which beats transposing P. */
+static void F32_NAME(tile_pv_rows)(float *acc, int d_v, const float *p,
+                                   size_t p_stride, const float *v, int nv)
 {
 #define F32_POINTERS(r) const float *p##r = p + r * p_stride; \
                         float *c##r = acc + r * d_v;
@@ -143,7 +195,7 @@ static void F32_NAME(tile_pv)(float *acc, int d_v, const float *p,
 #define F32_LOAD_ONE(r) float a##r = c##r[c];
 #define F32_STEP_ONE(r) a##r += p##r[j] * x;
 #define F32_SAVE_ONE(r) c##r[c] = a##r;
-    for (; c < d_v; c++) { /* columns left over: one at a time */
+    for (; c < d_v; c++) {
         F32_ROWS(F32_LOAD_ONE)
         for (int j = 0; j < nv; j++) {
             const float x = v[(size_t)j * (size_t)d_v + c];
@@ -155,6 +207,7 @@ static void F32_NAME(tile_pv)(float *acc, int d_v, const float *p,
 #undef F32_STEP_ONE
 #undef F32_SAVE_ONE
 }
+#endif
 
 /* Scales row[0..nb) (nb a multiple of VW); 0 if a score overflowed.
  * x - x is 0 for a finite x and NaN otherwise, and NaN survives the sum. */
@@ -212,25 +265,25 @@ static void F32_NAME(dropout_row)(float *row, const attn__f32_job *job,
                       ? row[jj] * inv_keep : 0.0f;
 }
 
-/* The MR query rows of a block; rows past n_q repeat the last real one,
- * and their results are never written out. */
-static void F32_NAME(block_rows)(const float **q_rows,
-                                 const attn__f32_job *job, int i0)
+/* qt [d_k, MR]: the block's query rows side by side; rows past n_q
+ * repeat the last real one, and their results are never written out. */
+static void F32_NAME(pack_q)(float *qt, const attn__f32_job *job, int i0)
 {
     for (int r = 0; r < MR; r++) {
         const int i = i0 + r < job->n_q ? i0 + r : job->n_q - 1;
-        q_rows[r] = job->q + (size_t)i * (size_t)job->d_k;
+        const float *q_row = job->q + (size_t)i * (size_t)job->d_k;
+        for (int c = 0; c < job->d_k; c++) qt[(size_t)c * MR + (size_t)r] = q_row[c];
     }
 }
 
 /* Online softmax: no weights, O(T·d) memory. */
 static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
-                                  const float *kt, float *s, float *acc)
+                                  const attn__f32_scratch *w)
 {
     const int n_k = job->n_k, d_k = job->d_k, d_v = job->d_v;
     const int rows = job->n_q - i0 < MR ? job->n_q - i0 : MR;
-    const float *q_rows[MR];
-    F32_NAME(block_rows)(q_rows, job, i0);
+    float *s = w->s, *acc = w->acc, *pt = w->pt;
+    F32_NAME(pack_q)(w->qt, job, i0);
     float m[MR], l[MR];
     for (int r = 0; r < MR; r++) {
         m[r] = -INFINITY;
@@ -244,9 +297,9 @@ static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
                                                j0 + nv - 1);
         if (state == ATTN__F32_TILE_SKIP) continue;
         const int nb = F32_NAME(round_up)(nv);
-        F32_NAME(tile_scores)(s, q_rows,
-                              kt + (size_t)(j0 / NB) * (size_t)d_k * NB, d_k,
-                              nb);
+        F32_NAME(tile_scores)(s, w->qt,
+                              w->kt + (size_t)(j0 / NB) * (size_t)d_k * NB,
+                              d_k, nb);
         for (int r = 0; r < MR; r++) {
             float *row = s + (size_t)r * NB;
             if (r >= rows) { /* padding rows: contribute nothing */
@@ -274,8 +327,16 @@ static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
             if (job->dropout > 0.0)
                 F32_NAME(dropout_row)(row, job, i0 + r, j0, nv);
         }
-        F32_NAME(tile_pv)(acc, d_v, s, NB, job->v + (size_t)j0 * (size_t)d_v,
-                          nv);
+#if F32_P_ROWS
+        (void)pt;
+        F32_NAME(tile_pv_rows)(acc, d_v, s, NB,
+                               job->v + (size_t)j0 * (size_t)d_v, nv);
+#else
+        for (int jj = 0; jj < nv; jj++) /* P, transposed for tile_pv */
+            for (int r = 0; r < MR; r++)
+                pt[(size_t)jj * MR + (size_t)r] = s[(size_t)r * NB + (size_t)jj];
+        F32_NAME(tile_pv)(acc, d_v, pt, job->v + (size_t)j0 * (size_t)d_v, nv);
+#endif
     }
 
     for (int r = 0; r < rows; r++) {
@@ -292,12 +353,12 @@ static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
 /* Two passes through the weights array: scaled scores, then the exact row
  * softmax (and dropout) in place, then the output from the weights. */
 static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
-                                   const float *kt, float *s, float *acc)
+                                   const attn__f32_scratch *scratch)
 {
     const int n_k = job->n_k, d_k = job->d_k, d_v = job->d_v;
     const int rows = job->n_q - i0 < MR ? job->n_q - i0 : MR;
-    const float *q_rows[MR];
-    F32_NAME(block_rows)(q_rows, job, i0);
+    float *s = scratch->s, *acc = scratch->acc, *pt = scratch->pt;
+    F32_NAME(pack_q)(scratch->qt, job, i0);
     float *w = job->weights + (size_t)i0 * (size_t)n_k; /* [rows, n_k] */
     float m[MR];
     for (int r = 0; r < MR; r++) m[r] = -INFINITY;
@@ -313,9 +374,9 @@ static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
             continue;
         }
         const int nb = F32_NAME(round_up)(nv);
-        F32_NAME(tile_scores)(s, q_rows,
-                              kt + (size_t)(j0 / NB) * (size_t)d_k * NB, d_k,
-                              nb);
+        F32_NAME(tile_scores)(s, scratch->qt,
+                              scratch->kt + (size_t)(j0 / NB) * (size_t)d_k * NB,
+                              d_k, nb);
         for (int r = 0; r < rows; r++) {
             float *row = s + (size_t)r * NB;
             if (!F32_NAME(scale_row)(row, nb, job->scale))
@@ -351,31 +412,18 @@ static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
     }
     if (job->output == NULL) return ATTN_OK;
 
-    /* Padding rows reuse the last real row's weights; never written out. */
-    const float *p = w;
-    const size_t p_stride = (size_t)n_k;
     for (size_t a = 0; a < (size_t)MR * (size_t)d_v; a++) acc[a] = 0.0f;
-    if (rows < MR) { /* the kernel reads MR rows: point the rest at row 0 */
-        float *pad = s; /* [MR, NB] of zeros, tile by tile below */
-        for (int j0 = 0; j0 < n_k; j0 += NB) {
-            const int nv = n_k - j0 < NB ? n_k - j0 : NB;
+    for (int j0 = 0; j0 < n_k; j0 += NB) {
+        const int nv = n_k - j0 < NB ? n_k - j0 : NB;
+        if (attn__f32_tile_state(job, i0, i0 + rows - 1, j0, j0 + nv - 1) ==
+            ATTN__F32_TILE_SKIP)
+            continue;
+        for (int jj = 0; jj < nv; jj++) /* P, transposed; padding rows 0 */
             for (int r = 0; r < MR; r++)
-                for (int jj = 0; jj < nv; jj++)
-                    pad[(size_t)r * NB + (size_t)jj] =
-                        r < rows ? p[(size_t)r * p_stride + (size_t)(j0 + jj)]
-                                 : 0.0f;
-            F32_NAME(tile_pv)(acc, d_v, pad, NB,
-                              job->v + (size_t)j0 * (size_t)d_v, nv);
-        }
-    } else {
-        for (int j0 = 0; j0 < n_k; j0 += NB) {
-            const int nv = n_k - j0 < NB ? n_k - j0 : NB;
-            if (attn__f32_tile_state(job, i0, i0 + rows - 1, j0, j0 + nv - 1) ==
-                ATTN__F32_TILE_SKIP)
-                continue;
-            F32_NAME(tile_pv)(acc, d_v, p + j0, p_stride,
-                              job->v + (size_t)j0 * (size_t)d_v, nv);
-        }
+                pt[(size_t)jj * MR + (size_t)r] =
+                    r < rows ? w[(size_t)r * (size_t)n_k + (size_t)(j0 + jj)]
+                             : 0.0f;
+        F32_NAME(tile_pv)(acc, d_v, pt, job->v + (size_t)j0 * (size_t)d_v, nv);
     }
     for (int r = 0; r < rows; r++) {
         float *out = job->output + (size_t)(i0 + r) * (size_t)d_v;
@@ -389,15 +437,13 @@ static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
 
 int F32_NAME(item)(const attn__f32_job *job)
 {
-    const size_t packed = attn__f32_packed_k_size(job->n_k, job->d_k);
-    float *kt = job->work;                /* [tiles, d_k, NB] */
-    float *s = kt + packed;               /* [MR, NB] */
-    float *acc = s + (size_t)MR * NB;     /* [MR, d_v] */
-    F32_NAME(pack_k)(kt, job->k, job->n_k, job->d_k);
+    attn__f32_scratch scratch;
+    attn__f32_scratch_init(&scratch, job);
+    F32_NAME(pack_k)(scratch.kt, job->k, job->n_k, job->d_k);
     for (int i0 = 0; i0 < job->n_q; i0 += MR) {
         const int status = job->weights != NULL
-            ? F32_NAME(block_weights)(job, i0, kt, s, acc)
-            : F32_NAME(block_online)(job, i0, kt, s, acc);
+            ? F32_NAME(block_weights)(job, i0, &scratch)
+            : F32_NAME(block_online)(job, i0, &scratch);
         if (status != ATTN_OK) return status;
     }
     return ATTN_OK;
