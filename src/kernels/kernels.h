@@ -198,10 +198,11 @@ int attn__scores_to_context(double *scores_out, double *weights_out,
 #define ATTN__HAVE_AVX2_KERNEL 1
 #endif
 
-/* Query rows per block (at most: each kernel picks its own, 4 or 6) and
- * keys per tile of the float32 kernels. */
+/* Query rows per block and keys per tile of the float32 kernels, at most:
+ * each kernel picks its own (sdpa_f32_body.h), and the work array is sized
+ * for these. */
 #define ATTN__F32_MR 6
-#define ATTN__F32_NB 64
+#define ATTN__F32_NB 128
 
 /* One batch item for a float32 kernel, its inputs checked. */
 typedef struct attn__f32_job {
@@ -239,7 +240,7 @@ size_t attn__f32_packed_k_size(int n_k, int d_k);
 /* The work array of one batch item, carved up (sdpa_f32.c); rows are
  * ATTN__F32_MR, the most any kernel uses. */
 typedef struct attn__f32_scratch {
-    float *kt;  /* [ceil(n_k / NB), d_k, NB] packed K */
+    float *kt;  /* [ceil(n_k / nb), d_k, nb] packed K, nb the kernel's tile */
     float *s;   /* [MR, NB] one tile of scores */
     float *acc; /* [MR, d_v] output accumulators */
     float *qt;  /* [d_k, MR] the block's query rows, side by side */
@@ -248,6 +249,11 @@ typedef struct attn__f32_scratch {
 
 void attn__f32_scratch_init(attn__f32_scratch *scratch,
                             const attn__f32_job *job);
+
+/* Keys lo..hi are the ones query i may see, when the mask is only causal,
+ * key padding and local (returns 1); 0 for strided or custom masks, which
+ * must be asked entry by entry. */
+int attn__f32_row_range(const attn__f32_job *job, int i, int *lo, int *hi);
 
 /* How a mask treats the tile of queries i0..i1 and keys j0..j1. */
 enum { ATTN__F32_TILE_SKIP = 0, ATTN__F32_TILE_FULL = 1,

@@ -45,6 +45,27 @@ void attn__f32_scratch_init(attn__f32_scratch *scratch,
     scratch->pt = scratch->qt + (size_t)ATTN__F32_MR * (size_t)job->d_k;
 }
 
+int attn__f32_row_range(const attn__f32_job *job, int i, int *lo, int *hi)
+{
+    const attn_mask *mask = job->mask;
+    const unsigned kinds = mask != NULL ? mask->kinds : 0u;
+    if (kinds & (ATTN_MASK_STRIDED | ATTN_MASK_CUSTOM)) return 0;
+    int first = 0, last = job->n_k - 1;
+    if ((kinds & ATTN_MASK_CAUSAL) && i < last) last = i;
+    if ((kinds & ATTN_MASK_KEY_PADDING) && mask->key_length[job->mask_b] - 1 < last)
+        last = mask->key_length[job->mask_b] - 1;
+    if (kinds & ATTN_MASK_LOCAL) {
+        /* i ± window in int64: window may be as large as INT_MAX. */
+        const int64_t from = (int64_t)i - mask->window;
+        const int64_t to = (int64_t)i + mask->window;
+        if (from > first) first = (int)from;
+        if (to < last) last = (int)to;
+    }
+    *lo = first;
+    *hi = last;
+    return 1;
+}
+
 int attn__f32_tile_state(const attn__f32_job *job, int i0, int i1,
                          int j0, int j1)
 {
@@ -112,6 +133,7 @@ static float exp_scalar(float x)
 /* ---- The scalar kernel: a vector of one float ---- */
 
 #define F32_MR 4
+#define F32_NB 64
 #define F32_P_ROWS 0
 #define VF float
 #define VW 1
@@ -141,6 +163,7 @@ static float exp_scalar(float x)
 #undef V_EXP
 #undef F32_NAME
 #undef F32_MR
+#undef F32_NB
 #undef F32_P_ROWS
 
 /* ---- The WASM SIMD kernel: f32x4 ---- */
@@ -170,6 +193,7 @@ static v128_t exp_wasm(v128_t x)
 }
 
 #define F32_MR 4
+#define F32_NB 64
 #define F32_P_ROWS 0
 #define VF v128_t
 #define VW 4

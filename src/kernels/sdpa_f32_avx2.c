@@ -34,6 +34,7 @@ static __m256 exp_avx2(__m256 x)
 }
 
 #define F32_MR 6
+#define F32_NB 128
 #define F32_P_ROWS 1
 #define VF __m256
 #define VW 8

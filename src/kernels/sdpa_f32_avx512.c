@@ -34,6 +34,7 @@ static __m512 exp_avx512(__m512 x)
 }
 
 #define F32_MR 6
+#define F32_NB 128
 #define F32_P_ROWS 1
 #define VF __m512
 #define VW 16

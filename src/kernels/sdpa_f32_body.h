@@ -10,6 +10,9 @@
  *   V_EXP(x)        e^x for x <= 0 (-INFINITY gives exactly 0)
  *   F32_NAME(name)  the name of this instruction set's copy of `name`
  *   F32_MR          query rows per block: 4 or 6 (at most ATTN__F32_MR)
+ *   F32_NB          keys per tile, a multiple of 2·VW (at most ATTN__F32_NB):
+ *                   longer tiles spread the per-tile softmax work, shorter
+ *                   ones let masks skip more
  *   F32_P_ROWS      1: the online P·V reads P in place, row by row (best
  *                   natively); 0: P is transposed first, so every load of
  *                   the microkernel is at a fixed offset of one pointer
@@ -18,8 +21,8 @@
  * and F32_NAME(item) (declared in kernels.h) runs one batch item.
  *
  * The layout is a GEMM's: K is packed once per item into tiles of
- * ATTN__F32_NB keys, transposed ([tile, d_k, NB]), so the score microkernel
- * keeps ATTN__F32_MR query rows × 2 vectors of keys in registers and walks
+ * F32_NB keys, transposed ([tile, d_k, NB]), so the score microkernel
+ * keeps F32_MR query rows × 2 vectors of keys in registers and walks
  * d_k with one broadcast per row and two loads per step. Without weights
  * the softmax is online (a running max and sum per row, as FlashAttention):
  * the work array holds the packed K, one MR × NB tile of scores and MR rows
@@ -27,11 +30,11 @@
  * not see (causal, local, strided, key padding) are skipped.
  */
 
-#if F32_MR > ATTN__F32_MR
-#error "sdpa_f32_body.h: F32_MR exceeds the rows the work array holds"
+#if F32_MR > ATTN__F32_MR || F32_NB > ATTN__F32_NB
+#error "sdpa_f32_body.h: F32_MR or F32_NB exceeds what the work array holds"
 #endif
 #define MR F32_MR
-#define NB ATTN__F32_NB
+#define NB F32_NB
 
 /* Horizontal reductions go through memory: they run once per row and tile. */
 static float F32_NAME(hsum)(VF a)
@@ -228,10 +231,18 @@ static int F32_NAME(scale_row)(float *row, int nb, float scale)
 static void F32_NAME(mask_row)(float *row, const attn__f32_job *job,
                                int state, int i, int j0, int nv, int nb)
 {
-    if (state == ATTN__F32_TILE_PARTIAL)
-        for (int jj = 0; jj < nv; jj++)
-            if (!attn_mask_allows(job->mask, job->n_k, job->mask_b, i, j0 + jj))
-                row[jj] = -INFINITY;
+    int lo, hi;
+    if (state == ATTN__F32_TILE_PARTIAL) {
+        if (attn__f32_row_range(job, i, &lo, &hi)) { /* a range: no calls */
+            for (int jj = 0; jj < nv; jj++)
+                if (j0 + jj < lo || j0 + jj > hi) row[jj] = -INFINITY;
+        } else {
+            for (int jj = 0; jj < nv; jj++)
+                if (!attn_mask_allows(job->mask, job->n_k, job->mask_b, i,
+                                      j0 + jj))
+                    row[jj] = -INFINITY;
+        }
+    }
     for (int jj = nv; jj < nb; jj++) row[jj] = -INFINITY;
 }
 
