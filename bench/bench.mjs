@@ -68,7 +68,8 @@ for (const implementation of IMPLEMENTATIONS) {
 }
 const small = runProcess('sdpaFlat at T = 4', process.execPath, [impl, 'small']);
 // A peak is the best sample (the fastest the machine went), not the median.
-const nativePeak = runProcess('native FMA peak', nativeBench, ['peak']).best.get('peak');
+const nativePeakRun = runProcess('native FMA peak', nativeBench, ['peak']);
+const nativePeak = nativePeakRun.best.get('peak');
 const wasmPeak = runProcess('WASM f32x4 peak', process.execPath, [impl, 'wasm-peak']).best.get('peak');
 // seconds per flop -> flop/s
 const peaks = {
@@ -111,7 +112,7 @@ console.log(`Scaled dot-product attention, batch 1, n_q = n_k = T, d_k = d_v = $
             `CPU time per call, median of 7 samples, a fresh process per implementation. GFLOP/s count 4·d flops per (query, key) ` +
             'pair computed (T² full, T(T+1)/2 causal).');
 console.log(`Node ${process.version}; native f32 kernel: ${kernel}; tfjs-wasm SIMD ${tfjs.simd}, ` +
-            `threads ${tfjs.threads}. Peaks on one core: native FMA f32 ` +
+            `threads ${tfjs.threads}. Peaks on one core: native FMA f32 (${nativePeakRun.info.peak_isa ?? '?'}) ` +
             `${peaks.native ? (peaks.native / 1e9).toFixed(1) : '-'} GFLOP/s (f64: half), WASM f32x4 mul+add ` +
             `${peaks.wasm ? (peaks.wasm / 1e9).toFixed(1) : '-'} GFLOP/s (f64 and plain JS: half).`);
 console.log('');

@@ -36,6 +36,22 @@ static __m256 exp_avx2(__m256 x)
 #define F32_MR 6
 #define F32_NB 128
 #define F32_P_ROWS 1
+static float hsum_avx2(__m256 a)
+{
+    __m128 x = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+    x = _mm_add_ss(x, _mm_movehdup_ps(x));
+    return _mm_cvtss_f32(x);
+}
+
+static float hmax_avx2(__m256 a)
+{
+    __m128 x = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    x = _mm_max_ps(x, _mm_movehl_ps(x, x));
+    x = _mm_max_ss(x, _mm_movehdup_ps(x));
+    return _mm_cvtss_f32(x);
+}
+
 #define VF __m256
 #define VW 8
 #define V_ZERO() _mm256_setzero_ps()
@@ -48,6 +64,8 @@ static __m256 exp_avx2(__m256 x)
 #define V_MAX(a, b) _mm256_max_ps((a), (b))
 #define V_FMA(a, b, c) _mm256_fmadd_ps((a), (b), (c))
 #define V_EXP(x) exp_avx2(x)
+#define V_HSUM(a) hsum_avx2(a)
+#define V_HMAX(a) hmax_avx2(a)
 #define F32_NAME(name) attn__f32_##name##_avx2
 #include "kernels/sdpa_f32_body.h"
 

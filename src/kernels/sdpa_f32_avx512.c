@@ -48,6 +48,8 @@ static __m512 exp_avx512(__m512 x)
 #define V_MAX(a, b) _mm512_max_ps((a), (b))
 #define V_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
 #define V_EXP(x) exp_avx512(x)
+#define V_HSUM(a) _mm512_reduce_add_ps(a)
+#define V_HMAX(a) _mm512_reduce_max_ps(a)
 #define F32_NAME(name) attn__f32_##name##_avx512
 #include "kernels/sdpa_f32_body.h"
 

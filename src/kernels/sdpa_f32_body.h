@@ -8,6 +8,7 @@
  *   V_LOAD(p)       unaligned load          V_STORE(p, a) unaligned store
  *   V_ADD V_SUB V_MUL V_MAX (a, b)          V_FMA(a, b, c) = a * b + c
  *   V_EXP(x)        e^x for x <= 0 (-INFINITY gives exactly 0)
+ *   V_HSUM, V_HMAX  (optional) sum and max of the lanes
  *   F32_NAME(name)  the name of this instruction set's copy of `name`
  *   F32_MR          query rows per block: 4 or 6 (at most ATTN__F32_MR)
  *   F32_NB          keys per tile, a multiple of 2·VW (at most ATTN__F32_NB):
@@ -36,23 +37,32 @@
 #define MR F32_MR
 #define NB F32_NB
 
-/* Horizontal reductions go through memory: they run once per row and tile. */
+/* Horizontal reductions, once per row and tile: the instruction set's own
+ * (V_HSUM, V_HMAX) where it defines them, else through memory. */
 static float F32_NAME(hsum)(VF a)
 {
+#ifdef V_HSUM
+    return V_HSUM(a);
+#else
     float lanes[VW];
     V_STORE(lanes, a);
     float sum = 0.0f;
     for (int i = 0; i < VW; i++) sum += lanes[i];
     return sum;
+#endif
 }
 
 static float F32_NAME(hmax)(VF a)
 {
+#ifdef V_HMAX
+    return V_HMAX(a);
+#else
     float lanes[VW];
     V_STORE(lanes, a);
     float max = lanes[0];
     for (int i = 1; i < VW; i++) max = lanes[i] > max ? lanes[i] : max;
     return max;
+#endif
 }
 
 /* Rounds n up to a multiple of 2·VW (the score microkernel's step). */
