@@ -9,9 +9,9 @@
  *
  * For each case (T = 256, 1024, 2048, and 1024 causal; d_k = d_v = 64,
  * batch 1, output only) it prints one JSON line with SAMPLES samples of
- * CPU seconds per call, each sample a mean over at least SAMPLE_SECONDS (and
- * at least one call); bench/bench.mjs takes the median. Inputs are uniform
- * in [-1, 1) from the generator bench/impl.mjs uses too.
+ * CPU seconds per call, each sample a mean over batches of doubling size
+ * until SAMPLE_SECONDS have passed; bench/bench.mjs takes the median.
+ * Inputs are uniform in [-1, 1) from the generator bench/impl.mjs uses.
  */
 #define _POSIX_C_SOURCE 199309L
 
@@ -116,11 +116,14 @@ static int bench_case_run(const bench_case *c, int use_f32)
             long calls = 0;
             const double start = now_seconds();
             double elapsed = 0.0;
-            do {
-                status = run(&p);
-                calls++;
+            /* batches of doubling size: the clock is read rarely */
+            for (long batch = 1; status == ATTN_OK && elapsed < SAMPLE_SECONDS;
+                 batch *= 2) {
+                for (long i = 0; i < batch && status == ATTN_OK; i++)
+                    status = run(&p);
+                calls += batch;
                 elapsed = now_seconds() - start;
-            } while (status == ATTN_OK && elapsed < SAMPLE_SECONDS);
+            }
             samples[s] = elapsed / (double)calls;
         }
         if (status == ATTN_OK) {

@@ -9,8 +9,9 @@
 //   tfjs-wasm        @tensorflow/tfjs-backend-wasm (SIMD, one thread)
 //   ort-node         onnxruntime-node (CPU, one thread)
 //   wasm-peak        f32x4 multiply-add chains (build/bench/peak.wasm)
-// Each case runs SAMPLES samples, each a mean over at least SAMPLE_SECONDS
-// and at least one call, after one warm-up call. Times are CPU time of this
+// Each case runs SAMPLES samples, each a mean over batches of doubling size
+// (1, 2, 4, ... calls) until SAMPLE_SECONDS have passed, after calls for
+// WARM_SECONDS. Times are CPU time of this
 // process (process.cpuUsage), not wall time: on a shared machine the time
 // other processes run is not this code's. Every implementation runs on one
 // thread, so the two agree on an idle machine.
@@ -53,35 +54,41 @@ const cpuSince = (start) => {
   return (user + system) / 1e6;
 };
 
+// Warming up: calls for WARM_SECONDS, so that V8 has compiled the hot
+// code with its optimising tier before the first sample.
+const WARM_SECONDS = 0.1;
+
 async function samples(call) {
-  await call();
+  for (const start = process.cpuUsage(); cpuSince(start) < WARM_SECONDS;) await call();
   const result = [];
   for (let s = 0; s < SAMPLES; s++) {
     let calls = 0;
     const start = process.cpuUsage();
     let elapsed = 0;
-    do {
-      await call();
-      calls++;
+    // Batches of doubling size, so reading the clock (a system call) costs
+    // nothing next to small calls.
+    for (let batch = 1; elapsed < SAMPLE_SECONDS; batch *= 2) {
+      for (let i = 0; i < batch; i++) await call();
+      calls += batch;
       elapsed = cpuSince(start);
-    } while (elapsed < SAMPLE_SECONDS);
+    }
     result.push(elapsed / calls);
   }
   return result;
 }
 
 function samplesSync(call) {
-  call();
+  for (const start = process.cpuUsage(); cpuSince(start) < WARM_SECONDS;) call();
   const result = [];
   for (let s = 0; s < SAMPLES; s++) {
     let calls = 0;
     const start = process.cpuUsage();
     let elapsed = 0;
-    do {
-      call();
-      calls++;
+    for (let batch = 1; elapsed < SAMPLE_SECONDS; batch *= 2) {
+      for (let i = 0; i < batch; i++) call();
+      calls += batch;
       elapsed = cpuSince(start);
-    } while (elapsed < SAMPLE_SECONDS);
+    }
     result.push(elapsed / calls);
   }
   return result;

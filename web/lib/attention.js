@@ -368,7 +368,10 @@ function createApi(wasm) {
   // sdpaFlat's keyLength (one number, or one per batch item) and allowed
   // (flat [nQ, nK] of booleans or 0/1, true = may attend) as the C mask wants
   // them: { lengths: Int32Array | null, allowed: Uint8Array | null }.
+  const NO_MASK_PARTS = Object.freeze({ lengths: null, allowed: null });
+
   function flatMaskParts(keyLength, allowed, batch, nQ, nK) {
+    if (keyLength === undefined && allowed === undefined) return NO_MASK_PARTS;
     let lengths = null;
     if (keyLength !== undefined) {
       const list = typeof keyLength === 'number' ? new Array(batch).fill(keyLength) : keyLength;
