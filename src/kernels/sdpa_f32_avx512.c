@@ -8,12 +8,13 @@
 #pragma GCC target("avx512f")
 #include <immintrin.h>
 
-/* e^x for x <= 0: the steps of exp_scalar in sdpa_f32.c, 16 lanes at once. */
+/* e^x for x <= 0: the steps of exp_scalar in sdpa_f32.c, 16 lanes at once,
+ * with 2^n applied by vscalefps (one instruction instead of four). */
 static __m512 exp_avx512(__m512 x)
 {
     const __m512 lo = _mm512_set1_ps(-87.0f);
     const __mmask16 keep = _mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ);
-    x = _mm512_min_ps(_mm512_max_ps(x, lo), _mm512_setzero_ps());
+    x = _mm512_max_ps(x, lo);
     const __m512 n = _mm512_roundscale_ps(
         _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -28,9 +29,7 @@ static __m512 exp_avx512(__m512 x)
     p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
     p = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r),
                       _mm512_set1_ps(1.0f));
-    const __m512i e = _mm512_slli_epi32(
-        _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
-    return _mm512_maskz_mul_ps(keep, p, _mm512_castsi512_ps(e));
+    return _mm512_maskz_scalef_ps(keep, p, n);
 }
 
 #define F32_MR 6
