@@ -302,8 +302,8 @@ size_t attn_linear_work_size(int d_k, int d_v);
  */
 
 /* Length in floats of the work array attn_sdpa_f32 needs: K packed as
- * [ceil(n_k / 128), d_k, 128], then 6 × (2·128 + d_k + d_v) for one tile of
- * scores and of P, 6 query rows and 6 output rows. */
+ * [ceil(n_k / 128), d_k, 128], then 12 × (2·128 + d_k + d_v) for one tile
+ * of scores and of P, a block of 12 query rows and 12 output rows. */
 size_t attn_sdpa_f32_work_size(int n_k, int d_k, int d_v);
 
 /*

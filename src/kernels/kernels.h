@@ -201,7 +201,7 @@ int attn__scores_to_context(double *scores_out, double *weights_out,
 /* Query rows per block and keys per tile of the float32 kernels, at most:
  * each kernel picks its own (sdpa_f32_body.h), and the work array is sized
  * for these. */
-#define ATTN__F32_MR 6
+#define ATTN__F32_MR 12
 #define ATTN__F32_NB 128
 
 /* One batch item for a float32 kernel, its inputs checked. */

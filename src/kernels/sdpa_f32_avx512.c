@@ -32,7 +32,7 @@ static __m512 exp_avx512(__m512 x)
     return _mm512_maskz_scalef_ps(keep, p, n);
 }
 
-#define F32_MR 6
+#define F32_MR 12
 #define F32_NB 128
 #define F32_P_ROWS 1
 #define VF __m512

@@ -10,7 +10,8 @@
  *   V_EXP(x)        e^x for x <= 0 (-INFINITY gives exactly 0)
  *   V_HSUM, V_HMAX  (optional) sum and max of the lanes
  *   F32_NAME(name)  the name of this instruction set's copy of `name`
- *   F32_MR          query rows per block: 4 or 6 (at most ATTN__F32_MR)
+ *   F32_MR          query rows per block: 4, 6, 8 or 12 (at most
+ *                   ATTN__F32_MR)
  *   F32_NB          keys per tile, a multiple of 2·VW (at most ATTN__F32_NB):
  *                   longer tiles spread the per-tile softmax work, shorter
  *                   ones let masks skip more
@@ -91,16 +92,21 @@ static void F32_NAME(pack_k)(float *kt, const float *k, int n_k, int d_k)
     }
 }
 
-/* The microkernels below are unrolled by hand for MR query rows: 6 (the
- * classic 6 × 2-vector GEMM block natively: 12 accumulators, 2 loads and 6
- * broadcasts per step, 15 registers of x86's 16) or 4 (WASM, whose
- * compilers keep a scratch register or two for themselves). */
-#if MR == 6
+/* The microkernels below are unrolled by hand for MR query rows: 12 with
+ * AVX-512 (24 accumulators of its 32 registers), 6 with AVX2 (the classic
+ * 6 × 2-vector GEMM block: 12 accumulators, 2 loads and 6 broadcasts per
+ * step, 15 registers of 16), 4 in WASM, whose compilers keep a scratch
+ * register or two for themselves (8 is there to try). */
+#if MR == 12
+#define F32_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#elif MR == 8
+#define F32_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#elif MR == 6
 #define F32_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #elif MR == 4
 #define F32_ROWS(X) X(0) X(1) X(2) X(3)
 #else
-#error "sdpa_f32_body.h: F32_MR must be 4 or 6"
+#error "sdpa_f32_body.h: F32_MR must be 4, 6, 8 or 12"
 #endif
 
 /* s [MR, NB] = Q block × packed keys 0..nb of one tile (nb a multiple of
