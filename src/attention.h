@@ -310,7 +310,8 @@ size_t attn_sdpa_f32_work_size(int n_k, int d_k, int d_v);
  * weights = row softmax of (Q Kᵀ × scale, masked entries -INFINITY), then
  *           dropout as attn_sdpa (same seeds, same kept entries)
  * output  = weights V
- * Options, masks and batches as attn_sdpa; the scale is rounded to float.
+ * Options, masks and batches as attn_sdpa; the scale is rounded to float
+ * and multiplies Q before the product ((Q × scale) Kᵀ).
  * With weights the softmax is computed exactly per row (two passes);
  * without, online.
  */

@@ -228,18 +228,31 @@ static void F32_NAME(tile_pv_rows)(float *acc, int d_v, const float *p,
 }
 #endif
 
-/* Scales row[0..nb) (nb a multiple of VW); 0 if a score overflowed.
- * x - x is 0 for a finite x and NaN otherwise, and NaN survives the sum. */
-static int F32_NAME(scale_row)(float *row, int nb, float scale)
+/* 1 if row[0..nb) (nb a multiple of VW) is all finite, i.e. no score
+ * overflowed: x - x is 0 for a finite x and NaN otherwise, and NaN
+ * survives the sum. */
+static int F32_NAME(finite_row)(const float *row, int nb)
 {
-    const VF vscale = V_SET1(scale);
     VF check = V_ZERO();
     for (int jj = 0; jj < nb; jj += VW) {
-        const VF x = V_MUL(V_LOAD(row + jj), vscale);
+        const VF x = V_LOAD(row + jj);
         check = V_ADD(check, V_SUB(x, x));
-        V_STORE(row + jj, x);
     }
     return F32_NAME(hsum)(check) == 0.0f;
+}
+
+/* The row's maximum, and *finite as finite_row: one pass for a tile the
+ * mask leaves whole. */
+static float F32_NAME(max_finite_row)(const float *row, int nb, int *finite)
+{
+    VF m = V_SET1(-INFINITY), check = V_ZERO();
+    for (int jj = 0; jj < nb; jj += VW) {
+        const VF x = V_LOAD(row + jj);
+        m = V_MAX(m, x);
+        check = V_ADD(check, V_SUB(x, x));
+    }
+    *finite = F32_NAME(hsum)(check) == 0.0f;
+    return F32_NAME(hmax)(m);
 }
 
 /* Masked entries of row (keys j0.., nv of them real, nb computed) become
@@ -269,6 +282,20 @@ static float F32_NAME(max_row)(const float *row, int nb)
     return F32_NAME(hmax)(m);
 }
 
+/* Checks a row of scaled scores for overflow, masks it, and returns its
+ * maximum; 0 in *finite if a score overflowed. Scores of every key of the
+ * tile are checked, masked or not, as attn_sdpa does. */
+static float F32_NAME(prepare_row)(float *row, const attn__f32_job *job,
+                                   int state, int i, int j0, int nv, int nb,
+                                   int *finite)
+{
+    if (state == ATTN__F32_TILE_FULL && nv == nb)
+        return F32_NAME(max_finite_row)(row, nb, finite);
+    *finite = F32_NAME(finite_row)(row, nb);
+    F32_NAME(mask_row)(row, job, state, i, j0, nv, nb);
+    return F32_NAME(max_row)(row, nb);
+}
+
 /* row = exp(row - max) over nb entries (a multiple of VW); returns the sum. */
 static float F32_NAME(exp_row)(float *row, int nb, float max)
 {
@@ -292,14 +319,16 @@ static void F32_NAME(dropout_row)(float *row, const attn__f32_job *job,
                       ? row[jj] * inv_keep : 0.0f;
 }
 
-/* qt [d_k, MR]: the block's query rows side by side; rows past n_q
- * repeat the last real one, and their results are never written out. */
+/* qt [d_k, MR]: the block's query rows side by side, times the scale (so
+ * the scores come out scaled); rows past n_q repeat the last real one, and
+ * their results are never written out. */
 static void F32_NAME(pack_q)(float *qt, const attn__f32_job *job, int i0)
 {
     for (int r = 0; r < MR; r++) {
         const int i = i0 + r < job->n_q ? i0 + r : job->n_q - 1;
         const float *q_row = job->q + (size_t)i * (size_t)job->d_k;
-        for (int c = 0; c < job->d_k; c++) qt[(size_t)c * MR + (size_t)r] = q_row[c];
+        for (int c = 0; c < job->d_k; c++)
+            qt[(size_t)c * MR + (size_t)r] = q_row[c] * job->scale;
     }
 }
 
@@ -333,17 +362,20 @@ static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
                 for (int jj = 0; jj < nv; jj++) row[jj] = 0.0f;
                 continue;
             }
-            if (!F32_NAME(scale_row)(row, nb, job->scale))
-                return ATTN_ERR_OVERFLOW_VALUE;
-            F32_NAME(mask_row)(row, job, state, i0 + r, j0, nv, nb);
-            const float tile_max = F32_NAME(max_row)(row, nb);
+            int finite;
+            const float tile_max = F32_NAME(prepare_row)(row, job, state, i0 + r,
+                                                         j0, nv, nb, &finite);
+            if (!finite) return ATTN_ERR_OVERFLOW_VALUE;
             const float m_new = tile_max > m[r] ? tile_max : m[r];
             if (m_new == -INFINITY) { /* every key so far masked */
                 for (int jj = 0; jj < nv; jj++) row[jj] = 0.0f;
                 continue;
             }
-            /* While m was -inf nothing was accumulated: acc and l are 0. */
-            const float alpha = m[r] == -INFINITY ? 0.0f : expf(m[r] - m_new);
+            /* While m was -inf nothing was accumulated: acc and l are 0;
+             * once the max settles, most tiles leave it as it is. */
+            const float alpha = m[r] == -INFINITY ? 0.0f
+                                : m[r] == m_new  ? 1.0f
+                                                 : expf(m[r] - m_new);
             const float sum = F32_NAME(exp_row)(row, nb, m_new);
             l[r] = l[r] * alpha + sum;
             m[r] = m_new;
@@ -406,10 +438,10 @@ static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
                               d_k, nb);
         for (int r = 0; r < rows; r++) {
             float *row = s + (size_t)r * NB;
-            if (!F32_NAME(scale_row)(row, nb, job->scale))
-                return ATTN_ERR_OVERFLOW_VALUE;
-            F32_NAME(mask_row)(row, job, state, i0 + r, j0, nv, nb);
-            const float tile_max = F32_NAME(max_row)(row, nb);
+            int finite;
+            const float tile_max = F32_NAME(prepare_row)(row, job, state, i0 + r,
+                                                         j0, nv, nb, &finite);
+            if (!finite) return ATTN_ERR_OVERFLOW_VALUE;
             if (tile_max > m[r]) m[r] = tile_max;
             float *w_row = w + (size_t)r * (size_t)n_k + (size_t)j0;
             for (int jj = 0; jj < nv; jj++) w_row[jj] = row[jj];
