@@ -8,31 +8,28 @@
 #pragma GCC target("avx512f")
 #include <immintrin.h>
 
-/* e^x for x <= 0: the steps of exp_scalar in sdpa_f32.c, 16 lanes at once,
- * with 2^n applied by vscalefps (one instruction instead of four). */
-static __m512 exp_avx512(__m512 x)
+/* 2^x for x <= 0, 16 lanes at once: x = n + f with |f| <= 1/2, 2^f by
+ * the degree-5 polynomial of exp2_wasm (sdpa_f32.c), 2^n applied by
+ * vscalefps; below -126 the result is 0, so -INFINITY gives exactly 0. */
+static __m512 exp2_avx512(__m512 x)
 {
-    const __m512 lo = _mm512_set1_ps(-87.0f);
+    const __m512 lo = _mm512_set1_ps(-126.0f);
     const __mmask16 keep = _mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ);
     x = _mm512_max_ps(x, lo);
-    const __m512 n = _mm512_roundscale_ps(
-        _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    const __m512 r = _mm512_fnmadd_ps(
-        n, _mm512_set1_ps(-2.12194440e-4f),
-        _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x));
-    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-    p = _mm512_add_ps(_mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r),
-                      _mm512_set1_ps(1.0f));
+    const __m512 n = _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT |
+                                                 _MM_FROUND_NO_EXC);
+    const __m512 f = _mm512_sub_ps(x, n);
+    __m512 p = _mm512_set1_ps(1.3390863e-3f);
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(9.6760319e-3f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(5.5503571e-2f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(2.4022107e-1f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(6.9314719e-1f));
+    p = _mm512_fmadd_ps(p, f, _mm512_set1_ps(1.0000001f));
     return _mm512_maskz_scalef_ps(keep, p, n);
 }
 
 #define F32_MR 12
+#define F32_EXP2 1
 #define F32_NB 128
 #define F32_P_ROWS 1
 #define VF __m512
@@ -46,7 +43,7 @@ static __m512 exp_avx512(__m512 x)
 #define V_MUL(a, b) _mm512_mul_ps((a), (b))
 #define V_MAX(a, b) _mm512_max_ps((a), (b))
 #define V_FMA(a, b, c) _mm512_fmadd_ps((a), (b), (c))
-#define V_EXP(x) exp_avx512(x)
+#define V_EXP(x) exp2_avx512(x)
 #define V_HSUM(a) _mm512_reduce_add_ps(a)
 #define V_HMAX(a) _mm512_reduce_max_ps(a)
 #define F32_NAME(name) attn__f32_##name##_avx512
