@@ -46,9 +46,10 @@ mkdir -p "$(dirname "$out")"
 tmp="$out.tmp.$$.wasm"
 trap 'rm -f "$tmp"' EXIT
 # Never -ffast-math: it lets the compiler delete isinf/isnan guards.
+# -msimd128: WASM SIMD, for the float32 kernels (src/kernels/sdpa_f32.c).
 set -x
 # shellcheck disable=SC2086 # $sources is a list of paths without spaces
-emcc -std=c11 "$opt" -Wall -Wextra -Isrc $sources \
+emcc -std=c11 "$opt" -msimd128 -Wall -Wextra -Isrc $sources \
     --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 \
     -sEXPORTED_FUNCTIONS="$exports" \
     -o "$tmp"

@@ -1,127 +1,136 @@
-// Times scaled dot-product attention as WebAssembly in Node (attn.sdpaFlat)
-// and as plain JS, and prints them next to the native figures that
-// bench/bench_sdpa writes ("T seconds_per_call" lines, file given as the
-// first argument). Usage: node bench/bench.mjs [native.txt]
-import { readFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
-import { loadAttention } from '../web/lib/attention.js';
+// `make bench`: runs every implementation in a fresh process (bench/impl.mjs
+// for the JS and WASM ones, build/bench/bench_sdpa for native code), takes
+// the median of each case's samples and prints one table side by side.
+// Figures only: nothing is asserted. Usage: node bench/bench.mjs
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const D = 64;
-const SIZES = [8, 64, 256, 1024];
-// As in bench_sdpa.c: the fastest of ROUNDS rounds of at least ROUND_SECONDS.
-const ROUNDS = 5;
-const ROUND_SECONDS = 0.06;
+const root = fileURLToPath(new URL('../', import.meta.url));
+const nativeBench = fileURLToPath(new URL('../build/bench/bench_sdpa', import.meta.url));
+const impl = fileURLToPath(new URL('./impl.mjs', import.meta.url));
 
-// The generator of bench_sdpa.c: uniform in [-1, 1) from a 64-bit LCG.
-function uniformFiller(seed) {
-  let state = BigInt(seed);
-  return (length) => {
-    const x = new Float64Array(length);
-    for (let i = 0; i < length; i++) {
-      state = BigInt.asUintN(64, state * 6364136223846793005n + 1442695040888963407n);
-      x[i] = Number(state >> 11n) / 9007199254740992 * 2 - 1;
-    }
-    return x;
-  };
-}
-
-// Scaled dot-product attention in plain JS, the textbook way a page would
-// write it: q [nQ, d], k [nK, d], v [nK, dV] flat; output [nQ, dV].
-function plainSdpa(q, k, v, nQ, nK, d, dV) {
-  const output = new Float64Array(nQ * dV);
-  const scores = new Float64Array(nK); // [nK]
-  const scale = 1 / Math.sqrt(d);
-  for (let i = 0; i < nQ; i++) {
-    let max = -Infinity;
-    for (let j = 0; j < nK; j++) {
-      let dot = 0;
-      for (let c = 0; c < d; c++) dot += q[i * d + c] * k[j * d + c];
-      scores[j] = dot * scale;
-      if (scores[j] > max) max = scores[j];
-    }
-    let sum = 0;
-    for (let j = 0; j < nK; j++) {
-      scores[j] = Math.exp(scores[j] - max);
-      sum += scores[j];
-    }
-    for (let j = 0; j < nK; j++) {
-      const w = scores[j] / sum;
-      for (let c = 0; c < dV; c++) output[i * dV + c] += w * v[j * dV + c];
-    }
-  }
-  return output;
-}
-
-// The fastest round's seconds per call; a round runs batches of doubling
-// size until ROUND_SECONDS have passed.
-function secondsPerCall(call) {
-  call(); // warm up: compile, page in
-  let best = Infinity;
-  for (let round = 0; round < ROUNDS; round++) {
-    let total = 0;
-    let calls = 0;
-    for (let batch = 1; total < ROUND_SECONDS; batch *= 2) {
-      const start = performance.now();
-      for (let i = 0; i < batch; i++) call();
-      total += (performance.now() - start) / 1000;
-      calls += batch;
-    }
-    best = Math.min(best, total / calls);
-  }
-  return best;
-}
-
-function readNative(path) {
-  const seconds = new Map();
-  if (!path) return seconds;
-  for (const line of readFileSync(path, 'utf8').split('\n')) {
-    const [t, s] = line.trim().split(/\s+/);
-    if (t && s) seconds.set(Number(t), Number(s));
-  }
-  return seconds;
-}
-
-const native = readNative(process.argv[2]);
-const attn = await loadAttention();
-const fill = uniformFiller(42);
-const rows = [];
-let worstDifference = 0;
-for (const t of SIZES) {
-  const q = fill(t * D);
-  const k = fill(t * D);
-  const v = fill(t * D);
-  const dims = { nQ: t, nK: t, dK: D, dV: D };
-  process.stderr.write(`bench: timing T = ${t} (WASM, plain JS) ...\n`);
-  const wasm = secondsPerCall(() => attn.sdpaFlat({ q, k, v, ...dims }));
-  const js = secondsPerCall(() => plainSdpa(q, k, v, t, t, D, D));
-  const fromWasm = attn.sdpaFlat({ q, k, v, ...dims }).output;
-  const fromJs = plainSdpa(q, k, v, t, t, D, D);
-  for (let i = 0; i < fromJs.length; i++) {
-    worstDifference = Math.max(worstDifference, Math.abs(fromWasm[i] - fromJs[i]));
-  }
-  rows.push({ t, native: native.get(t), wasm, js });
-}
-
-const flops = (t) => 4 * t * t * D;
-const micro = (s) => (s === undefined ? '-' : (s * 1e6).toFixed(s < 1e-4 ? 2 : 1));
-const gflops = (t, s) => (s === undefined ? '-' : (flops(t) / s / 1e9).toFixed(2));
-const ratio = (a, b) => (a === undefined || b === undefined ? '-' : (a / b).toFixed(2));
-const table = [
-  ['T', 'native µs', 'GFLOP/s', 'WASM µs', 'GFLOP/s', 'plain JS µs', 'GFLOP/s',
-   'WASM/native', 'JS/native', 'JS/WASM'],
-  ...rows.map(({ t, native: n, wasm: w, js: j }) => [
-    String(t), micro(n), gflops(t, n), micro(w), gflops(t, w), micro(j), gflops(t, j),
-    ratio(w, n), ratio(j, n), ratio(j, w)]),
+// peak: which peak a figure is a fraction of ('native' = float32 FMA on
+// one core; 'native64' = half of it, double lanes; 'wasm' = f32x4 mul+add).
+const IMPLEMENTATIONS = [
+  { id: 'engine-wasm-f32', label: 'this engine, WASM f32 (SIMD)', peak: 'wasm' },
+  { id: 'engine-wasm-f64', label: 'this engine, WASM f64', peak: 'wasm64' },
+  { id: 'engine-native-f32', label: 'this engine, native f32', peak: 'native', native: 'f32' },
+  { id: 'engine-native-f64', label: 'this engine, native f64', peak: 'native64', native: 'f64' },
+  { id: 'ort-web', label: 'onnxruntime-web (wasm, 1 thread)', peak: 'wasm' },
+  { id: 'tfjs-wasm', label: 'tfjs-backend-wasm (SIMD, 1 thread)', peak: 'wasm' },
+  { id: 'ort-node', label: 'onnxruntime-node (CPU, 1 thread)', peak: 'native' },
+  { id: 'plain-js', label: 'plain JS (Float64Array)', peak: 'wasm64' },
 ];
-const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
-const line = (row) => row.map((cell, c) => cell.padStart(widths[c])).join('  ');
+const CASES = [
+  { name: 'T256', t: 256, causal: false },
+  { name: 'T1024', t: 1024, causal: false },
+  { name: 'T2048', t: 2048, causal: false },
+  { name: 'causal1024', t: 1024, causal: true },
+];
 
-console.log(`Scaled dot-product attention, batch 1, n_q = n_k = T, d_k = d_v = ${D}; ` +
-            `time per call (best of ${ROUNDS} rounds of >= ${ROUND_SECONDS} s) and GFLOP/s ` +
-            'counting 4·T²·d flops.');
-console.log(`Node ${process.version}; ratios are time ratios (how many times slower).`);
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+// Runs one process; returns { cases: Map(name -> median seconds), info }.
+function runProcess(label, command, args) {
+  process.stderr.write(`bench: ${label} ...\n`);
+  const run = spawnSync(command, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 });
+  const cases = new Map();
+  const best = new Map();
+  const info = {};
+  if (run.status !== 0) {
+    process.stderr.write(`bench: ${label} failed (${run.status}): ${run.stderr.trim().split('\n').pop()}\n`);
+    return { cases, best, info, failed: true };
+  }
+  for (const line of run.stdout.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const record = JSON.parse(line);
+    if (record.samples) {
+      cases.set(record.case, median(record.samples));
+      best.set(record.case, Math.min(...record.samples));
+    }
+    for (const [key, value] of Object.entries(record)) {
+      if (key !== 'case' && key !== 'samples') info[key] = value;
+    }
+  }
+  return { cases, best, info };
+}
+
+const results = new Map();
+for (const implementation of IMPLEMENTATIONS) {
+  results.set(implementation.id, implementation.native
+    ? runProcess(implementation.label, nativeBench, [implementation.native])
+    : runProcess(implementation.label, process.execPath, [impl, implementation.id]));
+}
+const small = runProcess('sdpaFlat at T = 4', process.execPath, [impl, 'small']);
+// A peak is the best sample (the fastest the machine went), not the median.
+const nativePeakRun = runProcess('native FMA peak', nativeBench, ['peak']);
+const nativePeak = nativePeakRun.best.get('peak');
+const wasmPeak = runProcess('WASM f32x4 peak', process.execPath, [impl, 'wasm-peak']).best.get('peak');
+// seconds per flop -> flop/s
+const peaks = {
+  native: nativePeak ? 1 / nativePeak : undefined,
+  native64: nativePeak ? 0.5 / nativePeak : undefined,
+  wasm: wasmPeak ? 1 / wasmPeak : undefined,
+  wasm64: wasmPeak ? 0.5 / wasmPeak : undefined,
+};
+
+// Flops of the attention a case needs: 4·d per (query, key) pair it sees.
+const flops = ({ t, causal }) => 4 * D * (causal ? t * (t + 1) / 2 : t * t);
+
+const table = [['case', 'implementation', 'ms / call', 'GFLOP/s', '% of peak', '× WASM f32 time']];
+for (const c of CASES) {
+  const reference = results.get('engine-wasm-f32').cases.get(c.name);
+  for (const implementation of IMPLEMENTATIONS) {
+    const seconds = results.get(implementation.id).cases.get(c.name);
+    if (seconds === undefined) continue;
+    const rate = flops(c) / seconds;
+    const peak = peaks[implementation.peak];
+    table.push([
+      c.causal ? `causal T=${c.t}` : `T=${c.t}`,
+      implementation.label,
+      (seconds * 1e3).toFixed(seconds < 1e-3 ? 3 : 2),
+      (rate / 1e9).toFixed(2),
+      peak ? `${(100 * rate / peak).toFixed(0)}%` : '-',
+      reference ? (seconds / reference).toFixed(2) : '-',
+    ]);
+  }
+}
+const widths = table[0].map((_, c) => Math.max(...table.map((row) => row[c].length)));
+const line = (row) => row.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ');
+
+const time = (id, name) => results.get(id).cases.get(name);
+const ratio = (a, b) => (a === undefined || b === undefined ? '-' : (a / b).toFixed(2));
+const kernel = results.get('engine-native-f32').info.kernel ?? '?';
+const tfjs = results.get('tfjs-wasm').info;
+
+console.log(`Scaled dot-product attention, batch 1, n_q = n_k = T, d_k = d_v = ${D}, output only; ` +
+            `CPU time per call, median of 7 samples, a fresh process per implementation. GFLOP/s count 4·d flops per (query, key) ` +
+            'pair computed (T² full, T(T+1)/2 causal).');
+console.log(`Node ${process.version}; native f32 kernel: ${kernel}; tfjs-wasm SIMD ${tfjs.simd}, ` +
+            `threads ${tfjs.threads}. Peaks on one core: native FMA f32 (${nativePeakRun.info.peak_isa ?? '?'}) ` +
+            `${peaks.native ? (peaks.native / 1e9).toFixed(1) : '-'} GFLOP/s (f64: half), WASM f32x4 mul+add ` +
+            `${peaks.wasm ? (peaks.wasm / 1e9).toFixed(1) : '-'} GFLOP/s (f64 and plain JS: half).`);
+console.log('');
 console.log(line(table[0]));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const row of table.slice(1)) console.log(line(row));
-console.log(`WASM and plain JS outputs differ by at most ${worstDifference.toExponential(2)}.`);
-if (native.size === 0) console.log('(no native figures: run ./bench/run.sh for them)');
+console.log('');
+const t4 = (name) => {
+  const s = small.cases.get(name);
+  return s === undefined ? '-' : `${(s * 1e6).toFixed(2)} µs`;
+};
+console.log(`sdpaFlat at T = 4, d = ${D} (whole JS call): float32 ${t4('T4-f32')}, float64 ${t4('T4-f64')}.`);
+for (const t of [256, 1024, 2048]) {
+  const name = `T${t}`;
+  const wasm = time('engine-wasm-f32', name);
+  console.log(`T = ${t}: WASM f32 is ${ratio(time('ort-web', name), wasm)}× as fast as onnxruntime-web, ` +
+              `${ratio(time('tfjs-wasm', name), wasm)}× as fast as tfjs-wasm; native f32 is ` +
+              `${ratio(time('ort-node', name), time('engine-native-f32', name))}× as fast as onnxruntime-node.`);
+}
+console.log(`Causal at T = 1024 is ${ratio(time('engine-wasm-f32', 'T1024'), time('engine-wasm-f32', 'causal1024'))}× ` +
+            `as fast as full (WASM f32), ${ratio(time('engine-native-f32', 'T1024'), time('engine-native-f32', 'causal1024'))}× (native f32).`);

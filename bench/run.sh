@@ -1,7 +1,8 @@
 #!/bin/sh
-# Times scaled dot-product attention natively (bench/bench_sdpa.c over
-# build/libattention.a), as WebAssembly in Node (attn.sdpaFlat) and as plain
-# JS, and prints one table side by side. Figures only: nothing is asserted.
+# `make bench`: this engine (WASM f32 and f64, native f32 and f64) against
+# onnxruntime-web, tfjs-backend-wasm, onnxruntime-node and plain JS, each in
+# its own process, with the float32 peaks of this machine (bench/bench.mjs).
+# The peers are devDependencies: `npm ci` first. Figures only.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -12,7 +13,8 @@ mkdir -p build/bench
 # The same optimisation as the library; never -ffast-math.
 ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror -Isrc \
     bench/bench_sdpa.c build/libattention.a -lm -o build/bench/bench_sdpa
+NODE_PATH="${NODE_PATH:-/usr/share/nodejs}" emcc -std=c11 -O2 -msimd128 \
+    bench/peak_wasm.c --no-entry -sSTANDALONE_WASM -sEXPORTED_FUNCTIONS=_peak \
+    -o build/bench/peak.wasm
 
-echo "bench: timing native attn_sdpa ..." >&2
-./build/bench/bench_sdpa > build/bench/native.txt
-node bench/bench.mjs build/bench/native.txt
+node bench/bench.mjs

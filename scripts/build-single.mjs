@@ -31,7 +31,7 @@ const WEB = join(REPO, 'web');
 const SERVED_WASM = join(WEB, 'lib', 'attention.wasm');
 const SINGLE_WASM = join(REPO, 'build', 'attention-single.wasm');
 const OUTPUT = join(REPO, 'build', 'attention.html');
-const BUDGET_BYTES = 400 * 1024;
+const BUDGET_BYTES = 440 * 1024; // 412 KB with the float32 SIMD path (Nov 2026)
 
 // Exports emscripten adds to every standalone module by itself.
 const RUNTIME_EXPORTS = new Set(['_initialize', '__errno_location', 'stackSave', 'stackRestore', 'stackAlloc']);

@@ -81,7 +81,9 @@ install_node_modules() {
     local installed=node_modules/.package-lock.json
     if [ ! -e "$installed" ] || [ package-lock.json -nt "$installed" ]; then
         log "npm ci"
-        npm ci --no-audit --no-fund
+        # onnxruntime-node (bench only): its CPU binaries are in the package;
+        # skip the CUDA download of its install script (also in .npmrc).
+        ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
     fi
 }
 

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- Sizes ---- */
 
@@ -257,5 +258,95 @@ typedef struct attn__sdpa_grad_block {
 /* sdpa_backward.c: runs a validated block; work [2 * n_k]. */
 int attn__sdpa_block_backward(const attn__sdpa_grad_block *block,
                               const attn__sdpa_plan *plan, double *work);
+
+/* ---- The float32 path (sdpa_f32.c, sdpa_f32_body.h) ---- */
+
+/* The AVX2 + FMA and AVX-512F kernels need gcc's target pragma; run-time
+ * dispatch picks the widest the CPU has. */
+#if defined(__GNUC__) && !defined(__clang__) && \
+    (defined(__x86_64__) || defined(__i386__))
+#define ATTN__HAVE_AVX2_KERNEL 1
+#endif
+
+/* Query rows per block and keys per tile of the float32 kernels, at most:
+ * each kernel picks its own (sdpa_f32_body.h), and the work array is sized
+ * for these. */
+#define ATTN__F32_MR 12
+#define ATTN__F32_NB 128
+
+/* One batch item for a float32 kernel, its inputs checked. */
+typedef struct attn__f32_job {
+    float *weights;       /* [n_q, n_k] or NULL */
+    float *output;        /* [n_q, d_v] or NULL */
+    const float *q;       /* [n_q, d_k] */
+    const float *k;       /* [n_k, d_k] */
+    const float *v;       /* [n_k, d_v] */
+    int n_q, n_k, d_k, d_v;
+    float scale;
+    const attn_mask *mask; /* NULL = no mask */
+    int mask_b;
+    double dropout;       /* 0 = off */
+    uint64_t seed;
+    int64_t dropout_b;
+    float *work;          /* [attn__f32_item_work_size] */
+} attn__f32_job;
+
+/* 1 if no entry is NaN or infinite (all exponent bits set): integer
+ * operations, which the compiler vectorises, unlike a float reduction. */
+static inline int attn__all_finite_f32(const float *x, size_t count)
+{
+    uint32_t bad = 0;
+    for (size_t i = 0; i < count; i++) {
+        uint32_t bits;
+        memcpy(&bits, &x[i], sizeof bits);
+        bad |= (bits & 0x7f800000u) == 0x7f800000u;
+    }
+    return bad == 0;
+}
+
+/* Floats of packed K: [ceil(n_k / NB), d_k, NB]; 0 on overflow. */
+size_t attn__f32_packed_k_size(int n_k, int d_k);
+
+/* The work array of one batch item, carved up (sdpa_f32.c); rows are
+ * ATTN__F32_MR, the most any kernel uses. */
+typedef struct attn__f32_scratch {
+    float *kt;  /* [ceil(n_k / nb), d_k, nb] packed K, nb the kernel's tile */
+    float *s;   /* [MR, NB] one tile of scores */
+    float *acc; /* [MR, d_v] output accumulators */
+    float *qt;  /* [d_k, MR] the block's query rows, side by side */
+    float *pt;  /* [NB, MR] one tile of P, transposed */
+} attn__f32_scratch;
+
+void attn__f32_scratch_init(attn__f32_scratch *scratch,
+                            const attn__f32_job *job);
+
+/* Keys lo..hi are the ones query i may see, when the mask is only causal,
+ * key padding and local (returns 1); 0 for strided or custom masks, which
+ * must be asked entry by entry. */
+int attn__f32_row_range(const attn__f32_job *job, int i, int *lo, int *hi);
+
+/* How a mask treats the tile of queries i0..i1 and keys j0..j1. */
+enum { ATTN__F32_TILE_SKIP = 0, ATTN__F32_TILE_FULL = 1,
+       ATTN__F32_TILE_PARTIAL = 2 };
+int attn__f32_tile_state(const attn__f32_job *job, int i0, int i1,
+                         int j0, int j1);
+
+/* The kernels, one per instruction set (sdpa_f32_body.h). */
+int attn__f32_item_scalar(const attn__f32_job *job);
+int attn__f32_item_avx2(const attn__f32_job *job);   /* x86 with gcc only */
+int attn__f32_item_avx512(const attn__f32_job *job); /* x86 with gcc only */
+int attn__f32_item_wasm(const attn__f32_job *job);   /* -msimd128 only */
+
+/* Which kernel attn__sdpa_f32_using runs. */
+enum { ATTN__F32_BEST = 0, ATTN__F32_SCALAR = 1, ATTN__F32_AVX2 = 2,
+       ATTN__F32_AVX512 = 3, ATTN__F32_KERNELS = 4 };
+
+/* attn_sdpa_f32 with a chosen kernel: ATTN__F32_BEST picks at run time;
+ * the others force one (the tests check each on its own) and give
+ * ATTN_ERR_OPTION when this build or CPU lacks it. */
+int attn__sdpa_f32_using(int kernel, float *weights, float *output,
+                         const float *q, const float *k, const float *v,
+                         int batch, int n_q, int n_k, int d_k, int d_v,
+                         const attn_options *opts, float *work);
 
 #endif /* ATTN_KERNELS_H */

@@ -131,6 +131,12 @@ const local = attn.sdpaFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 
 expectType<SdpaFlatResult>()(local);
 const linearOutput: Float64Array = attn.linearFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3, causal: true }).output;
 void linearOutput;
+const f32 = Float32Array.from(Q.flat());
+const fast32: Float32Array = attn.sdpaFlat({ q: f32, k: f32, v: Float32Array.from(V.flat()), nQ: 3, nK: 3, dK: 2, dV: 3, causal: true, keyLength: 2 }).output;
+const fastWeights32: Float32Array = attn.sdpaFlat({ q: f32, k: f32, v: f32, nQ: 3, nK: 3, dK: 2, dV: 2, allowed: [true, false, true, true, true, false, false, true, true], weights: true }).weights;
+const linear32: Float32Array = attn.linearFlat({ q: f32, k: f32, v: f32, nQ: 3, nK: 3, dK: 2, dV: 2 }).output;
+void fast32; void fastWeights32; void linear32;
+
 // @ts-expect-error linearFlat takes no scale
 attn.linearFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3, scale: 0.5 });
 

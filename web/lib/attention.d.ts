@@ -370,11 +370,25 @@ export interface SdpaFlatInput {
   window?: number;
   /** The Sparse Transformer's strided pattern (j <= i implied). */
   stride?: number;
+  /** Mask the keys at index >= keyLength: one number, or one per batch item. */
+  keyLength?: number | readonly number[];
+  /** A custom mask, flat [nQ, nK]: true (or 1) = may attend. */
+  allowed?: readonly (boolean | number)[] | Uint8Array;
   /** true to also return the weights. */
   weights?: boolean;
   /** The most bytes of WebAssembly memory the call may allocate (inputs,
    *  outputs, weights and scratch); default: the engine's maxBytes. */
   maxBytes?: number;
+}
+
+/** The float32 path: q, k and v all Float32Arrays (attn_sdpa_f32). */
+export interface SdpaFlat32Input extends Omit<SdpaFlatInput, 'q' | 'k' | 'v'> {
+  /** [batch, nQ, dK] */
+  q: Float32Array;
+  /** [batch, nK, dK] */
+  k: Float32Array;
+  /** [batch, nK, dV] */
+  v: Float32Array;
 }
 
 /** Linear attention over flat arrays, for timing. */
@@ -403,6 +417,22 @@ export interface SdpaFlatResult {
 export interface SdpaFlatResultWithWeights extends SdpaFlatResult {
   /** [batch, nQ, nK] */
   weights: Float64Array;
+}
+
+/** Linear attention in float32: q, k and v all Float32Arrays. */
+export interface LinearFlat32Input extends Omit<LinearFlatInput, 'q' | 'k' | 'v'> {
+  q: Float32Array;
+  k: Float32Array;
+  v: Float32Array;
+}
+
+export interface SdpaFlat32Result {
+  /** [batch, nQ, dV] */
+  output: Float32Array;
+}
+export interface SdpaFlat32ResultWithWeights extends SdpaFlat32Result {
+  /** [batch, nQ, nK] */
+  weights: Float32Array;
 }
 
 // ---- Memory ----
@@ -510,8 +540,12 @@ export interface Attention {
   /** The result and the steps from one run. */
   walkthrough(problem: Problem): { result: AttentionResult; steps: WalkthroughSteps };
 
+  /** Float32Arrays in: computed in float32, Float32Arrays out. */
+  sdpaFlat(input: SdpaFlat32Input & { weights: true }): SdpaFlat32ResultWithWeights;
+  sdpaFlat(input: SdpaFlat32Input): SdpaFlat32Result;
   sdpaFlat(input: SdpaFlatInput & { weights: true }): SdpaFlatResultWithWeights;
   sdpaFlat(input: SdpaFlatInput): SdpaFlatResult;
+  linearFlat(input: LinearFlat32Input): SdpaFlat32Result;
   linearFlat(input: LinearFlatInput): SdpaFlatResult;
 
   memoryStats(): MemoryStats;

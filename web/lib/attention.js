@@ -20,7 +20,8 @@
 //   attn.format({ kind, ...fields }, 'markdown' | 'latex' | 'text' | 'json' | 'steps') -> string
 //   attn.steps({ kind, ...fields })              -> the walkthrough as data: { title, intro, steps }
 //   attn.walkthrough({ kind, ...fields })        -> { result, steps }: both from one run
-//   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays)
+//   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays;
+//                  Float32Array inputs compute in float32, others in float64)
 //   attn.linearFlat({ q, k, v, nQ, nK, dK, dV, causal }) -> { output }
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
 //
@@ -74,11 +75,15 @@ const OPTIONS_BYTES = 56;
 const OPTIONS_SCALE_KIND = 0;
 const OPTIONS_SCALE_FACTOR = 8;
 const OPTIONS_MASK_KINDS = 16;
+const OPTIONS_MASK_KEY_LENGTH = 20;
+const OPTIONS_MASK_ALLOWED = 24;
 const OPTIONS_MASK_WINDOW = 28;
 const OPTIONS_MASK_STRIDE = 32;
 const ATTN_SCALE_NONE = 1;
 const ATTN_SCALE_FACTOR = 2;
 const ATTN_MASK_CAUSAL = 1;
+const ATTN_MASK_KEY_PADDING = 1 << 1;
+const ATTN_MASK_CUSTOM = 1 << 2;
 const ATTN_MASK_LOCAL = 1 << 3;
 const ATTN_MASK_STRIDED = 1 << 4;
 
@@ -359,8 +364,11 @@ function createApi(wasm, engineMaxBytes) {
    * Scaled dot-product attention straight over attn_sdpa, for timing:
    * q [batch, nQ, dK], k [batch, nK, dK], v [batch, nK, dV] flat (a
    * Float64Array or any array of numbers). Options: scale (number, or false
-   * for none; default 1/sqrt(dK)), causal (boolean), weights (true to also
-   * return the weights). Returns { output: Float64Array, weights? }.
+   * for none; default 1/sqrt(dK)), causal (boolean), window, stride,
+   * keyLength (a number or one per batch item), allowed (flat [nQ, nK],
+   * true = may attend), weights (true to also return the weights). Returns
+   * { output: Float64Array, weights? }. Given three Float32Arrays it runs
+   * attn_sdpa_f32 instead and returns Float32Arrays (linearFlat likewise).
    */
   // Sizes and lengths of the typed arrays the *Flat functions take.
   function checkFlatShapes(caller, { q, k, v, batch, nQ, nK, dK, dV }) {
@@ -397,6 +405,9 @@ function createApi(wasm, engineMaxBytes) {
       throw new AttentionError(`linearFlat: dK = ${dK} and dV = ${dV} need more work memory than size_t can count`, ATTN_ERR_TOO_LARGE);
     }
     checkFlatBytes('linearFlat', [q.length, k.length, v.length, batch * nQ * dV, workLength], 0, limit);
+    if (float32Inputs('linearFlat', q, k, v)) {
+      return linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal);
+    }
     const allocations = new Allocations();
     try {
       const outputLength = batch * nQ * dV;
@@ -413,7 +424,7 @@ function createApi(wasm, engineMaxBytes) {
   }
 
   function sdpaFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, scale, causal = false,
-                      window, stride, weights = false, maxBytes }) {
+                      window, stride, keyLength, allowed, weights = false, maxBytes }) {
     checkFlatShapes('sdpaFlat', { q, k, v, batch, nQ, nK, dK, dV });
     checkFlatInteger('window', window, 0);
     checkFlatInteger('stride', stride, 1);
@@ -429,10 +440,21 @@ function createApi(wasm, engineMaxBytes) {
     const limit = maxBytes === undefined ? engineMaxBytes : checkMaxBytes('sdpaFlat', maxBytes);
     checkFlatBytes('sdpaFlat', [q.length, k.length, v.length, batch * nQ * dV,
                                 weights ? batch * nQ * nK : 0, nK], OPTIONS_BYTES, limit);
+    const extra = flatMaskParts(keyLength, allowed, batch, nQ, nK);
+    if (float32Inputs('sdpaFlat', q, k, v)) {
+      return sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride,
+                        extra, weights);
+    }
     const allocations = new Allocations();
     try {
       const options = allocations.bytes(OPTIONS_BYTES);
       wasm.attn_options_init(options);
+      const lengthsPointer = extra.lengths ? allocations.ints(extra.lengths) : 0;
+      let allowedPointer = 0;
+      if (extra.allowed) {
+        allowedPointer = allocations.bytes(extra.allowed.length);
+        new Uint8Array(wasm.memory.buffer, allowedPointer, extra.allowed.length).set(extra.allowed);
+      }
       const view = new DataView(wasm.memory.buffer, options, OPTIONS_BYTES);
       if (scale === false) {
         view.setInt32(OPTIONS_SCALE_KIND, ATTN_SCALE_NONE, true);
@@ -448,6 +470,14 @@ function createApi(wasm, engineMaxBytes) {
       if (stride !== undefined) {
         maskKinds |= ATTN_MASK_STRIDED;
         view.setInt32(OPTIONS_MASK_STRIDE, stride, true);
+      }
+      if (lengthsPointer !== 0) {
+        maskKinds |= ATTN_MASK_KEY_PADDING;
+        view.setUint32(OPTIONS_MASK_KEY_LENGTH, lengthsPointer, true);
+      }
+      if (allowedPointer !== 0) {
+        maskKinds |= ATTN_MASK_CUSTOM;
+        view.setUint32(OPTIONS_MASK_ALLOWED, allowedPointer, true);
       }
       view.setUint32(OPTIONS_MASK_KINDS, maskKinds, true);
 
@@ -476,6 +506,161 @@ function createApi(wasm, engineMaxBytes) {
       throw new AttentionError(`sdpaFlat: ${name} must be an integer from ${min} to ${MAX_INT32}, got ${describeValue(value)}`,
                                ATTN_ERR_RANGE);
     }
+  }
+
+  // sdpaFlat's keyLength (one number, or one per batch item) and allowed
+  // (flat [nQ, nK] of booleans or 0/1, true = may attend) as the C mask wants
+  // them: { lengths: Int32Array | null, allowed: Uint8Array | null }.
+  const NO_MASK_PARTS = Object.freeze({ lengths: null, allowed: null });
+
+  function flatMaskParts(keyLength, allowed, batch, nQ, nK) {
+    if (keyLength === undefined && allowed === undefined) return NO_MASK_PARTS;
+    let lengths = null;
+    if (keyLength !== undefined) {
+      const list = typeof keyLength === 'number' ? new Array(batch).fill(keyLength) : keyLength;
+      if (!isList(list) || list.length !== batch || !Array.from(list).every(Number.isInteger)) {
+        throw new AttentionError(`sdpaFlat: keyLength must be an integer or ${batch} integers (one per batch item)`, ATTN_ERR_INPUT);
+      }
+      lengths = Int32Array.from(list);
+    }
+    let bytes = null;
+    if (allowed !== undefined) {
+      checkLength('sdpaFlat', 'allowed', allowed, nQ * nK, 'nQ·nK');
+      bytes = Uint8Array.from(allowed, (x) => (x ? 1 : 0));
+    }
+    return { lengths, allowed: bytes };
+  }
+
+  // ---- The float32 path of sdpaFlat and linearFlat ----
+  // Float32Array inputs run attn_sdpa_f32 / attn_linear_f32 and give
+  // Float32Array results. To keep small calls cheap (T = 4 in about a
+  // microsecond) every call reuses one block of WASM memory, grown when a
+  // call needs more and otherwise kept, and the heap views are rebuilt only
+  // when the memory has grown (growing replaces memory.buffer).
+
+  // true for three Float32Arrays, false for none; a mix is an error.
+  function float32Inputs(caller, q, k, v) {
+    const count = (q instanceof Float32Array) + (k instanceof Float32Array) +
+                  (v instanceof Float32Array);
+    if (count === 0) return false;
+    if (count === 3) return true;
+    throw new AttentionError(`${caller}: q, k and v must be all Float32Arrays (float32) or none (float64)`, ATTN_ERR_INPUT);
+  }
+
+  const scratch32 = { pointer: 0, bytes: 0 };
+  let heap32 = null;
+
+  // A block of at least `bytes`, 16-byte aligned; its contents are not kept.
+  function scratchBlock(bytes) {
+    if (bytes > scratch32.bytes) {
+      if (scratch32.pointer !== 0) wasm.free(scratch32.pointer);
+      scratch32.pointer = 0;
+      scratch32.bytes = 0;
+      const size = Math.max(bytes + 16, 4096);
+      const pointer = wasm.malloc(size);
+      if (pointer === 0) throw new AttentionError('attention: out of WebAssembly memory', ATTN_ERR_NOMEM);
+      scratch32.pointer = pointer;
+      scratch32.bytes = size - 16;
+    }
+    return (scratch32.pointer + 15) & ~15;
+  }
+
+  function heapViews() {
+    const buffer = wasm.memory.buffer;
+    if (heap32 === null || heap32.buffer !== buffer) {
+      heap32 = { buffer, f32: new Float32Array(buffer), i32: new Int32Array(buffer),
+                 f64: new Float64Array(buffer) };
+    }
+    return heap32;
+  }
+
+  const align16 = (bytes) => (bytes + 15) & ~15;
+
+  function sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride,
+                      extra, weights) {
+    const outputLength = batch * nQ * dV;
+    const weightsLength = weights ? batch * nQ * nK : 0;
+    const workLength = wasm.attn_sdpa_f32_work_size(nK, dK, dV);
+    if (workLength === 0) throw new AttentionError('sdpaFlat: sizes too large', ATTN_ERR_TOO_LARGE);
+    const lengthsBytes = extra.lengths ? 4 * batch : 0;
+    const allowedBytes = extra.allowed ? nQ * nK : 0;
+    // Layout of the scratch block: options, q, k, v, output, weights, work,
+    // key lengths, allowed.
+    const options = scratchBlock(align16(OPTIONS_BYTES) + align16(4 * q.length) +
+                                 align16(4 * k.length) + align16(4 * v.length) +
+                                 align16(4 * outputLength) + align16(4 * weightsLength) +
+                                 align16(4 * workLength) + align16(lengthsBytes) +
+                                 allowedBytes);
+    const qp = options + align16(OPTIONS_BYTES);
+    const kp = qp + align16(4 * q.length);
+    const vp = kp + align16(4 * k.length);
+    const outputPointer = vp + align16(4 * v.length);
+    const weightsPointer = outputPointer + align16(4 * outputLength);
+    const work = weightsPointer + align16(4 * weightsLength);
+    const lengthsPointer = work + align16(4 * workLength);
+    const allowedPointer = lengthsPointer + align16(lengthsBytes);
+    const { f32, i32, f64 } = heapViews();
+    if (extra.lengths) i32.set(extra.lengths, lengthsPointer >> 2);
+    if (extra.allowed) new Uint8Array(f32.buffer).set(extra.allowed, allowedPointer);
+    // attn_options, field by field (the layout described at OPTIONS_BYTES).
+    let scaleKind = 0; // ATTN_SCALE_INV_SQRT_DK
+    if (scale === false) scaleKind = ATTN_SCALE_NONE;
+    else if (typeof scale === 'number') scaleKind = ATTN_SCALE_FACTOR;
+    let maskKinds = causal ? ATTN_MASK_CAUSAL : 0;
+    if (window !== undefined) maskKinds |= ATTN_MASK_LOCAL;
+    if (stride !== undefined) maskKinds |= ATTN_MASK_STRIDED;
+    const o = options >> 2;
+    i32[o] = scaleKind;
+    f64[(options + OPTIONS_SCALE_FACTOR) >> 3] = typeof scale === 'number' ? scale : 1;
+    if (extra.lengths) maskKinds |= ATTN_MASK_KEY_PADDING;
+    if (extra.allowed) maskKinds |= ATTN_MASK_CUSTOM;
+    i32[o + 4] = maskKinds; // mask.kinds
+    i32[o + 5] = extra.lengths ? lengthsPointer : 0; // mask.key_length
+    i32[o + 6] = extra.allowed ? allowedPointer : 0; // mask.allowed
+    i32[o + 7] = window === undefined ? 0 : window;
+    i32[o + 8] = stride === undefined ? 1 : stride;
+    f64[(options + 40) >> 3] = 0; // dropout
+    i32[o + 12] = 0;              // seed, low and high words
+    i32[o + 13] = 0;
+    f32.set(q, qp >> 2);
+    f32.set(k, kp >> 2);
+    f32.set(v, vp >> 2);
+    const status = wasm.attn_sdpa_f32(weights ? weightsPointer : 0, outputPointer, qp, kp, vp,
+                                      batch, nQ, nK, dK, dV, options, work);
+    if (status !== 0) {
+      throw engineError(status, `attn_sdpa_f32: ${readCString(wasm.attn_status_text(status))}`);
+    }
+    const result = { output: copyFloats(outputPointer, outputLength) };
+    if (weights) result.weights = copyFloats(weightsPointer, weightsLength);
+    return result;
+  }
+
+  function linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal) {
+    const outputLength = batch * nQ * dV;
+    const workLength = wasm.attn_linear_f32_work_size(dK, dV);
+    if (workLength === 0) throw new AttentionError('linearFlat: sizes too large', ATTN_ERR_TOO_LARGE);
+    const qp = scratchBlock(align16(4 * q.length) + align16(4 * k.length) +
+                            align16(4 * v.length) + align16(4 * outputLength) +
+                            4 * workLength);
+    const kp = qp + align16(4 * q.length);
+    const vp = kp + align16(4 * k.length);
+    const outputPointer = vp + align16(4 * v.length);
+    const work = outputPointer + align16(4 * outputLength);
+    const { f32 } = heapViews();
+    f32.set(q, qp >> 2);
+    f32.set(k, kp >> 2);
+    f32.set(v, vp >> 2);
+    const status = wasm.attn_linear_f32(outputPointer, qp, kp, vp, batch, nQ, nK, dK, dV,
+                                        causal ? 1 : 0, work);
+    if (status !== 0) {
+      throw engineError(status, `attn_linear_f32: ${readCString(wasm.attn_status_text(status))}`);
+    }
+    return { output: copyFloats(outputPointer, outputLength) };
+  }
+
+  function copyFloats(pointer, length) {
+    const start = pointer >> 2;
+    return heapViews().f32.slice(start, start + length);
   }
 
   function copyDoubles(pointer, length) {

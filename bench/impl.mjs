@@ -1,0 +1,250 @@
+// Times one implementation of scaled dot-product attention in this process
+// and prints JSON lines for bench/bench.mjs: {"case", "samples"} with
+// seconds per call. Usage: node bench/impl.mjs NAME, NAME one of
+//   engine-wasm-f32  sdpaFlat with Float32Arrays (attn_sdpa_f32, WASM SIMD)
+//   engine-wasm-f64  sdpaFlat with Float64Arrays (attn_sdpa)
+//   small            sdpaFlat at T = 4 (float32 and float64): µs per call
+//   plain-js         the textbook loops in JS, Float64Array
+//   ort-web          onnxruntime-web (WASM, one thread)
+//   tfjs-wasm        @tensorflow/tfjs-backend-wasm (SIMD, one thread)
+//   ort-node         onnxruntime-node (CPU, one thread)
+//   wasm-peak        f32x4 multiply-add chains (build/bench/peak.wasm)
+// Each case runs SAMPLES samples, each a mean over batches of doubling size
+// (1, 2, 4, ... calls) until SAMPLE_SECONDS have passed, after calls for
+// WARM_SECONDS. Times are CPU time of this
+// process (process.cpuUsage), not wall time: on a shared machine the time
+// other processes run is not this code's. Every implementation runs on one
+// thread, so the two agree on an idle machine.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadAttention } from '../web/lib/attention.js';
+import { sdpaModel } from './onnx_model.mjs';
+
+const D = 64;
+const SAMPLES = 7;
+const SAMPLE_SECONDS = 0.05;
+const CASES = [
+  { name: 'T256', t: 256, causal: false },
+  { name: 'T1024', t: 1024, causal: false },
+  { name: 'T2048', t: 2048, causal: false },
+  { name: 'causal1024', t: 1024, causal: true },
+];
+
+// The generator of bench_sdpa.c: uniform in [-1, 1) from a 64-bit LCG.
+function uniformFiller(seed) {
+  let state = BigInt(seed);
+  return (length) => {
+    const x = new Float64Array(length);
+    for (let i = 0; i < length; i++) {
+      state = BigInt.asUintN(64, state * 6364136223846793005n + 1442695040888963407n);
+      x[i] = Number(state >> 11n) / 9007199254740992 * 2 - 1;
+    }
+    return x;
+  };
+}
+
+function inputs(t) {
+  const fill = uniformFiller(42);
+  return { q: fill(t * D), k: fill(t * D), v: fill(t * D) };
+}
+
+// CPU seconds of this process since `start` (a process.cpuUsage()).
+const cpuSince = (start) => {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1e6;
+};
+
+// Warming up: calls for WARM_SECONDS, so that V8 has compiled the hot
+// code with its optimising tier before the first sample.
+const WARM_SECONDS = 0.1;
+
+async function samples(call) {
+  for (const start = process.cpuUsage(); cpuSince(start) < WARM_SECONDS;) await call();
+  const result = [];
+  for (let s = 0; s < SAMPLES; s++) {
+    let calls = 0;
+    const start = process.cpuUsage();
+    let elapsed = 0;
+    // Batches of doubling size, so reading the clock (a system call) costs
+    // nothing next to small calls.
+    for (let batch = 1; elapsed < SAMPLE_SECONDS; batch *= 2) {
+      for (let i = 0; i < batch; i++) await call();
+      calls += batch;
+      elapsed = cpuSince(start);
+    }
+    result.push(elapsed / calls);
+  }
+  return result;
+}
+
+function samplesSync(call) {
+  for (const start = process.cpuUsage(); cpuSince(start) < WARM_SECONDS;) call();
+  const result = [];
+  for (let s = 0; s < SAMPLES; s++) {
+    let calls = 0;
+    const start = process.cpuUsage();
+    let elapsed = 0;
+    for (let batch = 1; elapsed < SAMPLE_SECONDS; batch *= 2) {
+      for (let i = 0; i < batch; i++) call();
+      calls += batch;
+      elapsed = cpuSince(start);
+    }
+    result.push(elapsed / calls);
+  }
+  return result;
+}
+
+const print = (name, values, extra = {}) =>
+  console.log(JSON.stringify({ case: name, samples: values, ...extra }));
+
+// Scaled dot-product attention in plain JS, the textbook way a page would
+// write it (causal: keys j <= i only).
+function plainSdpa(q, k, v, t, d, causal) {
+  const output = new Float64Array(t * d);
+  const scores = new Float64Array(t);
+  const scale = 1 / Math.sqrt(d);
+  for (let i = 0; i < t; i++) {
+    const last = causal ? i : t - 1;
+    let max = -Infinity;
+    for (let j = 0; j <= last; j++) {
+      let dot = 0;
+      for (let c = 0; c < d; c++) dot += q[i * d + c] * k[j * d + c];
+      scores[j] = dot * scale;
+      if (scores[j] > max) max = scores[j];
+    }
+    let sum = 0;
+    for (let j = 0; j <= last; j++) {
+      scores[j] = Math.exp(scores[j] - max);
+      sum += scores[j];
+    }
+    for (let j = 0; j <= last; j++) {
+      const w = scores[j] / sum;
+      for (let c = 0; c < d; c++) output[i * d + c] += w * v[j * d + c];
+    }
+  }
+  return output;
+}
+
+async function engine(float32) {
+  const attn = await loadAttention();
+  const Type = float32 ? Float32Array : Float64Array;
+  for (const { name, t, causal } of CASES) {
+    const { q, k, v } = inputs(t);
+    const args = { q: Type.from(q), k: Type.from(k), v: Type.from(v), nQ: t, nK: t, dK: D, dV: D, causal };
+    print(name, samplesSync(() => attn.sdpaFlat(args)));
+  }
+}
+
+async function small() {
+  const attn = await loadAttention();
+  const { q, k, v } = inputs(4);
+  for (const Type of [Float32Array, Float64Array]) {
+    const args = { q: Type.from(q), k: Type.from(k), v: Type.from(v), nQ: 4, nK: 4, dK: D, dV: D };
+    print(`T4-${Type === Float32Array ? 'f32' : 'f64'}`, samplesSync(() => attn.sdpaFlat(args)));
+  }
+}
+
+function plainJs() {
+  for (const { name, t, causal } of CASES) {
+    const { q, k, v } = inputs(t);
+    print(name, samplesSync(() => plainSdpa(q, k, v, t, D, causal)));
+  }
+}
+
+async function onnxRuntime(ort, sessionOptions) {
+  for (const { name, t, causal } of CASES) {
+    if (causal) continue; // the graph has no mask; only full attention
+    const session = await ort.InferenceSession.create(sdpaModel(t, D), sessionOptions);
+    const { q, k, v } = inputs(t);
+    const feeds = {
+      q: new ort.Tensor('float32', Float32Array.from(q), [t, D]),
+      k: new ort.Tensor('float32', Float32Array.from(k), [t, D]),
+      v: new ort.Tensor('float32', Float32Array.from(v), [t, D]),
+    };
+    print(name, await samples(async () => {
+      const { output } = await session.run(feeds);
+      return output.data;
+    }));
+    await session.release();
+  }
+}
+
+async function ortWeb() {
+  const ort = await import('onnxruntime-web');
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.proxy = false;
+  await onnxRuntime(ort, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+}
+
+async function ortNode() {
+  const ort = (await import('onnxruntime-node')).default;
+  await onnxRuntime(ort, {
+    executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1,
+    executionMode: 'sequential', graphOptimizationLevel: 'all',
+  });
+}
+
+async function tfjsWasm() {
+  const tf = await import('@tensorflow/tfjs-core');
+  const wasmBackend = await import('@tensorflow/tfjs-backend-wasm');
+  const dist = fileURLToPath(new URL('../node_modules/@tensorflow/tfjs-backend-wasm/dist/', import.meta.url));
+  wasmBackend.setWasmPaths(dist);
+  wasmBackend.setThreadsCount(1);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
+  const threads = wasmBackend.getThreadsCount();
+  for (const { name, t, causal } of CASES) {
+    if (causal) continue;
+    const { q, k, v } = inputs(t);
+    const qt = tf.tensor2d(Float32Array.from(q), [t, D]);
+    const kt = tf.tensor2d(Float32Array.from(k), [t, D]);
+    const vt = tf.tensor2d(Float32Array.from(v), [t, D]);
+    const scale = 1 / Math.sqrt(D);
+    // matMul(a, transpose(b)) rather than transposeB: far faster in 4.22.
+    print(name, samplesSync(() => {
+      const output = tf.tidy(() =>
+        tf.matMul(tf.softmax(tf.matMul(tf.mul(qt, scale), tf.transpose(kt))), vt));
+      const data = output.dataSync();
+      output.dispose();
+      return data;
+    }), { simd, threads });
+    tf.dispose([qt, kt, vt]);
+  }
+}
+
+async function wasmPeak() {
+  const bytes = readFileSync(new URL('../build/bench/peak.wasm', import.meta.url));
+  const { instance } = await WebAssembly.instantiate(bytes, {});
+  const iterations = 20000000;
+  // V8 first runs a function from its baseline compiler and cannot swap in
+  // the optimised code during a call: many short calls, then a pause, get
+  // the optimised code in place before timing.
+  for (let i = 0; i < 2000; i++) instance.exports.peak(1000);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  instance.exports.peak(iterations / 10);
+  const perFlop = [];
+  for (let s = 0; s < SAMPLES; s++) {
+    const start = process.cpuUsage();
+    instance.exports.peak(iterations);
+    perFlop.push(cpuSince(start) / (iterations * 12 * 4 * 2));
+  }
+  print('peak', perFlop);
+}
+
+const runners = {
+  'engine-wasm-f32': () => engine(true),
+  'engine-wasm-f64': () => engine(false),
+  small,
+  'plain-js': plainJs,
+  'ort-web': ortWeb,
+  'tfjs-wasm': tfjsWasm,
+  'ort-node': ortNode,
+  'wasm-peak': wasmPeak,
+};
+const name = process.argv[2];
+if (!Object.hasOwn(runners, name)) {
+  console.error(`usage: node bench/impl.mjs ${Object.keys(runners).join('|')}`);
+  process.exit(2);
+}
+await runners[name]();

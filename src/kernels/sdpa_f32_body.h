@@ -1,0 +1,524 @@
+/*
+ * sdpa_f32_body.h: the float32 attention kernel, written once over a small
+ * set of vector operations and compiled once per instruction set. The file
+ * that includes it defines:
+ *
+ *   VF              the vector type; VW its width in floats
+ *   V_ZERO()        all lanes 0             V_SET1(x)     all lanes x
+ *   V_LOAD(p)       unaligned load          V_STORE(p, a) unaligned store
+ *   V_ADD V_SUB V_MUL V_MAX (a, b)          V_FMA(a, b, c) = a * b + c
+ *   V_EXP(x)        e^x for x <= 0 (-INFINITY gives exactly 0), or 2^x
+ *                   when F32_EXP2 is 1 (then the scores are scaled by
+ *                   log2(e) as Q is packed, which saves the kernel a
+ *                   multiplication and half its range reduction)
+ *   V_HSUM, V_HMAX  (optional) sum and max of the lanes
+ *   F32_NAME(name)  the name of this instruction set's copy of `name`
+ *   F32_MR          query rows per block: 4, 6, 8 or 12 (at most
+ *                   ATTN__F32_MR)
+ *   F32_NB          keys per tile, a multiple of 2·VW (at most ATTN__F32_NB):
+ *                   longer tiles spread the per-tile softmax work, shorter
+ *                   ones let masks skip more
+ *   F32_P_ROWS      1: the online P·V reads P in place, row by row (best
+ *                   natively); 0: P is transposed first, so every load of
+ *                   the microkernel is at a fixed offset of one pointer
+ *                   (best in WASM, where each address costs instructions)
+ *
+ * and F32_NAME(item) (declared in kernels.h) runs one batch item.
+ *
+ * The layout is a GEMM's: K is packed once per item into tiles of
+ * F32_NB keys, transposed ([tile, d_k, NB]), so the score microkernel
+ * keeps F32_MR query rows × 2 vectors of keys in registers and walks
+ * d_k with one broadcast per row and two loads per step. Without weights
+ * the softmax is online (a running max and sum per row, as FlashAttention):
+ * the work array holds the packed K, one MR × NB tile of scores and MR rows
+ * of output accumulators, O(T·d) in all. Tiles every query of the block may
+ * not see (causal, local, strided, key padding) are skipped.
+ */
+
+#if F32_MR > ATTN__F32_MR || F32_NB > ATTN__F32_NB
+#error "sdpa_f32_body.h: F32_MR or F32_NB exceeds what the work array holds"
+#endif
+#define MR F32_MR
+#define NB F32_NB
+#ifndef F32_EXP2
+#define F32_EXP2 0
+#endif
+
+/* Horizontal reductions, once per row and tile: the instruction set's own
+ * (V_HSUM, V_HMAX) where it defines them, else through memory. */
+static float F32_NAME(hsum)(VF a)
+{
+#ifdef V_HSUM
+    return V_HSUM(a);
+#else
+    float lanes[VW];
+    V_STORE(lanes, a);
+    float sum = 0.0f;
+    for (int i = 0; i < VW; i++) sum += lanes[i];
+    return sum;
+#endif
+}
+
+static float F32_NAME(hmax)(VF a)
+{
+#ifdef V_HMAX
+    return V_HMAX(a);
+#else
+    float lanes[VW];
+    V_STORE(lanes, a);
+    float max = lanes[0];
+    for (int i = 1; i < VW; i++) max = lanes[i] > max ? lanes[i] : max;
+    return max;
+#endif
+}
+
+/* Rounds n up to a multiple of 2·VW (the score microkernel's step). */
+static int F32_NAME(round_up)(int n)
+{
+    return (n + 2 * VW - 1) / (2 * VW) * (2 * VW);
+}
+
+/* kt [tiles, d_k, NB]: key j0 + jj of tile t, column c at
+ * kt[(t * d_k + c) * NB + jj]; keys past n_k are 0 up to the microkernel's
+ * step, and the rest of the last tile is never read. */
+static void F32_NAME(pack_k)(float *kt, const float *k, int n_k, int d_k)
+{
+    const int tiles = (n_k + NB - 1) / NB;
+    for (int t = 0; t < tiles; t++) {
+        float *tile = kt + (size_t)t * (size_t)d_k * NB;
+        const int left = n_k - t * NB;
+        const int packed = left < NB ? F32_NAME(round_up)(left) : NB;
+        const int real = left < NB ? left : NB;
+        for (int jj = 0; jj < real; jj++) {
+            const float *k_row = k + (size_t)(t * NB + jj) * (size_t)d_k;
+            for (int c = 0; c < d_k; c++) tile[(size_t)c * NB + jj] = k_row[c];
+        }
+        for (int c = 0; c < d_k; c++)
+            for (int jj = real; jj < packed; jj++) tile[(size_t)c * NB + jj] = 0.0f;
+    }
+}
+
+/* The microkernels below are unrolled by hand for MR query rows: 12 with
+ * AVX-512 (24 accumulators of its 32 registers), 6 with AVX2 (the classic
+ * 6 × 2-vector GEMM block: 12 accumulators, 2 loads and 6 broadcasts per
+ * step, 15 registers of 16), 4 in WASM, whose compilers keep a scratch
+ * register or two for themselves (8 is there to try). */
+#if MR == 12
+#define F32_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+#elif MR == 8
+#define F32_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#elif MR == 6
+#define F32_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#elif MR == 4
+#define F32_ROWS(X) X(0) X(1) X(2) X(3)
+#else
+#error "sdpa_f32_body.h: F32_MR must be 4, 6, 8 or 12"
+#endif
+
+/* s [MR, NB] = Q block × packed keys 0..nb of one tile (nb a multiple of
+ * 2·VW), with the block packed as qt [d_k, MR]: MR × 2 vectors of
+ * accumulators, one broadcast per row, and every load at a fixed offset
+ * from two pointers that step through d_k. */
+static void F32_NAME(tile_scores)(float *s, const float *qt,
+                                  const float *kt_tile, int d_k, int nb)
+{
+#define F32_DECLARE(r) VF a##r##0 = V_ZERO(), a##r##1 = V_ZERO();
+#define F32_STEP(r) { const VF b = V_SET1(qp[r]); \
+                      a##r##0 = V_FMA(b, k0, a##r##0); \
+                      a##r##1 = V_FMA(b, k1, a##r##1); }
+#define F32_SAVE(r) V_STORE(s + r * NB + jj, a##r##0); \
+                    V_STORE(s + r * NB + jj + VW, a##r##1);
+    for (int jj = 0; jj < nb; jj += 2 * VW) {
+        F32_ROWS(F32_DECLARE)
+        const float *kp = kt_tile + jj;
+        const float *qp = qt;
+        for (int c = 0; c < d_k; c++, kp += NB, qp += MR) {
+            const VF k0 = V_LOAD(kp);
+            const VF k1 = V_LOAD(kp + VW);
+            F32_ROWS(F32_STEP)
+        }
+        F32_ROWS(F32_SAVE)
+    }
+#undef F32_DECLARE
+#undef F32_STEP
+#undef F32_SAVE
+}
+
+/* acc [MR, d_v] += p @ v [nv, d_v], with p packed as pt [nv, MR]. */
+static void F32_NAME(tile_pv)(float *acc, int d_v, const float *pt,
+                              const float *v, int nv)
+{
+#define F32_POINTERS(r) float *c##r = acc + r * d_v;
+    F32_ROWS(F32_POINTERS)
+#undef F32_POINTERS
+    int c = 0;
+#define F32_LOAD_ACC(r) VF a##r##0 = V_LOAD(c##r + c), \
+                           a##r##1 = V_LOAD(c##r + c + VW);
+#define F32_STEP(r) { const VF b = V_SET1(pp[r]); \
+                      a##r##0 = V_FMA(b, v0, a##r##0); \
+                      a##r##1 = V_FMA(b, v1, a##r##1); }
+#define F32_SAVE(r) V_STORE(c##r + c, a##r##0); V_STORE(c##r + c + VW, a##r##1);
+    for (; c + 2 * VW <= d_v; c += 2 * VW) {
+        F32_ROWS(F32_LOAD_ACC)
+        const float *pp = pt;
+        const float *v_row = v + c;
+        for (int j = 0; j < nv; j++, pp += MR, v_row += d_v) {
+            const VF v0 = V_LOAD(v_row), v1 = V_LOAD(v_row + VW);
+            F32_ROWS(F32_STEP)
+        }
+        F32_ROWS(F32_SAVE)
+    }
+#undef F32_LOAD_ACC
+#undef F32_STEP
+#undef F32_SAVE
+#define F32_LOAD_ONE(r) float a##r = c##r[c];
+#define F32_STEP_ONE(r) a##r += pp[r] * x;
+#define F32_SAVE_ONE(r) c##r[c] = a##r;
+    for (; c < d_v; c++) { /* columns left over: one at a time */
+        F32_ROWS(F32_LOAD_ONE)
+        const float *pp = pt;
+        for (int j = 0; j < nv; j++, pp += MR) {
+            const float x = v[(size_t)j * (size_t)d_v + c];
+            F32_ROWS(F32_STEP_ONE)
+        }
+        F32_ROWS(F32_SAVE_ONE)
+    }
+#undef F32_LOAD_ONE
+#undef F32_STEP_ONE
+#undef F32_SAVE_ONE
+}
+
+#if F32_P_ROWS
+/* tile_pv reading p in place as rows [MR, nv], p_stride apart: natively
+ * the broadcasts address each row directly, which beats transposing P. */
+static void F32_NAME(tile_pv_rows)(float *acc, int d_v, const float *p,
+                                   size_t p_stride, const float *v, int nv)
+{
+#define F32_POINTERS(r) const float *p##r = p + r * p_stride; \
+                        float *c##r = acc + r * d_v;
+    F32_ROWS(F32_POINTERS)
+#undef F32_POINTERS
+    int c = 0;
+#define F32_LOAD_ACC(r) VF a##r##0 = V_LOAD(c##r + c), \
+                           a##r##1 = V_LOAD(c##r + c + VW);
+#define F32_STEP(r) { const VF b = V_SET1(p##r[j]); \
+                      a##r##0 = V_FMA(b, v0, a##r##0); \
+                      a##r##1 = V_FMA(b, v1, a##r##1); }
+#define F32_SAVE(r) V_STORE(c##r + c, a##r##0); V_STORE(c##r + c + VW, a##r##1);
+    for (; c + 2 * VW <= d_v; c += 2 * VW) {
+        F32_ROWS(F32_LOAD_ACC)
+        for (int j = 0; j < nv; j++) {
+            const float *v_row = v + (size_t)j * (size_t)d_v + c;
+            const VF v0 = V_LOAD(v_row), v1 = V_LOAD(v_row + VW);
+            F32_ROWS(F32_STEP)
+        }
+        F32_ROWS(F32_SAVE)
+    }
+#undef F32_LOAD_ACC
+#undef F32_STEP
+#undef F32_SAVE
+#define F32_LOAD_ONE(r) float a##r = c##r[c];
+#define F32_STEP_ONE(r) a##r += p##r[j] * x;
+#define F32_SAVE_ONE(r) c##r[c] = a##r;
+    for (; c < d_v; c++) {
+        F32_ROWS(F32_LOAD_ONE)
+        for (int j = 0; j < nv; j++) {
+            const float x = v[(size_t)j * (size_t)d_v + c];
+            F32_ROWS(F32_STEP_ONE)
+        }
+        F32_ROWS(F32_SAVE_ONE)
+    }
+#undef F32_LOAD_ONE
+#undef F32_STEP_ONE
+#undef F32_SAVE_ONE
+}
+#endif
+
+/* 1 if row[0..nb) (nb a multiple of VW) is all finite, i.e. no score
+ * overflowed: x - x is 0 for a finite x and NaN otherwise, and NaN
+ * survives the sum. */
+static int F32_NAME(finite_row)(const float *row, int nb)
+{
+    VF check = V_ZERO();
+    for (int jj = 0; jj < nb; jj += VW) {
+        const VF x = V_LOAD(row + jj);
+        check = V_ADD(check, V_SUB(x, x));
+    }
+    return F32_NAME(hsum)(check) == 0.0f;
+}
+
+/* The row's maximum, and *finite as finite_row: one pass for a tile the
+ * mask leaves whole. */
+static float F32_NAME(max_finite_row)(const float *row, int nb, int *finite)
+{
+    VF m = V_SET1(-INFINITY), check = V_ZERO();
+    for (int jj = 0; jj < nb; jj += VW) {
+        const VF x = V_LOAD(row + jj);
+        m = V_MAX(m, x);
+        check = V_ADD(check, V_SUB(x, x));
+    }
+    *finite = F32_NAME(hsum)(check) == 0.0f;
+    return F32_NAME(hmax)(m);
+}
+
+/* Masked entries of row (keys j0.., nv of them real, nb computed) become
+ * -INFINITY; keys past nv too. */
+static void F32_NAME(mask_row)(float *row, const attn__f32_job *job,
+                               int state, int i, int j0, int nv, int nb)
+{
+    int lo, hi;
+    if (state == ATTN__F32_TILE_PARTIAL) {
+        if (attn__f32_row_range(job, i, &lo, &hi)) { /* a range: no calls */
+            for (int jj = 0; jj < nv; jj++)
+                if (j0 + jj < lo || j0 + jj > hi) row[jj] = -INFINITY;
+        } else {
+            for (int jj = 0; jj < nv; jj++)
+                if (!attn_mask_allows(job->mask, job->n_k, job->mask_b, i,
+                                      j0 + jj))
+                    row[jj] = -INFINITY;
+        }
+    }
+    for (int jj = nv; jj < nb; jj++) row[jj] = -INFINITY;
+}
+
+static float F32_NAME(max_row)(const float *row, int nb)
+{
+    VF m = V_SET1(-INFINITY);
+    for (int jj = 0; jj < nb; jj += VW) m = V_MAX(m, V_LOAD(row + jj));
+    return F32_NAME(hmax)(m);
+}
+
+/* Checks a row of scaled scores for overflow, masks it, and returns its
+ * maximum; 0 in *finite if a score overflowed. Scores of every key of the
+ * tile are checked, masked or not, as attn_sdpa does. */
+static float F32_NAME(prepare_row)(float *row, const attn__f32_job *job,
+                                   int state, int i, int j0, int nv, int nb,
+                                   int *finite)
+{
+    if (state == ATTN__F32_TILE_FULL && nv == nb)
+        return F32_NAME(max_finite_row)(row, nb, finite);
+    *finite = F32_NAME(finite_row)(row, nb);
+    F32_NAME(mask_row)(row, job, state, i, j0, nv, nb);
+    return F32_NAME(max_row)(row, nb);
+}
+
+/* row = exp(row - max) over nb entries (a multiple of VW); returns the sum. */
+static float F32_NAME(exp_row)(float *row, int nb, float max)
+{
+    const VF vmax = V_SET1(max);
+    VF sum = V_ZERO();
+    for (int jj = 0; jj < nb; jj += VW) {
+        const VF e = V_EXP(V_SUB(V_LOAD(row + jj), vmax));
+        sum = V_ADD(sum, e);
+        V_STORE(row + jj, e);
+    }
+    return F32_NAME(hsum)(sum);
+}
+
+static void F32_NAME(dropout_row)(float *row, const attn__f32_job *job,
+                                  int i, int j0, int nv)
+{
+    const float inv_keep = (float)(1.0 / (1.0 - job->dropout));
+    for (int jj = 0; jj < nv; jj++)
+        row[jj] = attn_dropout_keeps(job->seed, job->dropout, job->dropout_b,
+                                     i, j0 + jj)
+                      ? row[jj] * inv_keep : 0.0f;
+}
+
+/* qt [d_k, MR]: the block's query rows side by side, times the scale (so
+ * the scores come out scaled); rows past n_q repeat the last real one, and
+ * their results are never written out. */
+static void F32_NAME(pack_q)(float *qt, const attn__f32_job *job, int i0)
+{
+    /* In base 2 the scores are in units of log2(e): e^(s - m) = 2^(s' - m'). */
+    const float factor = F32_EXP2 ? job->scale * 1.44269504088896341f
+                                  : job->scale;
+    for (int r = 0; r < MR; r++) {
+        const int i = i0 + r < job->n_q ? i0 + r : job->n_q - 1;
+        const float *q_row = job->q + (size_t)i * (size_t)job->d_k;
+        for (int c = 0; c < job->d_k; c++)
+            qt[(size_t)c * MR + (size_t)r] = q_row[c] * factor;
+    }
+}
+
+/* Online softmax: no weights, O(T·d) memory. */
+static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
+                                  const attn__f32_scratch *w)
+{
+    const int n_k = job->n_k, d_k = job->d_k, d_v = job->d_v;
+    const int rows = job->n_q - i0 < MR ? job->n_q - i0 : MR;
+    float *s = w->s, *acc = w->acc, *pt = w->pt;
+    F32_NAME(pack_q)(w->qt, job, i0);
+    float m[MR], l[MR];
+    for (int r = 0; r < MR; r++) {
+        m[r] = -INFINITY;
+        l[r] = 0.0f;
+    }
+    for (size_t a = 0; a < (size_t)MR * (size_t)d_v; a++) acc[a] = 0.0f;
+
+    for (int j0 = 0; j0 < n_k; j0 += NB) {
+        const int nv = n_k - j0 < NB ? n_k - j0 : NB;
+        const int state = attn__f32_tile_state(job, i0, i0 + rows - 1, j0,
+                                               j0 + nv - 1);
+        if (state == ATTN__F32_TILE_SKIP) continue;
+        const int nb = F32_NAME(round_up)(nv);
+        F32_NAME(tile_scores)(s, w->qt,
+                              w->kt + (size_t)(j0 / NB) * (size_t)d_k * NB,
+                              d_k, nb);
+        for (int r = 0; r < MR; r++) {
+            float *row = s + (size_t)r * NB;
+            if (r >= rows) { /* padding rows: contribute nothing */
+                for (int jj = 0; jj < nv; jj++) row[jj] = 0.0f;
+                continue;
+            }
+            int finite;
+            const float tile_max = F32_NAME(prepare_row)(row, job, state, i0 + r,
+                                                         j0, nv, nb, &finite);
+            if (!finite) return ATTN_ERR_OVERFLOW_VALUE;
+            const float m_new = tile_max > m[r] ? tile_max : m[r];
+            if (m_new == -INFINITY) { /* every key so far masked */
+                for (int jj = 0; jj < nv; jj++) row[jj] = 0.0f;
+                continue;
+            }
+            /* While m was -inf nothing was accumulated: acc and l are 0;
+             * once the max settles, most tiles leave it as it is. */
+            const float alpha = m[r] == -INFINITY ? 0.0f
+                                : m[r] == m_new  ? 1.0f
+                                : F32_EXP2       ? exp2f(m[r] - m_new)
+                                                 : expf(m[r] - m_new);
+            const float sum = F32_NAME(exp_row)(row, nb, m_new);
+            l[r] = l[r] * alpha + sum;
+            m[r] = m_new;
+            if (alpha != 1.0f && alpha != 0.0f) {
+                float *acc_row = acc + (size_t)r * (size_t)d_v;
+                for (int c = 0; c < d_v; c++) acc_row[c] *= alpha;
+            }
+            if (job->dropout > 0.0)
+                F32_NAME(dropout_row)(row, job, i0 + r, j0, nv);
+        }
+#if F32_P_ROWS
+        (void)pt;
+        F32_NAME(tile_pv_rows)(acc, d_v, s, NB,
+                               job->v + (size_t)j0 * (size_t)d_v, nv);
+#else
+        for (int jj = 0; jj < nv; jj++) /* P, transposed for tile_pv */
+            for (int r = 0; r < MR; r++)
+                pt[(size_t)jj * MR + (size_t)r] = s[(size_t)r * NB + (size_t)jj];
+        F32_NAME(tile_pv)(acc, d_v, pt, job->v + (size_t)j0 * (size_t)d_v, nv);
+#endif
+    }
+
+    for (int r = 0; r < rows; r++) {
+        float *out = job->output + (size_t)(i0 + r) * (size_t)d_v;
+        const float *acc_row = acc + (size_t)r * (size_t)d_v;
+        const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+        for (int c = 0; c < d_v; c++) out[c] = acc_row[c] * inv;
+        if (!attn__all_finite_f32(out, (size_t)d_v))
+            return ATTN_ERR_OVERFLOW_VALUE;
+    }
+    return ATTN_OK;
+}
+
+/* Two passes through the weights array: scaled scores, then the exact row
+ * softmax (and dropout) in place, then the output from the weights. */
+static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
+                                   const attn__f32_scratch *scratch)
+{
+    const int n_k = job->n_k, d_k = job->d_k, d_v = job->d_v;
+    const int rows = job->n_q - i0 < MR ? job->n_q - i0 : MR;
+    float *s = scratch->s, *acc = scratch->acc, *pt = scratch->pt;
+    F32_NAME(pack_q)(scratch->qt, job, i0);
+    float *w = job->weights + (size_t)i0 * (size_t)n_k; /* [rows, n_k] */
+    float m[MR];
+    for (int r = 0; r < MR; r++) m[r] = -INFINITY;
+
+    for (int j0 = 0; j0 < n_k; j0 += NB) {
+        const int nv = n_k - j0 < NB ? n_k - j0 : NB;
+        const int state = attn__f32_tile_state(job, i0, i0 + rows - 1, j0,
+                                               j0 + nv - 1);
+        if (state == ATTN__F32_TILE_SKIP) {
+            for (int r = 0; r < rows; r++)
+                for (int jj = 0; jj < nv; jj++)
+                    w[(size_t)r * (size_t)n_k + (size_t)(j0 + jj)] = -INFINITY;
+            continue;
+        }
+        const int nb = F32_NAME(round_up)(nv);
+        F32_NAME(tile_scores)(s, scratch->qt,
+                              scratch->kt + (size_t)(j0 / NB) * (size_t)d_k * NB,
+                              d_k, nb);
+        for (int r = 0; r < rows; r++) {
+            float *row = s + (size_t)r * NB;
+            int finite;
+            const float tile_max = F32_NAME(prepare_row)(row, job, state, i0 + r,
+                                                         j0, nv, nb, &finite);
+            if (!finite) return ATTN_ERR_OVERFLOW_VALUE;
+            if (tile_max > m[r]) m[r] = tile_max;
+            float *w_row = w + (size_t)r * (size_t)n_k + (size_t)j0;
+            for (int jj = 0; jj < nv; jj++) w_row[jj] = row[jj];
+        }
+    }
+
+    for (int r = 0; r < rows; r++) {
+        float *w_row = w + (size_t)r * (size_t)n_k;
+        if (m[r] == -INFINITY) { /* a fully masked row: all 0 */
+            for (int j = 0; j < n_k; j++) w_row[j] = 0.0f;
+            continue;
+        }
+        const int whole = n_k / VW * VW;
+        float sum = F32_NAME(exp_row)(w_row, whole, m[r]);
+        for (int j = whole; j < n_k; j++) { /* the tail, one at a time */
+            float tail[VW];
+            for (int t = 0; t < VW; t++) tail[t] = -INFINITY;
+            tail[0] = w_row[j] - m[r];
+            V_STORE(tail, V_EXP(V_LOAD(tail)));
+            w_row[j] = tail[0];
+            sum += tail[0];
+        }
+        const float inv = 1.0f / sum;
+        for (int j = 0; j < n_k; j++) w_row[j] *= inv;
+        if (job->dropout > 0.0)
+            F32_NAME(dropout_row)(w_row, job, i0 + r, 0, n_k);
+    }
+    if (job->output == NULL) return ATTN_OK;
+
+    for (size_t a = 0; a < (size_t)MR * (size_t)d_v; a++) acc[a] = 0.0f;
+    for (int j0 = 0; j0 < n_k; j0 += NB) {
+        const int nv = n_k - j0 < NB ? n_k - j0 : NB;
+        if (attn__f32_tile_state(job, i0, i0 + rows - 1, j0, j0 + nv - 1) ==
+            ATTN__F32_TILE_SKIP)
+            continue;
+        for (int jj = 0; jj < nv; jj++) /* P, transposed; padding rows 0 */
+            for (int r = 0; r < MR; r++)
+                pt[(size_t)jj * MR + (size_t)r] =
+                    r < rows ? w[(size_t)r * (size_t)n_k + (size_t)(j0 + jj)]
+                             : 0.0f;
+        F32_NAME(tile_pv)(acc, d_v, pt, job->v + (size_t)j0 * (size_t)d_v, nv);
+    }
+    for (int r = 0; r < rows; r++) {
+        float *out = job->output + (size_t)(i0 + r) * (size_t)d_v;
+        for (int c = 0; c < d_v; c++)
+            out[c] = acc[(size_t)r * (size_t)d_v + (size_t)c];
+        if (!attn__all_finite_f32(out, (size_t)d_v))
+            return ATTN_ERR_OVERFLOW_VALUE;
+    }
+    return ATTN_OK;
+}
+
+int F32_NAME(item)(const attn__f32_job *job)
+{
+    attn__f32_scratch scratch;
+    attn__f32_scratch_init(&scratch, job);
+    F32_NAME(pack_k)(scratch.kt, job->k, job->n_k, job->d_k);
+    for (int i0 = 0; i0 < job->n_q; i0 += MR) {
+        const int status = job->weights != NULL
+            ? F32_NAME(block_weights)(job, i0, &scratch)
+            : F32_NAME(block_online)(job, i0, &scratch);
+        if (status != ATTN_OK) return status;
+    }
+    return ATTN_OK;
+}
+
+#undef F32_ROWS
+#undef F32_EXP2
+#undef MR
+#undef NB

@@ -1,0 +1,109 @@
+// The float32 path through WASM (the WASM SIMD kernel): sdpaFlat and
+// linearFlat given Float32Arrays against the same inputs in float64, with
+// every mask, batches, nQ != nK and dK != dV; errors; memory.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadEngine, randomSource } from './support.mjs';
+
+function randomFloats(random, length) {
+  return Float32Array.from({ length }, () => random.uniform(-1, 1));
+}
+
+// max |a - b| / max |b|
+function normwiseError(actual, expected) {
+  let difference = 0;
+  let size = 0;
+  for (let i = 0; i < expected.length; i++) {
+    const d = Math.abs(actual[i] - expected[i]);
+    difference = d > difference || Number.isNaN(d) ? d : difference;
+    size = Math.max(size, Math.abs(expected[i]));
+  }
+  return size > 0 ? difference / size : difference;
+}
+
+function problem(seed, batch, nQ, nK, dK, dV) {
+  const random = randomSource(seed);
+  return {
+    q: randomFloats(random, batch * nQ * dK),
+    k: randomFloats(random, batch * nK * dK),
+    v: randomFloats(random, batch * nK * dV),
+    allowed: Array.from({ length: nQ * nK }, () => random.uniform(0, 1) < 0.6),
+    batch, nQ, nK, dK, dV,
+  };
+}
+
+const asDoubles = ({ q, k, v, ...rest }) =>
+  ({ q: Float64Array.from(q), k: Float64Array.from(k), v: Float64Array.from(v), ...rest });
+
+test('sdpaFlat given Float32Arrays agrees with the float64 path to 1e-5 with every mask', async () => {
+  const attn = await loadEngine();
+  const masks = [
+    {}, { causal: true }, { keyLength: [0, 50] }, { window: 5 }, { stride: 3 },
+    { scale: 0.3, window: 70 }, { scale: false, causal: true, keyLength: 40 },
+  ];
+  for (const [seed, batch, nQ, nK, dK, dV] of [[1, 2, 37, 70, 19, 23], [2, 2, 130, 129, 64, 64]]) {
+    const p = problem(seed, batch, nQ, nK, dK, dV);
+    for (const options of [...masks, { allowed: p.allowed }]) {
+      const { allowed, ...shape } = p;
+      const input = { ...shape, ...options, weights: true };
+      const fast = attn.sdpaFlat(input);
+      const exact = attn.sdpaFlat(asDoubles(input));
+      assert.ok(fast.output instanceof Float32Array && fast.weights instanceof Float32Array);
+      assert.ok(exact.output instanceof Float64Array);
+      const label = `${nQ}x${nK}: ${JSON.stringify(Object.keys(options))}`;
+      assert.ok(normwiseError(fast.output, exact.output) <= 1e-5, label);
+      assert.ok(normwiseError(fast.weights, exact.weights) <= 1e-5, label);
+      for (let i = 0; i < exact.weights.length; i++) {
+        if (exact.weights[i] === 0) assert.equal(fast.weights[i], 0, `${label}: weight ${i}`);
+      }
+      const online = attn.sdpaFlat({ ...input, weights: false });
+      assert.ok(normwiseError(online.output, exact.output) <= 1e-5, `${label} (online)`);
+    }
+  }
+});
+
+test('at T = 2048, d = 64 the float32 outputs agree with float64 to 1e-5', async () => {
+  const attn = await loadEngine();
+  const p = problem(2048, 1, 2048, 2048, 64, 64);
+  const { allowed, ...input } = p;
+  const error = normwiseError(attn.sdpaFlat(input).output, attn.sdpaFlat(asDoubles(input)).output);
+  assert.ok(error <= 1e-5, `error ${error}`);
+});
+
+test('linearFlat given Float32Arrays agrees with the float64 path, causal and not', async () => {
+  const attn = await loadEngine();
+  const { allowed, ...input } = problem(3, 2, 50, 45, 12, 20);
+  for (const causal of [false, true]) {
+    const fast = attn.linearFlat({ ...input, causal });
+    assert.ok(fast.output instanceof Float32Array);
+    assert.ok(normwiseError(fast.output, attn.linearFlat({ ...asDoubles(input), causal }).output) <= 1e-5);
+  }
+});
+
+test('float32 errors carry the C status and leave the engine usable', async () => {
+  const attn = await loadEngine();
+  const { allowed, ...input } = problem(4, 1, 3, 3, 2, 2);
+  const bad = Float32Array.from(input.q);
+  bad[1] = NaN;
+  assert.throws(() => attn.sdpaFlat({ ...input, q: bad }), (e) => e.status === 7 && /attn_sdpa_f32/.test(e.message));
+  assert.throws(() => attn.sdpaFlat({ ...input, window: -1 }), (e) => e.status === 6);
+  assert.throws(() => attn.sdpaFlat({ ...input, q: Float64Array.from(input.q) }), /all Float32Arrays/);
+  assert.throws(() => attn.sdpaFlat({ ...input, keyLength: [1, 2] }), /keyLength/);
+  assert.ok(attn.sdpaFlat(input).output instanceof Float32Array);
+});
+
+test('repeated float32 calls, of growing and shrinking sizes, leak nothing', async () => {
+  const attn = await loadEngine();
+  const big = problem(5, 1, 300, 300, 64, 64);
+  const small = problem(6, 1, 4, 4, 64, 64);
+  delete big.allowed;
+  delete small.allowed;
+  attn.sdpaFlat(big); // sizes the reused block once
+  const before = attn.memoryStats();
+  for (let i = 0; i < 50; i++) {
+    attn.sdpaFlat(small);
+    attn.sdpaFlat(big);
+    attn.linearFlat(small);
+  }
+  assert.deepEqual(attn.memoryStats(), before);
+});
