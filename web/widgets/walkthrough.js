@@ -17,7 +17,7 @@ import { appendClaims } from '../ui/claims.js';
 import { tutorialName } from '../presets.js';
 import { createStepFigure } from '../ui/step-figure.js';
 import { buildModel, buildSteps, cellName, describeCell, engineInput, sourcesOf, stagesOf } from './walkthrough-steps.js';
-import { causeText, errataOf, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
+import { causeText, errataOf, errataSection, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
 import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
   problemFromValues, randomFilled, reshape, resized, shapesOf,
@@ -669,6 +669,11 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     /** The engine input of the problem on screen, token labels included (for exports). */
     exportInput() {
       return engineInput(problem);
+    },
+    /** The errata section that follows the engine's Markdown or LaTeX ('' when none apply). */
+    exportErrata(style) {
+      if (edited || errata.length === 0) return '';
+      return errataSection(style, model, steps, groupErrata(preset, model, errata, { vector: problem.vector }));
     },
     destroy() {
       player.destroy();
