@@ -212,7 +212,9 @@ test('"Embed this" gives snippets that show the same view, edits included, on a 
   await frame.waitForSelector('html[data-ready="true"]');
   assert.equal(await frame.locator('.aw-counter').textContent(), counterText);
   assert.deepEqual(await frame.evaluate(() => window.awWidget.getState()), state);
-  await framed.waitForFunction(() => document.querySelector('iframe').getBoundingClientRect().height > 640);
+  // The snippet's default compact layout: 640 px, which the iframe already has.
+  assert.equal(await frame.evaluate(() => document.querySelector('.aw-root').dataset.awLayout), 'compact');
+  assert.equal(await framed.evaluate(() => document.querySelector('iframe').getBoundingClientRect().height), 640);
   await framed.close();
 
   const custom = await openHost('pasted-element.html');
@@ -242,8 +244,10 @@ test('the embed options (theme, autoplay, controls shown) rewrite both snippets,
   const walkthrough = page.locator('#walkthrough');
   await walkthrough.locator('.aw-embed-btn').click();
   const dialog = walkthrough.locator('.aw-embed-dialog');
+  assert.match(await dialog.locator('.aw-embed-element').inputValue(), / layout="compact" controls="player"/, 'compact, the player only, by default');
+  await dialog.locator('.aw-embed-layout').selectOption('full');
   const plain = await dialog.locator('.aw-embed-element').inputValue();
-  assert.doesNotMatch(plain, /theme=|controls=|autoplay=/, 'the defaults add no attribute');
+  assert.doesNotMatch(plain, /layout=|theme=|controls=|autoplay=/, 'the full layout with everything adds no attribute');
 
   await dialog.locator('.aw-embed-theme').selectOption('dark');
   await dialog.locator('.aw-embed-control[value="editor"]').uncheck();
@@ -405,4 +409,54 @@ test('keys typed inside the custom element do not reach the host page\u2019s own
   await page.keyboard.press('ArrowRight');
   assert.deepEqual(await page.evaluate(() => window.hostKeys), ['ArrowRight']);
   await page.close();
+});
+
+test('the compact embed keeps one height at every step, fits a 1280 × 720 slide, and needs no script to be sized', async () => {
+  const page = await openWithClipboard('index.html?preset=cat-sat-mat&step=1');
+  const walkthrough = page.locator('#walkthrough');
+  await walkthrough.locator('.aw-embed-btn').click();
+  const iframeSnippet = await walkthrough.locator('.aw-embed-iframe').inputValue();
+  const elementSnippet = await walkthrough.locator('.aw-embed-element').inputValue();
+  await page.close();
+  // A slide: 1280 × 720, the iframe alone, its sizing script stripped by the host.
+  const tagOnly = iframeSnippet.slice(0, iframeSnippet.indexOf('<script>'));
+  await writeFile(join(hostDir, 'slide.html'), `<!doctype html><title>slide</title><body style="margin:0">\n${tagOnly}\n</body>\n`);
+  const slide = await session.newPage();
+  await slide.setViewportSize({ width: 1280, height: 720 });
+  await slide.goto(hostUrl('slide.html'));
+  const frame = await embeddedFrame(slide);
+  await frame.waitForSelector('html[data-ready="true"]');
+  const count = Number((await frame.locator('.aw-counter').textContent()).split(' / ')[1]);
+  const heights = new Set();
+  for (let step = 1; step <= count; step++) {
+    const box = await frame.evaluate(() => ({
+      content: Math.ceil(document.getElementById('embed').getBoundingClientRect().height),
+      scroll: document.documentElement.scrollHeight,
+      client: document.documentElement.clientHeight,
+    }));
+    heights.add(box.content);
+    assert.ok(box.scroll <= box.client, `step ${step}: nothing hidden below the iframe (${JSON.stringify(box)})`);
+    if (step < count) await frame.locator('.aw-forward').click();
+  }
+  assert.deepEqual([...heights], [640], 'one height at every step');
+  assert.equal(await slide.evaluate(() => document.querySelector('iframe').getBoundingClientRect().height), 640);
+  // What shows: the player, the stages and the step; not the editor, the errata or the buttons.
+  const shown = await frame.evaluate(() => ['.aw-player-slot', '.aw-stages', '.aw-stage', '.aw-edit', '.aw-errata', '.aw-share']
+    .map((selector) => document.querySelector(selector).checkVisibility()));
+  assert.deepEqual(shown, [true, true, true, false, false, false]);
+  await slide.close();
+
+  // The custom element in the compact layout: the same one height.
+  await writeFile(join(hostDir, 'slide-element.html'), `<!doctype html><title>slide</title>\n${elementSnippet}\n`);
+  const custom = await openHost('slide-element.html');
+  await custom.waitForSelector('attention-walkthrough[data-ready="true"]');
+  const element = custom.locator('attention-walkthrough');
+  const elementHeights = new Set();
+  for (let step = 1; step <= count; step++) {
+    elementHeights.add(Math.round((await element.boundingBox()).height));
+    if (step < count) await element.locator('.aw-forward').click();
+  }
+  assert.equal(elementHeights.size, 1, `heights ${[...elementHeights]}`);
+  await custom.close();
+  session.assertQuiet();
 });

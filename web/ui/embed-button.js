@@ -22,10 +22,12 @@ export function stateToParams(widget, state) {
 
 /**
  * The embed options as text values, only those that differ from the
- * defaults: controls (the names shown; null = all), theme, autoplay.
+ * defaults: layout ('compact' | 'full'), controls (the names shown; null =
+ * all), theme, autoplay.
  */
-export function optionsToParams({ controls = null, theme = 'light', autoplay = false } = {}) {
+export function optionsToParams({ layout = 'full', controls = null, theme = 'light', autoplay = false } = {}) {
   const params = {};
+  if (layout === 'compact') params.layout = 'compact';
   if (controls) params.controls = controls.length ? controls.join(',') : 'none';
   if (theme !== 'light') params.theme = theme;
   if (autoplay) params.autoplay = '1';
@@ -44,7 +46,9 @@ export function embedSnippets(widget, state, title, options = {}, base = webRoot
   const src = new URL(`embed.html?${query}`, base).href;
   const iframe = [
     `<iframe ${attribute('src', src)} ${attribute('title', title)}`,
-    '  style="display:block;width:100%;height:640px;border:0" loading="lazy"',
+    // The compact layout is this tall at every step, so a host that strips
+    // the script below still shows all of it.
+    `  style="display:block;width:100%;height:${COMPACT_HEIGHT}px;border:0" loading="lazy"`,
     '  allow="clipboard-write" data-attention-embed></iframe>',
     '<script>',
     // The source identifies the iframe: an iframe sandboxed with
@@ -68,6 +72,11 @@ export function embedSnippets(widget, state, title, options = {}, base = webRoot
 }
 
 let dialogs = 0;
+
+// The iframe's height in the snippet: the compact layout's height (style.css).
+export const COMPACT_HEIGHT = 640;
+// What a compact embed shows by default: the step and the player.
+const COMPACT_CONTROLS = ['player'];
 
 /**
  * The "Embed this" button in container; getState() -> the widget's state at
@@ -143,6 +152,17 @@ export function createEmbedButton(container, { widget, title, getState, controls
     box.value = name;
     return field(label, box);
   });
+  const layout = make('select', 'aw-embed-layout');
+  layout.append(new Option('Compact: fits a slide or a page at one height', 'compact'),
+                new Option('Full: everything, as tall as it needs', 'full'));
+  // Choosing a layout chooses its controls too; each can still be changed.
+  const showControlsOf = (value) => {
+    for (const box of options.querySelectorAll('.aw-embed-control')) {
+      box.checked = value === 'full' || COMPACT_CONTROLS.includes(box.value) || (widget !== 'walkthrough' && box.value === 'controls');
+    }
+  };
+  layout.addEventListener('change', () => showControlsOf(layout.value));
+  options.append(field('Layout', layout));
   options.append(field('Theme', theme));
   if (canPlay) options.append(field('Start playing on load', autoplay));
   if (shown.length) {
@@ -150,10 +170,12 @@ export function createEmbedButton(container, { widget, title, getState, controls
     group.append(make('span', 'aw-embed-controls-title', 'Show:'), ...shown);
     options.append(group);
   }
+  showControlsOf(layout.value);
   const chosenOptions = () => {
     const boxes = [...options.querySelectorAll('.aw-embed-control')];
     const checked = boxes.filter((box) => box.checked).map((box) => box.value);
-    return { theme: theme.value, autoplay: canPlay && autoplay.checked, controls: checked.length === boxes.length ? null : checked };
+    return { layout: layout.value, theme: theme.value, autoplay: canPlay && autoplay.checked,
+             controls: checked.length === boxes.length ? null : checked };
   };
   let stateAtOpen = null;
   const fill = () => {

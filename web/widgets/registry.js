@@ -51,6 +51,9 @@ const CONTROL_LABELS = {
 };
 
 export const THEMES = ['light', 'dark', 'auto'];
+// 'compact': a fixed height that fits a 1280 × 720 slide, whatever the step
+// (what does not fit scrolls inside); 'full': the widget's natural height.
+export const LAYOUTS = ['full', 'compact'];
 
 const controlNamesOf = (name) => CONTROL_NAMES[name === 'walkthrough' ? 'walkthrough' : 'section'];
 
@@ -93,11 +96,12 @@ export function embedOptions(get) {
   }
   const theme = THEMES.includes(get('theme')) ? get('theme') : 'light';
   const autoplay = ['1', 'true', ''].includes(get('autoplay') ?? 'no');
-  return { name, state, controls: parseControls(get('controls')), theme, autoplay, notices };
+  const layout = LAYOUTS.includes(get('layout')) ? get('layout') : 'full';
+  return { name, state, controls: parseControls(get('controls')), theme, autoplay, layout, notices };
 }
 
 export function mountWidget(name, element, {
-  engine, presets, state = {}, onChange, controls = null, theme = null, autoplay = false,
+  engine, presets, state = {}, onChange, controls = null, theme = null, autoplay = false, layout = 'full',
 }) {
   const entry = WIDGETS[name];
   if (!entry) throw new Error(`mountWidget: no widget called ${JSON.stringify(name)}`);
@@ -128,6 +132,7 @@ export function mountWidget(name, element, {
     root.dataset.awHide = hidden.join(' ');
   }
   if (theme) root.dataset.awTheme = theme;
+  if (layout === 'compact') root.dataset.awLayout = 'compact';
   const reduced = doc.defaultView.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
   if (autoplay && !reduced) root.querySelector('.aw-play')?.click();
 
