@@ -15,6 +15,7 @@ import { appendClaims } from '../ui/claims.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
+import { tutorialName } from '../presets.js';
 import {
   attempt, button, clampInt, normalDraws, numberedTokens, randomMatrix, sectionRoot, sectionState, seededRandom, slider,
 } from './sections-common.js';
@@ -172,14 +173,14 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
         head.append(numberElement(doc, x, { input: true }));
       });
       head.append(doc.createTextNode(example.scale === undefined ? ']' : `] \u00d7 ${example.scale}`));
-      const source = make('span', 'aw-example-source', ` (tutorial ${TUTORIAL_FILES[example.tutorial]})`);
+      const source = make('span', 'aw-example-source', ` (${tutorialName(TUTORIAL_FILES[example.tutorial])})`);
       head.append(source);
       const tableWrap = make('div', 'aw-table-scroll');
       const t = make('table', 'aw-table');
       const thead = make('thead');
       const hr = make('tr');
       hr.append(make('th', '', ''));
-      example.x.forEach((_, i) => { const th = make('th', '', `[${i}]`); th.scope = 'col'; hr.append(th); });
+      example.x.forEach((_, i) => { const th = make('th', '', `entry ${i + 1}`); th.scope = 'col'; hr.append(th); });
       thead.append(hr);
       const tbody = make('tbody');
       let wrong = 0;

@@ -157,8 +157,12 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   root.append(errataBox, claimsSlot);
 
   // Editor
-  const editBox = make('section', 'aw-edit');
+  // A disclosure, open from the start except on a phone, where the figure comes first.
+  const editBox = make('details', 'aw-edit');
+  editBox.open = !doc.defaultView.matchMedia?.('(max-width: 520px)').matches;
+  const editSummary = make('summary', 'aw-edit-summary');
   const editTitle = make('h3', '', 'Change the numbers');
+  editSummary.append(editTitle);
   const editStatus = make('p', 'aw-edit-status');
   editStatus.setAttribute('role', 'status');
   // What went wrong with the last edit, in the editor where it was made.
@@ -168,7 +172,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   const controls = make('div', 'aw-controls');
   const tokenBox = make('fieldset', 'aw-tokens');
   const editors = make('div', 'aw-editors');
-  editBox.append(editTitle, editStatus, editError, modeBox, controls, tokenBox, editors);
+  editBox.append(editSummary, editStatus, editError, modeBox, controls, tokenBox, editors);
   root.append(editBox);
 
   let preset = null;

@@ -1,0 +1,85 @@
+// The walkthrough on a phone (375 × 740): a compact player that stays in
+// reach while the step scrolls by, the editor closed until asked for, and
+// numbers large enough to read.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSession } from './harness.mjs';
+
+let session;
+
+before(async () => {
+  session = await startSession({ viewport: { width: 375, height: 740 }, reducedMotion: 'reduce' });
+});
+
+after(async () => {
+  await session?.close();
+});
+
+async function open(query) {
+  const page = await session.open(`index.html${query}`);
+  await page.waitForSelector('html[data-ready="true"]');
+  return page;
+}
+
+const box = (page, selector) => page.locator(selector).first().evaluate((node) => {
+  const { top, bottom, height } = node.getBoundingClientRect();
+  return { top, bottom, height };
+});
+
+test('on a phone the player is one compact bar that stays at the top while the step scrolls by', async () => {
+  const page = await open('?preset=cat-sat-mat&step=6');
+  await page.locator('#walkthrough .aw-play').scrollIntoViewIfNeeded();
+  await page.click('#walkthrough .aw-forward');
+  assert.equal(await page.textContent('#walkthrough .aw-counter'), '7 / 18');
+  const player = await box(page, '#walkthrough .aw-player');
+  assert.ok(player.height <= 110, `the player is ${player.height} px tall`);
+  // The buttons and the speed share the first line.
+  const [play, speed] = await Promise.all([box(page, '#walkthrough .aw-play'), box(page, '#walkthrough .aw-speed')]);
+  assert.ok(Math.abs(play.top - speed.top) < 12, `play at ${play.top}, speed at ${speed.top}`);
+  // Scrolled down to the step's figure, the player is still on screen, at the top.
+  await page.locator('#walkthrough .aw-fig').scrollIntoViewIfNeeded();
+  await page.mouse.wheel(0, 300);
+  await page.waitForFunction(() => document.querySelector('#walkthrough .aw-player-slot').getBoundingClientRect().top <= 1);
+  const stuck = await box(page, '#walkthrough .aw-player-slot');
+  assert.ok(stuck.top >= -1 && stuck.top <= 1, `the player's top is at ${stuck.top}`);
+  await page.click('#walkthrough .aw-forward');
+  assert.equal(await page.textContent('#walkthrough .aw-counter'), '8 / 18');
+  await page.close();
+});
+
+test('on a phone the editor is closed until asked for, and opens with a tap on its title', async () => {
+  const page = await open('?preset=cat-sat-mat&step=1');
+  const editor = page.locator('#walkthrough .aw-edit');
+  assert.equal(await editor.evaluate((details) => details.open), false);
+  assert.equal(await page.locator('#walkthrough .aw-cell-input').first().isVisible(), false);
+  await page.locator('#walkthrough .aw-edit-summary').click();
+  assert.equal(await editor.evaluate((details) => details.open), true);
+  const cell = page.locator('#walkthrough .aw-cell-input').first();
+  assert.equal(await cell.isVisible(), true);
+  await cell.fill('2');
+  await cell.press('Tab');
+  // Q's first entry is now 2: the score of cat against cat is 2·1 + 0.5·0.5 + 0.2·0.2 + 0.8·0.8.
+  await page.goto(page.url().replace(/step=\d+/, 'step=2'));
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.match(await page.textContent('#walkthrough .aw-step-lines'), /= 2\.930/);
+  await page.close();
+});
+
+test('on a phone every number in the matrices and heatmaps is at least 12 px tall', async () => {
+  const page = await open('?preset=cat-sat-mat&step=18');
+  const sizes = await page.$$eval('#walkthrough .aw-grid td', (cells) => cells
+    .filter((cell) => cell.checkVisibility())
+    .map((cell) => Number.parseFloat(getComputedStyle(cell).fontSize)));
+  assert.ok(sizes.length > 0 && sizes.every((size) => size >= 12), `cell font sizes ${sizes}`);
+  // Heatmap numbers are SVG text, scaled with their figure: measure what is drawn.
+  const drawn = await page.$$eval('#walkthrough .aw-heat-value', (texts) => texts
+    .filter((text) => text.textContent !== '' && text.checkVisibility())
+    .map((text) => {
+      const svg = text.ownerSVGElement;
+      const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width || 1;
+      return Number.parseFloat(getComputedStyle(text).fontSize) * scale;
+    }));
+  assert.ok(drawn.length > 0 && drawn.every((size) => size >= 12), `heatmap numbers drawn at ${drawn}`);
+  await page.close();
+});
