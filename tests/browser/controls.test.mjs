@@ -22,11 +22,7 @@ after(async () => {
   await session?.close();
 });
 
-async function open(query) {
-  const page = await session.open(`index.html${query}`);
-  await page.waitForSelector('html[data-ready="true"]');
-  return page;
-}
+const open = (query) => session.openReady(`index.html${query}`);
 
 const shownStep = async (page) => Number((await page.textContent('#walkthrough .aw-counter')).split(' / ')[0]);
 const stepCount = async (page) => Number((await page.textContent('#walkthrough .aw-counter')).split(' / ')[1]);

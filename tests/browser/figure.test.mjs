@@ -26,11 +26,7 @@ after(async () => {
   await moving?.close();
 });
 
-async function open(session, query) {
-  const page = await session.open(`index.html${query}`);
-  await page.waitForSelector('html[data-ready="true"]');
-  return page;
-}
+const open = (session, query) => session.openReady(`index.html${query}`);
 
 const dot = (a, b) => a.reduce((sum, x, t) => sum + x * b[t], 0);
 // Lengths are read back from CSS, which keeps six significant digits.

@@ -34,7 +34,7 @@ const LOCAL_SCHEMES = ['data:', 'blob:', 'about:'];
 /**
  * Starts the static server and the browser. Options: root (default web/),
  * viewport (default 1280 × 900), reducedMotion ('reduce' | 'no-preference').
- * Returns { origin, url(path), newPage(), open(path), allowOrigin(url), consoleErrors,
+ * Returns { origin, url(path), newPage(), open(path), openReady(path), allowOrigin(url), consoleErrors,
  * pageErrors, offOrigin, problems(), assertQuiet(), clear(), close() }.
  */
 export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, height: 900 }, reducedMotion } = {}) {
@@ -98,6 +98,12 @@ export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, 
       const page = await context.newPage();
       const response = await page.goto(url(path), { waitUntil });
       assert.ok(response?.ok(), `GET ${path}: HTTP ${response?.status()}`);
+      return page;
+    },
+    /** open(path), then waits until the page says it is ready (html[data-ready="true"]). */
+    async openReady(path) {
+      const page = await this.open(path);
+      await page.waitForSelector('html[data-ready="true"]');
       return page;
     },
     /** Everything recorded so far, one line each. */

@@ -16,11 +16,7 @@ after(async () => {
   await session?.close();
 });
 
-async function open(query) {
-  const page = await session.open(`index.html${query}`);
-  await page.waitForSelector('html[data-ready="true"]');
-  return page;
-}
+const open = (query) => session.openReady(`index.html${query}`);
 
 const box = (page, selector) => page.locator(selector).first().evaluate((node) => {
   const { top, bottom, height } = node.getBoundingClientRect();
