@@ -813,6 +813,19 @@ int attn_problem_format(const attn_problem *problem, int format, char *buf,
  * set even when they exceed a lowered limit: the next setter or run says. */
 int attn_problem_set_max_bytes(attn_problem *problem, size_t max_bytes);
 
+/* ---- The walkthrough as part of a document ----
+ *
+ * How a walkthrough (text, Markdown, LaTeX, steps) fits into the document it
+ * is pasted into: `title` replaces its own title ("Scaled dot-product
+ * attention"; NULL or "" keeps it), at most ATTN_TITLE_MAX bytes and no
+ * control characters; `heading_level` (1 to 4, 0 for the default 1) is the
+ * level of that title, and every heading under it moves down with it:
+ * Markdown's "#" count, LaTeX's \subsection*, \subsubsection*, \paragraph
+ * and \subparagraph. Results stay as they are. */
+#define ATTN_TITLE_MAX 200
+int attn_problem_set_document(attn_problem *problem, const char *title,
+                              int heading_level);
+
 #ifdef __cplusplus
 }
 #endif

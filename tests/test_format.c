@@ -376,6 +376,83 @@ static void test_format_rejects_unknown_formats_and_missing_length(
     attn_problem_destroy(problem);
 }
 
+static int starts_with(const char *text, const char *prefix)
+{
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+/* The text of `format` up to the end of its first step's heading line, in
+ * a buffer the caller frees. */
+static char *format_head(const attn_problem *problem, int format)
+{
+    char *text = format_all(problem, format);
+    char *step = strstr(text, "Step 1.");
+    assert_non_null(step);
+    char *end = strchr(step, '\n');
+    assert_non_null(end);
+    end[1] = '\0';
+    return text;
+}
+
+static void test_a_document_title_and_heading_level_place_the_walkthrough(
+    void **state)
+{
+    (void)state;
+    attn_problem *problem = causal_000();
+    assert_int_equal(attn_problem_set_document(problem, "Lecture 7: masks", 2),
+                     ATTN_OK);
+    char *markdown = format_head(problem, ATTN_FORMAT_MARKDOWN);
+    assert_non_null(strstr(markdown, "## Lecture 7: masks\n"));
+    assert_non_null(strstr(markdown, "\n### Step 1. "));
+    assert_null(strstr(markdown, "Scaled dot-product attention\n"));
+    free(markdown);
+    assert_int_equal(attn_problem_set_document(problem, "Masks & more", 3),
+                     ATTN_OK);
+    char *latex = format_head(problem, ATTN_FORMAT_LATEX);
+    assert_true(starts_with(latex, "\\paragraph{Masks \\& more}\n"));
+    assert_non_null(strstr(latex, "\\subparagraph{Step 1. "));
+    free(latex);
+    /* The steps JSON carries the title; NULL and 0 restore the defaults. */
+    char *steps = format_all(problem, ATTN_FORMAT_STEPS);
+    assert_true(starts_with(steps, "{\"title\":\"Masks & more\""));
+    free(steps);
+    assert_int_equal(attn_problem_set_document(problem, NULL, 0), ATTN_OK);
+    markdown = format_head(problem, ATTN_FORMAT_MARKDOWN);
+    assert_true(starts_with(markdown, "# Scaled dot-product attention\n"));
+    assert_non_null(strstr(markdown, "\n## Step 1. "));
+    free(markdown);
+    attn_problem_destroy(problem);
+}
+
+static void test_a_document_title_or_level_out_of_range_is_refused(
+    void **state)
+{
+    (void)state;
+    attn_problem *problem = causal_000();
+    assert_int_equal(attn_problem_set_document(problem, NULL, 5),
+                     ATTN_ERR_RANGE);
+    assert_string_equal(attn_problem_error(problem),
+                        "heading level: must be 1 to 4 (0 for 1), got 5");
+    assert_int_equal(attn_problem_set_document(problem, "a\x1b]0;x", 1),
+                     ATTN_ERR_INPUT);
+    assert_string_equal(attn_problem_error(problem),
+                        "title: must not hold control characters "
+                        "(byte 2 is 0x1b)");
+    char long_title[ATTN_TITLE_MAX + 2];
+    memset(long_title, 'x', sizeof long_title - 1);
+    long_title[sizeof long_title - 1] = '\0';
+    assert_int_equal(attn_problem_set_document(problem, long_title, 1),
+                     ATTN_ERR_RANGE);
+    assert_string_equal(attn_problem_error(problem),
+                        "title: at most 200 bytes, got 201");
+    assert_int_equal(attn_problem_set_document(NULL, "x", 1), ATTN_ERR_NULL);
+    /* A refused title leaves the walkthrough's own. */
+    char *markdown = format_head(problem, ATTN_FORMAT_MARKDOWN);
+    assert_true(starts_with(markdown, "# Scaled dot-product attention\n"));
+    free(markdown);
+    attn_problem_destroy(problem);
+}
+
 /* A 512x512 problem: the walkthrough shows 8x8 corners and stays small. */
 static void test_large_problems_are_abbreviated(void **state)
 {
@@ -455,6 +532,8 @@ int main(void)
         cmocka_unit_test(test_latex_walkthrough_of_a_masked_case_escapes_labels),
         cmocka_unit_test(test_text_walkthrough_spells_out_tutorial_001_dot_products),
         cmocka_unit_test(test_every_kind_formats_in_every_style),
+        cmocka_unit_test(test_a_document_title_and_heading_level_place_the_walkthrough),
+        cmocka_unit_test(test_a_document_title_or_level_out_of_range_is_refused),
         cmocka_unit_test(test_truncation_reports_the_full_length),
         cmocka_unit_test(test_format_rejects_unknown_formats_and_missing_length),
         cmocka_unit_test(test_large_problems_are_abbreviated),

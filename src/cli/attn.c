@@ -15,7 +15,7 @@
 #define ATTN_CLI_VERSION "0.1.0"
 #define USAGE                                                              \
     "usage: attn [--format json|text|markdown|latex|steps] [-o FILE] "      \
-    "[--max-bytes N] [FILE]"
+    "[--max-bytes N] [--title TEXT] [--heading-level N] [FILE]"
 
 enum {
     EXIT_BAD_INPUT = 2, /* a bad option, an unreadable file or bad input */
@@ -44,6 +44,11 @@ static const char help_text[] =
     "      --max-bytes N    the most bytes the problem may hold in its\n"
     "                       tensors and results (default 268435456, 256 MiB);\n"
     "                       the input may be at most 4 N bytes of JSON\n"
+    "      --title TEXT     the walkthrough's title instead of its own\n"
+    "                       (\"Scaled dot-product attention\"), at most 200\n"
+    "                       bytes\n"
+    "      --heading-level N  the level of that title, 1 (default) to 4;\n"
+    "                       the step headings follow one level under it\n"
     "  -h, --help           show this help\n"
     "      --version        show the version\n"
     "\n"
@@ -63,6 +68,8 @@ typedef struct cli_args {
     const char *path;   /* NULL = standard input */
     const char *output; /* NULL = standard output */
     size_t max_bytes;   /* the problem's limit */
+    const char *title;  /* NULL = the walkthrough's own */
+    int heading_level;  /* 0 = the default, 1 */
     int help, version;
 } cli_args;
 
@@ -148,6 +155,38 @@ static int parse_bytes(const char *text, size_t *bytes, char *error,
     return 0;
 }
 
+/* A heading level: one digit from 1 to 4. */
+static int parse_level(const char *text, int *level, char *error,
+                       size_t error_cap)
+{
+    if (text[0] < '1' || text[0] > '4' || text[1] != '\0')
+        return fail(error, error_cap, EXIT_BAD_INPUT,
+                    "--heading-level: expected 1, 2, 3 or 4, got \"%s\"",
+                    text);
+    *level = text[0] - '0';
+    return 0;
+}
+
+/* --title and --heading-level: how many arguments argv[i] took (0 if it is
+ * neither, -1 when it is wrong: error says why). */
+static int document_option(cli_args *args, char **argv, int argc, int i,
+                           char *error, size_t error_cap)
+{
+    const char *value;
+    int taken = value_option(argv, argc, i, "--title", NULL, &value);
+    if (taken > 0) args->title = value;
+    if (taken == 0) {
+        taken = value_option(argv, argc, i, "--heading-level", NULL, &value);
+        if (taken > 0 &&
+            parse_level(value, &args->heading_level, error, error_cap) != 0)
+            return -1;
+    }
+    if (taken < 0)
+        fail(error, error_cap, EXIT_BAD_INPUT, "%s needs a value; " USAGE,
+             argv[i]);
+    return taken;
+}
+
 static int parse_args(cli_args *args, int argc, char **argv, char *error,
                       size_t error_cap)
 {
@@ -167,6 +206,13 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
         if (taken > 0) {
             if (parse_format(value, &args->format, error, error_cap) != 0)
                 return EXIT_BAD_INPUT;
+            i += taken - 1;
+            continue;
+        }
+        taken = only_files ? 0 : document_option(args, argv, argc, i, error,
+                                                 error_cap);
+        if (taken < 0) return EXIT_BAD_INPUT;
+        if (taken > 0) {
             i += taken - 1;
             continue;
         }
@@ -282,15 +328,18 @@ static int exit_status_for(int status)
 }
 
 /* The formatted result into a new buffer (*output, *length). */
-static int run_problem(const cJSON *root, int format, size_t max_bytes,
+static int run_problem(const cJSON *root, const cli_args *args,
                        char **output, size_t *length, char *error,
                        size_t error_cap)
 {
+    const int format = args->format;
     attn_problem *problem;
-    int status = attn_problem_from_json_limited(&problem, root, NULL,
-                                                max_bytes, error, error_cap);
+    int status = attn_problem_from_json_limited(
+        &problem, root, NULL, args->max_bytes, error, error_cap);
     if (status != ATTN_OK) return exit_status_for(status);
-    status = attn_problem_run(problem);
+    status = attn_problem_set_document(problem, args->title,
+                                       args->heading_level);
+    if (status == ATTN_OK) status = attn_problem_run(problem);
     if (status == ATTN_OK)
         status = attn_problem_format(problem, format, NULL, 0, length);
     *output = status == ATTN_OK ? malloc(*length + 1) : NULL;
@@ -373,7 +422,7 @@ static int run_cli(const cli_args *args, char *error, size_t error_cap)
     free(text);
     if (exit_status != 0) return exit_status;
     char *output;
-    exit_status = run_problem(root, args->format, args->max_bytes, &output,
+    exit_status = run_problem(root, args, &output,
                               &length, error, error_cap);
     cJSON_Delete(root);
     if (exit_status != 0) return exit_status;

@@ -289,6 +289,31 @@ int attn_problem_set_max_bytes(attn_problem *problem, size_t max_bytes)
     return ATTN_OK;
 }
 
+int attn_problem_set_document(attn_problem *problem, const char *title,
+                              int heading_level)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    attn__clear_error(problem);
+    if (heading_level < 0 || heading_level > 4)
+        return attn__fail(problem, ATTN_ERR_RANGE,
+                          "heading level: must be 1 to 4 (0 for 1), got %d",
+                          heading_level);
+    const size_t length = title != NULL ? strlen(title) : 0;
+    if (length > ATTN_TITLE_MAX)
+        return attn__fail(problem, ATTN_ERR_RANGE,
+                          "title: at most %d bytes, got %zu", ATTN_TITLE_MAX,
+                          length);
+    for (size_t i = 0; i < length; i++)
+        if ((unsigned char)title[i] < 0x20 || title[i] == 0x7f)
+            return attn__fail(problem, ATTN_ERR_INPUT,
+                              "title: must not hold control characters "
+                              "(byte %zu is 0x%02x)", i + 1,
+                              (unsigned)(unsigned char)title[i]);
+    memcpy(problem->title, title != NULL ? title : "", length + 1);
+    problem->heading_offset = heading_level > 0 ? heading_level - 1 : 0;
+    return ATTN_OK;
+}
+
 /* Each addend is the size of a block that exists, so the sum fits. */
 size_t attn__held_bytes(const attn_problem *problem)
 {

@@ -117,6 +117,8 @@ struct attn_problem {
     size_t max_bytes;         /* limit on tensor fields + results, bytes */
     size_t over_limit;        /* bytes a refused result would have made the
                                  problem hold; 0 = no refusal in this run */
+    char title[ATTN_TITLE_MAX + 1]; /* the walkthrough's title, "" = its own */
+    int heading_offset;       /* heading levels added: heading_level - 1 */
 };
 
 /* ---- problem.c ---- */

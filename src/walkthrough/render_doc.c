@@ -164,7 +164,7 @@ static void start_block(attn__walker *walker, int item)
 static void heading(attn__walker *walker, int level, const char *title)
 {
     start_block(walker, 0);
-    level += walker->depth;
+    level += walker->depth + walker->problem->heading_offset;
     if (level > 4) level = 4;
     const attn__walk_style *style = walker->style;
     attn__text_puts(walker->out, style->heading_marks[level - 1]);
@@ -187,7 +187,7 @@ static void paragraph(attn__walker *walker, const char *text)
 static void doc_begin(attn__walker *walker, const char *title,
                       const char *intro)
 {
-    heading(walker, 1, title);
+    heading(walker, 1, attn__walk_title(walker, title));
     paragraph(walker, intro);
 }
 

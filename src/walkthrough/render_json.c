@@ -71,7 +71,7 @@ static void json_begin(attn__walker *walker, const char *title,
                        const char *intro)
 {
     attn__text_puts(walker->out, "{\"title\":");
-    put_string(walker->out, title);
+    put_string(walker->out, attn__walk_title(walker, title));
     attn__text_puts(walker->out, ",\"intro\":");
     put_string(walker->out, intro);
     attn__text_puts(walker->out, ",\"steps\":[");

@@ -118,6 +118,11 @@ void attn__walk_show(attn__walker *walker, const char *name, const char *tensor,
 }
 
 
+const char *attn__walk_title(const attn__walker *walker, const char *own)
+{
+    return walker->problem->title[0] != '\0' ? walker->problem->title : own;
+}
+
 /* ---- Batches ---- */
 
 /* Opens batch item b (a heading and a group when batched); 0 past the

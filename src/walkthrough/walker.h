@@ -95,6 +95,10 @@ typedef struct attn__matrix_view {
 
 typedef struct attn__walker attn__walker;
 
+/* The walkthrough's title: the problem's (attn_problem_set_document) when
+ * it has one, else `own`. */
+const char *attn__walk_title(const attn__walker *walker, const char *own);
+
 /* A renderer: what each part of the walkthrough becomes. */
 typedef struct attn__sink {
     void (*begin)(attn__walker *walker, const char *title, const char *intro);

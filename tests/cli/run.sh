@@ -113,7 +113,7 @@ status=0
 "$attn" --help >"$work/out" 2>"$work/err" || status=$?
 if [ "$status" -eq 0 ] && [ ! -s "$work/err" ] &&
     [ "$(head -n 1 "$work/out")" = \
-      "usage: attn [--format json|text|markdown|latex|steps] [-o FILE] [--max-bytes N] [FILE]" ]; then
+      "usage: attn [--format json|text|markdown|latex|steps] [-o FILE] [--max-bytes N] [--title TEXT] [--heading-level N] [FILE]" ]; then
     pass
 else
     fail "--help prints the usage on stdout and exits 0" "status $status"
@@ -130,7 +130,7 @@ fi
 
 sdpa_ok='"k": [[1, 0], [0, 1], [1, 1]], "v": [[1, 2, 3], [4, 5, 6], [7, 8, 9]]'
 kinds='"scaledDotProduct", "multiHead", "additive", "luong", "linear", "softmax", "weightedSum"'
-usage='usage: attn [--format json|text|markdown|latex|steps] [-o FILE] [--max-bytes N] [FILE]'
+usage='usage: attn [--format json|text|markdown|latex|steps] [-o FILE] [--max-bytes N] [--title TEXT] [--heading-level N] [FILE]'
 
 expect_error "invalid JSON names its line and column" \
     'attn: invalid JSON at line 2, column 18, near " [1, 2, 3],, ]}"' \
@@ -186,6 +186,25 @@ expect_error "a missing file is named with the reason" \
     '' tests/cli/no-such-problem.json
 expect_error "a directory cannot be read" \
     'attn: cannot read tests/cli: Is a directory' '' tests/cli
+
+# ---- A walkthrough in a document: --title and --heading-level ----
+
+# The first lines of the Markdown walkthrough, by the options given.
+head_of() { "$attn" --format markdown "$@" "$input" | head -n 5; }
+want=$'## Tutorial 001, worked example\n\nAttention(Q, K, V) = softmax(Q Kᵀ × scale) V for queries n\\_q = 3, keys n\\_k = 3, d\\_k = 4 and d\\_v = 4.\n\n### Step 1. Queries, keys and values'
+got=$(head_of --title "Tutorial 001, worked example" --heading-level 2)
+if [ "$got" = "$want" ]; then pass; else fail "--title and --heading-level set the title and push the steps down" "got: $got"; fi
+got=$("$attn" --format latex --heading-level=4 --title='Q & A' "$input" | head -n 1)
+if [ "$got" = '\subparagraph{Q \& A}' ]; then pass; else fail "--heading-level=4 gives LaTeX subparagraphs, the title escaped" "got: $got"; fi
+expect_error "--heading-level 5 is refused" \
+    'attn: --heading-level: expected 1, 2, 3 or 4, got "5"' \
+    '{"kind": "softmax", "x": [1, 2]}' --heading-level 5
+expect_error "a title with a control character is refused" \
+    'attn: title: must not hold control characters (byte 4 is 0x1b)' \
+    '{"kind": "softmax", "x": [1, 2]}' --title $'abc\e[31m'
+expect_error "--title without a value prints the usage" \
+    "attn: --title needs a value; $usage" \
+    '{"kind": "softmax", "x": [1, 2]}' --title
 
 # ---- Strict input ----
 

@@ -117,7 +117,10 @@ const markdown: string = attn.format({ kind: 'softmax', x: [100, 95, 5, 3] }, 'm
 const json: string = attn.format(problem);
 const style: FormatStyle = 'text';
 attn.format(problem, style);
-void markdown; void json;
+const titled: string = attn.format(problem, 'markdown', { title: 'Attention in lecture 7', headingLevel: 2 });
+// @ts-expect-error heading levels go from 1 to 4
+attn.format(problem, 'markdown', { headingLevel: 5 });
+void markdown; void json; void titled;
 
 // ---- sdpaFlat: typed arrays in and out ----
 const flat = attn.sdpaFlat({ q: Float64Array.from(Q.flat()), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3 });

@@ -146,3 +146,20 @@ test('results stay right when a call grows the WebAssembly memory', async () => 
   assert.deepEqual(Array.from(output.subarray((n - 1) * d)), last.output[0]);
   assert.deepEqual(Array.from(weights.subarray((n - 1) * n)), last.weights[0]);
 });
+
+test('format places a walkthrough in a document: its title and heading level, or a clear error', async () => {
+  const attn = await loadEngine();
+  const problem = { kind: 'softmax', x: [1, 2] };
+  const markdown = attn.format(problem, 'markdown', { title: 'Lecture 7', headingLevel: 3 });
+  assert.match(markdown, /^### Lecture 7\n/);
+  assert.match(markdown, /\n#### Step 1\. /);
+  assert.equal(attn.format(problem, 'markdown', {}), attn.format(problem, 'markdown'));
+  assert.equal(attn.steps(problem).title, 'Softmax');
+  assert.match(attn.format(problem, 'steps', { title: 'Lecture 7' }), /^\{"title":"Lecture 7",/);
+  assert.throws(() => attn.format(problem, 'markdown', { headingLevel: 5 }),
+    { name: 'AttentionError', message: 'heading level: must be 1 to 4 (0 for 1), got 5', status: 6 });
+  assert.throws(() => attn.format(problem, 'markdown', { headingLevel: 1.5 }), /heading level: must be 1 to 4, got 1\.5/);
+  assert.throws(() => attn.format(problem, 'markdown', { title: 'a\u0007b' }),
+    { message: 'title: must not hold control characters (byte 2 is 0x07)', status: 10 });
+  assert.throws(() => attn.format(problem, 'markdown', { title: 7 }), /title: expected text without control characters, got a number/);
+});

@@ -344,6 +344,12 @@ export type AttentionResult =
  * a fragment for a document that loads amsmath). */
 export type FormatStyle = 'json' | 'text' | 'markdown' | 'latex' | 'steps';
 
+/** How a walkthrough fits the document it goes into (attn.format). */
+export interface DocumentOptions {
+  title?: string;
+  headingLevel?: 1 | 2 | 3 | 4;
+}
+
 // ---- sdpaFlat ----
 
 /** Flat row-major numbers. */
@@ -531,8 +537,11 @@ export interface Attention {
   run(problem: Problem): AttentionResult;
 
   /** The result as JSON (the default) or the walkthrough as text, Markdown,
-   * LaTeX or steps (JSON): every walkthrough format renders the same steps. */
-  format(problem: Problem, style?: FormatStyle): string;
+   * LaTeX or steps (JSON): every walkthrough format renders the same steps.
+   * `document` places a walkthrough in a document: its own title replaced
+   * (at most 200 bytes, no control characters) and its title's heading level
+   * (1 to 4; the steps one level under it). */
+  format(problem: Problem, style?: FormatStyle, document?: DocumentOptions): string;
 
   /** The walkthrough as data: the engine's steps, with their equations. */
   steps(problem: Problem): WalkthroughSteps;

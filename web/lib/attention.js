@@ -17,7 +17,8 @@
 //   attn.softmax({ x, scale, mask })             -> { scaled, max, exp, sum, weights }
 //   attn.weightedSum({ weights, v })             -> { output }
 //   attn.run({ kind, ...fields })                -> any of the above
-//   attn.format({ kind, ...fields }, 'markdown' | 'latex' | 'text' | 'json' | 'steps') -> string
+//   attn.format({ kind, ...fields }, 'markdown' | 'latex' | 'text' | 'json' | 'steps',
+//               { title?, headingLevel? }) -> string
 //   attn.steps({ kind, ...fields })              -> the walkthrough as data: { title, intro, steps }
 //   attn.walkthrough({ kind, ...fields })        -> { result, steps }: both from one run
 //   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays;
@@ -282,8 +283,9 @@ function createApi(wasm, engineMaxBytes) {
   }
 
   // Builds a problem from `input`, runs it and returns its result in each
-  // of `formats` (attn_format numbers), in order.
-  function runAndFormat(input, ...formats) {
+  // of `formats` (attn_format numbers), in order; `document` ({ title,
+  // headingLevel }) places a walkthrough in a document.
+  function runAndFormat(input, formats, document = {}) {
     if (input === null || typeof input !== 'object' || isList(input)) {
       throw inputError(`expected a problem object, got ${describe(input)}`);
     }
@@ -312,6 +314,7 @@ function createApi(wasm, engineMaxBytes) {
       for (const [field, value] of Object.entries(input)) {
         if (field !== 'kind' && value !== undefined) setField(problem, field, value, allocations, budget);
       }
+      setDocument(problem, document, allocations);
       const ran = wasm.attn_problem_run(problem);
       if (ran !== 0) throw problemError(problem, ran);
 
@@ -338,26 +341,41 @@ function createApi(wasm, engineMaxBytes) {
   });
   const parseSteps = (text) => JSON.parse(text, (key, value) => (key === 'v' && value === null ? -Infinity : value));
 
+  // attn_problem_set_document: the walkthrough's title and heading level.
+  function setDocument(problem, { title, headingLevel } = {}, allocations) {
+    if (title === undefined && headingLevel === undefined) return;
+    if (title !== undefined && (typeof title !== 'string' || title.includes('\0'))) {
+      throw inputError(`title: expected text without control characters, got ${describe(title)}`);
+    }
+    if (headingLevel !== undefined && !Number.isInteger(headingLevel)) {
+      const got = typeof headingLevel === 'number' ? headingLevel : describe(headingLevel);
+      throw engineError(ATTN_ERR_RANGE, `heading level: must be 1 to 4, got ${got}`);
+    }
+    const status = wasm.attn_problem_set_document(problem, title === undefined ? 0 : allocations.string(title),
+                                                  headingLevel ?? 0);
+    if (status !== 0) throw problemError(problem, status);
+  }
+
   function run(input) {
-    return parseResult(runAndFormat(input, FORMATS.json)[0]);
+    return parseResult(runAndFormat(input, [FORMATS.json])[0]);
   }
 
   function steps(input) {
-    return parseSteps(runAndFormat(input, FORMATS.steps)[0]);
+    return parseSteps(runAndFormat(input, [FORMATS.steps])[0]);
   }
 
   function walkthrough(input) {
-    const [result, list] = runAndFormat(input, FORMATS.json, FORMATS.steps);
+    const [result, list] = runAndFormat(input, [FORMATS.json, FORMATS.steps]);
     return { result: parseResult(result), steps: parseSteps(list) };
   }
 
-  function format(input, style = 'json') {
+  function format(input, style = 'json', document = {}) {
     if (!Object.hasOwn(FORMATS, style)) {
       const got = typeof style === 'string' ? JSON.stringify(style) : describe(style);
       throw new AttentionError(`format: expected "markdown", "latex", "text", "json" or "steps", got ${got}`,
                                ATTN_ERR_OPTION);
     }
-    return runAndFormat(input, FORMATS[style])[0];
+    return runAndFormat(input, [FORMATS[style]], document ?? {})[0];
   }
 
   /**
