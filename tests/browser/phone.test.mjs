@@ -62,8 +62,8 @@ test('on a phone the editor is closed until asked for, and opens with a tap on i
   await page.close();
 });
 
-test('on a phone every number in the matrices and heatmaps is at least 12 px tall', async () => {
-  const page = await open('?preset=cat-sat-mat&step=18');
+for (const [preset, step] of [['cat-sat-mat', 18], ['it-animal', 36]]) test(`on a phone every number in the matrices and heatmaps of ${preset} is at least 12 px tall`, async () => {
+  const page = await open(`?preset=${preset}&step=${step}`);
   const sizes = await page.$$eval('#walkthrough .aw-grid td', (cells) => cells
     .filter((cell) => cell.checkVisibility())
     .map((cell) => Number.parseFloat(getComputedStyle(cell).fontSize)));
@@ -77,5 +77,7 @@ test('on a phone every number in the matrices and heatmaps is at least 12 px tal
       return Number.parseFloat(getComputedStyle(text).fontSize) * scale;
     }));
   assert.ok(drawn.length > 0 && drawn.every((size) => size >= 12), `heatmap numbers drawn at ${drawn}`);
+  // What is wider than the screen scrolls inside its box, not the page.
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 375);
   await page.close();
 });

@@ -11,6 +11,8 @@ const SVG = 'http://www.w3.org/2000/svg';
 const VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e', '#21918c',
                  '#22a884', '#44bf70', '#7ad151', '#bddf26', '#fde725'];
 const CELL = 46;
+// Heatmaps up to this many columns print each cell's value.
+const NUMBERED_COLUMNS = 12;
 const LABEL_CHAR = 8.4; // a generous width per character of a 12 px label
 const MAX_LABEL_CHARS = 10;
 let instances = 0;
@@ -112,8 +114,12 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
       viewBox: `0 0 ${width} ${height}`, width, height, class: 'aw-heatmap-grid',
       role: 'group', 'aria-label': `${title}: ${rows} by ${cols}, arrow keys move between cells`,
     });
-    svg.style.maxWidth = '100%';
-    svg.style.height = 'auto';
+    // With numbers in its cells it keeps its size and scrolls sideways
+    // (the numbers stay readable); without, it shrinks to fit.
+    if (cols > NUMBERED_COLUMNS) {
+      svg.style.maxWidth = '100%';
+      svg.style.height = 'auto';
+    }
     const defs = svgElement(doc, 'defs');
     const pattern = svgElement(doc, 'pattern', { id: `${id}-masked`, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
     pattern.append(svgElement(doc, 'rect', { width: 6, height: 6, fill: '#e6e6e6' }),
@@ -152,7 +158,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
           x: left + j * CELL + CELL / 2, y: top + i * CELL + CELL / 2 + 4, 'text-anchor': 'middle',
           class: 'aw-heat-value', fill: t === null ? '#333' : textColourFor(t),
         });
-        text.textContent = cols <= 12 ? formatNumber(value, t === null ? 3 : 2) : '';
+        text.textContent = cols <= NUMBERED_COLUMNS ? formatNumber(value, t === null ? 3 : 2) : '';
         const tooltip = svgElement(doc, 'title');
         const description = describeCell(i, j);
         tooltip.textContent = description.full;
