@@ -149,3 +149,19 @@ test('a figure of a softmax-only example shows its entries by name', async () =>
   assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), `sum ${shown3(sum)} \u2192 1`);
   await page.close();
 });
+
+test('a masked key shows in the softmax figure as masked, with weight 0, outside the stack', async () => {
+  // causal-scores, unscaled: row 2 sees keys 1 and 2 only.
+  const page = await open(still, '?preset=causal-scores&step=5');
+  const [a, b] = [1.5, 3.2].map((s) => Math.exp(s - 3.2));
+  const weights = [a / (a + b), b / (a + b)];
+  assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-after', (n) => n.map((x) => x.textContent)),
+    [...weights.map(shown3), '0.000', '0.000']);
+  assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-before', (n) => n.map((x) => x.textContent)),
+    [shown3(a), shown3(b), 'masked', 'masked']);
+  assert.equal(await page.locator('#walkthrough .aw-fig-column.aw-fig-masked').count(), 2);
+  const pieces = await lengths(page, '#walkthrough .aw-fig-total .aw-fig-piece');
+  assert.equal(pieces.length, 2);
+  close(pieces[0] + pieces[1], 1, 'the stacked weights of the keys it sees');
+  await page.close();
+});

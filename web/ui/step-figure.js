@@ -31,11 +31,15 @@ export const FIGURE_DIMENSIONS = 8;
 const isLeaf = (node) => node && !node.op;
 const isProduct = (node) => node?.op === 'mul' && node.args.length === 2 && node.args.every(isLeaf);
 const resultOf = (equation) => equation.chain[equation.chain.length - 1];
+// A cell of tensor `name`, also inside a head ("heads.0.exp").
+const isCellOf = (node, name) => Boolean(node.ref) && (node.ref[0] === name || node.ref[0].endsWith(`.${name}`));
 // weight = exp / sum: a softmax entry divided by its row's sum.
 const isNormalisation = (equation) => {
   const first = equation.chain[0];
-  return first.op === 'div' && first.args[0].ref?.[0] === 'exp' && first.args[1].ref?.[0] === 'sum';
+  return first.op === 'div' && isCellOf(first.args[0], 'exp') && isCellOf(first.args[1], 'sum');
 };
+// A weight the engine sets to 0 without dividing: a masked key.
+const isMaskedWeight = (equation) => !equation.chain[0].op && isCellOf(resultOf(equation), 'weights');
 
 /** 'dot' | 'softmax' | 'weighted-sum' | null: which figure the equations draw. */
 export function figureKind(equations = []) {
@@ -133,27 +137,35 @@ export function createStepFigure(root) {
   }
 
   function drawSoftmax(equations, { labelOf }) {
-    // Each division exp / sum names its exponential, the row's sum and the weight.
-    const divisions = equations.filter(isNormalisation).slice(0, FIGURE_TERMS);
+    // Each division exp / sum names its exponential, the row's sum and the
+    // weight; a masked key's weight is a plain 0.
+    const entries = equations.filter((e) => isNormalisation(e) || isMaskedWeight(e)).slice(0, FIGURE_TERMS);
+    const divisions = entries.filter(isNormalisation);
     const sum = divisions[0].chain[0].args[1].v;
     // Bars share one scale, the largest exponential (1, for the row's maximum).
     const largest = Math.max(...divisions.map((e) => e.chain[0].args[0].v), 1e-300);
     const box = make('div', 'aw-fig-softmax');
     const bars = make('div', 'aw-fig-columns');
-    bars.style.setProperty('--count', String(divisions.length));
+    bars.style.setProperty('--count', String(entries.length));
     const stack = make('span', 'aw-fig-track aw-fig-stack aw-fig-normalise');
     let at = 0;
-    divisions.forEach((equation, j) => {
-      const exp = equation.chain[0].args[0];
+    entries.forEach((equation, j) => {
       const weight = resultOf(equation);
       const column = make('div', 'aw-fig-column');
-      column.dataset.exp = String(exp.v);
       column.dataset.weight = String(weight.v);
       const track = make('span', 'aw-fig-vtrack');
+      const key = make('span', 'aw-fig-key', labelOf(weight.ref, 'col'));
+      if (isMaskedWeight(equation)) {
+        column.classList.add('aw-fig-masked');
+        column.append(make('span', 'aw-fig-after', formatNumber(weight.v, 3)), make('span', 'aw-fig-before', 'masked'), track, key);
+        bars.append(column);
+        return;
+      }
+      const exp = equation.chain[0].args[0];
+      column.dataset.exp = String(exp.v);
       track.append(bar(`aw-fig-c${j % 8}`, exp.v / largest, weight.v / largest, 1.2));
-      const before = make('span', 'aw-fig-before', formatNumber(exp.v, 3));
-      const after = make('span', 'aw-fig-after', formatNumber(weight.v, 3));
-      column.append(after, before, track, make('span', 'aw-fig-key', labelOf(exp.ref, 'col')));
+      column.append(make('span', 'aw-fig-after', formatNumber(weight.v, 3)),
+                    make('span', 'aw-fig-before', formatNumber(exp.v, 3)), track, key);
       bars.append(column);
       // The stacked row: the exponentials over their sum, then the weights
       // over 1, drawn over max(sum, 1) first so that both states fit.
