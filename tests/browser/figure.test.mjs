@@ -91,9 +91,20 @@ test('an output step shows each value row scaled by its weight, stacked into the
   await page.close();
 });
 
-test('steps that are neither a dot product, a softmax nor a weighted sum show no figure', async () => {
+test('the scaling step shows the bar of each score shrinking to the scaled score', async () => {
   const page = await open(still, '?preset=cat-sat-mat&step=11');
   assert.equal(await page.textContent('#walkthrough .aw-step-title'), '11. Divide by \u221ad_k = \u221a4');
+  const scores = input.q.flatMap((q) => input.k.map((k) => dot(q, k)));
+  assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-term', (n) => n.map((x) => x.textContent)),
+    scores.map((s) => `${shown3(s)} \u00f7 2.000 = ${shown3(s / 2)}`));
+  const largest = Math.max(...scores);
+  const bars = await lengths(page, '#walkthrough .aw-fig-bar');
+  bars.forEach((length, k) => close(length, scores[k] / 2 / largest, `scaled score ${k + 1}'s bar`));
+  await page.close();
+});
+
+test('a step with no equations, the inputs, shows no figure', async () => {
+  const page = await open(still, '?preset=cat-sat-mat&step=1');
   assert.equal(await page.locator('#walkthrough .aw-fig').isHidden(), true);
   await page.close();
 });

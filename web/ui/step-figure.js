@@ -1,6 +1,6 @@
 // The moving part of a step: what the step computes, drawn from the
 // engine's equations (the `equations` of a step in attn.steps()) and
-// animated. Three shapes of equation have a figure:
+// animated. Four shapes of equation have a figure:
 //
 //   a dot product   a sum of products of two numbers (a score, an entry of
 //                   Q = X·W_Q, a backward product): each product appears as
@@ -10,7 +10,9 @@
 //                   by the same factor into weights stacked to exactly 1;
 //   a weighted sum  a sum of weight × vector (an output row): each value
 //                   row shrinks by its weight, then the scaled rows stack
-//                   into the output row.
+//                   into the output row;
+//   a scaling       score ÷ √d_k (or × a factor) for each score: each
+//                   score's bar shrinks to the scaled score.
 //
 // Every length is a value the engine computed; nothing here computes one
 // (a bar's length is a value over the largest value it is drawn with).
@@ -38,16 +40,23 @@ const isNormalisation = (equation) => {
   const first = equation.chain[0];
   return first.op === 'div' && isCellOf(first.args[0], 'exp') && isCellOf(first.args[1], 'sum');
 };
+// scaled = score ÷ √d_k, or score × a factor.
+const isScaling = (equation) => {
+  const first = equation.chain[0];
+  return (first.op === 'div' || first.op === 'mul') && isCellOf(first.args[0], 'scores')
+    && isCellOf(resultOf(equation), 'scaled');
+};
 // A weight the engine sets to 0 without dividing: a masked key.
 const isMaskedWeight = (equation) => !equation.chain[0].op && isCellOf(resultOf(equation), 'weights');
 
-/** 'dot' | 'softmax' | 'weighted-sum' | null: which figure the equations draw. */
+/** 'dot' | 'softmax' | 'weighted-sum' | 'scale' | null: which figure the equations draw. */
 export function figureKind(equations = []) {
   if (equations.length === 0) return null;
   const first = equations[0].chain[0];
   if (first.op === 'add' && first.args.length > 1 && first.args.every(isProduct)) return 'dot';
   if (first.op === 'add' && first.args.every((arg) => arg.op === 'mul' && arg.args[1]?.op === 'vec')) return 'weighted-sum';
   if (equations.some(isNormalisation)) return 'softmax';
+  if (equations.every(isScaling)) return 'scale';
   return null;
 }
 
@@ -255,7 +264,27 @@ export function createStepFigure(root) {
     return [box];
   }
 
-  const DRAW = { dot: drawDot, softmax: drawSoftmax, 'weighted-sum': drawWeightedSum };
+  function drawScale(equations, { labelOf }) {
+    // Each score's bar shrinks (or grows) to the scaled score, one scale for all.
+    const shown = equations.slice(0, FIGURE_TERMS);
+    const largest = Math.max(1e-300, ...shown.flatMap((e) => [Math.abs(e.chain[0].args[0].v), Math.abs(resultOf(e).v)]));
+    const rows = make('div', 'aw-fig-dot');
+    for (const equation of shown) {
+      const [score, by] = equation.chain[0].args;
+      const scaled = resultOf(equation);
+      const row = make('div', 'aw-fig-row');
+      const track = make('span', 'aw-fig-track');
+      track.append(bar('aw-fig-c0', score.v / largest, scaled.v / largest, 0.3));
+      const sign = equation.chain[0].op === 'div' ? '\u00f7' : '\u00d7';
+      row.append(make('span', 'aw-fig-what', labelOf(scaled.ref)), track,
+                 make('span', 'aw-fig-term', `${formatNumber(score.v, 3)} ${sign} ${formatNumber(by.v, 3)} = ${formatNumber(scaled.v, 3)}`));
+      rows.append(row);
+    }
+    const more = equations.length - shown.length;
+    return [caption(`Each score before and after the scaling${more > 0 ? ` (the first ${shown.length} of ${equations.length})` : ''}`), rows];
+  }
+
+  const DRAW = { dot: drawDot, softmax: drawSoftmax, 'weighted-sum': drawWeightedSum, scale: drawScale };
 
   return {
     element,
