@@ -16,6 +16,7 @@ import { mathElement } from '../ui/math.js';
 import { appendClaims } from '../ui/claims.js';
 import { tutorialName } from '../presets.js';
 import { buildModel, buildSteps, describeCell, engineInput } from './walkthrough-steps.js';
+import { mount as mountLines } from './walkthrough-lines.js';
 import { causeText, errataOf, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
 import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
@@ -101,6 +102,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     scaled: createHeatmap(heatBox, { title: 'Scaled scores (before the softmax)', name: 'scaled score', detailElement: heatDetail }),
     weights: createHeatmap(heatBox, { title: 'Attention weights', name: 'weight', detailElement: heatDetail }),
   };
+  const tokenLines = mountLines(heatBox);
 
   // Errata list
   const errataBox = make('details', 'aw-errata');
@@ -191,6 +193,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     const step = steps[current];
     stepTitle.textContent = `${current + 1}. ${step.title}`;
     step.enter(view);
+    tokenLines.show(model, steps, current);
     renderStepErrata(step);
   }
 
