@@ -5,14 +5,15 @@
 // numbers it is given and computes none; the DOM is updated in place (the
 // SVG is rebuilt only when the tokens change).
 //
-//   const lines = mount(element, { title? }) -> { element, update(tokens, weights), destroy() }
+//   const lines = mount(element, { title?, note? }) -> { element, update(tokens, weights), destroy() }
+//   note: false leaves out the line that says how to read the figure
 //   tokens: one list of labels (self-attention) or { queries, keys }
 //   weights: [query][key] numbers in [0, 1], or null for a weight that is
 //            not computed yet (no line); weights = null hides the figure
 
 import { formatNumber } from './format.js';
+import { svgElement } from './svg.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
 const ROW = 26;
 const TOP = 24;
 const LABEL_WIDTH = 92;
@@ -24,24 +25,22 @@ export const LINE_WIDTH_PER_WEIGHT = 8;
 
 const shorten = (label) => (label.length > MAX_LABEL_CHARS ? `${label.slice(0, MAX_LABEL_CHARS - 1)}\u2026` : label);
 
-function svgElement(doc, name, attributes = {}) {
-  const element = doc.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
-  return element;
-}
 
-export function mount(element, { title = 'Attention as lines' } = {}) {
+export function mount(element, { title = 'Attention as lines', note: withNote = true } = {}) {
   const doc = element.ownerDocument;
-  const figure = doc.createElement('figure');
-  figure.className = 'aw-token-lines';
-  const caption = doc.createElement('figcaption');
-  caption.className = 'aw-heatmap-title';
-  caption.textContent = title;
-  const note = doc.createElement('p');
-  note.className = 'aw-token-lines-note';
-  note.textContent = 'Each line is one weight: the thicker and darker, the larger. Hover a token for its lines alone.';
-  figure.append(caption, note);
-  element.append(figure);
+  // A box around the figure, so that it is not one more <figure> among the
+  // heatmaps beside it (pages and tests name the last heatmap by its type).
+  const box = Object.assign(doc.createElement('div'), { className: 'aw-token-lines' });
+  const figure = Object.assign(doc.createElement('figure'), { className: 'aw-token-lines-figure' });
+  box.append(figure);
+  figure.append(Object.assign(doc.createElement('figcaption'), { className: 'aw-heatmap-title', textContent: title }));
+  if (withNote) {
+    figure.append(Object.assign(doc.createElement('p'), {
+      className: 'aw-token-lines-note',
+      textContent: 'Each line is one weight: the thicker and darker, the larger. Hover a token for its lines alone.',
+    }));
+  }
+  element.append(box);
 
   let svg = null;
   let shape = ''; // the tokens the SVG was built for
@@ -109,9 +108,9 @@ export function mount(element, { title = 'Attention as lines' } = {}) {
   }
 
   return {
-    element: figure,
+    element: box,
     update(tokens, weights) {
-      figure.hidden = !weights;
+      box.hidden = !weights;
       if (!weights) return;
       const queries = Array.isArray(tokens) ? tokens : tokens.queries;
       const keys = Array.isArray(tokens) ? tokens : tokens.keys;
@@ -131,6 +130,6 @@ export function mount(element, { title = 'Attention as lines' } = {}) {
       }));
       svg.setAttribute('aria-label', summary(labels.queries, labels.keys, weights.map((row) => row.map((w) => (Number.isFinite(w) ? w : null)))));
     },
-    destroy() { figure.remove(); },
+    destroy() { box.remove(); },
   };
 }

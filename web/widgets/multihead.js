@@ -251,7 +251,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       const weightsBox = make('div', 'aw-mh-weights');
       box.append(weightsBox);
       const heatmap = createHeatmap(weightsBox, { title: `Head ${h + 1}: weights (${model.tokens.length} \u00d7 ${model.tokens.length})`, name: `head ${h + 1} weight`, detailElement: heatDetail });
-      const lines = mountTokenLines(weightsBox, { title: `Head ${h + 1}: attention as lines` });
+      const lines = mountTokenLines(weightsBox, { title: `Head ${h + 1}: attention as lines`, note: h === 0 });
       const outView = createMatrixView(box, { title: `Head ${h + 1}: output`, name: `head ${h + 1} output` });
       return { box, heatmap, lines, outView };
     });

@@ -16,9 +16,9 @@
 // of the values, which is geometry of the inputs, not attention arithmetic.
 
 import { formatInput, formatNumber, fullPrecision } from '../ui/format.js';
+import { svgElement } from '../ui/svg.js';
 import { attempt, button, choice, sectionRoot, sectionState, slider } from './sections-common.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
 const EXTENT = 3; // both planes show [−3, 3] × [−3, 3]
 const SIZE = 300; // SVG units
 const PAD = 14;
@@ -73,11 +73,6 @@ const toY = (y) => PAD + (EXTENT - y) * UNIT;
 const coordinates = ([x, y]) => `(${formatNumber(x)}, ${formatNumber(y)})`;
 const temperatureText = (t) => (t === Math.SQRT2 ? '\u221a2 \u2248 1.414 (= \u221ad_k)' : formatInput(t));
 
-function svgElement(doc, name, attributes = {}) {
-  const node = doc.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
-  return node;
-}
 
 /** A number shown with three decimals and its full precision on hover, updated in place. */
 function setNumber(span, value) {
