@@ -17,7 +17,7 @@
 
 import { formatInput, formatNumber, fullPrecision } from '../ui/format.js';
 import { svgElement } from '../ui/svg.js';
-import { attempt, button, choice, sectionRoot, sectionState, slider } from './sections-common.js';
+import { attempt, button, choice, sectionRoot, sectionState, slider, tableHead } from './sections-common.js';
 
 const EXTENT = 3; // both planes show [−3, 3] × [−3, 3]
 const SIZE = 300; // SVG units
@@ -128,8 +128,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   help.id = `${id}-help`;
   root.append(help);
 
-  // The two planes.
-  // The planes, and beside them (below, on a narrow screen) the numbers.
+  // The two planes, and beside them (below, on a narrow screen) the numbers.
   const stage = make('div', 'aw-plane-stage');
   const planes = make('div', 'aw-plane-planes');
   stage.append(planes);
@@ -155,15 +154,9 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   queryLine.dataset.field = 'q';
   const tableWrap = make('div', 'aw-table-scroll');
   const table = make('table', 'aw-table aw-plane-table');
-  const head = make('tr');
-  for (const [text, className] of [['key', ''], ['k\u1d62', 'aw-plane-position'], ['v\u1d62', 'aw-plane-position'],
-    ['score q\u00b7k\u1d62', ''], ['score \u00f7 \u03c4', ''], ['weight', '']]) {
-    const th = make('th', className, text);
-    th.scope = 'col';
-    head.append(th);
-  }
-  const thead = make('thead');
-  thead.append(head);
+  const thead = tableHead(make, ['key', 'k\u1d62', 'v\u1d62', 'score q\u00b7k\u1d62', 'score \u00f7 \u03c4', 'weight']);
+  // The positions, which the planes show too, give way on a narrow screen.
+  for (const th of [...thead.querySelectorAll('th')].slice(1, 3)) th.classList.add('aw-plane-position');
   const tbody = make('tbody');
   table.append(thead, tbody);
   tableWrap.append(table);
