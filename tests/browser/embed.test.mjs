@@ -293,7 +293,7 @@ function cli(format, input) {
   return execFileSync(ATTN, ['--format', format], { input: JSON.stringify(input), encoding: 'utf8' });
 }
 
-test('"Copy as Markdown" copies what build/attn --format markdown prints for the same input', async () => {
+test('"Copy as Markdown" copies what build/attn --format markdown prints for the same input, then the errata the page lists', async () => {
   const presets = ['cat-sat-mat', 'causal-scores', 'softmax-100-95', 'weighted-values', 'cat-sat-mat-projections', 'cross-attention'];
   const page = await openWithClipboard(`index.html?preset=${presets[0]}`);
   const walkthrough = page.locator('#walkthrough');
@@ -303,14 +303,26 @@ test('"Copy as Markdown" copies what build/attn --format markdown prints for the
     await walkthrough.locator('.aw-copy-markdown').click();
     await page.waitForFunction(() => window.copied.length === 1);
     const [copied, input] = await page.evaluate(() => [window.copied[0], window.awWidgets.walkthrough.exportInput()]);
-    assert.equal(copied, cli('markdown', input), `${preset}: page and CLI Markdown`);
+    const engineText = cli('markdown', input);
+    assert.equal(copied.slice(0, engineText.length), engineText, `${preset}: page and CLI Markdown`);
+    // What follows is the page's errata list: one item per erratum it shows.
+    const listed = await walkthrough.locator('.aw-errata-items li').count();
+    const rest = copied.slice(engineText.length);
+    if (listed === 0) assert.equal(rest, '', `${preset} has no errata`);
+    else {
+      assert.match(rest, new RegExp(`^\\n## Errata: ${listed} of the tutorial\u2019s printed values differ`));
+      assert.equal(rest.split('\n').filter((line) => line.startsWith('- ')).length, listed);
+    }
+    if (preset === 'cat-sat-mat') {
+      assert.ok(rest.includes('- scores\\[sat\\]\\[mat\\]: the tutorial prints 0.65; the exact value is 0.550. (step 7, Score of sat against mat)'), rest);
+    }
     assert.match(await walkthrough.locator('.aw-export .aw-export-status').textContent(), /Markdown copied/);
   }
   await page.close();
   session.assertQuiet();
 });
 
-test('"Copy as LaTeX" copies what build/attn --format latex prints', async (t) => {
+test('"Copy as LaTeX" copies what build/attn --format latex prints, then the errata', async (t) => {
   if (spawnSync(ATTN, ['--format', 'latex'], { input: '{"kind":"softmax","x":[1,2]}' }).status !== 0) {
     t.skip('build/attn has no LaTeX format yet');
     return;
@@ -320,7 +332,12 @@ test('"Copy as LaTeX" copies what build/attn --format latex prints', async (t) =
   await walkthrough.locator('.aw-copy-latex').click();
   await page.waitForFunction(() => window.copied.length === 1);
   const [copied, input] = await page.evaluate(() => [window.copied[0], window.awWidgets.walkthrough.exportInput()]);
-  assert.equal(copied, cli('latex', input));
+  const engineText = cli('latex', input);
+  assert.equal(copied.slice(0, engineText.length), engineText);
+  const rest = copied.slice(engineText.length);
+  assert.match(rest, /^\n\\subsubsection\*\{Errata: \d+ of the tutorial's printed values differ from the exact ones\}/);
+  assert.ok(rest.includes('  \\item scores[sat][mat]: the tutorial prints 0.65; the exact value is 0.550. (step 7, Score of sat against mat)'), rest);
+  assert.equal(rest.split('\\begin{itemize}').length, rest.split('\\end{itemize}').length);
   await page.close();
   session.assertQuiet();
 });

@@ -139,9 +139,10 @@ export function createHeatmapDownloads(figure, { getSvg, getTitle }) {
 
 /**
  * "Copy as Markdown" and "Copy as LaTeX" for the walkthrough: getInput()
- * -> the engine input of the problem on screen.
+ * -> the engine input of the problem on screen; getErrata(style) -> the
+ * section on the tutorial's errata that follows it ('' for none).
  */
-export function createExportBar(container, { engine, getInput }) {
+export function createExportBar(container, { engine, getInput, getErrata = () => '' }) {
   const doc = container.ownerDocument;
   const group = doc.createElement('div');
   group.className = 'aw-export';
@@ -154,6 +155,8 @@ export function createExportBar(container, { engine, getInput }) {
     let text;
     try {
       text = engine.format(getInput(), style);
+      const errata = getErrata(style);
+      if (errata) text = `${text}\n${errata}`;
     } catch (error) {
       status.textContent = `${label} is not available: ${error.message}`;
       return;

@@ -18,7 +18,8 @@ const SPEEDS = [0.5, 1, 2, 4];
 
 /**
  * createPlayer(root, { count, onStep(index, reason), describeStep?, watch? })
- * watch: the element whose visibility pauses playback (default: the bar).
+ * watch: an element whose animation the player drives; playback pauses
+ * while neither it nor the player's bar is on screen.
  */
 export function createPlayer(root, { count, onStep, describeStep = (i) => `Step ${i + 1}`, watch = null }) {
   const doc = root.ownerDocument;
@@ -161,8 +162,14 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
 
   let observer = null;
   if ('IntersectionObserver' in view) {
+    // The player and what it animates: playing pauses once neither shows.
+    const shown = new Set();
     observer = new view.IntersectionObserver((entries) => {
-      const visible = entries.some((entry) => entry.isIntersecting);
+      for (const entry of entries) {
+        if (entry.isIntersecting) shown.add(entry.target);
+        else shown.delete(entry.target);
+      }
+      const visible = shown.size > 0;
       if (!visible && playing) {
         playing = false;
         view.clearTimeout(timer);
@@ -173,7 +180,8 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
         play();
       }
     });
-    observer.observe(watch ?? bar);
+    observer.observe(bar);
+    if (watch) observer.observe(watch);
   }
 
   render();

@@ -111,7 +111,7 @@ export function mountWidget(name, element, {
   bar.className = 'aw-share';
   const parts = [];
   if (name === 'walkthrough') {
-    parts.push(createExportBar(bar, { engine, getInput: widget.exportInput }));
+    parts.push(createExportBar(bar, { engine, getInput: widget.exportInput, getErrata: widget.exportErrata }));
     root.querySelector('.aw-head')?.after(bar);
   } else {
     root.querySelector('.aw-section-title')?.after(bar);

@@ -278,3 +278,47 @@ export function causeText(model, group) {
   return `${names}: the tutorial prints ${prints}, but ${own}.`
     + (later > 0 ? ` ${later} later ${later === 1 ? 'value follows' : 'values follow'} from ${roots.length === 1 ? 'it' : 'them'}: the tutorial's own arithmetic on the misprint gives what it prints.` : '');
 }
+
+// ---- The errata as a section of the Markdown and LaTeX exports ----
+
+const MARKDOWN_SPECIAL = /[\\`*_[\]<>#|]/g;
+const LATEX_SPECIAL = { '\\': '\\textbackslash{}', '{': '\\{', '}': '\\}', $: '\\$', '&': '\\&', '#': '\\#',
+  '%': '\\%', _: '\\_', '~': '\\textasciitilde{}', '^': '\\textasciicircum{}', '\u2212': '\\ensuremath{-}',
+  '\u00d7': '\\ensuremath{\\times}', '\u221a': '\\ensuremath{\\surd}', '\u2192': '\\ensuremath{\\to}',
+  '\u2019': "'", '\u201c': '``', '\u201d': "''", '\u2026': '\\ldots{}' };
+const LATEX_PATTERN = /[\\{}$&#%_~^\u2212\u00d7\u221a\u2192\u2019\u201c\u201d\u2026]/g;
+
+const EXPORT_STYLES = {
+  markdown: {
+    escape: (text) => text.replace(MARKDOWN_SPECIAL, '\\$&'),
+    heading: (text) => `## ${text}\n\n`,
+    paragraph: (text) => `${text}\n\n`,
+    list: (items) => `${items.map((item) => `- ${item}`).join('\n')}\n\n`,
+  },
+  latex: {
+    escape: (text) => text.replace(LATEX_PATTERN, (c) => LATEX_SPECIAL[c]),
+    heading: (text) => `\\subsubsection*{${text}}\n\n`,
+    paragraph: (text) => `${text}\n\n`,
+    list: (items) => `\\begin{itemize}\n${items.map((item) => `  \\item ${item}`).join('\n')}\n\\end{itemize}\n\n`,
+  },
+};
+
+/**
+ * The errata of a preset as a section to append to the engine's Markdown or
+ * LaTeX walkthrough: the same groups and sentences as the page's list, each
+ * erratum with the step that computes its value. '' when there are none.
+ */
+export function errataSection(style, model, steps, groups) {
+  const out = EXPORT_STYLES[style];
+  const count = groups.reduce((sum, group) => sum + group.items.length, 0);
+  if (!out || count === 0) return '';
+  const slips = groups.filter((group) => group.cause === 'misprint').length;
+  let text = out.heading(out.escape(`Errata: ${count} of the tutorial\u2019s printed ${count === 1 ? 'values differs' : 'values differ'} from the exact ones`));
+  text += out.paragraph(out.escape('Each differs from the exact value by more than the rounding of its printed decimals allows. '
+    + (slips > 0 ? `They come from ${slips} ${slips === 1 ? 'slip' : 'slips'}, each followed by what the tutorial computed from it; rounding differences last.` : 'All are rounding differences.')));
+  for (const group of groups) {
+    text += out.paragraph(out.escape(causeText(model, group)));
+    text += out.list(group.items.map((item) => out.escape(`${erratumName(model, item)}: ${erratumText(item)} (step ${item.stepIndex + 1}, ${steps[item.stepIndex].title})`)));
+  }
+  return text;
+}

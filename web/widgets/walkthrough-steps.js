@@ -129,6 +129,60 @@ export function describeCell(model, name, i, j) {
   return equation ? equationText(equation, { isInput: model.isInput }) : '';
 }
 
+/**
+ * The cells a result cell was computed from, [name, i, j] in the page's
+ * names: the leaves of the engine's equation that produced it. For an entry
+ * of a vector result (an output row) only that entry of each vector counts.
+ */
+export function sourcesOf(model, name, ...at) {
+  const key = [name, ...at].join(',');
+  const equation = model.producers.get(key);
+  if (!equation) return [];
+  const last = equation.chain[equation.chain.length - 1];
+  const entry = last.op === 'vec' ? last.args.findIndex((arg) => arg.ref && model.refOf(arg.ref).join(',') === key) : -1;
+  const sources = [];
+  const walk = (node) => {
+    if (!node.op) {
+      if (node.ref) sources.push(model.refOf(node.ref));
+      return;
+    }
+    if (node.op === 'vec' && entry >= 0) walk(node.args[entry]);
+    else for (const arg of node.args) walk(arg);
+  };
+  walk(equation.chain[0]);
+  return sources;
+}
+
+/** A short name of a cell for figures: "q[sat, 2]"; part 'row' gives "q[sat]", 'col' the column's label. */
+export function cellName(model, ref, part = 'cell') {
+  const [name, i, j] = model.refOf(ref);
+  const mat = model.mats[name];
+  const rowLabel = mat?.rowLabels[i] ?? model.qTokens[i] ?? String(i + 1);
+  const colLabel = j === undefined ? undefined : mat?.colLabels[j] ?? model.kTokens[j] ?? String(j + 1);
+  if (part === 'col') return colLabel ?? rowLabel;
+  if (part === 'row' || colLabel === undefined) return `${name}[${rowLabel}]`;
+  return `${name}[${rowLabel}, ${colLabel}]`;
+}
+
+// The stage of the computation each kind of step belongs to, by the first
+// word of the engine's step id ("score-1-2", "h1-softmax-0", "project-q").
+const STAGE_LABELS = {
+  inputs: 'Inputs', project: 'Q, K, V', score: 'Q\u00b7K\u1d40', scale: 'Scale', mask: 'Mask',
+  max: 'Softmax', exp: 'Softmax', sum: 'Softmax', softmax: 'Softmax', output: 'Weights \u00b7 V',
+  done: 'Result',
+};
+
+/** The stages in order, each { label, first } (the index of its first step). */
+export function stagesOf(steps) {
+  const stages = [];
+  steps.forEach((step, index) => {
+    const word = step.id.replace(/^h\d+-/, '').split('-')[0];
+    const label = STAGE_LABELS[word] ?? step.title;
+    if (stages.at(-1)?.label !== label) stages.push({ label, first: index });
+  });
+  return stages;
+}
+
 // ---- Regions: which cells a step reads or produces ----
 
 const range = (first, last) => Array.from({ length: last - first + 1 }, (_, k) => first + k);

@@ -15,9 +15,10 @@ import { parseNumber } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import { appendClaims } from '../ui/claims.js';
 import { tutorialName } from '../presets.js';
-import { buildModel, buildSteps, describeCell, engineInput } from './walkthrough-steps.js';
+import { createStepFigure } from '../ui/step-figure.js';
+import { buildModel, buildSteps, cellName, describeCell, engineInput, sourcesOf, stagesOf } from './walkthrough-steps.js';
 import { mount as mountLines } from './walkthrough-lines.js';
-import { causeText, errataOf, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
+import { causeText, errataOf, errataSection, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
 import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
   problemFromValues, randomFilled, reshape, resized, shapesOf,
@@ -76,6 +77,14 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   const playerSlot = make('div', 'aw-player-slot');
   root.append(playerSlot);
 
+  // The stages of the computation, X -> Q, K, V -> ... -> weights x V: where
+  // the current step is, and a way to jump to any stage.
+  const stagesNav = make('nav', 'aw-stages');
+  stagesNav.setAttribute('aria-label', 'Stages of the computation');
+  const stagesList = make('ol', 'aw-stages-list');
+  stagesNav.append(stagesList);
+  root.append(stagesNav);
+
   // Stage: the explanation and the matrices of the current step
   const stage = make('div', 'aw-stage');
   const explain = make('div', 'aw-explain');
@@ -88,7 +97,10 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   const stepFormula = make('div', 'aw-step-formula');
   const stepLines = make('div', 'aw-step-lines');
   const stepErrata = make('div', 'aw-step-errata');
-  explain.append(announced, stepFormula, stepLines, stepErrata);
+  explain.append(announced, stepFormula);
+  // What the step computes, moving (drawn from the step's equations).
+  const figure = createStepFigure(explain);
+  explain.append(stepLines, stepErrata);
   const visuals = make('div', 'aw-visuals');
   const matsBox = make('div', 'aw-mats');
   // Heatmaps
@@ -103,6 +115,39 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     weights: createHeatmap(heatBox, { title: 'Attention weights', name: 'weight', detailElement: heatDetail }),
   };
   const tokenLines = mountLines(heatBox);
+  for (const [name, heatmap] of Object.entries(heatmaps)) heatmap.element.dataset.matrix = name;
+
+  // Hovering or focusing a computed cell lights the cells it came from, in
+  // every matrix and heatmap on screen.
+  let lit = [];
+  function lightSourcesOf(target) {
+    for (const cell of lit) cell.classList.remove('aw-src');
+    lit = [];
+    const cell = target?.closest?.('[data-row][data-col]');
+    const name = cell?.closest('[data-matrix]')?.dataset.matrix;
+    if (!model || !name || cell.matches('.aw-future, .aw-heat-future')) return;
+    // A source not on screen (a row's max, sum or exponentials) stands for
+    // the cells it was computed from in turn.
+    const pending = sourcesOf(model, name, Number(cell.dataset.row), Number(cell.dataset.col));
+    const seen = new Set();
+    while (pending.length > 0) {
+      const ref = pending.pop();
+      const [source, i, j] = ref;
+      if (seen.has(ref.join(','))) continue;
+      seen.add(ref.join(','));
+      const nodes = j === undefined ? [] : [...visuals.querySelectorAll(`[data-matrix="${source}"] [data-row="${i}"][data-col="${j}"]`)]
+        .filter((node) => !node.closest('[hidden]'));
+      if (nodes.length === 0) pending.push(...sourcesOf(model, ...ref));
+      for (const node of nodes) {
+        node.classList.add('aw-src');
+        lit.push(node);
+      }
+    }
+  }
+  visuals.addEventListener('pointerover', (event) => lightSourcesOf(event.target));
+  visuals.addEventListener('focusin', (event) => lightSourcesOf(event.target));
+  visuals.addEventListener('pointerleave', () => lightSourcesOf(null));
+  visuals.addEventListener('focusout', () => lightSourcesOf(null));
 
   // Errata list
   const errataBox = make('details', 'aw-errata');
@@ -193,8 +238,33 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     const step = steps[current];
     stepTitle.textContent = `${current + 1}. ${step.title}`;
     step.enter(view);
+    figure.show(step, { labelOf: (ref, part) => cellName(model, ref, part) });
     tokenLines.show(model, steps, current);
+    markStage();
     renderStepErrata(step);
+  }
+
+  function renderStages() {
+    stagesList.replaceChildren();
+    for (const { label, first } of stagesOf(steps)) {
+      const item = make('li', 'aw-stages-item');
+      const button = make('button', 'aw-stage-button', label);
+      button.type = 'button';
+      button.dataset.first = String(first);
+      button.addEventListener('click', () => { player.pause(); showStep(first); notify(); });
+      item.append(button);
+      stagesList.append(item);
+    }
+  }
+
+  function markStage() {
+    const buttons = [...stagesList.querySelectorAll('button')];
+    // The current stage is the last one that starts at or before the step.
+    const at = buttons.findLastIndex((button) => Number(button.dataset.first) <= current);
+    buttons.forEach((button, k) => {
+      if (k === at) button.setAttribute('aria-current', 'step');
+      else button.removeAttribute('aria-current');
+    });
   }
 
   function renderStepErrata() {
@@ -292,6 +362,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     steps = buildSteps(model);
     errata = edited ? [] : errataOf(preset, model, steps, { vector: problem.vector });
     rebuildViews();
+    renderStages();
     player.setCount(steps.length);
     let index = keepStep ? steps.findIndex((step) => step.id === stepId) : 0;
     if (index < 0) index = Math.min(current, steps.length - 1);
@@ -601,6 +672,11 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     /** The engine input of the problem on screen, token labels included (for exports). */
     exportInput() {
       return engineInput(problem);
+    },
+    /** The errata section that follows the engine's Markdown or LaTeX ('' when none apply). */
+    exportErrata(style) {
+      if (edited || errata.length === 0) return '';
+      return errataSection(style, model, steps, groupErrata(preset, model, errata, { vector: problem.vector }));
     },
     destroy() {
       player.destroy();

@@ -1,0 +1,155 @@
+// The walkthrough's moving figure, read off the screen: each product of a
+// score and their sum, the softmax's exponentials becoming weights that
+// stack to 1, an output row as its weighted value rows stacked; the cells a
+// hovered cell came from; the stages strip; reduced motion. Expected values
+// are computed here from the preset's numbers, independently of the engine.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { WEB_ROOT, startSession } from './harness.mjs';
+
+let still; // reduced motion: the figure rests in its final state
+let moving;
+let input;
+
+before(async () => {
+  const presets = JSON.parse(await readFile(join(WEB_ROOT, 'presets.json'), 'utf8'));
+  input = presets.presets.find((preset) => preset.id === 'cat-sat-mat').input;
+  still = await startSession({ reducedMotion: 'reduce' });
+  moving = await startSession({ reducedMotion: 'no-preference' });
+});
+
+after(async () => {
+  await still?.close();
+  await moving?.close();
+});
+
+async function open(session, query) {
+  const page = await session.open(`index.html${query}`);
+  await page.waitForSelector('html[data-ready="true"]');
+  return page;
+}
+
+const dot = (a, b) => a.reduce((sum, x, t) => sum + x * b[t], 0);
+// Lengths are read back from CSS, which keeps six significant digits.
+const close = (actual, expected, what) => assert.ok(Math.abs(actual - expected) <= 5e-6, `${what}: ${actual} is not ${expected}`);
+const shown3 = (x) => x.toFixed(3);
+
+function softmaxRow(i) {
+  const scaled = input.k.map((key) => dot(input.q[i], key) / Math.sqrt(input.q[0].length));
+  const exps = scaled.map((s) => Math.exp(s - Math.max(...scaled)));
+  const sum = exps.reduce((a, b) => a + b, 0);
+  return { exps, sum, weights: exps.map((e) => e / sum) };
+}
+
+// The resting length of every bar in `selector`, as the page computes it.
+const lengths = (page, selector) => page.$$eval(selector, (bars) => bars.map((bar) => Number(getComputedStyle(bar).getPropertyValue('--len'))));
+
+test('a score step shows each product of the query and key entries as a bar, then their sum as the score', async () => {
+  const page = await open(still, '?preset=cat-sat-mat&step=7');
+  const products = input.q[1].map((x, t) => x * input.k[2][t]);
+  const rows = await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-term', (nodes) => nodes.map((n) => n.textContent));
+  assert.deepEqual(rows, products.map((p, t) => `${shown3(input.q[1][t])} \u00d7 ${shown3(input.k[2][t])} = ${shown3(p)}`));
+  const largest = Math.max(...products.map(Math.abs));
+  const bars = await lengths(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
+  bars.forEach((length, t) => close(length, Math.abs(products[t]) / largest, `product ${t + 1}'s bar`));
+  // The sum: the products end to end fill the track, and the score is printed.
+  const pieces = await lengths(page, '#walkthrough .aw-fig-total .aw-fig-piece');
+  close(pieces.reduce((a, b) => a + b, 0), 1, 'the stacked products');
+  assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), `= ${shown3(dot(input.q[1], input.k[2]))}`);
+  await page.close();
+});
+
+test('a softmax step shows the exponentials, then the weights they become, stacked to exactly 1', async () => {
+  const page = await open(still, '?preset=cat-sat-mat&step=12');
+  const { exps, sum, weights } = softmaxRow(0);
+  const columns = page.locator('#walkthrough .aw-fig-column');
+  assert.equal(await columns.count(), 3);
+  assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-before', (n) => n.map((x) => x.textContent)), exps.map(shown3));
+  assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-after', (n) => n.map((x) => x.textContent)), weights.map(shown3));
+  assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-key', (n) => n.map((x) => x.textContent)), ['cat', 'sat', 'mat']);
+  // Bars rest at the weights, on the scale of the largest exponential (1).
+  const bars = await lengths(page, '#walkthrough .aw-fig-column .aw-fig-bar');
+  bars.forEach((length, j) => close(length, weights[j], `weight ${j + 1}'s bar`));
+  const pieces = await lengths(page, '#walkthrough .aw-fig-total .aw-fig-piece');
+  close(pieces.reduce((a, b) => a + b, 0), 1, 'the stacked weights');
+  assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), `sum ${shown3(sum)} \u2192 1`);
+  await page.close();
+});
+
+test('an output step shows each value row scaled by its weight, stacked into the output row', async () => {
+  const page = await open(still, '?preset=cat-sat-mat&step=15');
+  const { weights } = softmaxRow(0);
+  const output = input.v[0].map((_, d) => weights.reduce((sum, w, j) => sum + w * input.v[j][d], 0));
+  const labels = await page.$$eval('#walkthrough .aw-fig-vector:not(.aw-fig-total) .aw-fig-what', (n) => n.map((x) => x.textContent));
+  assert.deepEqual(labels, ['cat', 'sat', 'mat'].map((token, j) => `${shown3(weights[j])} \u00d7 v[${token}]`));
+  const totals = await page.$$eval('#walkthrough .aw-fig-vector.aw-fig-total .aw-fig-result', (n) => n.map((x) => x.textContent));
+  assert.deepEqual(totals, output.map(shown3));
+  // Every entry's stack is as tall as the output entry, on the figure's one scale.
+  const stacks = await page.$$eval('#walkthrough .aw-fig-total .aw-fig-stack', (tracks) => tracks.map((track) =>
+    [...track.querySelectorAll('.aw-fig-piece')].reduce((sum, bar) => sum + Number(getComputedStyle(bar).getPropertyValue('--len')), 0)));
+  const largest = Math.max(...input.v.flat(), ...output);
+  stacks.forEach((height, d) => close(height, output[d] / largest, `entry ${d + 1}'s stack`));
+  await page.close();
+});
+
+test('steps that are neither a dot product, a softmax nor a weighted sum show no figure', async () => {
+  const page = await open(still, '?preset=cat-sat-mat&step=11');
+  assert.equal(await page.textContent('#walkthrough .aw-step-title'), '11. Divide by \u221ad_k = \u221a4');
+  assert.equal(await page.locator('#walkthrough .aw-fig').isHidden(), true);
+  await page.close();
+});
+
+test('hovering a computed cell lights exactly the cells it was computed from', async () => {
+  let page = await open(still, '?preset=cat-sat-mat&step=18');
+  const lit = () => page.$$eval('#walkthrough .aw-src', (nodes) => nodes.map((node) =>
+    `${node.closest('[data-matrix]').dataset.matrix}[${node.dataset.row}][${node.dataset.col}]`).sort());
+  // A weight of "sat" comes from the whole scaled row of "sat".
+  await page.hover('#walkthrough [data-matrix="weights"] .aw-heat-cell[data-row="1"][data-col="2"]');
+  assert.deepEqual(await lit(), ['scaled[1][0]', 'scaled[1][1]', 'scaled[1][2]']);
+  await page.close();
+  // Entry 2 of the output of "mat", on the step that computes it: the weights
+  // of "mat" (in the matrix and the heatmap) and entry 2 of every value row.
+  page = await open(still, '?preset=cat-sat-mat&step=17');
+  await page.hover('#walkthrough [data-matrix="output"] td[data-row="2"][data-col="1"]');
+  assert.deepEqual(await lit(), ['v[0][1]', 'v[1][1]', 'v[2][1]', 'weights[2][0]', 'weights[2][0]', 'weights[2][1]', 'weights[2][1]', 'weights[2][2]', 'weights[2][2]'].sort());
+  await page.close();
+});
+
+test('the stages strip names the stage of the step and jumps to a stage by a click', async () => {
+  const page = await open(still, '?preset=cat-sat-mat&step=3');
+  const current = () => page.textContent('#walkthrough .aw-stage-button[aria-current="step"]');
+  assert.deepEqual(await page.$$eval('#walkthrough .aw-stage-button', (n) => n.map((x) => x.textContent)),
+    ['Inputs', 'Q\u00b7K\u1d40', 'Scale', 'Softmax', 'Weights \u00b7 V', 'Result']);
+  assert.equal(await current(), 'Q\u00b7K\u1d40');
+  await page.click('#walkthrough .aw-stage-button:text-is("Softmax")');
+  assert.equal(await page.textContent('#walkthrough .aw-step-title'), '12. Softmax of the row of cat');
+  assert.equal(await current(), 'Softmax');
+  assert.match(page.url(), /step=12(&|$)/);
+  await page.close();
+});
+
+test('the figure moves unless the learner asks for reduced motion', async () => {
+  const animationOf = (page) => page.$eval('#walkthrough .aw-fig-bar', (bar) => getComputedStyle(bar).animationName);
+  const calm = await open(still, '?preset=cat-sat-mat&step=12');
+  assert.equal(await animationOf(calm), 'none');
+  await calm.close();
+  const lively = await open(moving, '?preset=cat-sat-mat&step=12');
+  assert.equal(await animationOf(lively), 'aw-fig-move');
+  await lively.close();
+});
+
+test('a figure of a softmax-only example shows its entries by name', async () => {
+  let page = await open(still, '?preset=softmax-1-2-3');
+  const count = Number((await page.textContent('#walkthrough .aw-counter')).split(' / ')[1]);
+  await page.close();
+  // Its last step before the end divides each exponential by their sum.
+  page = await open(still, `?preset=softmax-1-2-3&step=${count - 1}`);
+  const exps = [1, 2, 3].map((x) => Math.exp(x - 3));
+  const sum = exps.reduce((a, b) => a + b, 0);
+  assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-after', (n) => n.map((e) => e.textContent)), exps.map((e) => shown3(e / sum)));
+  assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), `sum ${shown3(sum)} \u2192 1`);
+  await page.close();
+});

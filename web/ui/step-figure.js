@@ -1,0 +1,258 @@
+// The moving part of a step: what the step computes, drawn from the
+// engine's equations (the `equations` of a step in attn.steps()) and
+// animated. Three shapes of equation have a figure:
+//
+//   a dot product   a sum of products of two numbers (a score, an entry of
+//                   Q = X·W_Q, a backward product): each product appears as
+//                   a bar, then the bars line up end to end into the sum;
+//   a softmax row   exp(x − max) of each entry, then each divided by the
+//                   row's sum: bars of the exponentials, which then shrink
+//                   by the same factor into weights stacked to exactly 1;
+//   a weighted sum  a sum of weight × vector (an output row): each value
+//                   row shrinks by its weight, then the scaled rows stack
+//                   into the output row.
+//
+// Every length is a value the engine computed; nothing here computes one
+// (a bar's length is a value over the largest value it is drawn with).
+// Steps of any other shape have no figure. The movement is CSS keyframes
+// between two lengths held in custom properties, so under
+// prefers-reduced-motion the figure shows its final state at once.
+//
+//   createStepFigure(root) -> { element, show(step, { labelOf }) }
+//   step: { equations }; labelOf(ref) -> a short name for an operand's
+//   cell ("sat", "d3"), from the page's tokens.
+
+import { formatNumber } from './format.js';
+
+// At most this many bars a figure draws; the equation lines list them all.
+export const FIGURE_TERMS = 12;
+export const FIGURE_DIMENSIONS = 8;
+
+const isLeaf = (node) => node && !node.op;
+const isProduct = (node) => node?.op === 'mul' && node.args.length === 2 && node.args.every(isLeaf);
+const resultOf = (equation) => equation.chain[equation.chain.length - 1];
+// weight = exp / sum: a softmax entry divided by its row's sum.
+const isNormalisation = (equation) => {
+  const first = equation.chain[0];
+  return first.op === 'div' && first.args[0].ref?.[0] === 'exp' && first.args[1].ref?.[0] === 'sum';
+};
+
+/** 'dot' | 'softmax' | 'weighted-sum' | null: which figure the equations draw. */
+export function figureKind(equations = []) {
+  if (equations.length === 0) return null;
+  const first = equations[0].chain[0];
+  if (first.op === 'add' && first.args.length > 1 && first.args.every(isProduct)) return 'dot';
+  if (first.op === 'add' && first.args.every((arg) => arg.op === 'mul' && arg.args[1]?.op === 'vec')) return 'weighted-sum';
+  if (equations.some(isNormalisation)) return 'softmax';
+  return null;
+}
+
+export function createStepFigure(root) {
+  const doc = root.ownerDocument;
+  const element = doc.createElement('figure');
+  element.className = 'aw-fig';
+  element.hidden = true;
+  root.append(element);
+
+  const make = (tag, className, text) => {
+    const node = doc.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+
+  // A bar whose length moves from `from` to `to` (fractions of its track),
+  // starting after `delay` seconds; negative values are drawn leftwards or down.
+  function bar(className, from, to, delay) {
+    const node = make('span', `aw-fig-bar ${className}${to < 0 ? ' aw-fig-neg' : ''}`);
+    node.style.setProperty('--from', String(Math.abs(from)));
+    node.style.setProperty('--to', String(Math.abs(to)));
+    node.style.setProperty('--delay', `${delay}s`);
+    return node;
+  }
+
+  // A stacked piece's start, moving from `from` to `to` (fractions of its track).
+  function place(piece, from, to) {
+    piece.style.setProperty('--at-from', String(from));
+    piece.style.setProperty('--at', String(to));
+  }
+
+  function caption(text) {
+    return make('figcaption', 'aw-fig-caption', text);
+  }
+
+  function drawDot(equations, { labelOf }) {
+    // One row per product, then the sum; the engine's numbers throughout.
+    const equation = equations[0];
+    const terms = equation.chain[0].args.slice(0, FIGURE_TERMS);
+    const largest = Math.max(...terms.map((t) => Math.abs(t.v)), 1e-300);
+    const sum = resultOf(equation).v;
+    const positive = terms.reduce((s, t) => s + Math.max(t.v, 0), 0);
+    const negative = terms.reduce((s, t) => s + Math.max(-t.v, 0), 0);
+    const span = Math.max(positive + negative, 1e-300);
+    const rows = make('div', 'aw-fig-dot');
+    rows.style.setProperty('--terms', String(terms.length));
+    terms.forEach((term, t) => {
+      const [a, b] = term.args;
+      const row = make('div', 'aw-fig-row');
+      row.style.setProperty('--delay', `${0.25 * t}s`);
+      const what = make('span', 'aw-fig-what', `${labelOf(a.ref)} \u00d7 ${labelOf(b.ref)}`);
+      const arithmetic = make('span', 'aw-fig-term',
+        `${formatNumber(a.v, 3)} \u00d7 ${formatNumber(b.v, 3)} = ${formatNumber(term.v, 3)}`);
+      const track = make('span', 'aw-fig-track');
+      track.append(bar(`aw-fig-c${t % 8}`, 0, term.v / largest, 0.25 * t));
+      row.dataset.value = String(term.v);
+      row.append(what, track, arithmetic);
+      rows.append(row);
+    });
+    // The sum: the same products laid end to end, positives rightwards from
+    // the zero line and negatives leftwards, so what is left is the score.
+    const total = make('div', 'aw-fig-row aw-fig-total');
+    const start = 0.25 * terms.length + 0.3;
+    total.style.setProperty('--delay', `${start}s`);
+    const stack = make('span', 'aw-fig-track aw-fig-stack');
+    let right = 0;
+    let left = 0;
+    terms.forEach((term, t) => {
+      const piece = bar(`aw-fig-piece aw-fig-c${t % 8}`, 0, term.v / span, start + 0.12 * t);
+      // Where the piece starts, as a fraction of the track from its left edge.
+      const at = term.v >= 0 ? negative + right : negative - left - Math.abs(term.v);
+      place(piece, at / span, at / span);
+      if (term.v >= 0) right += term.v; else left += -term.v;
+      stack.append(piece);
+    });
+    const result = make('span', 'aw-fig-result', `= ${formatNumber(sum, 3)}`);
+    result.style.setProperty('--delay', `${start + 0.12 * terms.length + 0.2}s`);
+    total.dataset.value = String(sum);
+    total.append(make('span', 'aw-fig-what', labelOf(resultOf(equation).ref)), stack, result);
+    rows.append(total);
+    const more = equation.chain[0].args.length - terms.length;
+    const parts = [caption(`Each product of ${labelOf(terms[0].args[0].ref, 'row')} and ${labelOf(terms[0].args[1].ref, 'row')}, then their sum`
+      + (more > 0 ? ` (the first ${terms.length} of ${terms.length + more} products)` : ''))];
+    return [...parts, rows];
+  }
+
+  function drawSoftmax(equations, { labelOf }) {
+    // Each division exp / sum names its exponential, the row's sum and the weight.
+    const divisions = equations.filter(isNormalisation).slice(0, FIGURE_TERMS);
+    const sum = divisions[0].chain[0].args[1].v;
+    // Bars share one scale, the largest exponential (1, for the row's maximum).
+    const largest = Math.max(...divisions.map((e) => e.chain[0].args[0].v), 1e-300);
+    const box = make('div', 'aw-fig-softmax');
+    const bars = make('div', 'aw-fig-columns');
+    bars.style.setProperty('--count', String(divisions.length));
+    const stack = make('span', 'aw-fig-track aw-fig-stack aw-fig-normalise');
+    let at = 0;
+    divisions.forEach((equation, j) => {
+      const exp = equation.chain[0].args[0];
+      const weight = resultOf(equation);
+      const column = make('div', 'aw-fig-column');
+      column.dataset.exp = String(exp.v);
+      column.dataset.weight = String(weight.v);
+      const track = make('span', 'aw-fig-vtrack');
+      track.append(bar(`aw-fig-c${j % 8}`, exp.v / largest, weight.v / largest, 1.2));
+      const before = make('span', 'aw-fig-before', formatNumber(exp.v, 3));
+      const after = make('span', 'aw-fig-after', formatNumber(weight.v, 3));
+      column.append(after, before, track, make('span', 'aw-fig-key', labelOf(exp.ref, 'col')));
+      bars.append(column);
+      // The stacked row: the exponentials over their sum, then the weights
+      // over 1, drawn over max(sum, 1) first so that both states fit.
+      const piece = bar(`aw-fig-piece aw-fig-c${j % 8}`, exp.v / Math.max(sum, 1), weight.v, 1.2);
+      place(piece, at / Math.max(sum, 1), at / sum);
+      at += exp.v;
+      stack.append(piece);
+    });
+    box.append(caption('The exponentials e^(x \u2212 max) (grey numbers), then each divided by their sum: the weights (bold), which add up to 1'), bars);
+    const row = make('div', 'aw-fig-row aw-fig-total');
+    const result = make('span', 'aw-fig-result', `sum ${formatNumber(sum, 3)} \u2192 1`);
+    result.style.setProperty('--delay', '1.4s');
+    row.append(make('span', 'aw-fig-what', 'together'), stack, result);
+    box.append(row);
+    return [box];
+  }
+
+  function drawWeightedSum(equations, { labelOf }) {
+    const equation = equations[0];
+    const terms = equation.chain[0].args.slice(0, FIGURE_TERMS);
+    const output = resultOf(equation);
+    const dims = Math.min(output.args.length, FIGURE_DIMENSIONS);
+    // The scaled rows are the equation's middle link: weight × v_j, entry by entry.
+    const scaled = equation.chain.length > 2 ? equation.chain[1].args : null;
+    const scaledEntry = (j, d) => (scaled ? scaled[j].args[d].v : terms[j].args[1].args[d].v);
+    // One scale for every bar: the longest value row entry or stack (half a track).
+    let largest = 1e-300;
+    let negative = false;
+    for (let d = 0; d < dims; d++) {
+      let up = 0;
+      let down = 0;
+      terms.forEach((term, j) => {
+        largest = Math.max(largest, Math.abs(term.args[1].args[d].v));
+        negative ||= term.args[1].args[d].v < 0;
+        const value = scaledEntry(j, d);
+        if (value >= 0) up += value; else down -= value;
+      });
+      largest = Math.max(largest, up, down);
+    }
+    // Tracks have a zero line in the middle only when something is negative.
+    const trackClass = negative ? 'aw-fig-vtrack aw-fig-signed' : 'aw-fig-vtrack';
+    const box = make('div', 'aw-fig-wsum');
+    const rows = make('div', 'aw-fig-vectors');
+    terms.forEach((term, j) => {
+      const [weight, vector] = term.args;
+      const row = make('div', 'aw-fig-vector');
+      row.append(make('span', 'aw-fig-what', `${formatNumber(weight.v, 3)} \u00d7 ${labelOf(vector.args[0].ref, 'row')}`));
+      const cells = make('span', 'aw-fig-cells');
+      for (let d = 0; d < dims; d++) {
+        const to = scaledEntry(j, d);
+        const track = make('span', trackClass);
+        track.append(bar(`aw-fig-c${j % 8}`, vector.args[d].v / largest, to / largest, 0.3 + 0.15 * j));
+        track.dataset.value = String(to);
+        cells.append(track);
+      }
+      row.append(cells);
+      rows.append(row);
+    });
+    // The output row: per entry, the scaled rows stacked (positives up from
+    // zero, negatives down), each in its key's colour.
+    const sumRow = make('div', 'aw-fig-vector aw-fig-total');
+    sumRow.append(make('span', 'aw-fig-what', `= ${labelOf(output.args[0].ref, 'row')}`));
+    const cells = make('span', 'aw-fig-cells');
+    const start = 0.5 + 0.15 * terms.length;
+    for (let d = 0; d < dims; d++) {
+      const track = make('span', `${trackClass} aw-fig-stack`);
+      track.dataset.value = String(output.args[d].v);
+      let up = 0;
+      let down = 0;
+      terms.forEach((term, j) => {
+        const value = scaledEntry(j, d);
+        const piece = bar(`aw-fig-piece aw-fig-c${j % 8}`, 0, value / largest, start + 0.1 * j);
+        const at = (value >= 0 ? up : down) / largest;
+        place(piece, at, at);
+        if (value >= 0) up += value; else down -= value;
+        track.append(piece);
+      });
+      const value = make('span', 'aw-fig-result', formatNumber(output.args[d].v, 3));
+      value.style.setProperty('--delay', `${start + 0.1 * terms.length + 0.2}s`);
+      track.append(value);
+      cells.append(track);
+    }
+    sumRow.append(cells);
+    rows.append(sumRow);
+    const note = output.args.length > dims ? ` (the first ${dims} of ${output.args.length} entries)` : '';
+    box.append(caption(`Each value row times its weight, then the scaled rows stacked into the output${note}`), rows);
+    return [box];
+  }
+
+  const DRAW = { dot: drawDot, softmax: drawSoftmax, 'weighted-sum': drawWeightedSum };
+
+  return {
+    element,
+    /** Draws the step's figure and starts its movement; hides the figure for other steps. */
+    show(step, options) {
+      const kind = figureKind(step.equations);
+      element.hidden = kind === null;
+      element.dataset.kind = kind ?? '';
+      element.replaceChildren(...(kind ? DRAW[kind](step.equations, options) : []));
+    },
+  };
+}
