@@ -378,6 +378,8 @@ test('keyboard alone steps through the walkthrough', async () => {
 test('playback pauses while the animation is off screen and resumes when it is back', async () => {
   const page = await open(`?preset=${walkthroughPresets()[0].id}&step=1`);
   await page.setViewportSize({ width: 1280, height: 600 });
+  // Playing starts in view, whatever the height of the page's header.
+  await page.evaluate(() => document.querySelector('#walkthrough .aw-stage').scrollIntoView());
   await page.click('#walkthrough .aw-play');
   assert.equal(await page.getAttribute('#walkthrough .aw-play', 'aria-pressed'), 'true');
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));

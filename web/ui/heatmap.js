@@ -5,8 +5,8 @@
 
 import { formatNumber, fullPrecision } from './format.js';
 import { createHeatmapDownloads } from './export.js';
+import { svgElement } from './svg.js';
 
-const SVG = 'http://www.w3.org/2000/svg';
 // viridis at 11 evenly spaced points (matplotlib's table).
 const VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e', '#21918c',
                  '#22a884', '#44bf70', '#7ad151', '#bddf26', '#fde725'];
@@ -43,11 +43,6 @@ function shorten(label) {
   return label.length > MAX_LABEL_CHARS ? `${label.slice(0, MAX_LABEL_CHARS - 1)}\u2026` : label;
 }
 
-function svgElement(doc, name, attributes = {}) {
-  const element = doc.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attributes)) element.setAttribute(key, String(value));
-  return element;
-}
 
 /**
  * createHeatmap(root, { title, name, rowAxis?, colAxis?, detailElement? })

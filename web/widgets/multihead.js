@@ -17,6 +17,7 @@ import { appendClaims } from '../ui/claims.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { createMatrixView } from '../ui/matrix-editor.js';
 import { createPlayer } from '../ui/player.js';
+import { mount as mountTokenLines } from '../ui/token-lines.js';
 import { formatNumber } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import {
@@ -203,7 +204,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     wo: createMatrixView(mats, { title: 'W_O', name: 'W_O' }),
     output: createMatrixView(mats, { title: 'Output = Concat \u00b7 W_O', name: 'Output' }),
   };
-  let headParts = []; // per head: { box, heatmap, outView }
+  let headParts = []; // per head: { box, heatmap, lines, outView }
   let model = null; // what is on screen: { tokens, dModel, numHeads, input }
 
   /** The example the state names: the small seeded one or a shapes preset. */
@@ -241,14 +242,18 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   }
 
   function buildHeads() {
-    for (const part of headParts) { part.heatmap.destroy(); part.outView.destroy(); part.box.remove(); }
+    for (const part of headParts) { part.heatmap.destroy(); part.lines.destroy(); part.outView.destroy(); part.box.remove(); }
     headParts = Array.from({ length: model.numHeads }, (_, h) => {
       const box = make('div', `aw-mh-head aw-head-${h % 8}`);
       box.dataset.head = String(h);
       headsRow.append(box);
-      const heatmap = createHeatmap(box, { title: `Head ${h + 1}: weights (${model.tokens.length} \u00d7 ${model.tokens.length})`, name: `head ${h + 1} weight`, detailElement: heatDetail });
+      // The head's weights twice: as a heatmap and, beside it, as lines between the tokens.
+      const weightsBox = make('div', 'aw-mh-weights');
+      box.append(weightsBox);
+      const heatmap = createHeatmap(weightsBox, { title: `Head ${h + 1}: weights (${model.tokens.length} \u00d7 ${model.tokens.length})`, name: `head ${h + 1} weight`, detailElement: heatDetail });
+      const lines = mountTokenLines(weightsBox, { title: `Head ${h + 1}: attention as lines`, note: h === 0 });
       const outView = createMatrixView(box, { title: `Head ${h + 1}: output`, name: `head ${h + 1} output` });
-      return { box, heatmap, outView };
+      return { box, heatmap, lines, outView };
     });
   }
 
@@ -288,6 +293,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
         describe: (i, j) => `head ${h + 1}: score ${formatNumber(head.scores[i][j])} (Q block \u00b7 K block), `
           + `scaled by 1/\u221a${dk} to ${formatNumber(head.scaled[i][j])}, then the row softmax`,
       });
+      part.lines.update(tokens, head.weights);
       // abbreviated() adds the size when the matrix is cut; the small example says it here.
       const title = model.preset ? `Head ${h + 1}: output` : `Head ${h + 1}: output (${tokens.length} \u00d7 ${dk})`;
       showMatrix(part.outView, title, head.output, tokens, columnLabels(dk, h * dk));
@@ -315,6 +321,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       headsRow.classList.toggle('aw-mh-hidden', !heatmaps && !outputs);
       for (const part of headParts) {
         part.heatmap.element.classList.toggle('aw-mh-hidden', !heatmaps);
+        part.lines.element.classList.toggle('aw-mh-hidden', !heatmaps);
         part.outView.setVisible(outputs);
       }
     };

@@ -14,6 +14,7 @@
 // of the walkthrough or the whole state of a section, as compact JSON.
 
 import { mount as walkthrough } from './walkthrough.js';
+import { mount as plane } from './plane.js';
 import { mount as masks } from './masks.js';
 import { mount as scaling } from './scaling.js';
 import { mount as multihead } from './multihead.js';
@@ -25,6 +26,7 @@ import { createExportBar } from '../ui/export.js';
 
 export const WIDGETS = {
   walkthrough: { mount: walkthrough, title: 'Attention, step by step' },
+  plane: { mount: plane, title: 'Attention on a plane' },
   masks: { mount: masks, title: 'Attention masks' },
   scaling: { mount: scaling, title: 'Why scale by \u221ad_k' },
   multihead: { mount: multihead, title: 'Multi-head attention' },

@@ -17,6 +17,7 @@ import { appendClaims } from '../ui/claims.js';
 import { tutorialName } from '../presets.js';
 import { createStepFigure } from '../ui/step-figure.js';
 import { buildModel, buildSteps, cellName, describeCell, engineInput, sourcesOf, stagesOf } from './walkthrough-steps.js';
+import { mount as mountLines } from './walkthrough-lines.js';
 import { causeText, errataOf, errataSection, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
 import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
@@ -113,6 +114,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     scaled: createHeatmap(heatBox, { title: 'Scaled scores (before the softmax)', name: 'scaled score', detailElement: heatDetail }),
     weights: createHeatmap(heatBox, { title: 'Attention weights', name: 'weight', detailElement: heatDetail }),
   };
+  const tokenLines = mountLines(heatBox);
   for (const [name, heatmap] of Object.entries(heatmaps)) heatmap.element.dataset.matrix = name;
 
   // Hovering or focusing a computed cell lights the cells it came from, in
@@ -241,6 +243,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     stepTitle.textContent = `${current + 1}. ${step.title}`;
     step.enter(view);
     figure.show(step, { labelOf: (ref, part) => cellName(model, ref, part) });
+    tokenLines.show(model, steps, current);
     markStage();
     renderStepErrata(step);
   }
