@@ -10,7 +10,7 @@
 //   parent.postMessage({ type: 'attention-embed:height', height, id }, '*')
 
 import { loadAttention } from './lib/attention.js';
-import { embedOptions, mountWidget } from './widgets/registry.js';
+import { WIDGETS, embedOptions, mountWidget } from './widgets/registry.js';
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 const HEIGHT_MESSAGE = 'attention-embed:height';
@@ -56,7 +56,16 @@ async function start() {
     showMessage(box, `The widget could not start: ${error.message}`, true);
     return;
   }
-  box.replaceChildren();
+  // For screen readers, the outline of the main page around the widget: the
+  // site (h1), then the widget's section (h2), whose headings are h3.
+  const outline = [['h1', 'Attention, step by step'], ['h2', WIDGETS[options.name].title]].map(([tag, text]) => {
+    const heading = document.createElement(tag);
+    heading.className = 'aw-visually-hidden';
+    heading.textContent = text;
+    return heading;
+  });
+  document.title = WIDGETS[options.name].title;
+  box.replaceChildren(...outline);
   window.awWidget = mountWidget(options.name, box, { engine, presets, ...options });
   if (options.notices.length) showMessage(box, options.notices.join(' '), false);
   document.documentElement.dataset.ready = 'true';

@@ -10,34 +10,27 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startServer } from '../../scripts/serve.mjs';
-import { REPO, startSession } from './harness.mjs';
+import { REPO, startHost, startSession } from './harness.mjs';
 
 const ATTN = join(REPO, 'build', 'attn');
 const FIXTURES = join(REPO, 'tests', 'browser', 'fixtures');
 
 let session;
-let hostDir;
 let host;
 
-const hostUrl = (name) => new URL(name, host.url).href;
+const hostUrl = (name) => host.url(name);
 
 before(async () => {
   session = await startSession({ viewport: { width: 1100, height: 900 } });
-  hostDir = await mkdtemp(join(tmpdir(), 'aw-host-'));
   const fixture = await readFile(join(FIXTURES, 'host.html'), 'utf8');
-  await writeFile(join(hostDir, 'host.html'), fixture.replaceAll('WIDGET_ORIGIN', session.origin));
-  host = await startServer({ root: hostDir, port: 0 });
-  session.allowOrigin(host.url);
+  host = await startHost(session, { 'host.html': fixture.replaceAll('WIDGET_ORIGIN', session.origin) });
 });
 
 after(async () => {
   await session?.close();
   await host?.close();
-  if (hostDir) await rm(hostDir, { recursive: true, force: true });
 });
 
 /** A host page from the second origin, loaded. */
@@ -204,8 +197,8 @@ test('"Embed this" gives snippets that show the same view, edits included, on a 
   assert.equal(await dialog.evaluate((d) => d.open), false, 'Escape closes the dialog');
   assert.equal(await opener.evaluate((b) => b === document.activeElement), true, 'focus is back on the button');
 
-  await writeFile(join(hostDir, 'pasted-iframe.html'), `<!doctype html><title>pasted</title>\n${iframeSnippet}\n`);
-  await writeFile(join(hostDir, 'pasted-element.html'), `<!doctype html><title>pasted</title>\n${elementSnippet}\n`);
+  await host.write('pasted-iframe.html', `<!doctype html><title>pasted</title>\n${iframeSnippet}\n`);
+  await host.write('pasted-element.html', `<!doctype html><title>pasted</title>\n${elementSnippet}\n`);
 
   const framed = await openHost('pasted-iframe.html');
   const frame = await embeddedFrame(framed);
@@ -230,7 +223,7 @@ test('"Embed this" gives snippets that show the same view, edits included, on a 
   await masks.locator('.aw-embed-btn').click();
   const masksSnippet = await masks.locator('.aw-embed-element').inputValue();
   await page.keyboard.press('Escape');
-  await writeFile(join(hostDir, 'pasted-masks.html'), `<!doctype html><title>pasted</title>\n${masksSnippet}\n`);
+  await host.write('pasted-masks.html', `<!doctype html><title>pasted</title>\n${masksSnippet}\n`);
   const masksPage = await openHost('pasted-masks.html');
   await masksPage.waitForSelector('attention-walkthrough[data-ready="true"]');
   assert.deepEqual(await masksPage.evaluate(() => document.querySelector('attention-walkthrough').widget.getState()), masksState);
@@ -276,8 +269,8 @@ test('the embed options (theme, autoplay, controls shown) rewrite both snippets,
       player: root.querySelector('.aw-player-slot').checkVisibility(),
     };
   });
-  await writeFile(join(hostDir, 'options-element.html'), `<!doctype html><title>pasted</title>\n${elementSnippet}\n`);
-  await writeFile(join(hostDir, 'options-iframe.html'), `<!doctype html><title>pasted</title>\n${iframeSnippet}\n`);
+  await host.write('options-element.html', `<!doctype html><title>pasted</title>\n${elementSnippet}\n`);
+  await host.write('options-iframe.html', `<!doctype html><title>pasted</title>\n${iframeSnippet}\n`);
   const expected = { theme: 'dark', hide: 'editor errata', editor: false, player: true };
 
   const custom = await openHost('options-element.html');
@@ -369,7 +362,7 @@ test('each heatmap downloads as an SVG with its styles inlined and as a PNG', as
 
 // A page of the second origin holding `html`, loaded (for hosts a test writes).
 async function openHostWith(name, html) {
-  await writeFile(join(hostDir, name), html.replaceAll('WIDGET_ORIGIN', session.origin));
+  await host.write(name, html.replaceAll('WIDGET_ORIGIN', session.origin));
   return openHost(name);
 }
 
@@ -420,7 +413,7 @@ test('the compact embed keeps one height at every step, fits a 1280 × 720 slide
   await page.close();
   // A slide: 1280 × 720, the iframe alone, its sizing script stripped by the host.
   const tagOnly = iframeSnippet.slice(0, iframeSnippet.indexOf('<script>'));
-  await writeFile(join(hostDir, 'slide.html'), `<!doctype html><title>slide</title><body style="margin:0">\n${tagOnly}\n</body>\n`);
+  await host.write('slide.html', `<!doctype html><title>slide</title><body style="margin:0">\n${tagOnly}\n</body>\n`);
   const slide = await session.newPage();
   await slide.setViewportSize({ width: 1280, height: 720 });
   await slide.goto(hostUrl('slide.html'));
@@ -447,7 +440,7 @@ test('the compact embed keeps one height at every step, fits a 1280 × 720 slide
   await slide.close();
 
   // The custom element in the compact layout: the same one height.
-  await writeFile(join(hostDir, 'slide-element.html'), `<!doctype html><title>slide</title>\n${elementSnippet}\n`);
+  await host.write('slide-element.html', `<!doctype html><title>slide</title>\n${elementSnippet}\n`);
   const custom = await openHost('slide-element.html');
   await custom.waitForSelector('attention-walkthrough[data-ready="true"]');
   const element = custom.locator('attention-walkthrough');

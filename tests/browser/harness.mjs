@@ -13,7 +13,7 @@
 // Never downloads a browser: executablePath is the system chromium.
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -149,4 +149,25 @@ export async function heatmapValues(page, figureSelector) {
     (values[i] ??= [])[j] = parseShown(match[1]);
   }
   return values;
+}
+
+/**
+ * A second origin for host pages: files ({ name: text }) written to a
+ * temporary folder and served on another port, which `session` lets its
+ * pages reach. Returns { url(name), dir, write(name, text), close() }.
+ */
+export async function startHost(session, files = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'aw-host-'));
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+  const server = await startServer({ root: dir, port: 0 });
+  session.allowOrigin(server.url);
+  return {
+    dir,
+    url: (name) => new URL(name, server.url).href,
+    write: (name, text) => writeFile(join(dir, name), text),
+    async close() {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -35,8 +35,21 @@ export function viridis(t) {
   return `rgb(${mix.join(',')})`;
 }
 
+// WCAG relative luminance of an 'rgb(r,g,b)' colour.
+export function luminance(rgb) {
+  const channel = (c) => {
+    const x = c / 255;
+    return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+  };
+  const [r, g, b] = rgb.match(/\d+/g).map(Number).map(channel);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+// Black or white, whichever stands out more from the cell's colour: one of
+// them always reaches 4.58:1 (black on luminance L gives (L + 0.05) / 0.05,
+// white 1.05 / (L + 0.05); they meet at L = 0.179).
 function textColourFor(t) {
-  return t > 0.5 ? '#111' : '#fff';
+  return luminance(viridis(t)) > 0.179 ? '#000' : '#fff';
 }
 
 function shorten(label) {
@@ -151,7 +164,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
         });
         const text = svgElement(doc, 'text', {
           x: left + j * CELL + CELL / 2, y: top + i * CELL + CELL / 2 + 4, 'text-anchor': 'middle',
-          class: 'aw-heat-value', fill: t === null ? '#333' : textColourFor(t),
+          class: 'aw-heat-value', fill: t === null ? '#111' : textColourFor(t),
         });
         text.textContent = cols <= NUMBERED_COLUMNS ? formatNumber(value, t === null ? 3 : 2) : '';
         const tooltip = svgElement(doc, 'title');

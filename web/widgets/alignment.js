@@ -13,7 +13,7 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import {
-  attempt, button, choice, clampInt, normalDraws, randomMatrix, sectionRoot, seededRandom,
+  attempt, button, choice, clampInt, normalDraws, randomMatrix, scrollBox, sectionRoot, seededRandom,
 } from './sections-common.js';
 import { DECODER_TOKENS, DECODER_VECTORS, ENCODER_TOKENS, ENCODER_VECTORS } from './cross-attention.js';
 
@@ -108,7 +108,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
 
   const comparePanel = make('section', 'aw-panel');
   const compareTitle = make('h4');
-  const compareTable = make('div', 'aw-table-scroll');
+  const compareTable = scrollBox(make, 'aw-table-scroll', 'Bahdanau and Luong compared');
   const contextLines = make('div', 'aw-arith-lines');
   comparePanel.append(compareTitle, compareTable, contextLines);
   root.append(comparePanel);
@@ -157,7 +157,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
       top.append(th);
     }
     const sub = make('tr');
-    sub.append(make('th'));
+    sub.append(make('td'));
     for (let m = 0; m < cells.length; m++) sub.append(make('th', '', 'score'), make('th', '', 'weight'));
     thead.append(top, sub);
     const tbody = make('tbody');

@@ -17,7 +17,7 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { createMatrixEditor } from '../ui/matrix-editor.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
-import { attempt, button, checkbox, sectionRoot } from './sections-common.js';
+import { attempt, button, checkbox, scrollBox, sectionRoot } from './sections-common.js';
 
 export const ENCODER_TOKENS = ['The', 'cat', 'sat', 'on', 'the', 'mat'];
 export const DECODER_TOKENS = ['Le', 'chat', 's\u2019est', 'assis', 'sur', 'le', 'tapis'];
@@ -71,7 +71,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     button(doc, { label: 'Restore the hand-made vectors', onClick: () => update({ encoder: copy(ENCODER_VECTORS), decoder: copy(DECODER_VECTORS) }) }));
   root.append(controls);
 
-  const formulas = make('div', 'aw-formula-lines');
+  const formulas = scrollBox(make, 'aw-formula-lines', 'How each score was computed');
   formulas.append(
     mathElement(doc, '\\text{self: } \\operatorname{softmax}\\!\\Big(\\tfrac{X X^{\\mathsf T}}{\\sqrt{d}}\\Big) X'
       + '\\qquad \\text{cross: } \\operatorname{softmax}\\!\\Big(\\tfrac{Y_{\\text{dec}}\\, X_{\\text{enc}}^{\\mathsf T}}{\\sqrt{d}}\\Big) X_{\\text{enc}}', { display: true }),

@@ -17,7 +17,8 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import {
-  attempt, button, clampInt, dataTable, normalDraws, numberedTokens, randomMatrix, sectionRoot, sectionState, seededRandom, slider, uniformDraws,
+  attempt, button, clampInt, dataTable, normalDraws, numberedTokens, randomMatrix, scrollBox, sectionRoot,
+  sectionState, seededRandom, slider, uniformDraws,
 } from './sections-common.js';
 
 const T_MIN = 4;
@@ -95,7 +96,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   outputsPanel.append(make('h4', '', 'What each variant outputs'),
     make('p', 'aw-small', 'The outputs differ: local and strided attention average over fewer values, and linear attention '
       + 'weighs the values by \u03c6(q)\u00b7\u03c6(k) instead of a softmax, so it is a different mechanism, not an approximation of full attention.'));
-  const outputsTable = make('div', 'aw-table-scroll');
+  const outputsTable = scrollBox(make, 'aw-table-scroll', 'Outputs of full and linear attention');
   outputsPanel.append(outputsTable);
   root.append(outputsPanel);
 
@@ -110,7 +111,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   const progress = make('p', 'aw-timing-progress');
   progress.setAttribute('aria-live', 'polite');
   const chart = make('div', 'aw-timing-chart');
-  const timingTable = make('div', 'aw-table-scroll');
+  const timingTable = scrollBox(make, 'aw-table-scroll', 'Times per call');
   const key = make('div', 'aw-hist-key');
   for (const [cls, label] of [['aw-full', 'full attention (sdpaFlat)'], ['aw-linear', 'linear attention (linearFlat)'], ['aw-ideal', 'ideal growth']]) {
     const item = make('span');

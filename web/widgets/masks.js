@@ -16,7 +16,8 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import {
-  attempt, button, checkbox, choice, clampInt, dataTable, normalDraws, randomMatrix, sectionRoot, seededRandom, slider, tableHead,
+  attempt, button, checkbox, choice, clampInt, dataTable, normalDraws, randomMatrix, scrollBox, sectionRoot,
+  seededRandom, slider, tableHead,
 } from './sections-common.js';
 
 const TOKENS = ['The', 'cat', 'sat', 'down', '<pad>', '<pad>'];
@@ -170,7 +171,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   inspectHead.append(rowChoice.element, blockRow);
   const renormTitle = make('h4', '', 'Renormalisation of this row');
   const renormText = make('p', 'aw-small');
-  const renormTable = make('div', 'aw-table-scroll');
+  const renormTable = scrollBox(make, 'aw-table-scroll', 'The row before and after the mask');
   const renormSums = make('div', 'aw-arith-lines');
   inspect.append(inspectHead, renormTitle, renormText, renormTable, renormSums);
   root.append(inspect);
@@ -200,7 +201,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   finite.append(make('p', 'aw-small', 'Many implementations write \u22121e9 into the masked scores instead of \u2212\u221e. '
     + 'Below, the engine\u2019s softmax runs twice on this row\u2019s raw scores QK\u1d40 with the scale 1/\u221ad_k = 0.5: '
     + 'once with \u22121e9 in place of each masked score, once with the mask itself.'));
-  const finiteTable = make('div', 'aw-table-scroll');
+  const finiteTable = scrollBox(make, 'aw-table-scroll', 'Minus infinity against minus 1e9');
   const finiteNote = make('p', 'aw-small');
   finite.append(finiteTable, finiteNote);
   root.append(finite);
@@ -317,7 +318,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       + 'each exponential is exp(\u2212\u221e) = 0, their sum is 0, and each weight is 0/0. Either way the row fills with NaN, '
       + 'and the NaN spreads into everything computed from it. The engine checks for a row with no allowed key and returns zeros: '
       + 'the query attends to nothing.';
-    const naive = make('div', 'aw-formula-lines');
+    const naive = scrollBox(make, 'aw-formula-lines', 'A naive softmax of a fully masked row');
     naive.append(
       mathElement(doc, '\\max_j s_j = -\\infty,\\quad e^{\\,s_j - \\max} = e^{-\\infty - (-\\infty)} = e^{\\text{NaN}} = \\text{NaN}', { display: true }),
       mathElement(doc, '\\sum_j e^{s_j} = \\sum_j e^{-\\infty} = 0,\\quad \\frac{0}{0} = \\text{NaN}', { display: true }),

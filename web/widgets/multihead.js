@@ -21,7 +21,7 @@ import { mount as mountTokenLines } from '../ui/token-lines.js';
 import { formatNumber } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import {
-  attempt, button, choice, clampInt, normalDraws, randomMatrix, sectionRoot, sectionState, seededRandom,
+  attempt, button, choice, clampInt, normalDraws, randomMatrix, scrollBox, sectionRoot, sectionState, seededRandom,
 } from './sections-common.js';
 import { presetInput, tutorialName } from '../presets.js';
 
@@ -188,7 +188,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   stepTitle.setAttribute('aria-live', 'polite');
   const stepText = make('p', 'aw-mh-text');
   const stepShapes = make('p', 'aw-mh-shapes');
-  const stepFormula = make('div', 'aw-formula-lines');
+  const stepFormula = scrollBox(make, 'aw-formula-lines', 'The stage as a formula');
   const mats = make('div', 'aw-mh-mats');
   const headsRow = make('div', 'aw-mh-heads');
   const heatDetail = make('p', 'aw-heatmap-detail');

@@ -17,7 +17,7 @@
 
 import { formatInput, formatNumber, fullPrecision } from '../ui/format.js';
 import { svgElement } from '../ui/svg.js';
-import { attempt, button, choice, sectionRoot, sectionState, slider, tableHead } from './sections-common.js';
+import { attempt, button, choice, scrollBox, sectionRoot, sectionState, slider, tableHead } from './sections-common.js';
 
 const EXTENT = 3; // both planes show [−3, 3] × [−3, 3]
 const SIZE = 300; // SVG units
@@ -152,7 +152,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   readout.append(make('h4', '', 'Scores, weights and the output'));
   const queryLine = make('p', 'aw-plane-output-line');
   queryLine.dataset.field = 'q';
-  const tableWrap = make('div', 'aw-table-scroll');
+  const tableWrap = scrollBox(make, 'aw-table-scroll', 'Scores and weights');
   const table = make('table', 'aw-table aw-plane-table');
   const thead = tableHead(make, ['key', 'k\u1d62', 'v\u1d62', 'score q\u00b7k\u1d62', 'score \u00f7 \u03c4', 'weight']);
   // The positions, which the planes show too, give way on a narrow screen.

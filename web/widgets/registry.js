@@ -134,7 +134,18 @@ export function mountWidget(name, element, {
     root.dataset.awHide = hidden.join(' ');
   }
   if (theme) root.dataset.awTheme = theme;
-  if (layout === 'compact') root.dataset.awLayout = 'compact';
+  if (layout === 'compact') {
+    root.dataset.awLayout = 'compact';
+    // Its step and its matrices scroll inside: named regions a keyboard can reach.
+    const regions = { 'aw-explain': 'The step', 'aw-visuals': 'The step\u2019s matrices' };
+    for (const [className, label] of Object.entries(regions)) {
+      const region = root.querySelector(`.aw-stage > .${className}`);
+      if (!region) continue;
+      region.tabIndex = 0;
+      region.setAttribute('role', 'region');
+      region.setAttribute('aria-label', label);
+    }
+  }
   const reduced = doc.defaultView.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
   if (autoplay && !reduced) root.querySelector('.aw-play')?.click();
 

@@ -17,7 +17,8 @@ import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import { tutorialName } from '../presets.js';
 import {
-  attempt, button, clampInt, normalDraws, numberedTokens, randomMatrix, sectionRoot, sectionState, seededRandom, slider,
+  attempt, button, clampInt, normalDraws, numberedTokens, randomMatrix, scrollBox, sectionRoot, sectionState,
+  seededRandom, slider,
 } from './sections-common.js';
 
 const DK_CHOICES = [2, 4, 8, 16, 32, 64, 128, 256, 512];
@@ -175,11 +176,11 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       head.append(doc.createTextNode(example.scale === undefined ? ']' : `] \u00d7 ${example.scale}`));
       const source = make('span', 'aw-example-source', ` (${tutorialName(TUTORIAL_FILES[example.tutorial])})`);
       head.append(source);
-      const tableWrap = make('div', 'aw-table-scroll');
+      const tableWrap = scrollBox(make, 'aw-table-scroll', `${example.title}: printed and exact values`);
       const t = make('table', 'aw-table');
       const thead = make('thead');
       const hr = make('tr');
-      hr.append(make('th', '', ''));
+      hr.append(make('th', '', 'Values'));
       example.x.forEach((_, i) => { const th = make('th', '', `entry ${i + 1}`); th.scope = 'col'; hr.append(th); });
       thead.append(hr);
       const tbody = make('tbody');

@@ -180,6 +180,18 @@ export function tableHead(make, headers, corner = null) {
   return thead;
 }
 
+/**
+ * A box that scrolls sideways when its content is wider than the screen: a
+ * named region that keyboard users can focus and scroll with the arrow keys.
+ */
+export function scrollBox(make, className, label) {
+  const box = make('div', className);
+  box.tabIndex = 0;
+  box.setAttribute('role', 'region');
+  box.setAttribute('aria-label', label);
+  return box;
+}
+
 /** An aw-table with column headings and the given body rows (<tr> elements). */
 export function dataTable(make, headers, rows) {
   const table = make('table', 'aw-table');

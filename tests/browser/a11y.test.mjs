@@ -1,0 +1,129 @@
+// Accessibility, checked by axe-core (from npm) inside the browser on the
+// page (wide and phone, light and dark), every embeddable widget and the
+// custom element: no violations. And the numbers in heatmap cells, which
+// axe does not read in SVG, at 4.5:1 contrast or more against their cell in
+// both themes, highlighted or not.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { REPO, startHost, startSession } from './harness.mjs';
+
+const AXE = join(REPO, 'node_modules', 'axe-core', 'axe.min.js');
+const WIDGETS = ['walkthrough', 'plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient'];
+
+let session;
+let host;
+
+before(async () => {
+  session = await startSession({ reducedMotion: 'reduce' });
+  // The element's headings are h3, as on our page: the course page puts it under an h2.
+  host = await startHost(session, {
+    'element.html': '<!doctype html><html lang="en"><title>A course page</title><main><h1>Week 3</h1><h2>Attention</h2>\n'
+      + `<script src="${session.origin}/dist/attention-walkthrough.js"></script>\n`
+      + '<attention-walkthrough preset="cat-sat-mat" step="12"></attention-walkthrough></main>\n',
+  });
+});
+
+after(async () => {
+  await session?.close();
+  await host?.close();
+});
+
+/** axe's violations in the page (or in `include`), as "rule: target" lines. */
+async function violations(page, include = null) {
+  await page.addScriptTag({ path: AXE });
+  const found = await page.evaluate(async (context) => {
+    const result = await window.axe.run(context ?? document, { resultTypes: ['violations'] });
+    return result.violations.flatMap((v) => v.nodes.map((node) => `${v.id}: ${node.target.join(' ')}`));
+  }, include);
+  return found;
+}
+
+async function openPage(path, { width, colorScheme }) {
+  const page = await session.newPage();
+  await page.setViewportSize({ width, height: 900 });
+  await page.emulateMedia({ colorScheme, reducedMotion: 'reduce' });
+  await page.goto(session.url(path));
+  await page.waitForSelector('html[data-ready="true"]');
+  return page;
+}
+
+for (const width of [1440, 375]) {
+  for (const colorScheme of ['light', 'dark']) {
+    test(`the page has no axe violations at ${width} px in the ${colorScheme} theme, every section in view once`, async () => {
+      const page = await openPage('index.html?preset=cat-sat-mat&step=14', { width, colorScheme });
+      for (const section of await page.locator('main section').all()) await section.scrollIntoViewIfNeeded();
+      assert.deepEqual(await violations(page), []);
+      await page.close();
+    });
+  }
+}
+
+test('every embeddable widget has no axe violations, in the full and the compact layout', async () => {
+  for (const widget of WIDGETS) {
+    for (const layout of ['full', 'compact']) {
+      const page = await openPage(`embed.html?widget=${widget}&layout=${layout}`, { width: 1280, colorScheme: 'light' });
+      assert.deepEqual(await violations(page), [], `${widget}, ${layout}`);
+      await page.close();
+    }
+  }
+});
+
+test('the custom element on a course page has no axe violations inside it', async () => {
+  const page = await session.newPage();
+  await page.goto(host.url('element.html'));
+  await page.waitForSelector('attention-walkthrough[data-ready="true"]');
+  assert.deepEqual(await violations(page, { include: [['attention-walkthrough']] }), []);
+  await page.close();
+});
+
+// WCAG contrast of two 'rgb(...)' or '#rrggbb' colours.
+function contrast(a, b) {
+  const rgb = (colour) => {
+    if (!colour.startsWith('#')) return colour.match(/\d+/g).slice(0, 3).map(Number);
+    const hex = colour.length === 4 ? [...colour.slice(1)].map((c) => c + c).join('') : colour.slice(1);
+    return [0, 2, 4].map((k) => parseInt(hex.slice(k, k + 2), 16));
+  };
+  const lum = (colour) => {
+    const [r, g, bl] = rgb(colour).map((c) => {
+      const x = c / 255;
+      return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`every number in a heatmap cell stands at 4.5:1 or more against its cell in the ${colorScheme} theme`, async () => {
+    // Step 12 highlights one row; causal-scores has masked cells; it-animal spans a wide range.
+    for (const query of ['?preset=cat-sat-mat&step=12', '?preset=causal-scores&step=12', '?preset=it-animal&step=36']) {
+      const page = await openPage(`index.html${query}`, { width: 1440, colorScheme });
+      const cells = await page.$$eval('.aw-heat-cell:not(.aw-heat-future)', (groups) => groups
+        .filter((group) => group.querySelector('.aw-heat-value').textContent !== '' && group.checkVisibility())
+        .map((group) => {
+          const rect = group.querySelector('rect');
+          const text = group.querySelector('.aw-heat-value');
+          const fill = rect.getAttribute('fill');
+          // A masked cell is drawn with a pattern of two greys: take the darker stripe.
+          const background = fill.startsWith('url(')
+            ? group.ownerSVGElement.querySelector(`${fill.slice(4, -1)} line`).getAttribute('stroke')
+            : fill;
+          return { background, text: text.getAttribute('fill'), opacity: getComputedStyle(rect).opacity, label: group.getAttribute('aria-label') };
+        }));
+      assert.ok(cells.length > 0, query);
+      for (const cell of cells) {
+        assert.equal(cell.opacity, '1', `${cell.label}: drawn at full opacity`);
+        const ratio = contrast(cell.text, cell.background);
+        assert.ok(ratio >= 4.5, `${query} ${cell.label}: ${cell.text} on ${cell.background} is ${ratio.toFixed(2)}:1`);
+      }
+      await page.close();
+    }
+  });
+}
+
+test('no console errors and no request leaves the two origins', () => {
+  session.assertQuiet();
+});
