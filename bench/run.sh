@@ -18,3 +18,4 @@ NODE_PATH="${NODE_PATH:-/usr/share/nodejs}" emcc -std=c11 -O2 -msimd128 \
     -o build/bench/peak.wasm
 
 node bench/bench.mjs
+node bench/page.mjs

@@ -12,6 +12,7 @@
 
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
+import { createGzip } from 'node:zlib';
 import { realpath, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +21,9 @@ const HOST = '127.0.0.1';
 const DEFAULT_PORT = 8000;
 // Room for a URL of about 64 KB plus ordinary headers.
 export const MAX_HEADER_BYTES = 96 * 1024;
+
+// Content types worth compressing.
+const COMPRESSIBLE = /^(text\/|application\/(json|wasm|javascript)|image\/svg)/;
 
 export const MIME_TYPES = Object.freeze({
   '.html': 'text/html; charset=utf-8',
@@ -119,12 +123,16 @@ async function serveFile(root, request, response) {
     send(response, 404, 'not found', method);
     return;
   }
+  const type = MIME_TYPES[extname(file.path).toLowerCase()] ?? 'application/octet-stream';
+  // Text and the engine shrink to a third or less; fonts are compressed already.
+  const gzip = COMPRESSIBLE.test(type) && /\bgzip\b/.test(request.headers['accept-encoding'] ?? '');
   response.writeHead(200, {
-    'Content-Type': MIME_TYPES[extname(file.path).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Type': type,
     // The custom element runs on other sites and fetches the engine, KaTeX
     // and its fonts from here: public files, readable from any origin.
     'Access-Control-Allow-Origin': '*',
-    'Content-Length': file.size,
+    ...(gzip ? { 'Content-Encoding': 'gzip' } : { 'Content-Length': file.size }),
+    Vary: 'Accept-Encoding',
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
   });
@@ -134,7 +142,13 @@ async function serveFile(root, request, response) {
   }
   const stream = createReadStream(file.path);
   stream.on('error', () => response.destroy());
-  stream.pipe(response);
+  if (!gzip) {
+    stream.pipe(response);
+    return;
+  }
+  const compressor = createGzip();
+  compressor.on('error', () => response.destroy());
+  stream.pipe(compressor).pipe(response);
 }
 
 /**

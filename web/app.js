@@ -62,6 +62,9 @@ async function loadPresets() {
   return response.json();
 }
 
+const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
 function sectionSlots() {
   return SECTIONS
     .map((id) => [id, document.getElementById(`${id}-widget`)])
@@ -97,7 +100,11 @@ async function start() {
   if (!multiHeadPreset) writeUrlState(walkthrough.getState());
   // The mounted widgets, by section id, for tests and for the curious in a console.
   const widgets = { walkthrough };
+  // The walkthrough paints first; then each section mounts in a task of its
+  // own, so the page answers input between them.
+  await nextFrame();
   for (const [id, element] of sectionSlots()) {
+    await nextTask();
     element.replaceChildren();
     // The multi-head section shares the address while it shows a shapes preset.
     const addressed = id === 'multihead' ? {

@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { startServer } from '../../scripts/serve.mjs';
 import { WEB_ROOT, startSession } from './harness.mjs';
@@ -83,6 +84,34 @@ test('each file comes with its MIME type and Cache-Control: no-store', async () 
   assert.equal((await get('/sub/')).body, '<!doctype html><title>sub</title>');
   assert.equal((await get('/a%20file.txt')).body, 'spaced');
   assert.equal((await get('/app.js?v=1#x')).status, 200, 'a query string is ignored');
+});
+
+test('text and the engine come gzipped to a client that accepts gzip, fonts and images as they are', async () => {
+  const raw = (path, headers) => new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: server.port, path, headers }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  for (const [path, text] of [['/app.js', 'export {};'], ['/style.css', 'body{}'], ['/data.json', '{}']]) {
+    const zipped = await raw(path, { 'Accept-Encoding': 'gzip, deflate, br' });
+    assert.equal(zipped.headers['content-encoding'], 'gzip', path);
+    assert.equal(zipped.headers.vary, 'Accept-Encoding', path);
+    assert.equal(gunzipSync(zipped.body).toString('utf8'), text, path);
+    const plain = await raw(path, {});
+    assert.equal(plain.headers['content-encoding'], undefined, path);
+    assert.equal(plain.body.toString('utf8'), text, path);
+  }
+  const wasm = await raw('/engine.wasm', { 'Accept-Encoding': 'gzip' });
+  assert.deepEqual([...gunzipSync(wasm.body)], [0, 97, 115, 109, 1, 0, 0, 0]);
+  for (const path of ['/font.woff2', '/image.png']) {
+    const response = await raw(path, { 'Accept-Encoding': 'gzip' });
+    assert.equal(response.headers['content-encoding'], undefined, path);
+    assert.equal(response.body.toString('utf8'), 'x', path);
+  }
 });
 
 test('missing files are 404 and other methods 405', async () => {
