@@ -96,7 +96,7 @@ test('the scaling step shows the bar of each score shrinking to the scaled score
   assert.equal(await page.textContent('#walkthrough .aw-step-title'), '11. Divide by \u221ad_k = \u221a4');
   const scores = input.q.flatMap((q) => input.k.map((k) => dot(q, k)));
   assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-term', (n) => n.map((x) => x.textContent)),
-    scores.map((s) => `${shown3(s)} \u00f7 2.000 = ${shown3(s / 2)}`));
+    scores.map((s) => `${shown3(s)} \u00f7 \u221a4.000 = ${shown3(s / 2)}`));
   const largest = Math.max(...scores);
   const bars = await lengths(page, '#walkthrough .aw-fig-bar');
   bars.forEach((length, k) => close(length, scores[k] / 2 / largest, `scaled score ${k + 1}'s bar`));

@@ -77,6 +77,11 @@ export function equationText(equation, { isInput = () => false } = {}) {
   return `${equation.label} = ${body}`;
 }
 
+/** One node of an equation and its value, as text: "0.300 × 0.600 = 0.180". */
+export function expressionText(node) {
+  return equationParts({ chain: [node, { v: node.v }] }).map((part) => (typeof part === 'string' ? part : leafText(part, () => false))).join('');
+}
+
 /**
  * The equation as a line of the page: the label, then each number a span
  * with three decimals (inputs as typed), its full precision on hover and

@@ -24,6 +24,7 @@
 //   step: { equations }; labelOf(ref) -> a short name for an operand's
 //   cell ("sat", "d3"), from the page's tokens.
 
+import { expressionText } from './equation.js';
 import { formatNumber } from './format.js';
 
 // At most this many bars a figure draws; the equation lines list them all.
@@ -110,8 +111,7 @@ export function createStepFigure(root) {
       const row = make('div', 'aw-fig-row');
       row.style.setProperty('--delay', `${0.25 * t}s`);
       const what = make('span', 'aw-fig-what', `${labelOf(a.ref)} \u00d7 ${labelOf(b.ref)}`);
-      const arithmetic = make('span', 'aw-fig-term',
-        `${formatNumber(a.v, 3)} \u00d7 ${formatNumber(b.v, 3)} = ${formatNumber(term.v, 3)}`);
+      const arithmetic = make('span', 'aw-fig-term', expressionText(term));
       const track = make('span', 'aw-fig-track');
       track.append(bar(`aw-fig-c${t % 8}`, 0, term.v / largest, 0.25 * t));
       row.dataset.value = String(term.v);
@@ -270,14 +270,13 @@ export function createStepFigure(root) {
     const largest = Math.max(1e-300, ...shown.flatMap((e) => [Math.abs(e.chain[0].args[0].v), Math.abs(resultOf(e).v)]));
     const rows = make('div', 'aw-fig-dot');
     for (const equation of shown) {
-      const [score, by] = equation.chain[0].args;
+      const score = equation.chain[0].args[0];
       const scaled = resultOf(equation);
       const row = make('div', 'aw-fig-row');
       const track = make('span', 'aw-fig-track');
       track.append(bar('aw-fig-c0', score.v / largest, scaled.v / largest, 0.3));
-      const sign = equation.chain[0].op === 'div' ? '\u00f7' : '\u00d7';
       row.append(make('span', 'aw-fig-what', labelOf(scaled.ref)), track,
-                 make('span', 'aw-fig-term', `${formatNumber(score.v, 3)} ${sign} ${formatNumber(by.v, 3)} = ${formatNumber(scaled.v, 3)}`));
+                 make('span', 'aw-fig-term', expressionText(equation.chain[0])));
       rows.append(row);
     }
     const more = equations.length - shown.length;

@@ -104,7 +104,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   });
 
   function describe(result, queries, keys) {
-    return (i, j) => `score ${formatNumber(result.scores[i][j])} = ${queries[i]} \u00b7 ${keys[j]}, scaled to `
+    return (i, j) => `score of ${queries[i]} against ${keys[j]} ${formatNumber(result.scores[i][j])}, scaled `
       + `${formatNumber(result.scaled[i][j])}, then the softmax over the row`;
   }
 

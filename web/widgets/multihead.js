@@ -154,7 +154,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   const shapeTutorial = make('div', 'aw-shape-diagram');
   const shapeHere = make('div', 'aw-shape-diagram');
   const tutorialLabel = make('p', 'aw-small', `In ${tutorialName('004_ad55b564bf9e6848.txt')}: ${TUTORIAL.tokens} tokens, d_model = ${TUTORIAL.dModel}, `
-    + `${TUTORIAL.heads} heads, so d_k = ${TUTORIAL.dModel} / ${TUTORIAL.heads} = ${TUTORIAL.dModel / TUTORIAL.heads}.`);
+    + `${TUTORIAL.heads} heads, each with d_k = ${TUTORIAL.dModel / TUTORIAL.heads} of the ${TUTORIAL.dModel} columns.`);
   const hereLabel = make('p', 'aw-small');
   shapes.append(tutorialLabel, shapeTutorial, hereLabel, shapeHere);
   root.append(shapes);
@@ -270,7 +270,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     headChoice.element.classList.toggle('aw-mh-hidden', Boolean(model.preset));
     newSeed.classList.toggle('aw-mh-hidden', Boolean(model.preset));
     hereLabel.textContent = `${model.preset ? `\u201c${model.preset.title}\u201d` : 'Here'}: ${tokens.length} tokens, d_model = ${dModel}, `
-      + `${numHeads} head${numHeads > 1 ? 's' : ''}, so d_k = ${dModel} / ${numHeads} = ${dk}.`
+      + `${numHeads} head${numHeads > 1 ? 's' : ''}, each with d_k = ${dk} of the ${dModel} columns.`
       + (model.preset ? ' Seeded random numbers; wide matrices show their first columns.' : '');
     drawShapes(shapeHere, tokens.length, dModel, numHeads);
     // The tutorial's own sizes need their diagram only once.

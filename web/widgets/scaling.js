@@ -324,7 +324,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     );
     const labels = { rowLabels: tokens, colLabels: keyTokens, domain: [0, 1] };
     heatUnscaled.update({ ...labels, values: wu, describe: (i, j) => `unscaled score ${formatNumber(runs.unscaled.scaled[i][j])}` });
-    heatScaled.update({ ...labels, values: ws, describe: (i, j) => `score ${formatNumber(runs.scaled.scores[i][j])} / \u221a${current.dk} = ${formatNumber(runs.scaled.scaled[i][j])}` });
+    heatScaled.update({ ...labels, values: ws, describe: (i, j) => `score ${formatNumber(runs.scaled.scores[i][j])}, scaled ${formatNumber(runs.scaled.scaled[i][j])}` });
   }
 
   function normalise(next) {
