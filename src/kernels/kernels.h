@@ -61,6 +61,22 @@ static inline int attn__check_counts(const int counts[][3], int rows)
     return ATTN_OK;
 }
 
+/* The sizes of an attention call: ATTN_ERR_SIZE unless batch, n_q, n_k,
+ * d_k and d_v are positive; ATTN_ERR_SIZE_OVERFLOW unless q [batch, n_q,
+ * d_k], k [batch, n_k, d_k], v [batch, n_k, d_v], the output [batch, n_q,
+ * d_v] and, with `scores` 1, a [batch, n_q, n_k] matrix can be counted. */
+static inline int attn__check_attention_sizes(int batch, int n_q, int n_k,
+                                              int d_k, int d_v, int scores)
+{
+    const int sizes[] = {batch, n_q, n_k, d_k, d_v};
+    int status = attn__check_sizes(sizes, 5);
+    if (status != ATTN_OK) return status;
+    const int counts[][3] = {{batch, n_q, d_k}, {batch, n_k, d_k},
+                             {batch, n_k, d_v}, {batch, n_q, d_v},
+                             {batch, n_q, n_k}};
+    return attn__check_counts(counts, scores ? 5 : 4);
+}
+
 /* ---- Values ---- */
 
 /* 1 if every entry is finite; a NULL array (an absent optional input such

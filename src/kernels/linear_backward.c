@@ -142,14 +142,9 @@ int attn_linear_backward(double *grad_q, double *grad_k, double *grad_v,
     if (d_output == NULL || q == NULL || k == NULL || v == NULL ||
         work == NULL)
         return ATTN_ERR_NULL;
-    const int sizes[] = {batch, n_q, n_k, d_k, d_v};
-    int status = attn__check_sizes(sizes, 5);
+    int status = attn__check_attention_sizes(batch, n_q, n_k, d_k, d_v, 0);
     if (status != ATTN_OK) return status;
     if (causal != 0 && causal != 1) return ATTN_ERR_OPTION;
-    const int counts[][3] = {{batch, n_q, d_k}, {batch, n_k, d_k},
-                             {batch, n_k, d_v}, {batch, n_q, d_v}};
-    status = attn__check_counts(counts, 4);
-    if (status != ATTN_OK) return status;
     if (attn_linear_backward_work_size(n_q, d_k, d_v) == 0)
         return ATTN_ERR_SIZE_OVERFLOW;
     const size_t bq = (size_t)n_q * (size_t)d_k, bk = (size_t)n_k * (size_t)d_k;

@@ -153,13 +153,7 @@ int attn_sdpa(double *scores, double *scaled, double *weights, double *output,
 {
     if (q == NULL || k == NULL || v == NULL || work == NULL)
         return ATTN_ERR_NULL;
-    const int sizes[] = {batch, n_q, n_k, d_k, d_v};
-    int status = attn__check_sizes(sizes, 5);
-    if (status != ATTN_OK) return status;
-    const int counts[][3] = {{batch, n_q, n_k}, {batch, n_q, d_k},
-                             {batch, n_k, d_k}, {batch, n_k, d_v},
-                             {batch, n_q, d_v}};
-    status = attn__check_counts(counts, 5);
+    int status = attn__check_attention_sizes(batch, n_q, n_k, d_k, d_v, 1);
     if (status != ATTN_OK) return status;
     attn__sdpa_plan plan;
     status = attn__sdpa_plan_init(&plan, opts, batch, n_q, n_k, d_k);

@@ -270,13 +270,7 @@ int attn__sdpa_f32_using(int kernel, float *weights, float *output,
         return ATTN_ERR_NULL;
     const item_kernel run = kernel_for(kernel);
     if (run == NULL) return ATTN_ERR_OPTION;
-    const int sizes[] = {batch, n_q, n_k, d_k, d_v};
-    int status = attn__check_sizes(sizes, 5);
-    if (status != ATTN_OK) return status;
-    const int counts[][3] = {{batch, n_q, n_k}, {batch, n_q, d_k},
-                             {batch, n_k, d_k}, {batch, n_k, d_v},
-                             {batch, n_q, d_v}};
-    status = attn__check_counts(counts, 5);
+    int status = attn__check_attention_sizes(batch, n_q, n_k, d_k, d_v, 1);
     if (status != ATTN_OK) return status;
     if (attn_sdpa_f32_work_size(n_k, d_k, d_v) == 0)
         return ATTN_ERR_SIZE_OVERFLOW;

@@ -124,12 +124,7 @@ int attn_sdpa_f32_backward(float *dq, float *dk, float *dv,
 {
     if (d_output == NULL || q == NULL || k == NULL || v == NULL || work == NULL)
         return ATTN_ERR_NULL;
-    const int sizes[] = {batch, n_q, n_k, d_k, d_v};
-    int status = attn__check_sizes(sizes, 5);
-    if (status != ATTN_OK) return status;
-    const int counts[][3] = {{batch, n_q, d_k}, {batch, n_k, d_k},
-                             {batch, n_k, d_v}, {batch, n_q, d_v}};
-    status = attn__check_counts(counts, 4);
+    int status = attn__check_attention_sizes(batch, n_q, n_k, d_k, d_v, 0);
     if (status != ATTN_OK) return status;
     if (attn_sdpa_f32_backward_work_size(n_k) == 0) return ATTN_ERR_SIZE_OVERFLOW;
     attn__sdpa_plan plan;
