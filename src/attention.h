@@ -732,6 +732,10 @@ size_t attn_linear_f32_work_size(int d_k, int d_v);
  *   luong            -> gradQuery, gradKeys, gradW (general, concat),
  *                       gradV and gradB (concat, gradB with b)
  *   linear           -> gradQ, gradK, gradV
+ * scaledDotProduct may take target? (shaped like output) instead of
+ * gradOutput: the loss L = ½‖output − target‖², whose gradOutput =
+ * output − target is then a result too. With either, its walkthrough
+ * (unbatched, a matrix of queries) goes on through the backward pass.
  * A matrix field may also be a batch of matrices (rank 3); then every result
  * gains a leading batch dimension. In JSON results a masked entry of
  * `scaled` (-INFINITY) is written as null, since JSON has no infinity.

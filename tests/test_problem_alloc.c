@@ -130,6 +130,14 @@ static int sdpa_grad_fields(attn_problem *problem)
     return status;
 }
 
+/* scaledDotProduct with a target: gradOutput = output − target too. */
+static int sdpa_target_fields(attn_problem *problem)
+{
+    int status = sdpa_fields(problem);
+    STEP(set(problem, "target", 2, 3, 3, 0, V));
+    return status;
+}
+
 /* A batch of cross-attention with gradOutput: gradients reordered. */
 static int multihead_grad_fields(attn_problem *problem)
 {
@@ -258,6 +266,7 @@ static void test_every_allocation_failure_is_nomem_without_leaks(
         {"softmax", softmax_fields},
         {"weightedSum", weighted_sum_fields},
         {"scaledDotProduct", sdpa_grad_fields},
+        {"scaledDotProduct", sdpa_target_fields},
         {"multiHead", multihead_grad_fields},
         {"transformerBlock", transformer_block_fields},
         {"additive", additive_grad_fields},

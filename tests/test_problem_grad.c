@@ -33,20 +33,54 @@ static void expect_error(attn_problem *problem, const char *message)
 
 enum { B = 2, NQ = 3, NK = 4, DK = 2, DV = 3 };
 
+/* A batch of seeded q, k, v and a field shaped like the output (seeds
+ * first .. first + 3). */
+static attn_problem *batch_sdpa_problem(double *q, double *k, double *v,
+                                        const char *field, double *given,
+                                        uint64_t first)
+{
+    fill(q, B * NQ * DK, first);
+    fill(k, B * NK * DK, first + 1);
+    fill(v, B * NK * DV, first + 2);
+    fill(given, B * NQ * DV, first + 3);
+    attn_problem *problem = problem_new("scaledDotProduct");
+    problem_batch(problem, "q", B, NQ, DK, q);
+    problem_batch(problem, "k", B, NK, DK, k);
+    problem_batch(problem, "v", B, NK, DV, v);
+    problem_batch(problem, field, B, NQ, DV, given);
+    return problem;
+}
+
+/* The problem's gradient results are attn_sdpa_backward's for d_o. */
+static void expect_kernel_gradients(const attn_problem *problem,
+                                    const double *d_o, const double *q,
+                                    const double *k, const double *v,
+                                    const attn_options *opts)
+{
+    double gq[B * NQ * DK], gk[B * NK * DK], gv[B * NK * DV];
+    double gw[B * NQ * NK], gs[B * NQ * NK], work[2 * NK];
+    assert_int_equal(attn_sdpa_backward(gq, gk, gv, gw, gs, d_o, q, k, v, B,
+                                        NQ, NK, DK, DV, opts, work),
+                     ATTN_OK);
+    assert_allclose(problem_result(problem, "gradQ", 3, B, NQ, DK), gq,
+                    B * NQ * DK, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradK", 3, B, NK, DK), gk,
+                    B * NK * DK, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradV", 3, B, NK, DV), gv,
+                    B * NK * DV, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradWeights", 3, B, NQ, NK), gw,
+                    B * NQ * NK, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradScaled", 3, B, NQ, NK), gs,
+                    B * NQ * NK, 0.0, 0.0);
+}
+
 static void test_sdpa_problem_with_grad_output_gives_the_kernel_gradients(
     void **state)
 {
     (void)state;
     double q[B * NQ * DK], k[B * NK * DK], v[B * NK * DV], d_o[B * NQ * DV];
-    fill(q, B * NQ * DK, 1);
-    fill(k, B * NK * DK, 2);
-    fill(v, B * NK * DV, 3);
-    fill(d_o, B * NQ * DV, 4);
-    attn_problem *problem = problem_new("scaledDotProduct");
-    problem_batch(problem, "q", B, NQ, DK, q);
-    problem_batch(problem, "k", B, NK, DK, k);
-    problem_batch(problem, "v", B, NK, DV, v);
-    problem_batch(problem, "gradOutput", B, NQ, DV, d_o);
+    attn_problem *problem =
+        batch_sdpa_problem(q, k, v, "gradOutput", d_o, 1);
     assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
                      ATTN_OK);
     assert_int_equal(attn_problem_set_number(problem, "dropout", 0.25),
@@ -59,21 +93,7 @@ static void test_sdpa_problem_with_grad_output_gives_the_kernel_gradients(
     opts.mask.kinds = ATTN_MASK_CAUSAL;
     opts.dropout = 0.25;
     opts.seed = 7;
-    double gq[B * NQ * DK], gk[B * NK * DK], gv[B * NK * DV];
-    double gw[B * NQ * NK], gs[B * NQ * NK], work[2 * NK];
-    assert_int_equal(attn_sdpa_backward(gq, gk, gv, gw, gs, d_o, q, k, v, B,
-                                        NQ, NK, DK, DV, &opts, work),
-                     ATTN_OK);
-    assert_allclose(problem_result(problem, "gradQ", 3, B, NQ, DK), gq,
-                    B * NQ * DK, 0.0, 0.0);
-    assert_allclose(problem_result(problem, "gradK", 3, B, NK, DK), gk,
-                    B * NK * DK, 0.0, 0.0);
-    assert_allclose(problem_result(problem, "gradV", 3, B, NK, DV), gv,
-                    B * NK * DV, 0.0, 0.0);
-    assert_allclose(problem_result(problem, "gradWeights", 3, B, NQ, NK), gw,
-                    B * NQ * NK, 0.0, 0.0);
-    assert_allclose(problem_result(problem, "gradScaled", 3, B, NQ, NK), gs,
-                    B * NQ * NK, 0.0, 0.0);
+    expect_kernel_gradients(problem, d_o, q, k, v, &opts);
     attn_problem_destroy(problem);
 }
 
@@ -117,6 +137,47 @@ static void test_sdpa_problem_rejects_a_misshapen_grad_output(void **state)
     assert_int_equal(attn_problem_set_bool(problem, "scale", 0), ATTN_OK);
     expect_error(problem, "gradOutput: needs q and k; gradients are not "
                           "computed from given scores");
+    attn_problem_destroy(problem);
+}
+
+/* L = ½‖output − target‖² gives dO = output − target: the same gradients
+ * as that gradOutput, which the result also holds. */
+static void test_sdpa_problem_with_a_target_gives_the_gradients_of_output_minus_target(
+    void **state)
+{
+    (void)state;
+    double q[B * NQ * DK], k[B * NK * DK], v[B * NK * DV], t[B * NQ * DV];
+    attn_problem *problem = batch_sdpa_problem(q, k, v, "target", t, 5);
+    problem_run_ok(problem);
+    const double *output = problem_result(problem, "output", 3, B, NQ, DV);
+    double d_o[B * NQ * DV];
+    for (int e = 0; e < B * NQ * DV; e++) d_o[e] = output[e] - t[e];
+    assert_allclose(problem_result(problem, "gradOutput", 3, B, NQ, DV), d_o,
+                    B * NQ * DV, 0.0, 0.0);
+    attn_options opts;
+    attn_options_init(&opts);
+    expect_kernel_gradients(problem, d_o, q, k, v, &opts);
+    attn_problem_destroy(problem);
+}
+
+static void test_sdpa_problem_rejects_a_misshapen_or_doubled_target(
+    void **state)
+{
+    (void)state;
+    const double x[6] = {1, 0, 0, 1, 1, 1}, t[4] = {1, 2, 3, 4};
+    attn_problem *problem = problem_self_attention("scaledDotProduct", 0, 3,
+                                                   2, 2, x, x);
+    problem_matrix(problem, "target", 2, 2, t);
+    expect_error(problem, "target: expected a matrix with 3 rows (n_q, the "
+                          "rows of q) and 2 columns (d_v, the columns of v), "
+                          "got 2x2");
+    attn_problem_destroy(problem);
+
+    problem = problem_self_attention("scaledDotProduct", 0, 3, 2, 2, x, x);
+    problem_matrix(problem, "target", 3, 2, x);
+    problem_matrix(problem, "gradOutput", 3, 2, x);
+    expect_error(problem, "target: give either target (the loss "
+                          "½‖output − target‖²) or gradOutput, not both");
     attn_problem_destroy(problem);
 }
 
@@ -510,6 +571,9 @@ int main(void)
         cmocka_unit_test(
             test_sdpa_problem_gradients_of_a_vector_query_lose_the_query_axis),
         cmocka_unit_test(test_sdpa_problem_rejects_a_misshapen_grad_output),
+        cmocka_unit_test(
+            test_sdpa_problem_with_a_target_gives_the_gradients_of_output_minus_target),
+        cmocka_unit_test(test_sdpa_problem_rejects_a_misshapen_or_doubled_target),
         cmocka_unit_test(
             test_multihead_problem_with_grad_output_gives_the_kernel_gradients),
         cmocka_unit_test(

@@ -22,6 +22,7 @@ function readUrlState(location) {
     const step = Number.parseInt(params.get('step'), 10);
     state.step = Number.isInteger(step) ? Math.max(0, step - 1) : 0;
   }
+  if (params.get('backward') === '1') state.backward = true;
   if (params.has('v')) {
     try {
       state.values = JSON.parse(params.get('v'));
@@ -37,6 +38,7 @@ function writeUrlState(state) {
   params.set('preset', state.preset);
   params.set('step', String(state.step + 1));
   if (state.values) params.set('v', JSON.stringify(state.values));
+  if (state.backward) params.set('backward', '1');
   const url = `${window.location.pathname}?${params.toString()}${window.location.hash}`;
   if (url === `${window.location.pathname}${window.location.search}${window.location.hash}`) return;
   try {

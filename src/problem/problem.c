@@ -39,6 +39,9 @@ static const attn__field sdpa_fields[] = {
     {"scores", ATTN__TENSOR, "a matrix n_q x n_k"},
     {"dk", ATTN__NUMBER, "a positive integer"},
     {"gradOutput", ATTN__TENSOR, "a matrix n_q x d_v, dL/d(output)"},
+    {"target", ATTN__TENSOR,
+     "a matrix n_q x d_v: the loss is ½‖output − target‖², so "
+     "gradOutput = output − target"},
     DOT_PRODUCT_OPTIONS,
 };
 

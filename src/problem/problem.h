@@ -282,7 +282,8 @@ int attn__check_grad_output(attn_problem *problem, const char *field,
                             int rows, const char *rows_why, int cols,
                             const char *cols_why);
 /* After a successful forward run: adds the gradient results. */
-int attn__sdpa_gradients(attn_problem *problem);
+/* grad_output: dL/d(output), the field gradOutput or output − target. */
+int attn__sdpa_gradients(attn_problem *problem, const double *grad_output);
 int attn__multihead_gradients(attn_problem *problem);
 int attn__additive_gradients(attn_problem *problem); /* gradContext */
 int attn__luong_gradients(attn_problem *problem);    /* gradContext */

@@ -20,7 +20,7 @@ int attn__check_grad_output(attn_problem *problem, const char *field,
                               col_dim);
 }
 
-int attn__sdpa_gradients(attn_problem *problem)
+int attn__sdpa_gradients(attn_problem *problem, const double *grad_output)
 {
     const attn__run_info *info = &problem->info;
     double *grad_q = attn__add_query_result(problem, "gradQ", 1, info->d_k, 0);
@@ -41,7 +41,7 @@ int attn__sdpa_gradients(attn_problem *problem)
     }
     const int status = attn_sdpa_backward(
         grad_q, grad_k, grad_v, grad_weights, grad_scaled,
-        attn__data_of(problem, "gradOutput"), attn__data_of(problem, "q"),
+        grad_output, attn__data_of(problem, "q"),
         attn__data_of(problem, "k"), attn__data_of(problem, "v"),
         info->batch, info->n_q, info->n_k, info->d_k, info->d_v,
         &info->options, work);

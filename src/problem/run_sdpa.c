@@ -269,13 +269,24 @@ int attn__run_sdpa(attn_problem *problem)
 {
     int status = check_sdpa(problem);
     if (status != ATTN_OK) return status;
-    const int want_grads = attn__field_value(problem, "gradOutput") != NULL;
+    const int has_target = attn__field_value(problem, "target") != NULL;
+    const char *grad_field = has_target ? "target" : "gradOutput";
+    const int want_grads =
+        has_target || attn__field_value(problem, "gradOutput") != NULL;
+    if (has_target && attn__field_value(problem, "gradOutput") != NULL)
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "target: give either target (the loss "
+                          "½‖output − target‖²) or gradOutput, not both");
+    if (has_target && !problem->info.has_output)
+        return attn__fail(problem, ATTN_ERR_INPUT,
+                          "target: needs v, for the output it is compared "
+                          "with");
     if (want_grads && problem->info.from_scores)
         return attn__fail(problem, ATTN_ERR_INPUT,
-                          "gradOutput: needs q and k; gradients are not "
-                          "computed from given scores");
+                          "%s: needs q and k; gradients are not "
+                          "computed from given scores", grad_field);
     if (want_grads) {
-        status = attn__check_grad_output(problem, "gradOutput",
+        status = attn__check_grad_output(problem, grad_field,
                                          problem->info.n_q,
                                          "n_q, the rows of q",
                                          problem->info.d_v,
@@ -318,7 +329,21 @@ int attn__run_sdpa(attn_problem *problem)
     attn__release(problem, work);
     if (status != ATTN_OK)
         return attn__fail_core(problem, status, "scaledDotProduct");
-    return want_grads ? attn__sdpa_gradients(problem) : ATTN_OK;
+    if (!want_grads) return ATTN_OK;
+    const double *grad_output = attn__data_of(problem, "gradOutput");
+    if (has_target) {
+        /* L = ½‖output − target‖², so dL/d(output) = output − target. */
+        double *difference =
+            attn__add_query_result(problem, "gradOutput", 1, info->d_v, 0);
+        if (difference == NULL) return attn__fail_nomem(problem);
+        const double *target = attn__data_of(problem, "target");
+        const size_t count = (size_t)(info->batched ? info->batch : 1) *
+                             (size_t)info->n_q * (size_t)info->d_v;
+        for (size_t e = 0; e < count; e++)
+            difference[e] = output[e] - target[e];
+        grad_output = difference;
+    }
+    return attn__sdpa_gradients(problem, grad_output);
 }
 
 /* ---- multiHead ---- */

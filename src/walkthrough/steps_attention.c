@@ -768,6 +768,7 @@ void attn__steps_sdpa(attn__walker *walker)
                   "Attention(Q, K, V) = softmax(Q Kᵀ ÷ √d_k) V", shown,
                   output != NULL ? 2 : 1);
     }
+    attn__steps_sdpa_backward(walker);
 }
 
 /* ---- weightedSum ---- */

@@ -292,6 +292,8 @@ void attn__walk_output_rows(attn__walker *walker,
 /* ---- Kinds ---- */
 
 void attn__steps_sdpa(attn__walker *walker);         /* steps_attention.c */
+/* Its backward pass, when the problem has gradOutput (steps_backward.c). */
+void attn__steps_sdpa_backward(attn__walker *walker);
 void attn__steps_weighted_sum(attn__walker *walker); /* steps_attention.c */
 void attn__steps_softmax(attn__walker *walker);      /* steps_softmax.c */
 void attn__steps_multihead(attn__walker *walker);    /* steps_multihead.c */

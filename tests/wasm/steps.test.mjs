@@ -136,6 +136,91 @@ test('every equation holds on random problems of every kind and option', async (
   }
 });
 
+/** Backward-pass problems: a target, a given gradOutput with a causal mask, no scale. */
+function backwardProblems(r) {
+  const base = { kind: 'scaledDotProduct', q: r.matrix(3, 2), k: r.matrix(4, 2), v: r.matrix(4, 3) };
+  return [
+    { ...base, target: r.matrix(3, 3) },
+    { ...base, k: r.matrix(3, 2), v: r.matrix(3, 3), mask: 'causal', gradOutput: r.matrix(3, 3) },
+    { ...base, scale: false, target: r.matrix(3, 3) },
+  ];
+}
+
+const matmul = (a, b) => a.map((row) => b[0].map((_, c) => row.reduce((s, x, t) => s + x * b[t][c], 0)));
+const transpose = (a) => a[0].map((_, c) => a.map((row) => row[c]));
+
+/** The backward pass of scaled dot-product attention, in plain JS. */
+function backwardByHand({ q, k, v, target, gradOutput, mask, scale }) {
+  const c = scale === false ? 1 : 1 / Math.sqrt(q[0].length);
+  const scaled = matmul(q, transpose(k)).map((row, i) => row.map((x, j) => (mask === 'causal' && j > i ? -Infinity : x * c)));
+  const p = scaled.map((row) => {
+    const m = Math.max(...row);
+    const e = row.map((x) => Math.exp(x - m));
+    const sum = e.reduce((a, b) => a + b, 0);
+    return e.map((x) => x / sum);
+  });
+  const output = matmul(p, v);
+  const dO = gradOutput ?? output.map((row, i) => row.map((x, j) => x - target[i][j]));
+  const dP = matmul(dO, transpose(v));
+  const dS = dP.map((row, i) => {
+    const average = row.reduce((s, x, j) => s + x * p[i][j], 0);
+    return row.map((x, j) => p[i][j] * (x - average));
+  });
+  return {
+    gradOutput: dO, gradV: matmul(transpose(p), dO), gradWeights: dP, gradScaled: dS,
+    gradQ: matmul(dS, k).map((row) => row.map((x) => x * c)),
+    gradK: matmul(transpose(dS), q).map((row) => row.map((x) => x * c)),
+  };
+}
+
+test('every equation of the backward steps holds, with a target, a mask and no scale', async () => {
+  const engine = await loadEngine();
+  const r = randomSource(17);
+  for (const [i, input] of backwardProblems(r).entries()) {
+    const { steps } = engine.walkthrough(input);
+    const ids = steps.steps.map((step) => step.id);
+    for (const id of ['grad-output', 'grad-v', 'grad-weights', 'grad-scaled', 'grad-q', 'grad-k']) {
+      assert.ok(ids.includes(id), `backward problem ${i}: no step ${id}`);
+    }
+    checkSteps(engine, input, `backward problem ${i}`);
+  }
+});
+
+test('the backward steps compute dO, dV, dP, dS, dQ and dK as the engine\u2019s gradients and a computation by hand say', async () => {
+  const engine = await loadEngine();
+  const r = randomSource(23);
+  const stepTensor = { 'grad-output': 'gradOutput', 'grad-v': 'gradV', 'grad-weights': 'gradWeights', 'grad-scaled': 'gradScaled', 'grad-q': 'gradQ', 'grad-k': 'gradK' };
+  for (const [i, input] of backwardProblems(r).entries()) {
+    const { result, steps } = engine.walkthrough(input);
+    const byHand = backwardByHand(input);
+    let cells = 0;
+    for (const step of steps.steps) {
+      const tensor = stepTensor[step.id];
+      if (!tensor) continue;
+      for (const equation of step.equations ?? []) {
+        const [name, row, column] = equation.chain[equation.chain.length - 1].ref;
+        assert.equal(name, tensor);
+        const value = evaluate(equation.chain[0]);
+        assertSame(value, result[tensor][row][column], 1, `problem ${i} ${equation.label} (engine)`);
+        assert.ok(Math.abs(value - byHand[tensor][row][column]) < 1e-12, `problem ${i} ${equation.label}: ${value}, by hand ${byHand[tensor][row][column]}`);
+        cells++;
+      }
+    }
+    const [nQ, nK, dK, dV] = [input.q.length, input.k.length, input.q[0].length, input.v[0].length];
+    assert.equal(cells, (input.target ? nQ * dV : 0) + nK * dV + 2 * nQ * nK + nQ * dK + nK * dK, `problem ${i}: an equation per cell`);
+    if (input.target) assert.equal(steps.steps.find((s) => s.id === 'grad-output').equations.length, 9);
+  }
+});
+
+test('a target shaped unlike the output is an error naming the field and the shape expected', async () => {
+  const engine = await loadEngine();
+  const input = { kind: 'scaledDotProduct', q: [[1, 0], [0, 1]], k: [[1, 1], [0, 1]], v: [[1, 2], [3, 4]], target: [[1, 2]] };
+  assert.throws(() => engine.run(input), {
+    message: 'target: expected a matrix with 2 rows (n_q, the rows of q) and 2 columns (d_v, the columns of v), got 1x2',
+  });
+  assert.throws(() => engine.run({ ...input, target: [[1, 2], [3, 4]], gradOutput: [[1, 0], [0, 1]] }), { message: /^target: give either target/ });
+});
+
 test('build/attn --format steps prints the same steps as attn.steps', { skip: !haveNativeCli() && `${nativeCli} missing` }, async () => {
   const engine = await loadEngine();
   for (const input of randomProblems(3)) {

@@ -17,6 +17,7 @@ export function stateToParams(widget, state) {
   if (widget !== 'walkthrough') return { v: JSON.stringify(state) };
   const params = { preset: state.preset, step: String(state.step + 1) };
   if (state.values) params.v = JSON.stringify(state.values);
+  if (state.backward) params.backward = '1';
   return params;
 }
 

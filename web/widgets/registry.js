@@ -93,6 +93,7 @@ export function embedOptions(get) {
     const step = Number.parseInt(get('step') ?? '', 10);
     state.step = Number.isInteger(step) ? Math.max(0, step - 1) : 0;
     if (values !== undefined) state.values = values;
+    if (get('backward') === '1') state.backward = true;
   } else if (values && typeof values === 'object') {
     Object.assign(state, values);
   }

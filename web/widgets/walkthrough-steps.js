@@ -27,7 +27,14 @@ const TITLES = {
   x: 'X (embeddings)', wq: 'W_Q', wk: 'W_K', wv: 'W_V', q: 'Q (queries)', k: 'K (keys)',
   v: 'V (values)', scores: 'Scores QK\u1d40', scaled: 'Scaled scores', weights: 'Weights',
   output: 'Output', exp: 'exp(x \u2212 max)',
+  gradOutput: 'dO = output \u2212 target', gradV: 'dV', gradWeights: 'dP (gradient of the weights)',
+  gradScaled: 'dS (gradient of the scaled scores)', gradQ: 'dQ', gradK: 'dK',
 };
+
+/** Whether the backward pass can be shown: Q, K, V given, one per token. */
+export function canShowBackward(problem) {
+  return problem.mode === 'qkv' && problem.self && !problem.vector;
+}
 
 export function identity(n) {
   return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
@@ -42,6 +49,8 @@ export function engineInput(problem) {
     input.numHeads = 1;
     input.wo ??= identity(problem.fields.wq[0].length);
   }
+  // The default loss asks each token's output to be its own value row.
+  if (problem.backward && canShowBackward(problem)) input.target = problem.fields.v;
   if (problem.mode === 'softmax' && problem.vector) {
     input.x = problem.fields.x[0];
     if (Array.isArray(input.mask)) input.mask = input.mask[0];
@@ -94,6 +103,10 @@ export function buildModel(engine, problem) {
   if (head.weights && !mats.weights) add('weights', head.weights, qTokens, kTokens);
   if (head.output && !mats.output) add('output', head.output, qTokens, numbered(asMatrix(head.output)[0].length));
 
+  const gradLabels = { gradOutput: [qTokens, 'v'], gradV: [kTokens, 'v'], gradWeights: [qTokens, kTokens], gradScaled: [qTokens, kTokens], gradQ: [qTokens, 'q'], gradK: [kTokens, 'k'] };
+  for (const [name, [rows, cols]] of Object.entries(gradLabels)) {
+    if (result[name]) add(name, result[name], rows, Array.isArray(cols) ? cols : numbered(f[cols][0].length));
+  }
   const pageName = pageNames(problem.mode);
   const model = { mode: problem.mode, engine, mats, qTokens, kTokens, list: steps, vector: problem.vector, pageName };
   // A vector problem's results lose the row axis; the page shows them as row 0.

@@ -16,7 +16,7 @@ import { mathElement } from '../ui/math.js';
 import { appendClaims } from '../ui/claims.js';
 import { tutorialName } from '../presets.js';
 import { createStepFigure } from '../ui/step-figure.js';
-import { buildModel, buildSteps, cellName, describeCell, engineInput, sourcesOf, stagesOf } from './walkthrough-steps.js';
+import { buildModel, buildSteps, canShowBackward, cellName, describeCell, engineInput, sourcesOf, stagesOf } from './walkthrough-steps.js';
 import { mount as mountLines } from './walkthrough-lines.js';
 import { causeText, errataOf, errataSection, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
 import {
@@ -522,6 +522,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
         edit({ ...problem, fields: { ...problem.fields, dk: n } });
       }));
     }
+    if (canShowBackward(problem)) options.append(backwardControl());
     controls.append(options);
 
     const actions = make('div', 'aw-actions');
@@ -584,6 +585,19 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     }
   }
 
+  function backwardControl() {
+    const label = make('label', 'aw-backward');
+    const box = make('input');
+    box.type = 'checkbox';
+    box.checked = Boolean(problem.backward);
+    box.addEventListener('change', () => {
+      if (apply({ ...problem, backward: box.checked })) notify();
+    });
+    label.append(box, doc.createTextNode(' Backward pass: how the loss ½\u2016output \u2212 target\u2016\u00b2 changes with every number, '
+      + 'where the target asks each token\u2019s output to be its own value row'));
+    return label;
+  }
+
   function editorLabels(name) {
     const cols = (n) => Array.from({ length: n }, (_, i) => String(i + 1));
     const f = problem.fields;
@@ -606,7 +620,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   // ---- Presets and state ----
 
-  function loadPreset(id, { step = 0, values } = {}) {
+  function loadPreset(id, { step = 0, values, backward = false } = {}) {
     const known = byId.get(id);
     const previous = { preset, edited };
     preset = known ?? byId.get(presets.default) ?? list[0];
@@ -621,14 +635,14 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     }
     let shown = false;
     if (values) {
-      const fromUrl = problemFromValues(values, preset);
+      const fromUrl = withBackward(problemFromValues(values, preset), backward);
       edited = true;
       shown = Boolean(fromUrl) && apply(fromUrl, { keepStep: false });
       if (!shown) notices.push('The edited values in the link could not be used; showing the example\u2019s own numbers.');
     }
     if (!shown) {
       edited = false;
-      shown = apply(problemFromPreset(preset), { keepStep: false });
+      shown = apply(withBackward(problemFromPreset(preset), backward), { keepStep: false });
     }
     if (!shown) {
       // Only a broken preset gets here: keep what was on screen.
@@ -646,8 +660,13 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     say(notices.join(' '));
   }
 
+  function withBackward(next, backward) {
+    return next && backward ? { ...next, backward: true } : next;
+  }
+
   function getState() {
     const state = { preset: preset.id, step: current };
+    if (problem.backward) state.backward = true;
     if (edited) {
       state.values = { mode: problem.mode, fields: problem.fields, tokens: problem.qTokens };
       if (!problem.self) state.values.keyTokens = problem.kTokens;
@@ -659,7 +678,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   function setState(next = {}) {
     player.pause();
     const step = Number.isInteger(next.step) ? next.step : Number.parseInt(next.step ?? '0', 10);
-    loadPreset(next.preset, { step: Number.isNaN(step) ? 0 : Math.max(0, step), values: next.values });
+    loadPreset(next.preset, { step: Number.isNaN(step) ? 0 : Math.max(0, step), values: next.values, backward: Boolean(next.backward) });
   }
 
   presetSelect.addEventListener('change', () => {
