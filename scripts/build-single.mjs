@@ -7,8 +7,9 @@
 // - the ES modules from web/app.js become one minified classic script
 //   (esbuild), placed at the end of <body> where the module used to run;
 // - the engine is a separate -Oz build of the same C (smaller than the
-//   served -O2 module, same exports), inlined as base64, and presets.json is
-//   inlined; app.js takes both from globalThis.attentionSingleFile;
+//   served -O2 module, same exports), gzipped and inlined as base64 (app.js
+//   unpacks it with DecompressionStream), and presets.json is inlined;
+//   app.js takes both from globalThis.attentionSingleFile;
 // - KaTeX is not inlined (its script alone is ~270 KB): every constant TeX
 //   string in the bundled modules is typeset here as MathML, which the
 //   browser draws with its own fonts, and web/ui/math.js uses that markup.
@@ -21,6 +22,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import katex from 'katex';
 import ts from 'typescript';
@@ -31,7 +33,7 @@ const WEB = join(REPO, 'web');
 const SERVED_WASM = join(WEB, 'lib', 'attention.wasm');
 const SINGLE_WASM = join(REPO, 'build', 'attention-single.wasm');
 const OUTPUT = join(REPO, 'build', 'attention.html');
-const BUDGET_BYTES = 440 * 1024; // 412 KB with the float32 SIMD path (Nov 2026)
+const BUDGET_BYTES = 400 * 1024; // 332 KB with the backward steps (Nov 2026)
 
 // Exports emscripten adds to every standalone module by itself.
 const RUNTIME_EXPORTS = new Set(['_initialize', '__errno_location', 'stackSave', 'stackRestore', 'stackAlloc']);
@@ -184,7 +186,7 @@ async function main() {
   if (!html.includes(moduleTag)) throw new Error(`build-single: web/index.html no longer has ${moduleTag.trim()}`);
   const inlined = 'var attentionSingleFileBase=document.baseURI.startsWith("about:")?"file:///attention.html":document.baseURI;'
     + `globalThis.attentionSingleFile={`
-    + `wasmBinary:Uint8Array.from(atob("${wasm.toString('base64')}"),c=>c.charCodeAt(0)),`
+    + `wasmGzip:"${gzipSync(wasm, { level: 9 }).toString('base64')}",`
     + `presets:${scriptJson(JSON.parse(presets))},`
     + `math:${scriptJson(math)}};`;
   let page = await inlineStyles(html.replace(moduleTag, ''));

@@ -73,12 +73,19 @@ function sectionSlots() {
     .filter(([, element]) => element);
 }
 
+/** The one-file page's engine: gzipped, base64 (scripts/build-single.mjs). */
+async function inlinedEngine() {
+  const packed = Uint8Array.from(atob(inlined.wasmGzip), (c) => c.charCodeAt(0));
+  return new Response(new Blob([packed]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+}
+
 async function start() {
   const slot = document.getElementById('walkthrough-widget');
   let engine;
   let presets;
   try {
-    [engine, presets] = await Promise.all([loadAttention(inlined && { wasmBinary: inlined.wasmBinary }), loadPresets()]);
+    const wasmBinary = inlined ? await inlinedEngine() : undefined;
+    [engine, presets] = await Promise.all([loadAttention({ wasmBinary }), loadPresets()]);
   } catch (error) {
     for (const failed of [slot, ...sectionSlots().map(([, element]) => element)]) {
       showFailure(failed, `The page could not start: ${error.message}`);
