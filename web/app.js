@@ -4,8 +4,8 @@
 // screen) and, after edits, v=<the edited inputs as compact JSON>.
 
 import { loadAttention } from './lib/attention.js';
-import { mountWidget } from './widgets/registry.js';
-import { isMultiHeadPreset } from './widgets/multihead.js';
+import { loadWidget, mountWidget } from './widgets/registry.js';
+import { isMultiHeadPreset } from './presets.js';
 
 // Each section widget mounts into the element with id `${id}-widget`.
 const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient'];
@@ -33,7 +33,25 @@ function readUrlState(location) {
   return state;
 }
 
+// Edited values can make an address of many KB, and replacing one that long
+// takes chromium ~10 ms: an edit's address is written when the page is idle,
+// after its frame. Anything else (a step, a preset) is written at once, with
+// the values it carries. (Safari has no requestIdleCallback.)
+const whenIdle = globalThis.requestIdleCallback ?? ((callback) => setTimeout(callback, 50));
+const cancelIdle = globalThis.cancelIdleCallback ?? clearTimeout;
+let lastValues;
+let pendingWrite = 0;
+
 function writeUrlState(state) {
+  const values = state.values ? JSON.stringify(state.values) : undefined;
+  const edited = values !== lastValues;
+  lastValues = values;
+  if (pendingWrite) cancelIdle(pendingWrite);
+  pendingWrite = edited ? whenIdle(() => { pendingWrite = 0; replaceUrl(state); }, { timeout: 500 }) : 0;
+  if (!edited) replaceUrl(state);
+}
+
+function replaceUrl(state) {
   const params = new URLSearchParams();
   params.set('preset', state.preset);
   params.set('step', String(state.step + 1));
@@ -109,11 +127,20 @@ async function start() {
   if (!multiHeadPreset) writeUrlState(walkthrough.getState());
   // The mounted widgets, by section id, for tests and for the curious in a console.
   const widgets = { walkthrough };
-  // The walkthrough paints first; then each section mounts in a task of its
-  // own, so the page answers input between them.
-  await nextFrame();
-  for (const [id, element] of sectionSlots()) {
+  window.awWidgets = widgets;
+  document.documentElement.dataset.ready = 'true';
+  // Each section is fetched and mounted when it comes within a screen of
+  // the view, one at a time, each in a task of its own.
+  const slots = sectionSlots();
+  let queue = Promise.resolve();
+  const mountSection = async (id, element) => {
     await nextTask();
+    try {
+      await loadWidget(id);
+    } catch (error) {
+      showFailure(element, `This section could not load: ${error.message}`);
+      return;
+    }
     element.replaceChildren();
     // The multi-head section shares the address while it shows a shapes preset.
     const addressed = id === 'multihead' ? {
@@ -121,10 +148,27 @@ async function start() {
       onChange: (state) => writeUrlState(state.preset ? state : walkthrough.getState()),
     } : {};
     widgets[id] = mountWidget(id, element, { engine, presets, theme: 'auto', ...addressed });
+    element.dataset.mounted = 'true';
+    if (slots.every(([, slotElement]) => slotElement.dataset.mounted)) document.documentElement.dataset.sections = 'mounted';
+  };
+  const observer = new IntersectionObserver((entries) => {
+    for (const { target, isIntersecting } of entries) {
+      if (!isIntersecting) continue;
+      observer.unobserve(target);
+      const id = target.id.replace(/-widget$/, '');
+      queue = queue.then(() => mountSection(id, target));
+    }
+  }, { rootMargin: '100% 0px' });
+  await nextFrame();
+  if (multiHeadPreset) {
+    // The sections down to the multi-head one first, so that it stays
+    // where the page scrolls to.
+    const through = slots.findIndex(([id]) => id === 'multihead');
+    for (const [id, element] of slots.slice(0, through + 1)) queue = queue.then(() => mountSection(id, element));
+    await queue;
+    document.getElementById('multihead')?.scrollIntoView({ block: 'start' });
   }
-  if (multiHeadPreset) document.getElementById('multihead')?.scrollIntoView({ block: 'start' });
-  window.awWidgets = widgets;
-  document.documentElement.dataset.ready = 'true';
+  for (const [, element] of slots) if (!element.dataset.mounted) observer.observe(element);
 }
 
 start();

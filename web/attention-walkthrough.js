@@ -16,7 +16,7 @@
 // source imports CSS as text, which only the bundler understands.
 
 import { loadAttention } from './lib/attention.js';
-import { embedOptions, mountWidget } from './widgets/registry.js';
+import { embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
 import presets from './presets.json' with { type: 'json' };
 import pageCss from './style.css';
 import sectionsCss from './sections.css';
@@ -89,10 +89,11 @@ class AttentionWalkthrough extends HTMLElement {
     const generation = ++this.#generation;
     const shell = this.#shell;
     if (!this.#widget) shell.replaceChildren(message('Loading the engine\u2026', false));
+    const options = embedOptions((name) => this.getAttribute(name));
     let engine;
     try {
       engineLoading ??= loadAttention({ wasmUrl: new URL('attention.wasm', SCRIPT_URL).href });
-      engine = await engineLoading;
+      [engine] = await Promise.all([engineLoading, loadWidget(options.name)]);
     } catch (error) {
       engineLoading = null;
       if (generation === this.#generation) shell.replaceChildren(message(`The widget could not start: ${error.message}`, true));
@@ -101,7 +102,6 @@ class AttentionWalkthrough extends HTMLElement {
     if (generation !== this.#generation) return;
     this.#widget?.destroy();
     shell.replaceChildren();
-    const options = embedOptions((name) => this.getAttribute(name));
     this.#widget = mountWidget(options.name, shell, { engine, presets, ...options });
     if (options.notices.length) shell.prepend(message(options.notices.join(' '), false));
     this.dataset.ready = 'true';

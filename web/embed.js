@@ -10,7 +10,7 @@
 //   parent.postMessage({ type: 'attention-embed:height', height, id }, '*')
 
 import { loadAttention } from './lib/attention.js';
-import { WIDGETS, embedOptions, mountWidget } from './widgets/registry.js';
+import { WIDGETS, embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 const HEIGHT_MESSAGE = 'attention-embed:height';
@@ -50,7 +50,7 @@ async function start() {
   let engine;
   let presets;
   try {
-    [engine, presets] = await Promise.all([loadAttention(), loadPresets()]);
+    [engine, presets] = await Promise.all([loadAttention(), loadPresets(), loadWidget(options.name)]);
   } catch (error) {
     box.replaceChildren();
     showMessage(box, `The widget could not start: ${error.message}`, true);

@@ -76,3 +76,8 @@ export function presetInput(preset) {
   }
   return input;
 }
+
+/** The presets the multi-head section shows and the walkthrough does not: multi-head with more than one head. */
+export function isMultiHeadPreset(preset) {
+  return preset?.input?.kind === 'multiHead' && preset.input.numHeads > 1;
+}

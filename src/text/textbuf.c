@@ -57,6 +57,20 @@ void attn__format_shortest(char out[ATTN__NUMBER_CAP], double x)
     snprintf(out, ATTN__NUMBER_CAP, "%.17g", x);
 }
 
+const char *attn__cached_shortest(attn__number_cache *cache, double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    /* Fibonacci hashing: the top bits of bits × 2^64/φ. */
+    const size_t slot = (size_t)((bits * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - ATTN__NUMBER_CACHE_BITS));
+    char *text = cache->text[slot];
+    if (text[0] == '\0' || cache->bits[slot] != bits) {
+        attn__format_shortest(text, x);
+        cache->bits[slot] = bits;
+    }
+    return text;
+}
+
 /* Drops trailing zeros of a fixed-point number, and the point if bare. */
 static void trim_fraction(char *number)
 {

@@ -8,6 +8,7 @@
 #define ATTN_TEXTBUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #if defined(__GNUC__) || defined(__clang__)
 #define ATTN__PRINTF_LIKE(format_index, first_arg) \
@@ -35,6 +36,20 @@ void attn__text_repeat(attn__text *text, const char *string, int times);
 /* The shortest of %.15g, %.16g and %.17g that reads back as exactly x
  * (x finite), so JSON readers recover the same double. */
 void attn__format_shortest(char out[ATTN__NUMBER_CAP], double x);
+
+/* Numbers attn__format_shortest wrote, by their bits, in a table indexed by
+ * a hash (a newer number takes an older one's slot): a walkthrough writes
+ * each input many times over, and formatting one number costs up to three
+ * printf and two strtod calls. All zero bytes is an empty cache. */
+enum { ATTN__NUMBER_CACHE_BITS = 10,
+       ATTN__NUMBER_CACHE_SLOTS = 1 << ATTN__NUMBER_CACHE_BITS };
+typedef struct attn__number_cache {
+    uint64_t bits[ATTN__NUMBER_CACHE_SLOTS];
+    char text[ATTN__NUMBER_CACHE_SLOTS][ATTN__NUMBER_CAP]; /* "" = empty */
+} attn__number_cache;
+
+/* attn__format_shortest(x), from the cache when it is there. */
+const char *attn__cached_shortest(attn__number_cache *cache, double x);
 
 /* x rounded to 4 decimals without trailing zeros ("0.7071", "1.09", "3");
  * "%.4g" for magnitudes below 5e-5 or from 1e9, where 4 decimals would

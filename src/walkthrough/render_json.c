@@ -39,15 +39,12 @@ static void put_string(attn__text *out, const char *text)
     attn__text_puts(out, "\"");
 }
 
-static void put_number(attn__text *out, double x)
+static void put_number(attn__walker *walker, double x)
 {
-    if (!isfinite(x)) { /* only a masked −∞ */
-        attn__text_puts(out, "null");
-        return;
-    }
-    char number[ATTN__NUMBER_CAP];
-    attn__format_shortest(number, x);
-    attn__text_puts(out, number);
+    /* Only a masked −∞ is not finite. */
+    attn__text_puts(walker->out,
+                    isfinite(x) ? attn__cached_shortest(walker->numbers, x)
+                                : "null");
 }
 
 /* Opens the array of `part` in the current step (closing the last). The
@@ -170,7 +167,7 @@ static void put_node(attn__walker *walker, int index)
     }
     if (!is_vector(walker, index)) {
         attn__text_printf(out, "%s\"v\":", separator);
-        put_number(out, node->value);
+        put_number(walker, node->value);
         separator = ",";
     }
     if (node->ref.name != NULL) {

@@ -345,23 +345,28 @@ int attn__format_walkthrough(const attn_problem *problem, int format,
         allocator->context, ATTN__NODE_CAP * sizeof *nodes);
     int *kids = allocator->allocate(allocator->context,
                                     ATTN__NODE_CAP * sizeof *kids);
-    if (nodes == NULL || kids == NULL) {
-        if (nodes != NULL) allocator->release(allocator->context, nodes);
-        if (kids != NULL) allocator->release(allocator->context, kids);
-        return attn__fail_nomem(problem);
+    attn__number_cache *numbers =
+        allocator->allocate(allocator->context, sizeof *numbers);
+    int status = ATTN_OK;
+    if (nodes == NULL || kids == NULL || numbers == NULL) {
+        status = attn__fail_nomem(problem);
+    } else {
+        memset(numbers, 0, sizeof *numbers);
+        attn__walker walker = {
+            .out = text,
+            .problem = problem,
+            .info = &problem->info,
+            .nodes = nodes,
+            .kids = kids,
+            .numbers = numbers,
+        };
+        walker.sink = format == ATTN_FORMAT_STEPS
+                          ? &attn__json_sink
+                          : attn__doc_sink(format, &walker.style);
+        status = attn__walk(&walker);
     }
-    attn__walker walker = {
-        .out = text,
-        .problem = problem,
-        .info = &problem->info,
-        .nodes = nodes,
-        .kids = kids,
-    };
-    walker.sink = format == ATTN_FORMAT_STEPS
-                      ? &attn__json_sink
-                      : attn__doc_sink(format, &walker.style);
-    const int status = attn__walk(&walker);
-    allocator->release(allocator->context, kids);
-    allocator->release(allocator->context, nodes);
+    if (numbers != NULL) allocator->release(allocator->context, numbers);
+    if (kids != NULL) allocator->release(allocator->context, kids);
+    if (nodes != NULL) allocator->release(allocator->context, nodes);
     return status;
 }

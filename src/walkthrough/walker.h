@@ -139,6 +139,7 @@ struct attn__walker {
     int chain_length;
     int equations;                /* written in this step */
     /* Renderer state. */
+    attn__number_cache *numbers;  /* the steps JSON's numbers */
     int need_blank, in_list, in_code, lists, steps_written;
     const char *last_formula;
 };

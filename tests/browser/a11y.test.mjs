@@ -53,6 +53,7 @@ for (const width of [1440, 375]) {
   for (const colorScheme of ['light', 'dark']) {
     test(`the page has no axe violations at ${width} px in the ${colorScheme} theme, every section in view once`, async () => {
       const page = await openPage('index.html?preset=cat-sat-mat&step=14', { width, colorScheme });
+      await session.mountSections(page);
       for (const section of await page.locator('main section').all()) await section.scrollIntoViewIfNeeded();
       assert.deepEqual(await violations(page), []);
       await page.close();

@@ -55,7 +55,7 @@ test('the scrubber moves the step by a click on its track and by Home, End and t
 });
 
 test('the multi-head section\u2019s scrubber moves its step too', async () => {
-  const page = await open('');
+  const page = await session.mountSections(await open(''));
   const scrubber = page.locator('#multihead .aw-scrubber');
   await scrubber.scrollIntoViewIfNeeded();
   await scrubber.focus();

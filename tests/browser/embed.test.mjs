@@ -217,6 +217,7 @@ test('"Embed this" gives snippets that show the same view, edits included, on a 
   await custom.close();
 
   // A section's whole state travels the same way.
+  await session.mountSections(page);
   const masks = page.locator('#masks');
   await masks.locator('.aw-mask-cell[data-row="3"][data-col="1"]').click();
   const masksState = await page.evaluate(() => window.awWidgets.masks.getState());

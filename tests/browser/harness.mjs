@@ -34,7 +34,7 @@ const LOCAL_SCHEMES = ['data:', 'blob:', 'about:'];
 /**
  * Starts the static server and the browser. Options: root (default web/),
  * viewport (default 1280 × 900), reducedMotion ('reduce' | 'no-preference').
- * Returns { origin, url(path), newPage(), open(path), openReady(path), allowOrigin(url), consoleErrors,
+ * Returns { origin, url(path), newPage(), open(path), openReady(path), mountSections(page), allowOrigin(url), consoleErrors,
  * pageErrors, offOrigin, problems(), assertQuiet(), clear(), close() }.
  */
 export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, height: 900 }, reducedMotion } = {}) {
@@ -104,6 +104,23 @@ export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, 
     async openReady(path) {
       const page = await this.open(path);
       await page.waitForSelector('html[data-ready="true"]');
+      return page;
+    },
+    /**
+     * Scrolls through the main page's sections as a reader would, each into
+     * view until it is mounted (app.js mounts them as they come near), then
+     * back to the top. Other pages are left as they are.
+     */
+    async mountSections(page) {
+      const slots = await page.locator('.page-section .widget-slot').all();
+      if (slots.length === 0) return page; // not the main page
+      for (const slot of slots) {
+        await slot.scrollIntoViewIfNeeded();
+        await page.waitForFunction((element) => element.id === 'walkthrough-widget' || element.dataset.mounted === 'true',
+                                   await slot.elementHandle());
+      }
+      await page.waitForSelector('html[data-sections="mounted"]');
+      await page.evaluate(() => window.scrollTo(0, 0));
       return page;
     },
     /** Everything recorded so far, one line each. */

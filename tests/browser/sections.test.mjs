@@ -37,7 +37,7 @@ after(async () => {
 async function openPage() {
   const page = await session.open(PAGE);
   await page.waitForSelector('html[data-ready="true"]');
-  return page;
+  return session.mountSections(page);
 }
 
 

@@ -36,6 +36,7 @@ const presetById = (id) => presets.presets.find((preset) => preset.id === id);
 async function openPreset(id) {
   const page = await session.open(`index.html?preset=${id}`);
   await page.waitForSelector('html[data-ready="true"]');
+  await page.waitForSelector('#multihead-widget[data-mounted="true"]');
   return page;
 }
 

@@ -29,7 +29,7 @@ after(async () => {
 async function openPage(path = 'index.html') {
   const page = await session.open(path);
   await page.waitForSelector('html[data-ready="true"]');
-  return page;
+  return session.mountSections(page);
 }
 
 // ---- What the test computes on its own ----
@@ -245,6 +245,7 @@ test('on a phone the planes fit the screen and a finger drags the query without 
   await page.setViewportSize({ width: 375, height: 740 });
   await page.goto(session.url('index.html'));
   await page.waitForSelector('html[data-ready="true"]');
+  await session.mountSections(page);
   await page.locator(`${PLANE} .aw-plane-svg`).first().scrollIntoViewIfNeeded();
   const widths = await page.$$eval(`${PLANE} .aw-plane-svg`, (svgs) => svgs.map((svg) => svg.getBoundingClientRect().right));
   assert.ok(widths.every((right) => right <= 375), `the planes end inside the screen: ${widths}`);

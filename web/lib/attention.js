@@ -163,6 +163,10 @@ function createApi(wasm, engineMaxBytes) {
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
 
+  // The length of the last text of each format, plus one: the next
+  // format call's first guess.
+  const lastLength = [];
+
   // Every block malloc'd during one API call, freed together at its end.
   class Allocations {
     constructor() { this.blocks = []; }
@@ -320,12 +324,20 @@ function createApi(wasm, engineMaxBytes) {
 
       const lengthSlot = allocations.bytes(4); // size_t is 32 bits in wasm32
       return formats.map((format) => {
-        let status = wasm.attn_problem_format(problem, format, 0, 0, lengthSlot);
+        // One pass into a buffer as large as this format's last text (a
+        // step list can be MBs); a second only if the text is longer.
+        let capacity = lastLength[format] ?? 0;
+        let buffer = capacity > 0 ? allocations.bytes(capacity) : 0;
+        let status = wasm.attn_problem_format(problem, format, buffer, capacity, lengthSlot);
+        let length = readU32(lengthSlot);
+        if (status === 0 && length >= capacity) {
+          capacity = length + 1;
+          buffer = allocations.bytes(capacity);
+          status = wasm.attn_problem_format(problem, format, buffer, capacity, lengthSlot);
+          length = readU32(lengthSlot);
+        }
         if (status !== 0) throw problemError(problem, status);
-        const length = readU32(lengthSlot);
-        const buffer = allocations.bytes(length + 1);
-        status = wasm.attn_problem_format(problem, format, buffer, length + 1, lengthSlot);
-        if (status !== 0) throw problemError(problem, status);
+        lastLength[format] = Math.max(length + 1, 4096);
         return decoder.decode(new Uint8Array(wasm.memory.buffer, buffer, length));
       });
     } finally {
@@ -336,10 +348,14 @@ function createApi(wasm, engineMaxBytes) {
 
   // JSON has no infinity: the engine writes a masked -Infinity as null, in
   // results' arrays and as a step node's value "v".
-  const parseResult = (text) => JSON.parse(text, function (key, value) {
+  // A reviver makes JSON.parse several times slower, so only text that has
+  // a null goes through one.
+  const parseResult = (text) => (text.includes('null') ? JSON.parse(text, function (key, value) {
     return value === null && Array.isArray(this) ? -Infinity : value;
-  });
-  const parseSteps = (text) => JSON.parse(text, (key, value) => (key === 'v' && value === null ? -Infinity : value));
+  }) : JSON.parse(text));
+  const parseSteps = (text) => (text.includes('null')
+    ? JSON.parse(text, (key, value) => (key === 'v' && value === null ? -Infinity : value))
+    : JSON.parse(text));
 
   // attn_problem_set_document: the walkthrough's title and heading level.
   function setDocument(problem, { title, headingLevel } = {}, allocations) {

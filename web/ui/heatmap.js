@@ -106,21 +106,34 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     detail.textContent = hidden(i, j) ? `${describeCell(i, j).where}: not computed yet` : describeCell(i, j).full;
   }
 
+  // The grid's structure (cells, labels) is rebuilt only when the shape or
+  // the labels change; an edit's new values are filled into it in place.
+  let builtFor = '';
+
   function draw() {
+    if (!data) {
+      holder.replaceChildren();
+      cells = [];
+      builtFor = '';
+      return;
+    }
+    const shape = JSON.stringify([data.values.length, data.values[0].length, data.rowLabels, data.colLabels]);
+    if (shape !== builtFor) build();
+    builtFor = shape;
+    fill();
+  }
+
+  function build() {
     holder.replaceChildren();
     cells = [];
-    if (!data) return;
     const rows = data.values.length;
     const cols = data.values[0].length;
-    const finite = data.values.flat().filter(Number.isFinite);
-    const domain = data.domain ?? [Math.min(...finite, 0), Math.max(...finite, 0)];
     const left = 12 + LABEL_CHAR * Math.max(...data.rowLabels.map((l) => shorten(l).length), 1);
     const top = 22;
     const width = left + cols * CELL + 4;
     const height = top + rows * CELL + 4;
     const svg = svgElement(doc, 'svg', {
-      viewBox: `0 0 ${width} ${height}`, width, height, class: 'aw-heatmap-grid',
-      role: 'group', 'aria-label': `${title}: ${rows} by ${cols}, arrow keys move between cells`,
+      viewBox: `0 0 ${width} ${height}`, width, height, class: 'aw-heatmap-grid', role: 'group',
     });
     // With numbers in its cells it keeps its size and scrolls sideways
     // (the numbers stay readable); without, it shrinks to fit.
@@ -155,23 +168,14 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     for (let i = 0; i < rows; i++) {
       cells.push([]);
       for (let j = 0; j < cols; j++) {
-        const value = data.values[i][j];
-        const t = colourOf(value, domain);
         const group = svgElement(doc, 'g', { class: 'aw-heat-cell', tabindex: -1, role: 'img', 'data-row': i, 'data-col': j });
         const rect = svgElement(doc, 'rect', {
           x: left + j * CELL + 1, y: top + i * CELL + 1, width: CELL - 2, height: CELL - 2, rx: 3,
-          fill: t === null ? `url(#${id}-masked)` : viridis(t),
         });
         const text = svgElement(doc, 'text', {
-          x: left + j * CELL + CELL / 2, y: top + i * CELL + CELL / 2 + 4, 'text-anchor': 'middle',
-          class: 'aw-heat-value', fill: t === null ? '#111' : textColourFor(t),
+          x: left + j * CELL + CELL / 2, y: top + i * CELL + CELL / 2 + 4, 'text-anchor': 'middle', class: 'aw-heat-value',
         });
-        text.textContent = cols <= NUMBERED_COLUMNS ? formatNumber(value, t === null ? 3 : 2) : '';
-        const tooltip = svgElement(doc, 'title');
-        const description = describeCell(i, j);
-        tooltip.textContent = description.full;
-        group.setAttribute('aria-label', description.full);
-        group.append(rect, text, tooltip);
+        group.append(rect, text, svgElement(doc, 'title'));
         group.addEventListener('mouseenter', () => showDetail(i, j));
         group.addEventListener('focus', () => { focusIndex = [i, j]; showDetail(i, j); });
         group.addEventListener('keydown', (event) => onKey(event, i, j));
@@ -183,7 +187,23 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     const [fi, fj] = [Math.min(focusIndex[0], rows - 1), Math.min(focusIndex[1], cols - 1)];
     focusIndex = [fi, fj];
     cells[fi][fj].setAttribute('tabindex', '0');
-    applyHighlight();
+  }
+
+  function fill() {
+    const rows = data.values.length;
+    const cols = data.values[0].length;
+    holder.firstChild.setAttribute('aria-label', `${title}: ${rows} by ${cols}, arrow keys move between cells`);
+    const finite = data.values.flat().filter(Number.isFinite);
+    const domain = data.domain ?? [Math.min(...finite, 0), Math.max(...finite, 0)];
+    cells.forEach((row, i) => row.forEach((group, j) => {
+      const value = data.values[i][j];
+      const t = colourOf(value, domain);
+      const [rect, text] = group.children;
+      rect.setAttribute('fill', t === null ? `url(#${id}-masked)` : viridis(t));
+      text.setAttribute('fill', t === null ? '#111' : textColourFor(t));
+      text.textContent = cols <= NUMBERED_COLUMNS ? formatNumber(value, t === null ? 3 : 2) : '';
+    }));
+    applyHighlight(); // also rewrites the descriptions whose values changed
     drawLegend(domain, data.values.flat().some((v) => v === -Infinity));
   }
 

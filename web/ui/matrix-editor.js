@@ -97,9 +97,23 @@ export function createMatrixView(root, { title, name = title }) {
     return `${name}[${data.rowLabels[i]}][${data.colLabels[j]}] = ${fullPrecision(value)}`;
   }
 
+  // The table is rebuilt only when the shape or the labels change; new
+  // values and marks are written into its cells in place, and a cell whose
+  // text and class are unchanged is not touched.
+  let builtFor = '';
+  let shown = [];
+
   function draw() {
+    const shape = data ? JSON.stringify([data.rowLabels, data.colLabels, data.values[0]?.length, data.input]) : '';
+    if (shape !== builtFor) build();
+    builtFor = shape;
+    if (data) paint();
+  }
+
+  function build() {
     scroller.replaceChildren();
     grid = [];
+    shown = [];
     if (!data) return;
     const t = table(doc, 'aw-grid');
     t.append(headerRow(doc, data.colLabels));
@@ -108,6 +122,7 @@ export function createMatrixView(root, { title, name = title }) {
       const tr = doc.createElement('tr');
       tr.append(rowHeader(doc, data.rowLabels[i]));
       grid.push([]);
+      shown.push([]);
       row.forEach((value, j) => {
         const td = doc.createElement('td');
         td.tabIndex = -1;
@@ -118,6 +133,7 @@ export function createMatrixView(root, { title, name = title }) {
         td.addEventListener('keydown', (event) => moveFocus(event, grid, i, j, focusAt));
         tr.append(td);
         grid[i].push(td);
+        shown[i].push(undefined);
       });
       tbody.append(tr);
     });
@@ -125,23 +141,25 @@ export function createMatrixView(root, { title, name = title }) {
     scroller.append(t);
     focus = [Math.min(focus[0], grid.length - 1), Math.min(focus[1], grid[0].length - 1)];
     grid[focus[0]][focus[1]].tabIndex = 0;
-    paint();
   }
 
   function paint() {
     grid.forEach((row, i) => row.forEach((td, j) => {
       const hidden = marks.hidden ? marks.hidden(i, j) : false;
-      td.className = [marks.cells?.get(`${i},${j}`), marks.rows?.get(i), marks.cols?.get(j),
-                      hidden ? 'aw-future' : ''].filter(Boolean).join(' ');
-      td.replaceChildren();
       const value = data.values[i][j];
+      const className = [marks.cells?.get(`${i},${j}`), marks.rows?.get(i), marks.cols?.get(j),
+                         hidden ? 'aw-future' : '', !hidden && value === -Infinity ? 'aw-masked' : '']
+        .filter(Boolean).join(' ');
+      if (td.className !== className) td.className = className;
+      const state = hidden ? 'hidden' : value;
+      if (Object.is(shown[i][j], state)) return;
+      shown[i][j] = state;
       if (hidden) {
         td.textContent = '\u00b7';
         td.setAttribute('aria-label', `${name}[${data.rowLabels[i]}][${data.colLabels[j]}]: not computed yet`);
       } else {
-        td.append(numberElement(doc, value, { input: data.input }));
+        td.replaceChildren(numberElement(doc, value, { input: data.input }));
         td.setAttribute('aria-label', cellText(i, j));
-        if (value === -Infinity) td.classList.add('aw-masked');
       }
     }));
   }

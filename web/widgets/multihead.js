@@ -23,7 +23,7 @@ import { mathElement } from '../ui/math.js';
 import {
   attempt, button, choice, clampInt, normalDraws, randomMatrix, scrollBox, sectionRoot, sectionState, seededRandom,
 } from './sections-common.js';
-import { presetInput, tutorialName } from '../presets.js';
+import { isMultiHeadPreset, presetInput, tutorialName } from '../presets.js';
 
 const TOKENS = ['The', 'cat', 'sat', 'down'];
 const D_MODEL = 8;
@@ -71,11 +71,6 @@ export function inputsFor(seed) {
 
 /** Column numbers from first + 1: a head's block of Q, K or V keeps the numbers it has there. */
 const columnLabels = (n, first = 0) => Array.from({ length: n }, (_, j) => String(first + j + 1));
-
-/** The presets this section shows and the walkthrough does not: multi-head with more than one head. */
-export function isMultiHeadPreset(preset) {
-  return preset?.input?.kind === 'multiHead' && preset.input.numHeads > 1;
-}
 
 const sizeOf = (matrix) => `${matrix.length} \u00d7 ${matrix[0].length}`;
 

@@ -4,6 +4,7 @@
 // "Embed this" button, the walkthrough's export buttons, the choice of
 // controls and the theme.
 //
+//   await loadWidget(name); then
 //   mountWidget(name, element, { engine, presets?, state?, onChange?,
 //                                controls?, theme?, autoplay? }) -> the widget
 //   controls: null (all) or a list of CONTROL_NAMES[name] to show
@@ -14,26 +15,30 @@
 // of the walkthrough or the whole state of a section, as compact JSON.
 
 import { mount as walkthrough } from './walkthrough.js';
-import { mount as plane } from './plane.js';
-import { mount as masks } from './masks.js';
-import { mount as scaling } from './scaling.js';
-import { mount as multihead } from './multihead.js';
-import { mount as crossAttention } from './cross-attention.js';
-import { mount as alignment } from './alignment.js';
-import { mount as efficient } from './efficient.js';
 import { createEmbedButton } from '../ui/embed-button.js';
 import { createExportBar } from '../ui/export.js';
 
+// The walkthrough comes with this module; a section's code is fetched the
+// first time it is needed (loadWidget), so the page loads a section when
+// the reader scrolls to it. Bundlers inline these imports.
 export const WIDGETS = {
-  walkthrough: { mount: walkthrough, title: 'Attention, step by step' },
-  plane: { mount: plane, title: 'Attention on a plane' },
-  masks: { mount: masks, title: 'Attention masks' },
-  scaling: { mount: scaling, title: 'Why scale by \u221ad_k' },
-  multihead: { mount: multihead, title: 'Multi-head attention' },
-  'cross-attention': { mount: crossAttention, title: 'Self- and cross-attention' },
-  alignment: { mount: alignment, title: 'Bahdanau and Luong attention' },
-  efficient: { mount: efficient, title: 'Cheaper attention' },
+  walkthrough: { load: async () => ({ mount: walkthrough }), title: 'Attention, step by step' },
+  plane: { load: () => import('./plane.js'), title: 'Attention on a plane' },
+  masks: { load: () => import('./masks.js'), title: 'Attention masks' },
+  scaling: { load: () => import('./scaling.js'), title: 'Why scale by \u221ad_k' },
+  multihead: { load: () => import('./multihead.js'), title: 'Multi-head attention' },
+  'cross-attention': { load: () => import('./cross-attention.js'), title: 'Self- and cross-attention' },
+  alignment: { load: () => import('./alignment.js'), title: 'Bahdanau and Luong attention' },
+  efficient: { load: () => import('./efficient.js'), title: 'Cheaper attention' },
 };
+
+const mounts = { walkthrough };
+
+/** Fetches a widget's code once; mountWidget needs it loaded. */
+export async function loadWidget(name) {
+  if (!Object.hasOwn(WIDGETS, name)) throw new Error(`loadWidget: no widget called ${JSON.stringify(name)}`);
+  mounts[name] ??= (await WIDGETS[name].load()).mount;
+}
 
 // What each control name hides, as CSS (style.css: .aw-root[data-aw-hide~=name]).
 export const CONTROL_NAMES = {
@@ -108,7 +113,8 @@ export function mountWidget(name, element, {
 }) {
   const entry = WIDGETS[name];
   if (!entry) throw new Error(`mountWidget: no widget called ${JSON.stringify(name)}`);
-  const widget = entry.mount(element, { engine, presets, state, onChange });
+  if (!mounts[name]) throw new Error(`mountWidget: ${name} is not loaded yet (await loadWidget(${JSON.stringify(name)}))`);
+  const widget = mounts[name](element, { engine, presets, state, onChange });
   const root = element.lastElementChild;
   const doc = element.ownerDocument;
 

@@ -111,11 +111,13 @@ export function buildModel(engine, problem) {
   const model = { mode: problem.mode, engine, mats, qTokens, kTokens, list: steps, vector: problem.vector, pageName };
   // A vector problem's results lose the row axis; the page shows them as row 0.
   model.refOf = (ref) => (problem.vector ? [pageName(ref[0]), 0, ...ref.slice(1)] : [pageName(ref[0]), ...ref.slice(1)]);
-  model.values = new Map();
+  // "name,i,j" -> every value an equation names; only the errata need it
+  // (never for an edit), so it is gathered when first asked for.
+  let values;
+  Object.defineProperty(model, 'values', { get: () => (values ??= collectValues(model)) });
   model.producers = new Map(); // "name,i,j" -> the equation whose result it is
   for (const step of steps.steps) {
     for (const equation of step.equations ?? []) {
-      for (const node of equation.chain) collectValues(model, node);
       const last = equation.chain[equation.chain.length - 1];
       for (const ref of resultRefs(last)) model.producers.set(model.refOf(ref).join(','), equation);
     }
@@ -125,9 +127,16 @@ export function buildModel(engine, problem) {
   return model;
 }
 
-function collectValues(model, node) {
-  if (node.ref && node.v !== undefined) model.values.set(model.refOf(node.ref).join(','), node.v);
-  for (const arg of node.args ?? []) collectValues(model, arg);
+function collectValues(model) {
+  const values = new Map();
+  const visit = (node) => {
+    if (node.ref && node.v !== undefined) values.set(model.refOf(node.ref).join(','), node.v);
+    for (const arg of node.args ?? []) visit(arg);
+  };
+  for (const step of model.list.steps) {
+    for (const equation of step.equations ?? []) equation.chain.forEach(visit);
+  }
+  return values;
 }
 
 // The cells an equation's last expression names: a leaf, or a vector's entries.

@@ -186,6 +186,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   let errata = [];
   let seed = 1;
   let matViews = {};
+  let matLayout = '';
   let matrixEditors = {};
 
   const player = createPlayer(playerSlot, {
@@ -322,10 +323,15 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   }
 
   function rebuildViews() {
-    for (const matView of Object.values(matViews)) matView.destroy();
-    matViews = {};
+    // The same matrices as before (an edit of values) are updated in place.
+    const layout = JSON.stringify(Object.entries(model.mats).map(([name, mat]) => [name, mat.title]));
+    if (layout !== matLayout) {
+      for (const matView of Object.values(matViews)) matView.destroy();
+      matViews = {};
+      for (const [name, mat] of Object.entries(model.mats)) matViews[name] = createMatrixView(matsBox, { title: mat.title, name });
+      matLayout = layout;
+    }
     for (const [name, mat] of Object.entries(model.mats)) {
-      matViews[name] = createMatrixView(matsBox, { title: mat.title, name });
       matViews[name].update(mat);
       matViews[name].setVisible(false);
     }
