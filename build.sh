@@ -18,7 +18,7 @@ export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 out="${ATTN_WASM_OUT:-web/lib/attention.wasm}"
 opt="${ATTN_WASM_OPT:--O2}"
 # The library's layers, as in the Makefile (ARCHITECTURE.md).
-layers="kernels text problem walkthrough"
+layers="kernels text problem walkthrough train"
 sources=""
 for layer in $layers; do sources="$sources $(ls src/$layer/*.c)"; done
 # A folder changes when a file is added to it or removed from it.

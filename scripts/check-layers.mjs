@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 
 // Lowest first: a layer may use the ones before it.
-const C_LAYERS = ['kernels', 'text', 'problem', 'walkthrough', 'cli'];
+const C_LAYERS = ['kernels', 'text', 'problem', 'walkthrough', 'train', 'cli'];
 const WEB_LAYERS = [
   ['lib', (file) => file.startsWith('web/lib/') || file === 'web/presets.js'],
   ['ui', (file) => file.startsWith('web/ui/')],

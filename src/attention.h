@@ -801,6 +801,69 @@ typedef enum attn_format {
 int attn_problem_format(const attn_problem *problem, int format, char *buf,
                         size_t cap, size_t *length);
 
+/* ---- Training: a tiny transformer that learns a task ----
+ *
+ * Token embedding plus learned positions, 1 or 2 layers, an unembedding to
+ * logits, cross-entropy over the positions a task counts, Adam (β 0.9,
+ * 0.999) with the gradients clipped to a global norm of 1. A layer is the
+ * engine's attn_transformer_block (post-norm) when dFF > 0, else
+ * attn_multihead in a residual connection (x + MHA(x)), so the attention
+ * trained is the one the walkthroughs show. The same seed gives the same
+ * run, bit for bit, in one build.
+ *
+ * Tasks (each position predicts a token; the task says which count):
+ *   "copy"          its own token
+ *   "reverse"       token T - 1 - i (the anti-diagonal)
+ *   "sort"          the i-th smallest token
+ *   "previousToken" token i - 1 (causal)
+ *   "induction"     T/2 distinct tokens twice; the next token, from the
+ *                   last of the first copy on (causal; the induction head)
+ *   "lookup"        key, value pairs then a key; its value, at the end
+ * Settings (attn_trainer_set, names as in the JS API; each task has its
+ * own defaults, README "Watch attention learn"): seed, layers (1-2),
+ * heads (1-4, divides dModel), dModel (4-64), dFF (0-256; 0 = attention
+ * and residual only), seqLength (2-32), vocab (2-64), batchSize (1-512),
+ * learningRate, scale (1: scores × 1/√d_head, 0: none), causal (0/1),
+ * steps (the task's documented step budget). The model is built, and the
+ * settings fixed, by the first step, evaluation, example or prediction.
+ * The held-out set, ATTN_TRAINER_HELD_OUT examples, depends on the task and
+ * its sizes only, not on the seed.
+ */
+#define ATTN_TRAINER_HELD_OUT 256
+
+typedef struct attn_trainer attn_trainer;
+
+/* task as above (ATTN_ERR_OPTION if unknown); allocator NULL = malloc. */
+int attn_trainer_create(attn_trainer **trainer, const char *task,
+                        const attn_allocator *allocator);
+void attn_trainer_destroy(attn_trainer *trainer); /* NULL is fine */
+int attn_trainer_set(attn_trainer *trainer, const char *setting,
+                     double value);
+/* A setting, or "step": the steps taken. */
+int attn_trainer_get(const attn_trainer *trainer, const char *setting,
+                     double *value);
+/* The last error as one line naming the setting; "" when there is none. */
+const char *attn_trainer_error(const attn_trainer *trainer);
+
+/* count Adam steps, each on a fresh seeded batch; *loss is the last
+ * batch's mean cross-entropy. */
+int attn_trainer_step(attn_trainer *trainer, int count, double *loss);
+/* Mean loss and token accuracy over the held-out set's counted positions. */
+int attn_trainer_evaluate(attn_trainer *trainer, double *loss,
+                          double *accuracy);
+/* Held-out example `example` (0 to ATTN_TRAINER_HELD_OUT - 1): its tokens,
+ * the targets and which positions count (1) or not (0), each [seqLength]. */
+int attn_trainer_example(attn_trainer *trainer, int *tokens, int *targets,
+                         int *counted, int example);
+/* The model's most likely token at each position of tokens [length]
+ * (1 ≤ length ≤ seqLength, each in 0..vocab-1), and every head's
+ * attention weights [layers, heads, length, length] (NULL: not wanted). */
+int attn_trainer_predict(attn_trainer *trainer,
+                         int *predicted,        /* [length] */
+                         double *weights,       /* or NULL */
+                         const int *tokens,     /* [length] */
+                         int length);
+
 /* ---- Limits ----
  *
  * A problem holds its tensor fields (copied by the setters), its results

@@ -3,6 +3,7 @@
  * Markdown or LaTeX. Every failure is one line on standard error. */
 #include "attention.h"
 #include "problem_json.h"
+#include "train_cli.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -15,7 +16,8 @@
 #define ATTN_CLI_VERSION "0.1.0"
 #define USAGE                                                              \
     "usage: attn [--format json|text|markdown|latex|steps] [-o FILE] "      \
-    "[--max-bytes N] [--title TEXT] [--heading-level N] [FILE]"
+    "[--max-bytes N] [--title TEXT] [--heading-level N] [FILE]\n"         \
+    "       attn train --task NAME [options] (attn train --help)"
 
 enum {
     EXIT_BAD_INPUT = 2, /* a bad option, an unreadable file or bad input */
@@ -435,6 +437,8 @@ static int run_cli(const cli_args *args, char *error, size_t error_cap)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "train") == 0)
+        return attn_cli_train(argc - 1, argv + 1);
     char error[ERROR_CAP];
     cli_args args;
     int exit_status = parse_args(&args, argc, argv, error, sizeof error);

@@ -106,7 +106,9 @@ static inline double attn__dot(const double *a, const double *b, int n)
  * out [rows, cols], x [rows, in], w [in, cols], bias [cols] or NULL.
  * The k-outer loop walks w row by row, which keeps the access contiguous.
  */
-static inline int attn__affine(double *out, const double *x, const double *w,
+static inline int attn__affine(double *restrict out,
+                               const double *restrict x,
+                               const double *restrict w,
                                const double *bias, int rows, int in, int cols)
 {
     for (int r = 0; r < rows; r++) {
@@ -243,7 +245,8 @@ void attn__matmul_nt(double *out, size_t out_stride, const double *a,
                      int rows, int cols, int n, int accumulate);
 
 /* out [n, cols] += aᵀ @ b: a [rows, n], b [rows, cols], all contiguous. */
-void attn__matmul_tn_add(double *out, const double *a, const double *b,
+void attn__matmul_tn_add(double *restrict out, const double *restrict a,
+                         const double *restrict b,
                          int rows, int n, int cols);
 
 /* out [cols] += the column sums of a [rows, cols]. */

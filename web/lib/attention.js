@@ -24,6 +24,10 @@
 //   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays;
 //                  Float32Array inputs compute in float32, others in float64)
 //   attn.linearFlat({ q, k, v, nQ, nK, dK, dV, causal }) -> { output }
+//   attn.createTrainer({ task, seed?, layers?, ... }) -> a trainer: config,
+//     step(n) -> { step, loss }, evaluate() -> { loss, accuracy },
+//     example(i), predict(tokens) -> { predicted, attention[layer][head] },
+//     attention(layer, head, i), dispose()
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
 //
 // Bad input throws an AttentionError (exported; extends Error) whose message
@@ -45,6 +49,7 @@ const ATTN_ERR_OPTION = 5;
 const ATTN_ERR_RANGE = 6;
 const ATTN_ERR_NOMEM = 9;
 const ATTN_ERR_INPUT = 10;
+const ATTN_ERR_STATE = 11;
 const ATTN_ERR_TOO_LARGE = 12;
 
 /** The default limit in bytes of one problem or one *Flat call. */
@@ -89,6 +94,14 @@ const ATTN_MASK_LOCAL = 1 << 3;
 const ATTN_MASK_STRIDED = 1 << 4;
 
 const MAX_RANK = 3;
+
+// The trainer's tasks and settings (attention.h, "Training"); scale and
+// causal may be booleans. ATTN_TRAINER_HELD_OUT held-out examples.
+const TRAINER_TASKS = ['copy', 'reverse', 'sort', 'previousToken', 'induction', 'lookup'];
+const TRAINER_SETTINGS = ['seed', 'layers', 'heads', 'dModel', 'dFF', 'seqLength', 'vocab', 'batchSize',
+                          'learningRate', 'scale', 'causal', 'steps'];
+const FLAG_SETTINGS = ['scale', 'causal'];
+const ATTN_TRAINER_HELD_OUT = 256;
 
 /**
  * Loads the engine. options.wasmBinary (an ArrayBuffer or a typed array of
@@ -715,6 +728,150 @@ function createApi(wasm, engineMaxBytes) {
     }
   }
 
+  // ---- Training (attn_trainer_*): a tiny transformer learning a task ----
+
+  function createTrainer(options = {}) {
+    if (options === null || typeof options !== 'object' || isList(options)) {
+      throw inputError(`createTrainer: expected an object of settings, got ${describe(options)}`);
+    }
+    const { task, ...settings } = options;
+    if (typeof task !== 'string' || !TRAINER_TASKS.includes(task)) {
+      throw engineError(ATTN_ERR_OPTION, `task: expected one of ${TRAINER_TASKS.join(', ')}, got ${describe(task)}`);
+    }
+    const allocations = new Allocations();
+    let trainer = 0;
+    try {
+      const slot = allocations.bytes(4);
+      const created = wasm.attn_trainer_create(slot, allocations.string(task), 0);
+      if (created !== 0) throw engineError(created);
+      trainer = readU32(slot);
+      for (const [name, value] of Object.entries(settings)) {
+        if (value === undefined) continue;
+        if (!TRAINER_SETTINGS.includes(name)) {
+          throw engineError(ATTN_ERR_INPUT, `${name}: unknown setting (settings: ${TRAINER_SETTINGS.join(', ')})`);
+        }
+        const number = typeof value === 'boolean' && FLAG_SETTINGS.includes(name) ? Number(value) : value;
+        if (typeof number !== 'number') {
+          throw engineError(ATTN_ERR_INPUT, `${name}: expected a number${FLAG_SETTINGS.includes(name) ? ' or a boolean' : ''}, got ${describe(value)}`);
+        }
+        const status = wasm.attn_trainer_set(trainer, allocations.string(name), number);
+        if (status !== 0) throw trainerError(trainer, status);
+      }
+      // Builds the model now, so that settings that do not fit together
+      // (heads that do not divide dModel, ...) throw here.
+      const ints = allocations.bytes(12 * 32);
+      const status = wasm.attn_trainer_example(trainer, ints, ints + 128, ints + 256, 0);
+      if (status !== 0) throw trainerError(trainer, status);
+    } catch (error) {
+      wasm.attn_trainer_destroy(trainer);
+      throw error;
+    } finally {
+      allocations.releaseAll();
+    }
+    return trainerApi(task, trainer);
+  }
+
+  function trainerError(trainer, status) {
+    return engineError(status, readCString(wasm.attn_trainer_error(trainer)));
+  }
+
+  function trainerApi(task, trainer) {
+    let live = true;
+    // Calls the engine with scratch memory; throws its error as an AttentionError.
+    const call = (name, body) => {
+      if (!live) throw new AttentionError(`trainer.${name}: this trainer was disposed`, ATTN_ERR_STATE);
+      const allocations = new Allocations();
+      try {
+        return body(allocations, (status) => { if (status !== 0) throw trainerError(trainer, status); });
+      } finally {
+        allocations.releaseAll();
+      }
+    };
+    const get = (name) => call('config', (allocations, check) => {
+      const slot = allocations.bytes(8);
+      check(wasm.attn_trainer_get(trainer, allocations.string(name), slot));
+      return new Float64Array(wasm.memory.buffer, slot, 1)[0];
+    });
+    const config = { task };
+    for (const name of TRAINER_SETTINGS) config[name] = FLAG_SETTINGS.includes(name) ? get(name) === 1 : get(name);
+    Object.freeze(config);
+    const length = config.seqLength;
+    const readInts = (pointer, count) => Array.from(new Int32Array(wasm.memory.buffer, pointer, count));
+
+    function example(index) {
+      checkWhole('trainer.example', 'index', index, 0, ATTN_TRAINER_HELD_OUT - 1);
+      return call('example', (allocations, check) => {
+        const ints = allocations.bytes(12 * length);
+        check(wasm.attn_trainer_example(trainer, ints, ints + 4 * length, ints + 8 * length, index));
+        return {
+          tokens: readInts(ints, length),
+          targets: readInts(ints + 4 * length, length),
+          counted: readInts(ints + 8 * length, length).map(Boolean),
+        };
+      });
+    }
+
+    function predict(tokens) {
+      if (!isList(tokens) || tokens.length === 0 || !tokens.every((t) => Number.isInteger(t))) {
+        throw inputError(`trainer.predict: tokens: expected a list of 1 to ${length} whole numbers, got ${describe(tokens)}`);
+      }
+      const n = tokens.length;
+      return call('predict', (allocations, check) => {
+        const input = allocations.ints(tokens);
+        const predicted = allocations.bytes(4 * n);
+        const weightCount = config.layers * config.heads * n * n;
+        const weights = allocations.bytes(8 * weightCount);
+        check(wasm.attn_trainer_predict(trainer, predicted, weights, input, n));
+        const flat = copyDoubles(weights, weightCount);
+        const attention = Array.from({ length: config.layers }, (_, l) => Array.from({ length: config.heads }, (_, h) => (
+          Array.from({ length: n }, (_, i) => Array.from(flat.subarray(((l * config.heads + h) * n + i) * n, ((l * config.heads + h) * n + i + 1) * n))))));
+        return { predicted: readInts(predicted, n), attention };
+      });
+    }
+
+    return Object.freeze({
+      config,
+      /** n Adam steps on fresh batches: { step (in all), loss (the last batch's) }. */
+      step(n = 1) {
+        checkWhole('trainer.step', 'n', n, 1, 1e6);
+        const loss = call('step', (allocations, check) => {
+          const slot = allocations.bytes(8);
+          check(wasm.attn_trainer_step(trainer, n, slot));
+          return new Float64Array(wasm.memory.buffer, slot, 1)[0];
+        });
+        return { step: get('step'), loss };
+      },
+      /** Loss and token accuracy on the held-out set. */
+      evaluate() {
+        return call('evaluate', (allocations, check) => {
+          const slots = allocations.bytes(16);
+          check(wasm.attn_trainer_evaluate(trainer, slots, slots + 8));
+          const [loss, accuracy] = new Float64Array(wasm.memory.buffer, slots, 2);
+          return { loss, accuracy };
+        });
+      },
+      example,
+      predict,
+      /** The attention weights of one head on held-out example `index`. */
+      attention(layer, head, index = 0) {
+        checkWhole('trainer.attention', 'layer', layer, 0, config.layers - 1);
+        checkWhole('trainer.attention', 'head', head, 0, config.heads - 1);
+        return predict(example(index).tokens).attention[layer][head];
+      },
+      dispose() {
+        if (!live) return;
+        live = false;
+        wasm.attn_trainer_destroy(trainer);
+      },
+    });
+  }
+
+  function checkWhole(caller, name, value, min, max) {
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw engineError(ATTN_ERR_RANGE, `${caller}: ${name} must be a whole number from ${min} to ${max}, got ${typeof value === 'number' ? value : describe(value)}`);
+    }
+  }
+
   const mechanism = (kind) => (fields = {}) => run({ ...fields, kind });
   return Object.freeze({
     scaledDotProduct: mechanism('scaledDotProduct'),
@@ -730,6 +887,7 @@ function createApi(wasm, engineMaxBytes) {
     walkthrough,
     sdpaFlat,
     linearFlat,
+    createTrainer,
     memoryStats,
   });
 }

@@ -1,0 +1,254 @@
+/* train.c: `attn train`: trains a tiny transformer on a task (the
+ * attn_trainer_* API) and prints one JSON line per logged step, then the
+ * resolved settings and a held-out example with the model's predictions
+ * and every head's attention. */
+#include "attention.h"
+#include "train_cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TRAIN_ERROR_CAP = 512 };
+
+/* Command-line flags and the settings they set. */
+static const struct {
+    const char *flag, *setting;
+} flags[] = {
+    {"--seed", "seed"},           {"--layers", "layers"},
+    {"--heads", "heads"},         {"--d-model", "dModel"},
+    {"--d-ff", "dFF"},            {"--seq-length", "seqLength"},
+    {"--vocab", "vocab"},         {"--batch-size", "batchSize"},
+    {"--learning-rate", "learningRate"}, {"--steps", "steps"},
+};
+
+static const char *const shown_settings[] = {
+    "seed", "layers", "heads", "dModel", "dFF", "seqLength", "vocab",
+    "batchSize", "learningRate", "scale", "causal", "steps",
+};
+
+static const char train_help[] =
+    "usage: attn train --task NAME [--seed N] [--steps N] [--log-every N]\n"
+    "                  [--layers L] [--heads H] [--d-model D] [--d-ff F]\n"
+    "                  [--seq-length T] [--vocab V] [--batch-size B]\n"
+    "                  [--learning-rate R] [--no-scale] [--causal]\n"
+    "                  [--no-causal] [--example I]\n"
+    "\n"
+    "Trains a tiny transformer on a task (copy, reverse, sort,\n"
+    "previousToken, induction, lookup) with the task's defaults unless\n"
+    "told otherwise, and prints one JSON line per logged step: step, the\n"
+    "batch's loss, and the held-out loss and accuracy. The last line holds\n"
+    "the settings and held-out example I (default 0): its tokens, targets,\n"
+    "the model's predictions and every head's attention weights.\n";
+
+typedef struct train_args {
+    const char *task;
+    int log_every, example;
+} train_args;
+
+static int usage_error(char *error, const char *format, const char *arg)
+{
+    snprintf(error, TRAIN_ERROR_CAP, format, arg);
+    return 2;
+}
+
+static int parse_number(double *value, const char *text)
+{
+    char *end;
+    *value = strtod(text, &end);
+    return end != text && *end == '\0';
+}
+
+static int whole(int *value, const char *text, int min)
+{
+    double number;
+    if (!parse_number(&number, text) || number < min || number > 1e6
+        || number != (int)number)
+        return 0;
+    *value = (int)number;
+    return 1;
+}
+
+/* Applies one flag (and its value) to the trainer; how many arguments it
+ * took, or 0 with error set. */
+static int apply_flag(attn_trainer *trainer, train_args *args, int argc,
+                      char **argv, int i, char *error)
+{
+    const char *arg = argv[i];
+    if (strcmp(arg, "--no-scale") == 0)
+        return attn_trainer_set(trainer, "scale", 0) == ATTN_OK ? 1 : 0;
+    if (strcmp(arg, "--causal") == 0 || strcmp(arg, "--no-causal") == 0)
+        return attn_trainer_set(trainer, "causal", arg[2] == 'c') == ATTN_OK;
+    if (i + 1 >= argc) {
+        usage_error(error, "%s needs a value", arg);
+        return 0;
+    }
+    const char *text = argv[i + 1];
+    if (strcmp(arg, "--log-every") == 0 || strcmp(arg, "--example") == 0) {
+        const int logging = arg[2] == 'l';
+        if (!whole(logging ? &args->log_every : &args->example, text,
+                   logging ? 1 : 0)) {
+            usage_error(error, logging ? "%s: expected a whole number from 1"
+                                       : "%s: expected a whole number",
+                        arg);
+            return 0;
+        }
+        return 2;
+    }
+    for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+        if (strcmp(arg, flags[f].flag) != 0) continue;
+        double value;
+        if (!parse_number(&value, text)) {
+            usage_error(error, "%s: expected a number", arg);
+            return 0;
+        }
+        if (attn_trainer_set(trainer, flags[f].setting, value) != ATTN_OK) {
+            snprintf(error, TRAIN_ERROR_CAP, "%s",
+                     attn_trainer_error(trainer));
+            return 0;
+        }
+        return 2;
+    }
+    usage_error(error, "unknown option %s (attn train --help)", arg);
+    return 0;
+}
+
+static double setting(const attn_trainer *trainer, const char *name)
+{
+    double value = 0;
+    attn_trainer_get(trainer, name, &value);
+    return value;
+}
+
+static void print_ints(const char *key, const int *values, int n)
+{
+    printf("\"%s\":[", key);
+    for (int i = 0; i < n; i++) printf("%s%d", i ? "," : "", values[i]);
+    printf("]");
+}
+
+/* The last line: settings, then the example and its attention. */
+static int print_summary(attn_trainer *trainer, const train_args *args,
+                         char *error)
+{
+    const int t = (int)setting(trainer, "seqLength");
+    const int layers = (int)setting(trainer, "layers");
+    const int heads = (int)setting(trainer, "heads");
+    int *ints = malloc(4 * (size_t)t * sizeof *ints);
+    double *weights = malloc((size_t)layers * heads * t * t * sizeof *weights);
+    int status = ints != NULL && weights != NULL ? ATTN_OK : ATTN_ERR_NOMEM;
+    int *tokens = ints, *targets = ints + t, *counted = ints + 2 * t;
+    int *predicted = ints + 3 * t;
+    if (status == ATTN_OK)
+        status = attn_trainer_example(trainer, tokens, targets, counted,
+                                      args->example);
+    if (status == ATTN_OK)
+        status = attn_trainer_predict(trainer, predicted, weights, tokens, t);
+    if (status == ATTN_OK) {
+        printf("{\"config\":{\"task\":\"%s\"", args->task);
+        for (size_t s = 0; s < sizeof shown_settings / sizeof *shown_settings;
+             s++)
+            printf(",\"%s\":%.17g", shown_settings[s],
+                   setting(trainer, shown_settings[s]));
+        printf("},\"example\":{\"index\":%d,", args->example);
+        print_ints("tokens", tokens, t);
+        printf(",");
+        print_ints("targets", targets, t);
+        printf(",");
+        print_ints("counted", counted, t);
+        printf(",");
+        print_ints("predicted", predicted, t);
+        printf(",\"attention\":[");
+        for (int l = 0; l < layers; l++)
+            for (int h = 0; h < heads; h++) {
+                printf("%s[", l + h ? "," : "");
+                for (int i = 0; i < t; i++) {
+                    printf("%s[", i ? "," : "");
+                    for (int j = 0; j < t; j++)
+                        printf("%s%.17g", j ? "," : "",
+                               weights[(((size_t)l * heads + h) * t + i) * t
+                                       + j]);
+                    printf("]");
+                }
+                printf("]");
+            }
+        printf("]}}\n");
+    } else {
+        snprintf(error, TRAIN_ERROR_CAP, "%s",
+                 status == ATTN_ERR_NOMEM ? "out of memory"
+                                          : attn_trainer_error(trainer));
+    }
+    free(ints);
+    free(weights);
+    return status;
+}
+
+static int train(attn_trainer *trainer, const train_args *args, char *error)
+{
+    const int steps = (int)setting(trainer, "steps");
+    const int every = args->log_every > 0 ? args->log_every : 10;
+    for (int done = 0; done < steps;) {
+        const int count = steps - done < every ? steps - done : every;
+        double loss, held_loss, accuracy;
+        int status = attn_trainer_step(trainer, count, &loss);
+        if (status == ATTN_OK)
+            status = attn_trainer_evaluate(trainer, &held_loss, &accuracy);
+        if (status != ATTN_OK) {
+            snprintf(error, TRAIN_ERROR_CAP, "%s",
+                     attn_trainer_error(trainer));
+            return status;
+        }
+        done += count;
+        printf("{\"step\":%d,\"loss\":%.17g,\"heldOutLoss\":%.17g,"
+               "\"accuracy\":%.17g}\n", done, loss, held_loss, accuracy);
+    }
+    return print_summary(trainer, args, error);
+}
+
+int attn_cli_train(int argc, char **argv)
+{
+    char error[TRAIN_ERROR_CAP] = "";
+    train_args args = {NULL, 10, 0};
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "--task") == 0) args.task = argv[i + 1];
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(train_help, stdout);
+            return 0;
+        }
+    if (args.task == NULL) {
+        fprintf(stderr, "attn train: --task is required (copy, reverse, "
+                        "sort, previousToken, induction, lookup)\n");
+        return 2;
+    }
+    attn_trainer *trainer;
+    int status = attn_trainer_create(&trainer, args.task, NULL);
+    if (status != ATTN_OK) {
+        fprintf(stderr, "attn train: %s\n",
+                status == ATTN_ERR_OPTION
+                    ? "--task: unknown task (copy, reverse, sort, "
+                      "previousToken, induction, lookup)"
+                    : attn_status_text(status));
+        return status == ATTN_ERR_NOMEM ? 1 : 2;
+    }
+    int exit_status = 0;
+    for (int i = 1; i < argc && exit_status == 0;) {
+        if (strcmp(argv[i], "--task") == 0) {
+            i += 2;
+            continue;
+        }
+        const int took = apply_flag(trainer, &args, argc, argv, i, error);
+        if (took == 0) {
+            if (error[0] == '\0')
+                snprintf(error, TRAIN_ERROR_CAP, "%s",
+                         attn_trainer_error(trainer));
+            exit_status = 2;
+        }
+        i += took;
+    }
+    if (exit_status == 0 && train(trainer, &args, error) != ATTN_OK)
+        exit_status = 2;
+    if (exit_status != 0) fprintf(stderr, "attn train: %s\n", error);
+    attn_trainer_destroy(trainer);
+    return exit_status;
+}

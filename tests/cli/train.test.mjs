@@ -1,0 +1,82 @@
+// `build/attn train`: every task reaches 99% held-out token accuracy within
+// its documented step budget for three seeds; the same seed prints the same
+// lines; a bad setting is one line naming it, with exit status 2. The
+// runs go two at a time (the machine has two cores).
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+const ATTN = fileURLToPath(new URL('../../build/attn', import.meta.url));
+const run = promisify(execFile);
+const TASKS = ['copy', 'reverse', 'sort', 'previousToken', 'induction', 'lookup'];
+const SEEDS = [1, 2, 3];
+
+async function train(args) {
+  const { stdout } = await run(ATTN, ['train', ...args], { maxBuffer: 1 << 24 });
+  return stdout.trim().split('\n').map((line) => JSON.parse(line));
+}
+
+/** Runs jobs two at a time; resolves to their results in order. */
+async function twoAtATime(jobs) {
+  const results = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      results[index] = await jobs[index]();
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return results;
+}
+
+test('every task reaches 99% held-out accuracy within its step budget, for seeds 1, 2 and 3', async () => {
+  const runs = TASKS.flatMap((task) => SEEDS.map((seed) => ({ task, seed })));
+  const outputs = await twoAtATime(runs.map(({ task, seed }) => () => train(['--task', task, '--seed', String(seed), '--log-every', '50'])));
+  runs.forEach(({ task, seed }, k) => {
+    const lines = outputs[k];
+    const summary = lines.at(-1);
+    const last = lines.at(-2);
+    assert.equal(summary.config.task, task);
+    assert.equal(last.step, summary.config.steps, `${task} seed ${seed}: trained for its budget`);
+    assert.ok(last.accuracy >= 0.99, `${task} seed ${seed}: held-out accuracy ${last.accuracy} after ${last.step} steps`);
+    // The example's predictions are right where it counts.
+    const { targets, counted, predicted } = summary.example;
+    counted.forEach((c, i) => { if (c) assert.equal(predicted[i], targets[i], `${task} seed ${seed}: position ${i}`); });
+  });
+});
+
+test('the same seed prints the same lines, and each head\u2019s attention rows sum to 1', async () => {
+  const args = ['--task', 'previousToken', '--seed', '4', '--steps', '30'];
+  const [first, again] = await Promise.all([train(args), train(args)]);
+  assert.deepEqual(first, again);
+  const { attention, tokens } = first.at(-1).example;
+  assert.equal(attention.length, 2, 'one layer of two heads');
+  for (const head of attention) {
+    assert.equal(head.length, tokens.length);
+    head.forEach((row, i) => {
+      assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-12);
+      row.forEach((w, j) => { if (j > i) assert.equal(w, 0, 'causal: no weight on later tokens'); });
+    });
+  }
+});
+
+test('a bad setting or task is one line naming it, with exit status 2', async () => {
+  const cases = [
+    [['--task', 'reverse', '--heads', '3'], 'attn train: heads: must divide dModel (32), got 3'],
+    [['--task', 'reverse', '--layers', '9'], 'attn train: layers: must be a whole number from 1 to 2, got 9'],
+    [['--task', 'juggle'], 'attn train: --task: unknown task (copy, reverse, sort, previousToken, induction, lookup)'],
+    [['--task', 'reverse', '--depth', '2'], 'attn train: unknown option --depth (attn train --help)'],
+    [['--task', 'lookup', '--seq-length', '8'], 'attn train: seqLength: lookup is pairs then a query, so it must be odd and at least 3, got 8'],
+  ];
+  for (const [args, message] of cases) {
+    await assert.rejects(train(args), (error) => {
+      assert.equal(error.code, 2, args.join(' '));
+      assert.equal(error.stderr.trim(), message);
+      return true;
+    });
+  }
+});

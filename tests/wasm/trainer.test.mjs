@@ -1,0 +1,90 @@
+// attn.createTrainer in WebAssembly: the resolved settings, learning
+// "reverse" to 99% within its budget, the attention and predictions it
+// reports, the same losses as build/attn train for the same seed, errors
+// that name the setting, and memory that stays flat across create/dispose.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { haveNativeCli, loadEngine, nativeCli } from './support.mjs';
+
+test('a trainer resolves every setting from its task\u2019s defaults and the ones given', async () => {
+  const attn = await loadEngine();
+  const trainer = attn.createTrainer({ task: 'previousToken', seed: 7, heads: 4, scale: false });
+  assert.deepEqual(trainer.config, {
+    task: 'previousToken', seed: 7, layers: 1, heads: 4, dModel: 32, dFF: 0, seqLength: 8, vocab: 10,
+    batchSize: 64, learningRate: 0.01, scale: false, causal: true, steps: 150,
+  });
+  trainer.dispose();
+});
+
+test('reverse reaches 99% held-out accuracy within its budget, and a head attends along the anti-diagonal', async () => {
+  const attn = await loadEngine();
+  const trainer = attn.createTrainer({ task: 'reverse', seed: 3 });
+  assert.ok(trainer.evaluate().accuracy < 0.3, 'chance is 1 in 10');
+  const { step } = trainer.step(trainer.config.steps);
+  assert.equal(step, trainer.config.steps);
+  assert.ok(trainer.evaluate().accuracy >= 0.99);
+  const { tokens, targets } = trainer.example(17);
+  const { predicted, attention } = trainer.predict(tokens);
+  assert.deepEqual(predicted, targets);
+  assert.deepEqual(targets, [...tokens].reverse());
+  const n = tokens.length;
+  const onMirror = attention[0].map((head) => head.reduce((sum, row, i) => sum + row[n - 1 - i], 0) / n);
+  assert.ok(Math.max(...onMirror) > 0.9, `a head puts over 0.9 of its rows on the mirrored position on average: ${onMirror}`);
+  for (const row of attention[0].flat()) {
+    assert.ok(row.every((w) => w >= 0), 'weights are not negative');
+    assert.ok(Math.abs(row.reduce((a, b) => a + b, 0) - 1) < 1e-12, 'each row sums to 1');
+  }
+  assert.deepEqual(trainer.attention(0, 1, 17), attention[0][1]);
+  trainer.dispose();
+});
+
+test('the same seed gives the same losses as build/attn train, to rounding', { skip: !haveNativeCli() && 'build/attn is not built' }, async () => {
+  const attn = await loadEngine();
+  const trainer = attn.createTrainer({ task: 'sort', seed: 5, steps: 20 });
+  const ours = [10, 20].map(() => ({ ...trainer.step(10), ...trainer.evaluate() }));
+  trainer.dispose();
+  const lines = execFileSync(nativeCli, ['train', '--task', 'sort', '--seed', '5', '--steps', '20', '--log-every', '10'], { encoding: 'utf8' })
+    .trim().split('\n').slice(0, 2).map((line) => JSON.parse(line));
+  lines.forEach((native, k) => {
+    assert.equal(ours[k].step, native.step);
+    // libm's exp differs between the builds in the last bits only.
+    assert.ok(Math.abs(ours[k].accuracy - native.accuracy) <= 1 / 2048, `step ${native.step}: accuracy`);
+    assert.ok(Math.abs(ours[k].loss - native.heldOutLoss) < 1e-9 * Math.max(1, native.heldOutLoss), `step ${native.step}: held-out loss`);
+  });
+});
+
+test('bad settings throw errors that name the setting', async () => {
+  const attn = await loadEngine();
+  const cases = [
+    [{ task: 'juggle' }, 'task: expected one of copy, reverse, sort, previousToken, induction, lookup, got a string', 5],
+    [{ task: 'reverse', heads: 3 }, 'heads: must divide dModel (32), got 3', 4],
+    [{ task: 'reverse', layers: 3 }, 'layers: must be a whole number from 1 to 2, got 3', 6],
+    [{ task: 'reverse', learningRate: Number.NaN }, 'learningRate: must be a number from 1e-06 to 1, got NaN', 6],
+    [{ task: 'reverse', dModel: '32' }, 'dModel: expected a number, got a string', 10],
+    [{ task: 'reverse', depth: 2 }, 'depth: unknown setting (settings: seed, layers, heads, dModel, dFF, seqLength, vocab, batchSize, learningRate, scale, causal, steps)', 10],
+    [{ task: 'induction', seqLength: 9 }, 'seqLength: induction repeats a sequence, so it must be even and at least 4, got 9', 6],
+  ];
+  for (const [settings, message, status] of cases) {
+    assert.throws(() => attn.createTrainer(settings), (error) => error.message === message && error.status === status, JSON.stringify(settings));
+  }
+  const trainer = attn.createTrainer({ task: 'copy' });
+  assert.throws(() => trainer.predict([1, 2, 99]), /tokens\[2\]: must be from 0 to vocab - 1 = 9, got 99/);
+  assert.throws(() => trainer.predict('1 2 3'), /trainer.predict: tokens: expected a list of 1 to 8 whole numbers/);
+  assert.throws(() => trainer.step(0), /trainer.step: n must be a whole number from 1 to 1000000, got 0/);
+  trainer.dispose();
+  assert.throws(() => trainer.evaluate(), /trainer.evaluate: this trainer was disposed/);
+});
+
+test('creating, training and disposing 30 trainers leaves the heap as it was', async () => {
+  const attn = await loadEngine();
+  attn.createTrainer({ task: 'sort' }).dispose(); // the first may size the heap once
+  const before = attn.memoryStats();
+  for (let i = 0; i < 30; i++) {
+    const trainer = attn.createTrainer({ task: i % 2 ? 'sort' : 'lookup', seed: i });
+    trainer.step(1);
+    trainer.dispose();
+    assert.throws(() => attn.createTrainer({ task: 'sort', heads: 3 }));
+  }
+  assert.deepEqual(attn.memoryStats(), before);
+});
