@@ -1,0 +1,392 @@
+// "Watch attention learn": a tiny transformer trains on a task whose right
+// attention pattern the learner can predict (reverse: the anti-diagonal;
+// previous token: the diagonal below the main one; induction: the stripe),
+// in a Web Worker (web/lib/trainer-worker.js), and the section shows, live,
+// the held-out loss and accuracy, every head's attention on a held-out
+// example and the model's predictions turning right. The learner can train
+// the same model without the 1/√d_head scale side by side, and type a
+// sequence of their own.
+//
+//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   state: { task, seed, layers, heads, learningRate, scale }
+//
+// Every number comes from the engine's trainer (attn.createTrainer); this
+// file draws what the session reports.
+
+import { createHeatmap } from '../ui/heatmap.js';
+import { createLineChart } from '../ui/line-chart.js';
+import { createTrainerSession, SHOWN_EXAMPLE } from '../lib/trainer-session.js';
+import { button, checkbox, choice, clampInt, scrollBox, sectionRoot, sectionState } from './sections-common.js';
+
+const TASKS = {
+  reverse: 'Each position predicts the token at the mirrored position (the sequence reversed). Watch a head form the anti-diagonal.',
+  previousToken: 'Each position predicts the token just before it, and a causal mask hides later tokens. Watch a head settle on the diagonal just below the main one.',
+  induction: 'Eight distinct tokens, then the same eight again; each position predicts the next token. In the second copy a head of layer 2 learns to look just after where the current token appeared before: the induction stripe.',
+  lookup: 'Four key\u2013value pairs, then one of the keys; the last position predicts that key\u2019s value. Layer 2 finds the key; layer 1 has made each value remember its key.',
+  sort: 'Each position predicts the i-th smallest token: two layers with a feed-forward network.',
+  copy: 'Each position predicts its own token. The residual connection alone carries it through: attention hardly matters.',
+};
+const TASK_LABELS = { reverse: 'Reverse', previousToken: 'Previous token', induction: 'Induction (repeat a sequence)', lookup: 'Key\u2013value lookup', sort: 'Sort', copy: 'Copy' };
+const RATES = [0.001, 0.003, 0.01, 0.03];
+const SPEEDS = [1, 5, 25];
+const DEFAULT_STATE = { task: 'reverse', seed: 1, layers: 0, heads: 0, learningRate: 0, scale: true };
+const UNSCALED = 'unscaled';
+
+// A loss falls through many decades as the model learns: three significant
+// digits, and below 0.001 its exponent ("3.2e\u22125"), not 0.0000.
+const formatLoss = (value) => (value >= 1e-3 ? String(Number(value.toPrecision(3))) : value.toExponential(1).replace('-', '\u2212'));
+
+/** Starts a session in a Web Worker, or on the page if no worker can start. */
+function startSession(engine, onReply) {
+  let worker = null;
+  let heard = false;
+  let inPage = null;
+  const sent = [];
+  const onPage = () => {
+    worker?.terminate();
+    worker = null;
+    inPage = createTrainerSession(engine, onReply);
+    for (const message of sent.splice(0)) inPage(message);
+  };
+  try {
+    worker = new Worker(new URL('../lib/trainer-worker.js', import.meta.url), { type: 'module' });
+    worker.addEventListener('message', (event) => { heard = true; onReply(event.data); });
+    worker.addEventListener('error', () => {
+      if (heard) onReply({ type: 'error', message: 'The training worker stopped.' });
+      else onPage();
+    });
+  } catch {
+    onPage();
+  }
+  return {
+    inWorker: () => Boolean(worker),
+    send(message) {
+      if (inPage) return inPage(message);
+      if (!heard) sent.push(message);
+      worker.postMessage(message);
+    },
+    close() { worker?.terminate(); },
+  };
+}
+
+export function mount(element, { engine, state = {}, onChange = () => {} }) {
+  const { doc, make, root, say } = sectionRoot(element, {
+    name: 'trainer',
+    title: 'Watch attention learn',
+    intro: [
+      'Every other section shows attention with weights someone chose. Here a tiny transformer (token embeddings plus learned '
+      + 'positions, one or two layers of multi-head attention, a softmax over the vocabulary) learns a task from random examples, '
+      + 'trained with Adam by the same engine, exactly. Pick a task, press Train and watch its heads find the pattern.',
+    ],
+  });
+  root.dataset.runsIn = 'page';
+
+  const controls = make('div', 'aw-controls');
+  const taskChoice = choice(doc, {
+    label: 'Task', name: 'task', value: DEFAULT_STATE.task,
+    options: Object.entries(TASK_LABELS).map(([value, label]) => ({ value, label })),
+    onChange: (task) => store.update({ task, layers: 0, heads: 0, learningRate: 0 }),
+  });
+  const trainButton = button(doc, { label: 'Train', className: 'aw-train', onClick: () => (playing ? pause() : play()) });
+  const stepButton = button(doc, { label: 'Step one batch', className: 'aw-train-step', onClick: () => sendAll({ type: 'step' }) });
+  const resetButton = button(doc, { label: 'Reset', className: 'aw-train-reset', onClick: () => restart() });
+  const speedChoice = choice(doc, {
+    label: 'Batches between updates', name: 'speed', value: 5,
+    options: SPEEDS.map((value) => ({ value, label: String(value) })),
+    onChange: (value) => sendAll({ type: 'speed', steps: Number(value) }),
+  });
+  controls.append(taskChoice.element, trainButton, stepButton, resetButton, speedChoice.element);
+  const taskText = make('p', 'aw-trainer-task');
+  root.append(controls, taskText);
+
+  const settings = make('details', 'aw-trainer-settings');
+  settings.append(make('summary', '', 'Model and training settings'));
+  const settingsBox = make('div', 'aw-controls');
+  const seedInput = make('input', 'aw-trainer-seed');
+  seedInput.type = 'number';
+  seedInput.min = '0';
+  seedInput.step = '1';
+  const seedLabel = make('label', 'aw-choice');
+  seedLabel.append(doc.createTextNode('Seed '), seedInput);
+  seedInput.addEventListener('change', () => store.update({ seed: clampInt(seedInput.value, 0, 2 ** 31, 1) }));
+  const layersChoice = choice(doc, { label: 'Layers', name: 'layers', value: 1, options: [1, 2].map((v) => ({ value: v, label: String(v) })), onChange: (v) => store.update({ layers: Number(v) }) });
+  const headsChoice = choice(doc, { label: 'Heads', name: 'heads', value: 2, options: [1, 2, 4].map((v) => ({ value: v, label: String(v) })), onChange: (v) => store.update({ heads: Number(v) }) });
+  const rateChoice = choice(doc, { label: 'Learning rate', name: 'learningRate', value: 0.01, options: RATES.map((v) => ({ value: v, label: String(v) })), onChange: (v) => store.update({ learningRate: Number(v) }) });
+  const scaleBox = checkbox(doc, { label: 'Scale scores by 1/\u221ad_head', name: 'scale', checked: true, onChange: (on) => store.update({ scale: on }) });
+  const compareBox = checkbox(doc, { label: 'Also train the same model without scaling, side by side', name: 'compare', onChange: () => restart() });
+  settingsBox.append(seedLabel, layersChoice.element, headsChoice.element, rateChoice.element, scaleBox.element, compareBox.element);
+  settings.append(settingsBox);
+  root.append(settings);
+
+  const status = make('p', 'aw-trainer-status');
+  status.setAttribute('aria-live', 'polite');
+  root.append(status);
+
+  const charts = make('div', 'aw-trainer-charts');
+  const accuracyChart = createLineChart(charts, { title: 'Held-out accuracy', domain: [0, 1], format: (v) => `${(100 * v).toFixed(1)}%` });
+  const lossChart = createLineChart(charts, { title: 'Held-out loss (log scale)', log: true, format: formatLoss });
+  root.append(charts);
+
+  const exampleHead = make('h4', 'aw-trainer-example-title');
+  const predictions = scrollBox(make, 'aw-trainer-predictions', 'The example, its targets and the model\u2019s predictions');
+  root.append(exampleHead, predictions);
+
+  const ownBox = make('div', 'aw-controls aw-trainer-own');
+  const ownInput = make('input', 'aw-trainer-own-input');
+  ownInput.type = 'text';
+  const ownLabel = make('label', 'aw-choice');
+  ownLabel.append(doc.createTextNode('Your own tokens '), ownInput);
+  const ownError = make('span', 'aw-field-error');
+  ownError.setAttribute('role', 'alert');
+  const ownRun = button(doc, { label: 'Show what the model does', className: 'aw-trainer-own-run', onClick: () => predictOwn() });
+  const backButton = button(doc, { label: 'Back to the held-out example', className: 'aw-trainer-own-back', onClick: () => { own = null; showLatest(); } });
+  backButton.hidden = true;
+  ownInput.addEventListener('keydown', (event) => { if (event.key === 'Enter') predictOwn(); });
+  ownBox.append(ownLabel, ownRun, backButton, ownError);
+  root.append(ownBox);
+
+  const heatBox = make('div', 'aw-trainer-heads');
+  const heatDetail = make('p', 'aw-heatmap-detail');
+  root.append(heatBox, heatDetail);
+  let heatmaps = [];
+
+  // ---- State and sessions ----
+
+  let config = null;
+  let example = null;
+  let latest = null;   // the last progress of the main session
+  let own = null;      // the learner's own sequence and the model's answer
+  let playing = false;
+  let sessions = {};   // 'main' and, when comparing, 'unscaled'
+  const curves = { main: [], unscaled: [] };
+
+  function normalise(next) {
+    const task = Object.hasOwn(TASKS, next.task) ? next.task : DEFAULT_STATE.task;
+    return {
+      task,
+      seed: clampInt(next.seed, 0, 2 ** 31, 1),
+      layers: [0, 1, 2].includes(Number(next.layers)) ? Number(next.layers) : 0,
+      heads: [0, 1, 2, 4].includes(Number(next.heads)) ? Number(next.heads) : 0,
+      learningRate: [0, ...RATES].includes(Number(next.learningRate)) ? Number(next.learningRate) : 0,
+      scale: next.scale !== false,
+    };
+  }
+
+  const store = sectionState({
+    initial: normalise({ ...DEFAULT_STATE, ...state }),
+    normalise,
+    show: () => restart(),
+    onChange,
+  });
+
+  /** The settings for the engine: 0 means the task's own default. */
+  function settingsOf(current, scale) {
+    const chosen = { task: current.task, seed: current.seed, scale };
+    for (const name of ['layers', 'heads', 'learningRate']) if (current[name]) chosen[name] = current[name];
+    return chosen;
+  }
+
+  function sendAll(message) {
+    for (const session of Object.values(sessions)) session.send(message);
+  }
+
+  function restart() {
+    for (const session of Object.values(sessions)) session.close();
+    playing = false;
+    latest = null;
+    own = null;
+    curves.main.length = 0;
+    curves.unscaled.length = 0;
+    const current = store.current;
+    sessions = { main: startSession(engine, (reply) => heard('main', reply)) };
+    if (compareBox.input.checked && current.scale) sessions[UNSCALED] = startSession(engine, (reply) => heard(UNSCALED, reply));
+    sessions.main.send({ type: 'create', settings: settingsOf(current, current.scale) });
+    sessions[UNSCALED]?.send({ type: 'create', settings: settingsOf(current, false) });
+    sendAll({ type: 'speed', steps: Number(speedChoice.select.value) });
+    syncControls();
+    drawCharts();
+  }
+
+  function play() {
+    playing = true;
+    sendAll({ type: 'play' });
+    syncControls();
+  }
+
+  function pause() {
+    playing = false;
+    sendAll({ type: 'pause' });
+    syncControls();
+  }
+
+  function heard(name, reply) {
+    if (!sessions[name]) return;
+    root.dataset.runsIn = sessions.main.inWorker() ? 'worker' : 'page';
+    if (reply.type === 'error') {
+      say(`The trainer refused: ${reply.message}`);
+      playing = false;
+      syncControls();
+      return;
+    }
+    say('');
+    if (reply.type === 'created' && name === 'main') {
+      config = reply.config;
+      example = reply.example;
+      buildHeatmaps();
+    } else if (reply.type === 'progress') {
+      const points = curves[name];
+      if (points.at(-1)?.step !== reply.step) points.push({ step: reply.step, ...reply.heldOut });
+      if (name === 'main') {
+        latest = reply;
+        if (!reply.playing && playing) { // it paused at its step budget
+          playing = false;
+          syncControls();
+        }
+        if (!own) showLatest();
+      }
+      drawCharts();
+    } else if (reply.type === 'prediction') {
+      own = reply;
+      showOwn();
+    }
+  }
+
+  // ---- Drawing ----
+
+  const tokenLabels = (tokens) => tokens.map((token, i) => `${i + 1}:${token}`);
+
+  function buildHeatmaps() {
+    for (const heatmap of heatmaps) heatmap.destroy();
+    heatmaps = [];
+    for (let l = 0; l < config.layers; l++) {
+      for (let h = 0; h < config.heads; h++) {
+        heatmaps.push(createHeatmap(heatBox, {
+          title: `Layer ${l + 1}, head ${h + 1}`, name: `layer ${l + 1} head ${h + 1} weight`,
+          rowAxis: 'query position', colAxis: 'key position', detailElement: heatDetail,
+        }));
+      }
+    }
+    ownInput.placeholder = example.tokens.join(' ');
+    taskText.textContent = TASKS[config.task];
+  }
+
+  function drawHeads(tokens, attention) {
+    const labels = tokenLabels(tokens);
+    attention.flat().forEach((weights, k) => {
+      heatmaps[k].update({ values: weights, rowLabels: labels, colLabels: labels, domain: [0, 1] });
+    });
+  }
+
+  function predictionRows(tokens, targets, counted, predicted) {
+    const table = make('table', 'aw-table aw-trainer-table');
+    const rows = [['Position', tokens.map((_, i) => String(i + 1))], ['Input', tokens.map(String)]];
+    if (targets) rows.push(['Target', targets.map((t, i) => (counted[i] ? String(t) : '\u00b7'))]);
+    table.append(...rows.map(([head, cells]) => {
+      const tr = make('tr');
+      const th = make('th', '', head);
+      th.scope = 'row';
+      tr.append(th, ...cells.map((text) => make('td', '', text)));
+      return tr;
+    }));
+    const tr = make('tr', 'aw-trainer-predicted');
+    const th = make('th', '', 'Model');
+    th.scope = 'row';
+    tr.append(th, ...predicted.map((p, i) => {
+      const td = make('td', '', String(p));
+      if (targets && counted[i]) {
+        const right = p === targets[i];
+        td.className = right ? 'aw-right' : 'aw-wrong';
+        td.setAttribute('aria-label', `${p}, ${right ? 'right' : `wrong (target ${targets[i]})`}`);
+      }
+      return td;
+    }));
+    table.append(tr);
+    predictions.replaceChildren(table);
+  }
+
+  function showLatest() {
+    if (!latest || !example) return;
+    exampleHead.textContent = `Held-out example ${SHOWN_EXAMPLE + 1}: what the model predicts and where each head looks`;
+    predictionRows(example.tokens, example.targets, example.counted, latest.predicted);
+    drawHeads(example.tokens, latest.attention);
+    const { accuracy, loss } = latest.heldOut;
+    status.textContent = `Step ${latest.step} (budget ${config.steps})`
+      + `${latest.loss === null ? '' : ` \u00b7 batch loss ${formatLoss(latest.loss)}`}`
+      + ` \u00b7 held-out loss ${formatLoss(loss)} \u00b7 held-out accuracy ${(100 * accuracy).toFixed(1)}%`;
+    backButton.hidden = true;
+  }
+
+  function showOwn() {
+    exampleHead.textContent = 'Your own tokens: what the model predicts and where each head looks';
+    predictionRows(own.tokens, null, null, own.predicted);
+    drawHeads(own.tokens, own.attention);
+    backButton.hidden = false;
+  }
+
+  function predictOwn() {
+    if (!config) return;
+    const parts = ownInput.value.trim().split(/[\s,]+/).filter(Boolean);
+    const tokens = parts.map(Number);
+    const bad = parts.find((part, i) => !Number.isInteger(tokens[i]) || tokens[i] < 0 || tokens[i] >= config.vocab);
+    if (parts.length === 0 || parts.length > config.seqLength || bad !== undefined) {
+      ownError.textContent = bad !== undefined
+        ? `\u201c${bad.slice(0, 12)}\u201d is not a token: tokens are whole numbers from 0 to ${config.vocab - 1}.`
+        : `Type 1 to ${config.seqLength} tokens, separated by spaces.`;
+      ownInput.setAttribute('aria-invalid', 'true');
+      return;
+    }
+    ownError.textContent = '';
+    ownInput.removeAttribute('aria-invalid');
+    sessions.main.send({ type: 'predict', tokens });
+  }
+
+  function drawCharts() {
+    const series = (name, label, dashed) => ({ label, dashed, points: curves[name] });
+    const shown = [series('main', store.current.scale ? 'scaled by 1/\u221ad_head' : 'unscaled', false)];
+    if (sessions[UNSCALED]) shown.push(series(UNSCALED, 'unscaled', true));
+    const budget = config?.steps ?? 100;
+    accuracyChart.update(shown.map((s) => ({ ...s, points: s.points.map((p) => [p.step, p.accuracy]) })), budget);
+    lossChart.update(shown.map((s) => ({ ...s, points: s.points.map((p) => [p.step, p.loss]) })), budget);
+  }
+
+  function syncControls() {
+    const current = store.current;
+    taskChoice.select.value = current.task;
+    seedInput.value = String(current.seed);
+    layersChoice.select.value = String(current.layers || config?.layers || 1);
+    headsChoice.select.value = String(current.heads || config?.heads || 2);
+    rateChoice.select.value = String(current.learningRate || config?.learningRate || 0.01);
+    scaleBox.input.checked = current.scale;
+    compareBox.input.disabled = !current.scale;
+    trainButton.textContent = playing ? 'Pause' : 'Train';
+    trainButton.setAttribute('aria-pressed', String(playing));
+  }
+
+  // Training pauses while the section is off screen and goes on when it
+  // comes back (as Distill's figures do).
+  let resumeOnReturn = false;
+  const view = doc.defaultView;
+  const observer = 'IntersectionObserver' in view ? new view.IntersectionObserver(([entry]) => {
+    if (!entry.isIntersecting && playing) {
+      resumeOnReturn = true;
+      pause();
+    } else if (entry.isIntersecting && resumeOnReturn) {
+      resumeOnReturn = false;
+      play();
+    }
+  }) : null;
+  observer?.observe(root);
+
+  restart();
+
+  return {
+    getState: store.getState,
+    setState: store.setState,
+    destroy() {
+      observer?.disconnect();
+      for (const session of Object.values(sessions)) session.close();
+      for (const heatmap of heatmaps) heatmap.destroy();
+      root.remove();
+    },
+  };
+}
