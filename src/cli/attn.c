@@ -16,8 +16,7 @@
 #define ATTN_CLI_VERSION "0.1.0"
 #define USAGE                                                              \
     "usage: attn [--format json|text|markdown|latex|steps] [-o FILE] "      \
-    "[--max-bytes N] [--title TEXT] [--heading-level N] [FILE]\n"         \
-    "       attn train --task NAME [options] (attn train --help)"
+    "[--max-bytes N] [--title TEXT] [--heading-level N] [FILE]"
 
 enum {
     EXIT_BAD_INPUT = 2, /* a bad option, an unreadable file or bad input */
@@ -28,6 +27,7 @@ enum {
 
 static const char help_text[] =
     USAGE "\n"
+    "       attn train --task NAME [options]   (attn train --help)\n"
     "\n"
     "Reads one attention problem as JSON from FILE (standard input when FILE\n"
     "is missing or \"-\"), computes it exactly and prints the result.\n"

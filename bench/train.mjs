@@ -1,0 +1,187 @@
+#!/usr/bin/env node
+// Training speed (part of `make bench`; figures, not a test): each task's
+// default model trained by this engine natively (build/attn train) and in
+// WASM (attn.createTrainer, one thread), and the same model built from
+// @tensorflow/tfjs-core ops on its WASM backend (SIMD, one thread, float32):
+// milliseconds per training step (forward, backward, Adam) and, for the
+// tasks whose data this file can make too, the steps and the wall time to
+// 99% held-out accuracy, side by side in one run.
+//
+// The tfjs model is the engine's attention-only model (dFF 0: embedding +
+// learned positions, each layer x + MHA(x), unembedding, cross-entropy,
+// Adam), so the tasks with a feed-forward network (sort) have no tfjs row.
+// tfjs has no gradient clipping in core; the engine clips to norm 1.
+//
+//   node bench/train.mjs     (after `make` and `./build.sh`; npm ci for tfjs)
+
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { loadAttention } from '../web/lib/attention.js';
+
+const ATTN = fileURLToPath(new URL('../build/attn', import.meta.url));
+const TASKS = ['copy', 'reverse', 'previousToken', 'induction', 'lookup', 'sort'];
+const TIMED_STEPS = 40;
+const CHECK_EVERY = 5;
+
+const now = () => performance.now();
+
+function nativeMsPerStep(task) {
+  const start = now();
+  execFileSync(ATTN, ['train', '--task', task, '--steps', String(TIMED_STEPS), '--log-every', String(TIMED_STEPS)]);
+  return (now() - start) / TIMED_STEPS;
+}
+
+/** Steps and wall time (training and the checks) until held-out accuracy ≥ 0.99. */
+function toTarget(stepFive, accuracy, budget) {
+  const start = now();
+  for (let step = CHECK_EVERY; step <= budget; step += CHECK_EVERY) {
+    stepFive();
+    if (accuracy() >= 0.99) return { steps: step, ms: now() - start };
+  }
+  return null;
+}
+
+async function ours(attn, task) {
+  const timing = attn.createTrainer({ task, seed: 1 });
+  timing.step(2); // warm up
+  const start = now();
+  timing.step(TIMED_STEPS);
+  const msPerStep = (now() - start) / TIMED_STEPS;
+  timing.dispose();
+  const trainer = attn.createTrainer({ task, seed: 1 });
+  const reached = toTarget(() => trainer.step(CHECK_EVERY), () => trainer.evaluate().accuracy, trainer.config.steps);
+  const { config } = trainer;
+  const heldOut = Array.from({ length: 256 }, (_, i) => trainer.example(i));
+  trainer.dispose();
+  return { msPerStep, reached, config, heldOut };
+}
+
+// ---- The same model in tfjs ----
+
+function seeded(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Batches of the tasks whose examples are one line each.
+const MAKERS = {
+  copy: (tokens) => tokens.slice(),
+  reverse: (tokens) => tokens.slice().reverse(),
+  previousToken: (tokens) => tokens.map((_, i) => tokens[Math.max(0, i - 1)]),
+};
+
+function tfjsModel(tf, config) {
+  const { vocab: V, seqLength: T, dModel: d, heads: H, layers: L } = config;
+  const dh = d / H;
+  let seed = 1;
+  const normal = (shape, sd) => tf.variable(tf.randomNormal(shape, 0, sd, 'float32', seed++));
+  const zeros = (shape) => tf.variable(tf.zeros(shape));
+  const params = {
+    embed: normal([V, d], 1), position: normal([T, d], 1),
+    layers: Array.from({ length: L }, () => ({
+      wq: normal([d, d], 1 / Math.sqrt(d)), wk: normal([d, d], 1 / Math.sqrt(d)),
+      wv: normal([d, d], 1 / Math.sqrt(d)), wo: normal([d, d], 1 / Math.sqrt(d)),
+      bq: zeros([d]), bk: zeros([d]), bv: zeros([d]), bo: zeros([d]),
+    })),
+    unembed: normal([d, V], 1 / Math.sqrt(d)), bias: zeros([V]),
+  };
+  const masked = config.causal ? tf.mul(tf.sub(1, tf.linalg.bandPart(tf.ones([T, T]), -1, 0)), -1e9) : null;
+  const heads = (x, w, b, B) => tf.transpose(tf.reshape(tf.add(tf.matMul(x, w), b), [B, T, H, dh]), [0, 2, 1, 3]);
+
+  function logits(tokens, B) {
+    let h = tf.add(tf.reshape(tf.matMul(tf.oneHot(tokens, V).toFloat(), params.embed), [B, T, d]), params.position);
+    for (const layer of params.layers) {
+      const x = tf.reshape(h, [B * T, d]);
+      const [q, k, v] = [['wq', 'bq'], ['wk', 'bk'], ['wv', 'bv']].map(([w, b]) => heads(x, layer[w], layer[b], B));
+      let scores = tf.matMul(q, tf.transpose(k, [0, 1, 3, 2]));
+      if (config.scale) scores = tf.mul(scores, 1 / Math.sqrt(dh));
+      if (masked) scores = tf.add(scores, masked);
+      const mixed = tf.reshape(tf.transpose(tf.matMul(tf.softmax(scores), v), [0, 2, 1, 3]), [B * T, d]);
+      h = tf.add(h, tf.reshape(tf.add(tf.matMul(mixed, layer.wo), layer.bo), [B, T, d]));
+    }
+    return tf.add(tf.matMul(tf.reshape(h, [B * T, d]), params.unembed), params.bias);
+  }
+
+  const variables = [params.embed, params.position, params.unembed, params.bias,
+    ...params.layers.flatMap((layer) => Object.values(layer))];
+  const optimizer = tf.train.adam(config.learningRate, 0.9, 0.999, 1e-8);
+  return {
+    step(tokens, targets, B) {
+      const tokenTensor = tf.tensor1d(tokens, 'int32');
+      const targetTensor = tf.oneHot(tf.tensor1d(targets, 'int32'), V);
+      optimizer.minimize(() => tf.losses.softmaxCrossEntropy(targetTensor, logits(tokenTensor, B)), false, variables);
+      tf.dispose([tokenTensor, targetTensor]);
+    },
+    accuracy(examples) {
+      return tf.tidy(() => {
+        const tokens = tf.tensor1d(examples.flatMap((e) => e.tokens), 'int32');
+        const predicted = tf.argMax(logits(tokens, examples.length), 1).dataSync();
+        const targets = examples.flatMap((e) => e.targets);
+        const counted = examples.flatMap((e) => e.counted);
+        let right = 0;
+        let total = 0;
+        counted.forEach((c, i) => { if (c) { total += 1; right += predicted[i] === targets[i] ? 1 : 0; } });
+        return right / total;
+      });
+    },
+  };
+}
+
+async function tfjsPeer() {
+  const tf = await import('@tensorflow/tfjs-core');
+  const wasmBackend = await import('@tensorflow/tfjs-backend-wasm');
+  wasmBackend.setWasmPaths(fileURLToPath(new URL('../node_modules/@tensorflow/tfjs-backend-wasm/dist/', import.meta.url)));
+  wasmBackend.setThreadsCount(1);
+  await tf.setBackend('wasm');
+  await tf.ready();
+  return tf;
+}
+
+function tfjsRun(tf, config, heldOut) {
+  const model = tfjsModel(tf, config);
+  const random = seeded(1);
+  const B = config.batchSize;
+  const maker = MAKERS[config.task];
+  const batch = () => {
+    const tokens = [];
+    const targets = [];
+    for (let e = 0; e < B; e++) {
+      const line = Array.from({ length: config.seqLength }, () => Math.floor(random() * config.vocab));
+      tokens.push(...line);
+      targets.push(...(maker ? maker(line) : line));
+    }
+    return [tokens, targets];
+  };
+  model.step(...batch(), B); // warm up
+  const start = now();
+  for (let s = 0; s < TIMED_STEPS; s++) model.step(...batch(), B);
+  const msPerStep = (now() - start) / TIMED_STEPS;
+  const reached = maker
+    ? toTarget(() => { for (let s = 0; s < CHECK_EVERY; s++) model.step(...batch(), B); }, () => model.accuracy(heldOut), 4 * config.steps)
+    : null;
+  return { msPerStep, reached };
+}
+
+const attn = await loadAttention();
+const tf = await tfjsPeer().catch((error) => {
+  console.log(`(tfjs-wasm not available: ${error.message}; npm ci installs it)`);
+  return null;
+});
+const fmt = (value, digits = 2) => (value === null || value === undefined ? '\u2014' : value.toFixed(digits));
+const target = (reached) => (reached ? `${reached.steps} steps, ${(reached.ms / 1000).toFixed(2)} s` : '\u2014');
+
+console.log(`Training: ms per step (forward, backward, Adam; batch 64) and the time to 99% held-out accuracy:`);
+console.log(`  ${'task'.padEnd(14)} ${'native'.padStart(7)} ${'WASM'.padStart(7)} ${'tfjs-wasm'.padStart(9)} ${'tfjs÷WASM'.padStart(9)}   ${'ours to 99% (WASM)'.padEnd(24)} tfjs to 99%`);
+for (const task of TASKS) {
+  const native = nativeMsPerStep(task);
+  const mine = await ours(attn, task);
+  const peer = tf && mine.config.dFF === 0 ? tfjsRun(tf, mine.config, mine.heldOut) : null;
+  console.log(`  ${task.padEnd(14)} ${fmt(native).padStart(7)} ${fmt(mine.msPerStep).padStart(7)} ${fmt(peer?.msPerStep).padStart(9)} `
+    + `${(peer ? `${fmt(peer.msPerStep / mine.msPerStep, 1)}\u00d7` : '\u2014').padStart(9)}   ${target(mine.reached).padEnd(24)} ${peer ? target(peer.reached) : '\u2014'}`);
+}
