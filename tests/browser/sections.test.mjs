@@ -20,7 +20,7 @@ import { DECODER_VECTORS, ENCODER_VECTORS } from '../../web/widgets/cross-attent
 import { handParameters, randomParameters } from '../../web/widgets/alignment.js';
 
 const PAGE = 'index.html';
-const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross', 'alignment', 'efficient'];
+const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross', 'alignment', 'efficient', 'trainer'];
 
 let engine;
 let session;
@@ -72,6 +72,8 @@ const causalPattern = (n) => Array.from({ length: n }, (_, i) => Array.from({ le
 test('every section renders its title, controls and heatmaps, and the page stays quiet', async () => {
   session.clear();
   const page = await openPage();
+  // The trainer draws its heads when its worker has built the model.
+  await page.waitForFunction(() => document.querySelectorAll('[data-section="trainer"] .aw-heatmap').length > 0);
   const sections = await page.$$eval('.aw-section', (roots) => roots.map((root) => ({
     name: root.dataset.section,
     title: root.querySelector('.aw-section-title')?.textContent ?? '',
@@ -84,7 +86,7 @@ test('every section renders its title, controls and heatmaps, and the page stays
     assert.deepEqual(section.messages, [], `${section.name} shows no engine error`);
   }
   const heatmaps = Object.fromEntries(sections.map((s) => [s.name, s.heatmaps]));
-  assert.deepEqual(heatmaps, { plane: 0, masks: 2, scaling: 2, multihead: 2, cross: 3, alignment: 4, efficient: 3 });
+  assert.deepEqual(heatmaps, { plane: 0, masks: 2, scaling: 2, multihead: 2, cross: 3, alignment: 4, efficient: 3, trainer: 2 });
   await page.close();
   session.assertQuiet();
 });
