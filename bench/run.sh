@@ -18,4 +18,5 @@ NODE_PATH="${NODE_PATH:-/usr/share/nodejs}" emcc -std=c11 -O2 -msimd128 \
     -o build/bench/peak.wasm
 
 node bench/bench.mjs
+node bench/train.mjs
 node bench/page.mjs

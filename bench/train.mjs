@@ -25,10 +25,15 @@ const CHECK_EVERY = 5;
 
 const now = () => performance.now();
 
+// Two runs, of TIMED_STEPS and twice as many: their difference leaves out
+// the process's start, the held-out set and the final evaluation.
 function nativeMsPerStep(task) {
-  const start = now();
-  execFileSync(ATTN, ['train', '--task', task, '--steps', String(TIMED_STEPS), '--log-every', String(TIMED_STEPS)]);
-  return (now() - start) / TIMED_STEPS;
+  const run = (steps) => {
+    const start = now();
+    execFileSync(ATTN, ['train', '--task', task, '--steps', String(steps), '--log-every', String(steps)]);
+    return now() - start;
+  };
+  return (run(2 * TIMED_STEPS) - run(TIMED_STEPS)) / TIMED_STEPS;
 }
 
 /** Steps and wall time (training and the checks) until held-out accuracy ≥ 0.99. */
@@ -95,7 +100,7 @@ function tfjsModel(tf, config) {
   const heads = (x, w, b, B) => tf.transpose(tf.reshape(tf.add(tf.matMul(x, w), b), [B, T, H, dh]), [0, 2, 1, 3]);
 
   function logits(tokens, B) {
-    let h = tf.add(tf.reshape(tf.matMul(tf.oneHot(tokens, V).toFloat(), params.embed), [B, T, d]), params.position);
+    let h = tf.add(tf.reshape(tf.matMul(tf.cast(tf.oneHot(tokens, V), 'float32'), params.embed), [B, T, d]), params.position);
     for (const layer of params.layers) {
       const x = tf.reshape(h, [B * T, d]);
       const [q, k, v] = [['wq', 'bq'], ['wk', 'bk'], ['wv', 'bv']].map(([w, b]) => heads(x, layer[w], layer[b], B));
@@ -133,8 +138,20 @@ function tfjsModel(tf, config) {
   };
 }
 
+// tfjs-core's Node bundle registers no gradients, and its ES module
+// sources import without file extensions, which Node refuses: esbuild
+// bundles register_all_gradients for Node. It registers into tfjs's global
+// registry, which the Node bundle shares.
+async function registerGradients() {
+  const esbuild = await import('esbuild');
+  const entry = fileURLToPath(new URL('../node_modules/@tensorflow/tfjs-core/dist/register_all_gradients.js', import.meta.url));
+  const { outputFiles } = await esbuild.build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'node', write: false, logLevel: 'silent' });
+  await import(`data:text/javascript;base64,${Buffer.from(outputFiles[0].text).toString('base64')}`);
+}
+
 async function tfjsPeer() {
   const tf = await import('@tensorflow/tfjs-core');
+  await registerGradients();
   const wasmBackend = await import('@tensorflow/tfjs-backend-wasm');
   wasmBackend.setWasmPaths(fileURLToPath(new URL('../node_modules/@tensorflow/tfjs-backend-wasm/dist/', import.meta.url)));
   wasmBackend.setThreadsCount(1);
@@ -162,8 +179,10 @@ function tfjsRun(tf, config, heldOut) {
   const start = now();
   for (let s = 0; s < TIMED_STEPS; s++) model.step(...batch(), B);
   const msPerStep = (now() - start) / TIMED_STEPS;
+  // A fresh model for the race to 99%.
+  const racer = tfjsModel(tf, config);
   const reached = maker
-    ? toTarget(() => { for (let s = 0; s < CHECK_EVERY; s++) model.step(...batch(), B); }, () => model.accuracy(heldOut), 4 * config.steps)
+    ? toTarget(() => { for (let s = 0; s < CHECK_EVERY; s++) racer.step(...batch(), B); }, () => racer.accuracy(heldOut), 4 * config.steps)
     : null;
   return { msPerStep, reached };
 }

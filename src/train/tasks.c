@@ -171,7 +171,7 @@ static void make_lookup(const attn__example *e, const double *s,
                         uint64_t *rng)
 {
     const int n = T_OF(s), pairs = (n - 1) / 2, keys = V_OF(s) / 2;
-    int key[64];
+    int key[64] = {0}; /* pairs ≤ 15 (seqLength ≤ 32) */
     distinct_tokens(key, pairs, 0, keys, rng);
     for (int p = 0; p < pairs; p++) {
         e->tokens[2 * p] = key[p];

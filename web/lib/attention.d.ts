@@ -557,7 +557,63 @@ export interface Attention {
   linearFlat(input: LinearFlat32Input): SdpaFlat32Result;
   linearFlat(input: LinearFlatInput): SdpaFlatResult;
 
+  /** A tiny transformer that learns a task (README, "Training a tiny
+   * transformer"); bad settings throw an AttentionError naming the setting. */
+  createTrainer(settings: TrainerSettings): Trainer;
+
   memoryStats(): MemoryStats;
+}
+
+export type TrainerTask = 'copy' | 'reverse' | 'sort' | 'previousToken' | 'induction' | 'lookup';
+
+/** Settings; any left out take the task's defaults. */
+export interface TrainerSettings {
+  task: TrainerTask;
+  seed?: number;
+  layers?: number;
+  heads?: number;
+  dModel?: number;
+  /** 0: attention and residual only; above 0: transformer blocks. */
+  dFF?: number;
+  seqLength?: number;
+  vocab?: number;
+  batchSize?: number;
+  learningRate?: number;
+  /** Scores × 1/√d_head (true) or unscaled. */
+  scale?: boolean | number;
+  causal?: boolean | number;
+  /** The task's documented step budget. */
+  steps?: number;
+}
+
+/** Every setting, resolved. */
+export interface TrainerConfig {
+  task: TrainerTask;
+  seed: number;
+  layers: number;
+  heads: number;
+  dModel: number;
+  dFF: number;
+  seqLength: number;
+  vocab: number;
+  batchSize: number;
+  learningRate: number;
+  scale: boolean;
+  causal: boolean;
+  steps: number;
+}
+
+export interface Trainer {
+  readonly config: TrainerConfig;
+  /** n Adam steps on fresh seeded batches; loss is the last batch's. */
+  step(n?: number): { step: number; loss: number };
+  /** Loss and token accuracy on the 256 held-out examples. */
+  evaluate(): { loss: number; accuracy: number };
+  example(index: number): { tokens: number[]; targets: number[]; counted: boolean[] };
+  /** attention[layer][head][query][key]. */
+  predict(tokens: number[]): { predicted: number[]; attention: number[][][][] };
+  attention(layer: number, head: number, example?: number): number[][];
+  dispose(): void;
 }
 
 /** A cell of a tensor: its name ("q", "scores", "heads.1.weights", or a
