@@ -855,6 +855,16 @@ int attn_trainer_evaluate(attn_trainer *trainer, double *loss,
  * the targets and which positions count (1) or not (0), each [seqLength]. */
 int attn_trainer_example(attn_trainer *trainer, int *tokens, int *targets,
                          int *counted, int example);
+/* What head `head` of layer `layer` attends with on tokens [length]: its
+ * queries, keys and values, each [length, dModel / heads], i.e. the
+ * columns of that head of x W + b, x being the layer's input (so that
+ * scaled dot-product attention on them gives that head's weights). */
+int attn_trainer_head(attn_trainer *trainer,
+                      double *q,            /* [length, dModel / heads] */
+                      double *k,            /* [length, dModel / heads] */
+                      double *v,            /* [length, dModel / heads] */
+                      const int *tokens,    /* [length] */
+                      int length, int layer, int head);
 /* The model's most likely token at each position of tokens [length]
  * (1 ≤ length ≤ seqLength, each in 0..vocab-1), and every head's
  * attention weights [layers, heads, length, length] (NULL: not wanted). */

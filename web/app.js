@@ -142,11 +142,21 @@ async function start() {
       return;
     }
     element.replaceChildren();
-    // The multi-head section shares the address while it shows a shapes preset.
-    const addressed = id === 'multihead' ? {
-      state: multiHeadPreset ? { preset: multiHeadPreset.id, step: initial.step ?? 0 } : {},
-      onChange: (state) => writeUrlState(state.preset ? state : walkthrough.getState()),
-    } : {};
+    // The multi-head section shares the address while it shows a shapes
+    // preset; the trainer opens a head's pass in the walkthrough above.
+    const addressed = {
+      multihead: {
+        state: multiHeadPreset ? { preset: multiHeadPreset.id, step: initial.step ?? 0 } : {},
+        onChange: (state) => writeUrlState(state.preset ? state : walkthrough.getState()),
+      },
+      trainer: {
+        openWalkthrough: (state) => {
+          walkthrough.setState(state);
+          writeUrlState(walkthrough.getState());
+          document.getElementById('walkthrough').scrollIntoView({ block: 'start' });
+        },
+      },
+    }[id] ?? {};
     widgets[id] = mountWidget(id, element, { engine, presets, theme: 'auto', ...addressed });
     element.dataset.mounted = 'true';
     if (slots.every(([, slotElement]) => slotElement.dataset.mounted)) document.documentElement.dataset.sections = 'mounted';

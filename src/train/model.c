@@ -217,6 +217,12 @@ static double *activation(const attn__pass *pass, const attn__model *model,
                             * (size_t)model->d_model;
 }
 
+const double *attn__model_layer_input(const attn__pass *pass,
+                                      const attn__model *model, int l)
+{
+    return activation(pass, model, l);
+}
+
 /* ---- Forward ---- */
 
 static void embed(double *h, const double *params, const attn__model *model,

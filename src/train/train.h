@@ -110,6 +110,10 @@ int attn__model_forward(attn__pass *pass, double *weights,
                         const double *params, const attn__model *model,
                         const int *tokens, int batch, int n);
 
+/* Layer l's input for tokens [batch, n] after attn__model_forward. */
+const double *attn__model_layer_input(const attn__pass *pass,
+                                      const attn__model *model, int l);
+
 /* Cross-entropy over the counted positions after a forward pass: the mean
  * loss, the number of counted positions predicted right, and (d_logits
  * not NULL) dL/d(logits) in place of the logits. */

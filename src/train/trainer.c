@@ -397,14 +397,9 @@ int attn_trainer_example(attn_trainer *trainer, int *tokens, int *targets,
     return ATTN_OK;
 }
 
-int attn_trainer_predict(attn_trainer *trainer, int *predicted,
-                         double *weights, const int *tokens, int length)
+/* Checks tokens [length] against the model's sizes. */
+static int check_tokens(attn_trainer *trainer, const int *tokens, int length)
 {
-    if (trainer == NULL || predicted == NULL || tokens == NULL)
-        return ATTN_ERR_NULL;
-    trainer->error[0] = '\0';
-    const int status = build(trainer);
-    if (status != ATTN_OK) return status;
     const attn__model *model = &trainer->model;
     if (length < 1 || length > model->seq_length)
         return fail(trainer, ATTN_ERR_RANGE,
@@ -415,6 +410,62 @@ int attn_trainer_predict(attn_trainer *trainer, int *predicted,
             return fail(trainer, ATTN_ERR_RANGE,
                         "tokens[%d]: must be from 0 to vocab - 1 = %d, got %d",
                         i, model->vocab - 1, tokens[i]);
+    return ATTN_OK;
+}
+
+int attn_trainer_head(attn_trainer *trainer, double *q, double *k, double *v,
+                      const int *tokens, int length, int layer, int head)
+{
+    if (trainer == NULL || q == NULL || k == NULL || v == NULL
+        || tokens == NULL)
+        return ATTN_ERR_NULL;
+    trainer->error[0] = '\0';
+    int status = build(trainer);
+    if (status == ATTN_OK) status = check_tokens(trainer, tokens, length);
+    if (status != ATTN_OK) return status;
+    const attn__model *model = &trainer->model;
+    if (layer < 0 || layer >= model->layers || head < 0
+        || head >= model->heads)
+        return fail(trainer, ATTN_ERR_RANGE,
+                    "layer %d, head %d: the model has layers 0 to %d and "
+                    "heads 0 to %d", layer, head, model->layers - 1,
+                    model->heads - 1);
+    status = attn__model_forward(&trainer->pass, NULL, trainer->params, model,
+                                 tokens, 1, length);
+    if (status != ATTN_OK) return engine_failed(trainer, status);
+    const int d = model->d_model, width = d / model->heads;
+    const double *x = attn__model_layer_input(&trainer->pass, model, layer);
+    const attn__layer_layout *at = &model->layer[layer];
+    const size_t weights[3][2] = {{at->wq, at->bq}, {at->wk, at->bk},
+                                  {at->wv, at->bv}};
+    double *const outs[3] = {q, k, v};
+    for (int p = 0; p < 3; p++) {
+        /* The head's columns of x W + b, one entry at a time. */
+        const double *w = trainer->params + weights[p][0];
+        const double *b = trainer->params + weights[p][1];
+        for (int i = 0; i < length; i++)
+            for (int c = 0; c < width; c++) {
+                const int column = head * width + c;
+                double sum = 0.0;
+                for (int m = 0; m < d; m++)
+                    sum += x[(size_t)i * d + m] * w[(size_t)m * d + column];
+                outs[p][(size_t)i * width + c] = sum + b[column];
+            }
+    }
+    return ATTN_OK;
+}
+
+int attn_trainer_predict(attn_trainer *trainer, int *predicted,
+                         double *weights, const int *tokens, int length)
+{
+    if (trainer == NULL || predicted == NULL || tokens == NULL)
+        return ATTN_ERR_NULL;
+    trainer->error[0] = '\0';
+    const int status = build(trainer);
+    if (status != ATTN_OK) return status;
+    const attn__model *model = &trainer->model;
+    const int checked = check_tokens(trainer, tokens, length);
+    if (checked != ATTN_OK) return checked;
     const int ran = attn__model_forward(&trainer->pass, weights,
                                         trainer->params, model, tokens, 1,
                                         length);

@@ -56,6 +56,8 @@ test('on a phone the editor is closed until asked for, and opens with a tap on i
   await cell.fill('2');
   await cell.press('Tab');
   // Q's first entry is now 2: the score of cat against cat is 2·1 + 0.5·0.5 + 0.2·0.2 + 0.8·0.8.
+  // The page writes an edit into its address when it is idle.
+  await page.waitForFunction(() => /[?&]v=/.test(window.location.search));
   await page.goto(page.url().replace(/step=\d+/, 'step=2'));
   await page.waitForSelector('html[data-ready="true"]');
   assert.match(await page.textContent('#walkthrough .aw-step-lines'), /= 2\.930/);

@@ -103,3 +103,27 @@ test('training without scaling side by side draws a second, dashed curve from it
   assert.deepEqual(keys.map(([, dashed]) => dashed), ['false', 'true']);
   await page.close();
 });
+
+test('a head opens in the walkthrough: its queries, keys and values on the example, whose weights are the head\u2019s, then back through the backward pass', async () => {
+  const page = await openTrainer();
+  for (let k = 1; k <= 3; k++) {
+    await page.click(`${ROOT} .aw-train-step`);
+    await page.waitForFunction(([root, step]) => document.querySelector(`${root} .aw-trainer-status`).textContent.startsWith(`Step ${step} `), [ROOT, k]);
+  }
+  const headWeights = await heatmapValues(page, `${ROOT} .aw-trainer-heads figure.aw-heatmap:nth-of-type(2)`);
+  const { Input: tokens } = await predictionTable(page);
+  await page.click(`${ROOT} .aw-trainer-open-head >> nth=1`);
+  await page.waitForFunction(() => /[?&]backward=1/.test(window.location.search) && /[?&]v=/.test(window.location.search));
+  // The walkthrough now holds that head: its rows are the example's tokens,
+  // and the weights it computes are the ones the trainer drew.
+  const shown = await page.evaluate(() => window.awWidgets.walkthrough.getState());
+  assert.equal(shown.backward, true);
+  assert.deepEqual(shown.values.tokens, tokens.map((token, i) => `${i + 1}:${token}`));
+  assert.equal(shown.values.fields.q.length, tokens.length);
+  assert.equal(shown.values.fields.q[0].length, 16, 'd_model 32 / 2 heads');
+  await page.locator('#walkthrough .aw-stage-button', { hasText: 'Weights \u00b7 V' }).click();
+  const weights = await heatmapValues(page, '#walkthrough figure.aw-heatmap:has(figcaption:text-is("Attention weights"))');
+  weights.forEach((row, i) => row.forEach((w, j) => assert.ok(Math.abs(w - headWeights[i][j]) < 1e-12, `weight [${i}][${j}]`)));
+  assert.equal(await page.locator('#walkthrough .aw-stage-button', { hasText: 'dQ' }).count(), 1, 'the stages go on into the backward pass');
+  await page.close();
+});

@@ -88,3 +88,22 @@ test('creating, training and disposing 30 trainers leaves the heap as it was', a
   }
   assert.deepEqual(attn.memoryStats(), before);
 });
+
+test('a head\u2019s queries, keys and values, through scaledDotProduct, give exactly the weights the trainer reports', async () => {
+  const attn = await loadEngine();
+  for (const [task, heads] of [['previousToken', 2], ['sort', 2], ['induction', 2]]) {
+    const trainer = attn.createTrainer({ task, seed: 2 });
+    trainer.step(10);
+    const { tokens } = trainer.example(3);
+    for (let layer = 0; layer < trainer.config.layers; layer++) {
+      for (let h = 0; h < heads; h++) {
+        const { q, k, v } = trainer.head(layer, h, tokens);
+        assert.equal(q[0].length, trainer.config.dModel / trainer.config.heads);
+        const { weights } = attn.scaledDotProduct({ q, k, v, mask: trainer.config.causal ? 'causal' : 'none' });
+        assert.deepEqual(weights, trainer.attention(layer, h, 3), `${task}: layer ${layer + 1}, head ${h + 1}`);
+      }
+    }
+    assert.throws(() => trainer.head(trainer.config.layers, 0, tokens), /trainer.head: layer must be a whole number from 0 to/);
+    trainer.dispose();
+  }
+});

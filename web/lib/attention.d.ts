@@ -613,6 +613,9 @@ export interface Trainer {
   /** attention[layer][head][query][key]. */
   predict(tokens: number[]): { predicted: number[]; attention: number[][][][] };
   attention(layer: number, head: number, example?: number): number[][];
+  /** The queries, keys and values (each [tokens, dModel / heads]) a head
+   * attends with: scaled dot-product attention on them gives its weights. */
+  head(layer: number, head: number, tokens: number[]): { q: number[][]; k: number[][]; v: number[][] };
   dispose(): void;
 }
 

@@ -27,7 +27,8 @@
 //   attn.createTrainer({ task, seed?, layers?, ... }) -> a trainer: config,
 //     step(n) -> { step, loss }, evaluate() -> { loss, accuracy },
 //     example(i), predict(tokens) -> { predicted, attention[layer][head] },
-//     attention(layer, head, i), dispose()
+//     attention(layer, head, i), head(layer, head, tokens) -> { q, k, v },
+//     dispose()
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
 //
 // Bad input throws an AttentionError (exported; extends Error) whose message
@@ -811,10 +812,14 @@ function createApi(wasm, engineMaxBytes) {
       });
     }
 
-    function predict(tokens) {
+    function checkTokens(caller, tokens) {
       if (!isList(tokens) || tokens.length === 0 || !tokens.every((t) => Number.isInteger(t))) {
-        throw inputError(`trainer.predict: tokens: expected a list of 1 to ${length} whole numbers, got ${describe(tokens)}`);
+        throw inputError(`${caller}: tokens: expected a list of 1 to ${length} whole numbers, got ${describe(tokens)}`);
       }
+    }
+
+    function predict(tokens) {
+      checkTokens('trainer.predict', tokens);
       const n = tokens.length;
       return call('predict', (allocations, check) => {
         const input = allocations.ints(tokens);
@@ -826,6 +831,22 @@ function createApi(wasm, engineMaxBytes) {
         const attention = Array.from({ length: config.layers }, (_, l) => Array.from({ length: config.heads }, (_, h) => (
           Array.from({ length: n }, (_, i) => Array.from(flat.subarray(((l * config.heads + h) * n + i) * n, ((l * config.heads + h) * n + i + 1) * n))))));
         return { predicted: readInts(predicted, n), attention };
+      });
+    }
+
+    /** The queries, keys and values one head attends with on tokens. */
+    function head(layer, index, tokens) {
+      checkWhole('trainer.head', 'layer', layer, 0, config.layers - 1);
+      checkWhole('trainer.head', 'head', index, 0, config.heads - 1);
+      checkTokens('trainer.head', tokens);
+      const n = tokens.length;
+      const width = config.dModel / config.heads;
+      return call('head', (allocations, check) => {
+        const input = allocations.ints(tokens);
+        const [q, k, v] = [0, 1, 2].map(() => allocations.bytes(8 * n * width));
+        check(wasm.attn_trainer_head(trainer, q, k, v, input, n, layer, index));
+        const rows = (pointer) => Array.from({ length: n }, (_, i) => Array.from(copyDoubles(pointer + 8 * i * width, width)));
+        return { q: rows(q), k: rows(k), v: rows(v) };
       });
     }
 
@@ -852,6 +873,7 @@ function createApi(wasm, engineMaxBytes) {
       },
       example,
       predict,
+      head,
       /** The attention weights of one head on held-out example `index`. */
       attention(layer, head, index = 0) {
         checkWhole('trainer.attention', 'layer', layer, 0, config.layers - 1);

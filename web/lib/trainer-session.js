@@ -6,11 +6,13 @@
 //   { type: 'play' } / { type: 'pause' } / { type: 'step' } (one batch)
 //   { type: 'speed', steps }        batches between two reports
 //   { type: 'predict', tokens }     the model on the learner's own input
+//   { type: 'head', layer, head, tokens }  what that head attends with
 // and hears back:
 //   { type: 'created', config, example }      the held-out example shown
 //   { type: 'progress', step, loss, heldOut: { loss, accuracy },
 //     predicted, attention, playing }         after every report
 //   { type: 'prediction', tokens, predicted, attention }
+//   { type: 'head', layer, head, tokens, q, k, v, causal, scale }
 //   { type: 'error', message }                the engine's message
 //
 //   const handle = createTrainerSession(engine, post, schedule);
@@ -101,6 +103,10 @@ export function createTrainerSession(engine, post, schedule = (callback) => setT
     predict({ tokens }) {
       const { predicted, attention } = trainer.predict(tokens);
       post({ type: 'prediction', tokens, predicted, attention });
+    },
+    head({ layer, head, tokens }) {
+      const { causal, scale } = trainer.config;
+      post({ type: 'head', layer, head, tokens, ...trainer.head(layer, head, tokens), causal, scale });
     },
   };
 

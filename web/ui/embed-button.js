@@ -40,6 +40,14 @@ const attributeText = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot
 // any literal src=" in the page, its sign of a file left behind.)
 const attribute = (name, value) => `${name}="${attributeText(value)}"`;
 
+/** The main page's address that opens the walkthrough in this state ({ preset, step, values?, backward? }), as app.js reads it. */
+export function walkthroughLink({ preset, step = 0, values, backward = false }, base = webRoot()) {
+  const params = new URLSearchParams({ preset, step: String(step + 1) });
+  if (values) params.set('v', JSON.stringify(values));
+  if (backward) params.set('backward', '1');
+  return new URL(`index.html?${params}#walkthrough`, base).href;
+}
+
 /** The two snippets: { iframe, element } for widget in state, with the options of optionsToParams. */
 export function embedSnippets(widget, state, title, options = {}, base = webRoot()) {
   const params = { ...stateToParams(widget, state), ...optionsToParams(options) };

@@ -6,7 +6,10 @@
 //
 //   await loadWidget(name); then
 //   mountWidget(name, element, { engine, presets?, state?, onChange?,
-//                                controls?, theme?, autoplay? }) -> the widget
+//                                controls?, theme?, autoplay?,
+//                                openWalkthrough? }) -> the widget
+//   openWalkthrough(state): on a page with the walkthrough, shows it in
+//   that state (the trainer opens a head there); elsewhere a link does
 //   controls: null (all) or a list of CONTROL_NAMES[name] to show
 //   theme: 'light' | 'dark' | 'auto' (follows prefers-color-scheme)
 //
@@ -110,12 +113,12 @@ export function embedOptions(get) {
 }
 
 export function mountWidget(name, element, {
-  engine, presets, state = {}, onChange, controls = null, theme = null, autoplay = false, layout = 'full',
+  engine, presets, state = {}, onChange, controls = null, theme = null, autoplay = false, layout = 'full', openWalkthrough,
 }) {
   const entry = WIDGETS[name];
   if (!entry) throw new Error(`mountWidget: no widget called ${JSON.stringify(name)}`);
   if (!mounts[name]) throw new Error(`mountWidget: ${name} is not loaded yet (await loadWidget(${JSON.stringify(name)}))`);
-  const widget = mounts[name](element, { engine, presets, state, onChange });
+  const widget = mounts[name](element, { engine, presets, state, onChange, openWalkthrough });
   const root = element.lastElementChild;
   const doc = element.ownerDocument;
 

@@ -7,14 +7,17 @@
 // the same model without the 1/√d_head scale side by side, and type a
 // sequence of their own.
 //
-//   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, state?, onChange?, openWalkthrough? }) -> { destroy(), getState(), setState(state) }
 //   state: { task, seed, layers, heads, learningRate, scale }
+//   openWalkthrough(state): shows a head's pass in the page's walkthrough;
+//   without it, a link to the main page does.
 //
 // Every number comes from the engine's trainer (attn.createTrainer); this
 // file draws what the session reports.
 
 import { createHeatmap } from '../ui/heatmap.js';
 import { createLineChart } from '../ui/line-chart.js';
+import { walkthroughLink } from '../ui/embed-button.js';
 import { createTrainerSession, SHOWN_EXAMPLE } from '../lib/trainer-session.js';
 import { button, checkbox, choice, clampInt, scrollBox, sectionRoot, sectionState } from './sections-common.js';
 
@@ -31,6 +34,12 @@ const RATES = [0.001, 0.003, 0.01, 0.03];
 const SPEEDS = [1, 5, 25];
 const DEFAULT_STATE = { task: 'reverse', seed: 1, layers: 0, heads: 0, learningRate: 0, scale: true };
 const UNSCALED = 'unscaled';
+// The walkthrough's editor takes at most 12 tokens and 16 columns
+// (walkthrough-problem.js): a head wider or a sequence longer has no link.
+const WALKTHROUGH_TOKENS = 12;
+const WALKTHROUGH_WIDTH = 16;
+// A walkthrough example whose inputs are Q, K and V: the head's replace them.
+const QKV_PRESET = 'cat-sat-mat';
 
 // A loss falls through many decades as the model learns: three significant
 // digits, and below 0.001 its exponent ("3.2e\u22125"), not 0.0000.
@@ -69,7 +78,7 @@ function startSession(engine, onReply) {
   };
 }
 
-export function mount(element, { engine, state = {}, onChange = () => {} }) {
+export function mount(element, { engine, state = {}, onChange = () => {}, openWalkthrough = null }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'trainer',
     title: 'Watch attention learn',
@@ -147,7 +156,9 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
 
   const heatBox = make('div', 'aw-trainer-heads');
   const heatDetail = make('p', 'aw-heatmap-detail');
-  root.append(heatBox, heatDetail);
+  const openBox = make('div', 'aw-controls aw-trainer-open');
+  const openNote = make('p', 'aw-trainer-open-note');
+  root.append(heatBox, heatDetail, openBox, openNote);
   let heatmaps = [];
 
   // ---- State and sessions ----
@@ -248,6 +259,8 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     } else if (reply.type === 'prediction') {
       own = reply;
       showOwn();
+    } else if (reply.type === 'head') {
+      openHead(reply);
     }
   }
 
@@ -268,6 +281,48 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     }
     ownInput.placeholder = example.tokens.join(' ');
     taskText.textContent = TASKS[config.task];
+    const width = config.dModel / config.heads;
+    const fits = config.seqLength <= WALKTHROUGH_TOKENS && width <= WALKTHROUGH_WIDTH;
+    openBox.replaceChildren();
+    openBox.hidden = !fits;
+    openNote.textContent = fits
+      ? 'Open a head in the walkthrough: its queries, keys and values on the example shown, step by step, forward and back.'
+      : `The walkthrough takes at most ${WALKTHROUGH_TOKENS} tokens and ${WALKTHROUGH_WIDTH} columns; this model\u2019s heads `
+        + `see ${config.seqLength} tokens of ${width} columns.`;
+    if (!fits) return;
+    for (let l = 0; l < config.layers; l++) {
+      for (let h = 0; h < config.heads; h++) {
+        openBox.append(button(doc, {
+          label: `Open layer ${l + 1}, head ${h + 1} in the walkthrough`, className: 'aw-trainer-open-head',
+          onClick: () => {
+            if (playing) pause();
+            sessions.main.send({ type: 'head', layer: l, head: h, tokens: own ? own.tokens : example.tokens });
+          },
+        }));
+      }
+    }
+  }
+
+  /** The walkthrough's state for a head's queries, keys and values. */
+  function walkthroughState({ tokens, q, k, v, causal, scale }) {
+    const fields = { q, k, v };
+    if (causal) fields.mask = 'causal';
+    if (!scale) fields.scale = false;
+    return { preset: QKV_PRESET, step: 0, backward: true, values: { mode: 'qkv', fields, tokens: tokenLabels(tokens) } };
+  }
+
+  function openHead(reply) {
+    const walkthrough = walkthroughState(reply);
+    if (openWalkthrough) {
+      openWalkthrough(walkthrough);
+      return;
+    }
+    const link = make('a', 'aw-link aw-trainer-open-link', `Layer ${reply.layer + 1}, head ${reply.head + 1} in the walkthrough \u2197`);
+    link.href = walkthroughLink(walkthrough);
+    link.target = '_blank';
+    link.rel = 'noopener';
+    openNote.replaceChildren(link);
+    link.focus();
   }
 
   function drawHeads(tokens, attention) {
