@@ -57,7 +57,7 @@ function typicalNorm(gradScaled) {
 
 const W = 560;
 const H = 270;
-const PAD = { left: 60, right: 14, top: 14, bottom: 46 };
+const PAD = { left: 68, right: 24, top: 18, bottom: 46 };
 const PLOT_W = W - PAD.left - PAD.right;
 const PLOT_H = H - PAD.top - PAD.bottom;
 const xOf = (index) => PAD.left + (index / (GRADIENT_DKS.length - 1)) * PLOT_W;
