@@ -30,8 +30,8 @@ const D_MODEL = 4;
 const D_FF = 8;
 const HEADS = 2;
 const NORMS = [
-  { value: 'post', label: 'post-norm (LayerNorm after each residual sum)' },
-  { value: 'pre', label: 'pre-norm (LayerNorm before each sub-layer)' },
+  { value: 'post', label: 'post-norm (LN after each sum)' },
+  { value: 'pre', label: 'pre-norm (LN before each layer)' },
 ];
 // The parameters, in the order the engine's gradients are listed.
 const PARAMETERS = ['wq', 'wk', 'wv', 'wo', 'bq', 'bk', 'bv', 'bo', 'gamma1', 'beta1', 'w1', 'b1', 'w2', 'b2', 'gamma2', 'beta2'];
