@@ -8,7 +8,7 @@ import { loadWidget, mountWidget } from './widgets/registry.js';
 import { isMultiHeadPreset } from './presets.js';
 
 // Each section widget mounts into the element with id `${id}-widget`.
-const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'trainer'];
+const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'block', 'trainer'];
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 // The one-file build (scripts/build-single.mjs) inlines the engine and presets here.

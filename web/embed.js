@@ -1,6 +1,6 @@
 // One widget alone, for an iframe on another site:
 //
-//   embed.html?widget=walkthrough|plane|masks|scaling|multihead|cross-attention|alignment|efficient
+//   embed.html?widget=walkthrough|plane|masks|scaling|multihead|cross-attention|alignment|efficient|block
 //     &preset=ID&step=N&v=JSON&controls=player,editor|none&theme=light|dark|auto&autoplay=0|1&id=TEXT
 //
 // (options: widgets/registry.js and the README). The page tells its host

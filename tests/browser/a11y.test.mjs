@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { REPO, startHost, startSession } from './harness.mjs';
 
 const AXE = join(REPO, 'node_modules', 'axe-core', 'axe.min.js');
-const WIDGETS = ['walkthrough', 'plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient'];
+const WIDGETS = ['walkthrough', 'plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'block', 'trainer'];
 
 let session;
 let host;

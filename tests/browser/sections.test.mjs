@@ -20,7 +20,7 @@ import { DECODER_VECTORS, ENCODER_VECTORS } from '../../web/widgets/cross-attent
 import { handParameters, randomParameters } from '../../web/widgets/alignment.js';
 
 const PAGE = 'index.html';
-const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross', 'alignment', 'efficient', 'trainer'];
+const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross', 'alignment', 'efficient', 'block', 'trainer'];
 
 let engine;
 let session;
@@ -86,7 +86,7 @@ test('every section renders its title, controls and heatmaps, and the page stays
     assert.deepEqual(section.messages, [], `${section.name} shows no engine error`);
   }
   const heatmaps = Object.fromEntries(sections.map((s) => [s.name, s.heatmaps]));
-  assert.deepEqual(heatmaps, { plane: 0, masks: 2, scaling: 2, multihead: 2, cross: 3, alignment: 4, efficient: 3, trainer: 2 });
+  assert.deepEqual(heatmaps, { plane: 0, masks: 2, scaling: 2, multihead: 2, cross: 3, alignment: 4, efficient: 3, block: 2, trainer: 2 });
   await page.close();
   session.assertQuiet();
 });

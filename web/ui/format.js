@@ -31,6 +31,21 @@ export function fullPrecision(value) {
   return text.startsWith('-') ? MINUS + text.slice(1) : text;
 }
 
+const SUPERSCRIPT = { '-': '\u207b', 0: '\u2070', 1: '\u00b9', 2: '\u00b2', 3: '\u00b3', 4: '\u2074', 5: '\u2075', 6: '\u2076', 7: '\u2077', 8: '\u2078', 9: '\u2079' };
+
+/** 10 to an integer power as text: "10⁻³". */
+export function powerOfTen(exponent) {
+  return `10${String(exponent).split('').map((c) => SUPERSCRIPT[c]).join('')}`;
+}
+
+/** A value of any size with three significant digits: "1.23 × 10⁻⁹", "0.456", "0". */
+export function formatScientific(value) {
+  if (!Number.isFinite(value)) return formatNumber(value);
+  if (value === 0 || (Math.abs(value) >= 0.01 && Math.abs(value) < 1000)) return formatNumber(value, value === 0 ? 0 : 3);
+  const [mantissa, exponent] = value.toExponential(2).split('e');
+  return `${formatNumber(Number(mantissa), 2)} \u00d7 ${powerOfTen(Number(exponent))}`;
+}
+
 /** Reads a typed number; accepts the typographic minus. Returns NaN if it is not one. */
 export function parseNumber(text) {
   const cleaned = String(text).trim().replace(/\u2212/g, '-');

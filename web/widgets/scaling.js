@@ -1,7 +1,9 @@
 // The "why scale by 1/√d_k" section: random queries and keys of a chosen
 // width d_k, the spread of their dot products with and without the scale
 // (histograms of the engine's scores), how peaked the softmax rows become,
-// and the tutorials' saturation examples next to the engine's exact values.
+// the size of the gradient through the softmax as d_k grows (measured by
+// the engine backward, scaling-gradients.js), and the tutorials'
+// saturation examples next to the engine's exact values.
 //
 //   mount(element, { engine, presets?, state?, onChange? }) -> { destroy(), getState(), setState(state) }
 //   presets: presets.json, for the tutorials' claims this section shows (none without it)
@@ -16,6 +18,7 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import { tutorialName } from '../presets.js';
+import { createGradientPlot } from './scaling-gradients.js';
 import {
   attempt, button, clampInt, normalDraws, numberedTokens, randomMatrix, scrollBox, sectionRoot, sectionState,
   seededRandom, slider,
@@ -148,6 +151,8 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   const keyTokens = numberedTokens(N, 'k');
   const heatUnscaled = createHeatmap(heatBox, { title: 'Weights, softmax(QK\u1d40)', name: 'unscaled weight', detailElement: heatDetail });
   const heatScaled = createHeatmap(heatBox, { title: 'Weights, softmax(QK\u1d40 / \u221ad_k)', name: 'scaled weight', detailElement: heatDetail });
+
+  const gradientPlot = createGradientPlot(root, { engine, say });
 
   // The tutorials' examples
   const examplesPanel = make('section', 'aw-panel');
@@ -338,6 +343,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     if (current.dk !== previous.dk || current.seed !== previous.seed || !inputs) inputs = inputsFor(current.dk, current.seed);
     dkSlider.set(DK_CHOICES.indexOf(current.dk));
     draw();
+    gradientPlot.update(current);
   }
 
   drawExamples();
