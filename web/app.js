@@ -1,7 +1,9 @@
 // The page's entry: loads the engine once, mounts the widgets into their
 // sections and keeps the address in step with what the learner sees, so a
 // link reproduces the view: ?preset=ID&step=N (N counts from 1, as on
-// screen) and, after edits, v=<the edited inputs as compact JSON>.
+// screen) and, after edits, v=<the edited inputs as compact JSON>; once the
+// trainer's settings change, trainer=<its settings as JSON> (the run is
+// reproducible from its seed).
 
 import { loadAttention } from './lib/attention.js';
 import { loadWidget, mountWidget } from './widgets/registry.js';
@@ -23,6 +25,13 @@ function readUrlState(location) {
     state.step = Number.isInteger(step) ? Math.max(0, step - 1) : 0;
   }
   if (params.get('backward') === '1') state.backward = true;
+  if (params.has('trainer')) {
+    try {
+      trainerState = JSON.parse(params.get('trainer'));
+    } catch {
+      trainerState = null; // the trainer starts from its defaults
+    }
+  }
   if (params.has('v')) {
     try {
       state.values = JSON.parse(params.get('v'));
@@ -41,6 +50,8 @@ const whenIdle = globalThis.requestIdleCallback ?? ((callback) => setTimeout(cal
 const cancelIdle = globalThis.cancelIdleCallback ?? clearTimeout;
 let lastValues;
 let pendingWrite = 0;
+// The trainer's settings, once the address names them.
+let trainerState = null;
 
 function writeUrlState(state) {
   const values = state.values ? JSON.stringify(state.values) : undefined;
@@ -57,6 +68,7 @@ function replaceUrl(state) {
   params.set('step', String(state.step + 1));
   if (state.values) params.set('v', JSON.stringify(state.values));
   if (state.backward) params.set('backward', '1');
+  if (trainerState) params.set('trainer', JSON.stringify(trainerState));
   const url = `${window.location.pathname}?${params.toString()}${window.location.hash}`;
   if (url === `${window.location.pathname}${window.location.search}${window.location.hash}`) return;
   try {
@@ -150,6 +162,11 @@ async function start() {
         onChange: (state) => writeUrlState(state.preset ? state : walkthrough.getState()),
       },
       trainer: {
+        state: trainerState ?? {},
+        onChange: (state) => {
+          trainerState = state;
+          replaceUrl(walkthrough.getState());
+        },
         openWalkthrough: (state) => {
           walkthrough.setState(state);
           writeUrlState(walkthrough.getState());

@@ -127,3 +127,21 @@ test('a head opens in the walkthrough: its queries, keys and values on the examp
   assert.equal(await page.locator('#walkthrough .aw-stage-button', { hasText: 'dQ' }).count(), 1, 'the stages go on into the backward pass');
   await page.close();
 });
+
+test('the address keeps the trainer\u2019s task and settings, and opening it again restores them', async () => {
+  const page = await openTrainer();
+  await page.selectOption(`${ROOT} [data-control="task"] select`, 'previousToken');
+  await page.click(`${ROOT} .aw-trainer-settings summary`);
+  await page.selectOption(`${ROOT} [data-control="heads"] select`, '4');
+  await page.waitForFunction(() => /[?&]trainer=/.test(window.location.search));
+  const trainer = JSON.parse(new URL(page.url()).searchParams.get('trainer'));
+  assert.equal(trainer.task, 'previousToken');
+  assert.equal(trainer.heads, 4);
+  const again = await session.openReady(`index.html${new URL(page.url()).search}#trainer`);
+  await again.waitForSelector('#trainer-widget[data-mounted="true"]');
+  assert.equal(await again.inputValue(`${ROOT} [data-control="task"] select`), 'previousToken');
+  await again.waitForFunction((root) => document.querySelectorAll(`${root} .aw-trainer-heads figure.aw-heatmap`).length === 4, ROOT);
+  assert.match(await again.textContent(`${ROOT} .aw-trainer-task`), /token just before it/);
+  await again.close();
+  await page.close();
+});

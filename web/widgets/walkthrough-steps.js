@@ -192,13 +192,16 @@ const STAGE_LABELS = {
   inputs: 'Inputs', project: 'Q, K, V', score: 'Q\u00b7K\u1d40', scale: 'Scale', mask: 'Mask',
   max: 'Softmax', exp: 'Softmax', sum: 'Softmax', softmax: 'Softmax', output: 'Weights \u00b7 V',
   done: 'Result',
+  // The backward pass, stage by stage.
+  'grad-output': 'dO', 'grad-v': 'dV', 'grad-weights': 'dP', 'grad-scaled': 'dS', 'grad-q': 'dQ', 'grad-k': 'dK',
 };
 
 /** The stages in order, each { label, first } (the index of its first step). */
 export function stagesOf(steps) {
   const stages = [];
   steps.forEach((step, index) => {
-    const word = step.id.replace(/^h\d+-/, '').split('-')[0];
+    const id = step.id.replace(/^h\d+-/, '');
+    const word = id.startsWith('grad-') ? id : id.split('-')[0];
     const label = STAGE_LABELS[word] ?? step.title;
     if (stages.at(-1)?.label !== label) stages.push({ label, first: index });
   });
