@@ -1,13 +1,18 @@
 // One widget alone, for an iframe on another site:
 //
-//   embed.html?widget=walkthrough|plane|masks|scaling|multihead|cross-attention|alignment|efficient|block
+//   embed.html?widget=walkthrough|plane|masks|scaling|multihead|cross-attention|alignment|efficient|block|trainer
 //     &preset=ID&step=N&v=JSON&controls=player,editor|none&theme=light|dark|auto&autoplay=0|1&id=TEXT
+//     &parentOrigin=https://host.example
 //
 // (options: widgets/registry.js and the README). The page tells its host
 // how tall its content is, whenever that changes, so the host can size the
 // iframe and no scrollbar ever shows:
 //
-//   parent.postMessage({ type: 'attention-embed:height', height, id }, '*')
+//   parent.postMessage({ type: 'attention-embed:height', height, id }, parentOrigin)
+//
+// to the parent window only; with parentOrigin (an origin such as
+// https://course.example) only a parent of that origin receives it,
+// otherwise any parent does ('*': the height is no secret).
 
 import { loadAttention } from './lib/attention.js';
 import { WIDGETS, embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
@@ -15,14 +20,26 @@ import { WIDGETS, embedOptions, loadWidget, mountWidget } from './widgets/regist
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 const HEIGHT_MESSAGE = 'attention-embed:height';
 
-function reportHeight(box, id) {
+/** The origin height messages may go to: parentOrigin if it is one, else '*'. */
+function parentOriginOf(text) {
+  if (text === null) return { origin: '*' };
+  try {
+    const { origin } = new URL(text);
+    if (origin !== 'null' && origin === text.replace(/\/$/, '')) return { origin };
+  } catch {
+    // not a URL: reported below
+  }
+  return { origin: '*', notice: `parentOrigin \u201c${text.slice(0, 60)}\u201d is not an origin such as https://course.example; the height goes to any parent.` };
+}
+
+function reportHeight(box, id, targetOrigin) {
   if (window.parent === window) return;
   let last = -1;
   const send = () => {
     const height = Math.ceil(box.getBoundingClientRect().height);
     if (height === last) return;
     last = height;
-    window.parent.postMessage({ type: HEIGHT_MESSAGE, height, id }, '*');
+    window.parent.postMessage({ type: HEIGHT_MESSAGE, height, id }, targetOrigin);
   };
   new ResizeObserver(send).observe(box);
   send();
@@ -45,8 +62,10 @@ async function loadPresets() {
 async function start() {
   const box = document.getElementById('embed');
   const params = new URLSearchParams(window.location.search);
-  reportHeight(box, params.get('id') ?? '');
+  const parent = parentOriginOf(params.get('parentOrigin'));
+  reportHeight(box, params.get('id') ?? '', parent.origin);
   const options = embedOptions((name) => params.get(name));
+  if (parent.notice) options.notices.push(parent.notice);
   let engine;
   let presets;
   try {

@@ -16,6 +16,21 @@ export function loadMath(baseUrl = new URL('../vendor/katex/katex.mjs', import.m
 }
 
 /**
+ * Puts KaTeX's markup into element without inline style attributes, which a
+ * strict Content-Security-Policy (style-src 'self') refuses, even in a
+ * template: each style="..." becomes data-aw-style="..." before parsing, and
+ * its declarations are set through the CSSOM, which the policy allows.
+ * (KaTeX writes every attribute double-quoted, with " escaped inside.)
+ */
+function setMarkup(element, html) {
+  element.innerHTML = html.replace(/ style="/g, ' data-aw-style="');
+  for (const node of element.querySelectorAll('[data-aw-style]')) {
+    node.style.cssText = node.dataset.awStyle;
+    node.removeAttribute('data-aw-style');
+  }
+}
+
+/**
  * Renders tex into element. Until KaTeX has loaded (or if it is missing) the
  * TeX source is shown as text, so the page never shows nothing.
  */
@@ -27,7 +42,7 @@ export function renderMath(element, tex, { display = false, label = '' } = {}) {
   if (prerendered) {
     if (Object.hasOwn(prerendered, tex)) {
       // KaTeX's markup for our constant TeX, made at build time.
-      element.innerHTML = prerendered[tex];
+      setMarkup(element, prerendered[tex]);
       if (!display) element.querySelector('math')?.removeAttribute('display');
     }
     return element;
@@ -35,7 +50,7 @@ export function renderMath(element, tex, { display = false, label = '' } = {}) {
   loadMath().then((katex) => {
     if (!katex || element.dataset.tex !== tex) return;
     // renderToString output is KaTeX's own markup for our constant TeX.
-    element.innerHTML = katex.renderToString(tex, { displayMode: display, throwOnError: false, output: 'htmlAndMathml' });
+    setMarkup(element, katex.renderToString(tex, { displayMode: display, throwOnError: false, output: 'htmlAndMathml' }));
   });
   return element;
 }
