@@ -99,9 +99,9 @@ export function pathnameOf(target) {
 // Every failure inside a request becomes a response (400 for a target that
 // cannot be parsed, 500 otherwise), never an unhandled rejection that would
 // stop the server.
-function handler(root) {
+function handler(root, policy) {
   return (request, response) => {
-    serveFile(root, request, response).catch(() => {
+    serveFile(root, policy, request, response).catch(() => {
       try {
         if (!response.headersSent) send(response, 500, 'internal error', request.method);
         else response.destroy();
@@ -112,7 +112,7 @@ function handler(root) {
   };
 }
 
-async function serveFile(root, request, response) {
+async function serveFile(root, policy, request, response) {
   const { method } = request;
   if (method !== 'GET' && method !== 'HEAD') {
     response.setHeader('Allow', 'GET, HEAD');
@@ -141,7 +141,7 @@ async function serveFile(root, request, response) {
     Vary: 'Accept-Encoding',
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+    ...(policy ? { 'Content-Security-Policy': policy } : {}),
   });
   if (method === 'HEAD') {
     response.end();
@@ -162,12 +162,14 @@ async function serveFile(root, request, response) {
  * Serves `root` on 127.0.0.1:`port` (0 = any free port). Resolves to
  * { server, port, url, close() } once it is listening.
  */
-export async function startServer({ root = 'web', port = DEFAULT_PORT } = {}) {
+// contentSecurityPolicy: the policy sent with every file; null sends none
+// (the browser tests' stand-ins for other sites, which have their own).
+export async function startServer({ root = 'web', port = DEFAULT_PORT, contentSecurityPolicy = CONTENT_SECURITY_POLICY } = {}) {
   const rootPath = await realpath(resolve(root));
   if (!(await stat(rootPath)).isDirectory()) throw new Error(`serve: ${root} is not a directory`);
   // Addresses that hold the page's state (?v=...) can be long: headers up to
   // MAX_HEADER_BYTES, where Node's default would answer a bare 431 at 16 KB.
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler(rootPath));
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler(rootPath, contentSecurityPolicy));
   // A request Node's parser rejects (a header section larger still, a
   // malformed request line) gets a response that says so, then the socket
   // closes; the server stays up.

@@ -176,7 +176,8 @@ export async function heatmapValues(page, figureSelector) {
 export async function startHost(session, files = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'aw-host-'));
   for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
-  const server = await startServer({ root: dir, port: 0 });
+  // A site of its own: it sends its own policy, or here none.
+  const server = await startServer({ root: dir, port: 0, contentSecurityPolicy: null });
   session.allowOrigin(server.url);
   return {
     dir,

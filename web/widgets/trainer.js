@@ -137,6 +137,7 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
   root.append(charts);
 
   const exampleHead = make('h4', 'aw-trainer-example-title');
+  exampleHead.hidden = true; // until there is an example to show
   const predictions = scrollBox(make, 'aw-trainer-predictions', 'The example, its targets and the model\u2019s predictions');
   root.append(exampleHead, predictions);
 
@@ -362,6 +363,7 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
   function showLatest() {
     if (!latest || !example) return;
     exampleHead.textContent = `Held-out example ${SHOWN_EXAMPLE + 1}: what the model predicts and where each head looks`;
+    exampleHead.hidden = false;
     predictionRows(example.tokens, example.targets, example.counted, latest.predicted);
     drawHeads(example.tokens, latest.attention);
     const { accuracy, loss } = latest.heldOut;
