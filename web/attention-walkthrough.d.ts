@@ -17,6 +17,14 @@ export interface AttentionWalkthroughElement extends HTMLElement {
   readonly widget: AttentionWidget | null;
 }
 
+/** The element's class, as customElements.get('attention-walkthrough') gives it. */
+export interface AttentionWalkthroughConstructor {
+  new (): AttentionWalkthroughElement;
+  /** The folder of attention.wasm (KaTeX in ../vendor/katex/) for every element
+   * without a `base` attribute; set it before the first element renders. */
+  assetBase: string | null;
+}
+
 declare global {
   interface HTMLElementTagNameMap {
     'attention-walkthrough': AttentionWalkthroughElement;

@@ -10,12 +10,19 @@
 // CSS does not reach it and ours does not leak out; only KaTeX's @font-face
 // rules go to the document, because fonts declared in a shadow root are not
 // used. The engine (attention.wasm) is loaded from beside the script, KaTeX
-// from ../vendor/katex/; the presets are in the bundle.
+// from ../vendor/katex/; the presets are in the bundle. Where a bundler
+// moved the script away from them, say where they are: the first element's
+// base attribute (base="https://cdn.example/attention/dist/", the folder of
+// attention.wasm) or, before any element renders,
+// customElements.get('attention-walkthrough').assetBase = '…'.
+// Imported where there is no DOM (Node, server-side rendering) it defines
+// nothing and throws nothing.
 //
 // Built by scripts/build-element.mjs into web/dist/ (`make element`): this
 // source imports CSS as text, which only the bundler understands.
 
 import { loadAttention } from './lib/attention.js';
+import { loadMath } from './ui/math.js';
 import { embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
 import presets from './presets.json' with { type: 'json' };
 import pageCss from './style.css';
@@ -34,9 +41,9 @@ const SHELL_CSS = ':host{display:block!important}:host([hidden]){display:none!im
 let engineLoading = null;
 let sheets = null;
 
-function styleSheets() {
+function styleSheets(base) {
   if (sheets) return sheets;
-  const fonts = new URL('../vendor/katex/fonts/', SCRIPT_URL).href;
+  const fonts = new URL('../vendor/katex/fonts/', base).href;
   const katex = katexCss.replace(/url\(fonts\//g, `url(${fonts}`);
   const fontFaces = katex.match(/@font-face\{[^}]*\}/g) ?? [];
   const fontSheet = new CSSStyleSheet();
@@ -48,8 +55,13 @@ function styleSheets() {
   return sheets;
 }
 
-class AttentionWalkthrough extends HTMLElement {
+// Where there is no DOM, a stand-in base class: the element is not defined.
+const ElementBase = globalThis.HTMLElement ?? class {};
+
+class AttentionWalkthrough extends ElementBase {
   static observedAttributes = ATTRIBUTES;
+  /** The folder of attention.wasm (KaTeX in ../vendor/katex/), for every element without a base attribute. */
+  static assetBase = null;
 
   #widget = null;
   #shell = null;
@@ -58,7 +70,7 @@ class AttentionWalkthrough extends HTMLElement {
   connectedCallback() {
     if (!this.shadowRoot) {
       const root = this.attachShadow({ mode: 'open' });
-      root.adoptedStyleSheets = styleSheets();
+      root.adoptedStyleSheets = styleSheets(this.#assetBase());
       // Keys typed or pressed inside the widget are the widget's: a host's
       // own handlers (a slide deck's arrows and Space) see the element as
       // the focused one and would act on them too.
@@ -81,6 +93,11 @@ class AttentionWalkthrough extends HTMLElement {
   }
 
   /** The mounted widget ({ getState(), setState() }), once the engine has loaded. */
+  /** The base attribute, else AttentionWalkthrough.assetBase, else the script's own folder. */
+  #assetBase() {
+    return new URL(this.getAttribute('base') ?? AttentionWalkthrough.assetBase ?? './', SCRIPT_URL || document.baseURI);
+  }
+
   get widget() {
     return this.#widget;
   }
@@ -92,7 +109,9 @@ class AttentionWalkthrough extends HTMLElement {
     const options = embedOptions((name) => this.getAttribute(name));
     let engine;
     try {
-      engineLoading ??= loadAttention({ wasmUrl: new URL('attention.wasm', SCRIPT_URL).href });
+      const base = this.#assetBase();
+      loadMath(new URL('../vendor/katex/katex.mjs', base));
+      engineLoading ??= loadAttention({ wasmUrl: new URL('attention.wasm', base).href });
       [engine] = await Promise.all([engineLoading, loadWidget(options.name)]);
     } catch (error) {
       engineLoading = null;
@@ -117,4 +136,6 @@ function message(text, failure) {
   return p;
 }
 
-if (!customElements.get('attention-walkthrough')) customElements.define('attention-walkthrough', AttentionWalkthrough);
+if (globalThis.customElements && !customElements.get('attention-walkthrough')) {
+  customElements.define('attention-walkthrough', AttentionWalkthrough);
+}

@@ -146,6 +146,22 @@ test('npm pack makes a tarball that a scratch project installs offline and impor
     assert.deepEqual(JSON.parse(run(process.execPath, ['check-element.mjs'], { cwd: project })),
                      ['attention-walkthrough']);
 
+    // CommonJS (Node 18 cannot require an ES module), the default export, and
+    // the element imported where there is no DOM at all (server-side rendering).
+    writeFileSync(join(project, 'check.cjs'), `
+      const { loadAttention } = require('${PACKAGE}');
+      loadAttention().then((attn) => console.log(JSON.stringify(attn.softmax({ x: [0, 0] }).weights)));
+    `);
+    assert.deepEqual(JSON.parse(run(process.execPath, ['check.cjs'], { cwd: project })), [0.5, 0.5]);
+    writeFileSync(join(project, 'check-default.mjs'), `
+      import attention from '${PACKAGE}';
+      const attn = await attention.loadAttention();
+      try { attn.softmax({ x: 'no' }); } catch (error) { console.log(JSON.stringify(error instanceof attention.AttentionError)); }
+    `);
+    assert.equal(JSON.parse(run(process.execPath, ['check-default.mjs'], { cwd: project })), true);
+    writeFileSync(join(project, 'check-ssr.mjs'), `await import('${PACKAGE}/element'); console.log('"imported"');`);
+    assert.equal(JSON.parse(run(process.execPath, ['check-ssr.mjs'], { cwd: project })), 'imported');
+
     // The installed types resolve by the package's name, as in a TypeScript project.
     writeFileSync(join(project, 'check.ts'), `
       import { loadAttention, type Matrix } from '${PACKAGE}';
@@ -167,6 +183,20 @@ test('npm pack makes a tarball that a scratch project installs offline and impor
     writeFileSync(join(project, 'tsconfig.json'),
                   JSON.stringify({ ...TSCONFIG, files: ['check.ts', 'check-element.ts'] }));
     run(process.execPath, [tsc, '-p', join(project, 'tsconfig.json')], { cwd: project });
+    // TypeScript's older node10 resolution reads no "exports": typesVersions
+    // still finds the element's types.
+    writeFileSync(join(project, 'check-node10.ts'), `
+      import type { AttentionWalkthroughElement, AttentionWalkthroughConstructor } from '${PACKAGE}/element';
+      declare const element: AttentionWalkthroughElement;
+      declare const constructor: AttentionWalkthroughConstructor;
+      constructor.assetBase = 'https://cdn.example/attention/dist/';
+      export const ready: boolean = element.widget !== null;
+    `);
+    writeFileSync(join(project, 'tsconfig.node10.json'), JSON.stringify({
+      compilerOptions: { module: 'commonjs', moduleResolution: 'node10', strict: true, noEmit: true, target: 'es2022', lib: ['es2022', 'dom'], types: [] },
+      files: ['check-node10.ts'],
+    }));
+    run(process.execPath, [tsc, '-p', join(project, 'tsconfig.node10.json')], { cwd: project });
   });
 });
 

@@ -689,3 +689,7 @@ export interface LoadOptions {
 
 /** Compiles and instantiates attention.wasm. */
 export function loadAttention(options?: LoadOptions): Promise<Readonly<Attention>>;
+
+/** The default export: `import attention from 'attention-explainer'`. */
+declare const attention: { readonly loadAttention: typeof loadAttention; readonly AttentionError: typeof AttentionError };
+export default attention;

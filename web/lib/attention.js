@@ -153,7 +153,14 @@ async function wasmBytes({ wasmBinary, wasmUrl } = {}) {
   if (!response.ok) {
     throw new Error(`loadAttention: fetching ${url} failed with HTTP ${response.status}`);
   }
-  return new Uint8Array(await response.arrayBuffer());
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  // A server that answers every path with its index page gives HTML here.
+  if (bytes.length < 4 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+    const start = new TextDecoder().decode(bytes.subarray(0, 16)).replace(/\s+/g, ' ');
+    throw new Error(`loadAttention: ${url} is not the engine (a WebAssembly module starts with \\0asm; this starts with "${start}"); `
+      + 'give loadAttention its wasmUrl, or the element its base attribute');
+  }
+  return bytes;
 }
 
 // The library neither prints nor exits, so the few functions a standalone
@@ -1040,3 +1047,6 @@ function checkLength(caller, name, values, expected, formula) {
                              ATTN_ERR_INPUT);
   }
 }
+
+// import attention from 'attention-explainer': the same two names.
+export default Object.freeze({ loadAttention, AttentionError });
