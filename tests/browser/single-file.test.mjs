@@ -135,3 +135,27 @@ test('shown through an iframe\u2019s srcdoc, the one file steps without an error
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('"Embed this" in the one file links to this view of it, and gives the snippets once told where the explorer is served', async () => {
+  const page = await openSingleFile('?preset=cat-sat-mat&step=3');
+  await page.click('#walkthrough .aw-embed-btn');
+  const dialog = page.locator('#walkthrough .aw-embed-dialog');
+  assert.match(await dialog.locator('.aw-message').textContent(), /This page is one file/);
+  assert.equal(await dialog.locator('.aw-embed-link').inputValue(), 'attention.html?preset=cat-sat-mat&step=3#walkthrough');
+  assert.match(await dialog.locator('.aw-embed-iframe').inputValue(), /^Give the address where the explorer is served/);
+  await dialog.locator('.aw-embed-served').fill('https://course.example/attention');
+  assert.match(await dialog.locator('.aw-embed-iframe').inputValue(),
+    /src="https:\/\/course\.example\/attention\/embed\.html\?widget=walkthrough&amp;preset=cat-sat-mat&amp;step=3/);
+  assert.match(await dialog.locator('.aw-embed-element').inputValue(), /src="https:\/\/course\.example\/attention\/dist\/attention-walkthrough\.js"/);
+  await page.close();
+});
+
+test('the trainer in the one file trains on the page itself, since no worker starts from a file', async () => {
+  const page = await openSingleFile('#trainer');
+  await page.locator('#trainer-widget').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#trainer-widget[data-mounted="true"]');
+  await page.click('#trainer .aw-train-step');
+  await page.waitForFunction(() => /^Step 1 \(budget 150\) · batch loss \d/.test(document.querySelector('#trainer .aw-trainer-status')?.textContent ?? ''));
+  assert.equal(await page.getAttribute('#trainer [data-section="trainer"]', 'data-runs-in'), 'page');
+  await page.close();
+});

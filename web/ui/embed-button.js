@@ -82,6 +82,31 @@ export function embedSnippets(widget, state, title, options = {}, base = webRoot
 
 let dialogs = 0;
 
+// The one-file page (scripts/build-single.mjs) has no embed.html nor
+// element script beside it: its dialog links to the file itself, and makes
+// the snippets once the author says where the explorer is served.
+const SINGLE_FILE = Boolean(globalThis.attentionSingleFile);
+
+/** This file with the view in its address: the walkthrough's state, or a section's anchor. */
+function singleFileLink(doc, widget, state) {
+  const location = doc.defaultView.location;
+  const file = location.pathname.split('/').pop() || 'attention.html';
+  if (widget !== 'walkthrough') return `${file}#${widget}`;
+  return `${file}?${new URLSearchParams(stateToParams(widget, state))}#walkthrough`;
+}
+
+/** An absolute http(s) address ending in /, or null. */
+function servedBase(text) {
+  try {
+    const url = new URL(text.trim());
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+    if (!url.pathname.endsWith('/')) url.pathname += '/';
+    return url;
+  } catch {
+    return null;
+  }
+}
+
 // The iframe's height in the snippet: the compact layout's height (style.css).
 export const COMPACT_HEIGHT = 640;
 // What a compact embed shows by default: the step and the player.
@@ -111,8 +136,25 @@ export function createEmbedButton(container, { widget, title, getState, controls
   heading.id = `${id}-title`;
   const intro = make('p', 'aw-small', 'Paste either snippet into a page; it shows this widget as it is now, '
     + 'at this step with these numbers. The options below change both snippets.');
-  const fileNote = make('p', 'aw-message', 'This page was opened from a file: the snippets work once the page is served from a web server.');
-  fileNote.hidden = doc.defaultView.location.protocol !== 'file:';
+  const fileNote = make('p', 'aw-message', SINGLE_FILE
+    ? 'This page is one file: no embed.html or element script sits beside it. Link to this view of it (below), or give '
+      + 'the address where the explorer\u2019s web/ folder is served to get the iframe and element snippets.'
+    : 'This page was opened from a file: the snippets work once the page is served from a web server.');
+  fileNote.hidden = !SINGLE_FILE && doc.defaultView.location.protocol !== 'file:';
+  const linkArea = make('textarea', 'aw-embed-code aw-embed-link');
+  linkArea.id = `${id}-link`;
+  linkArea.readOnly = true;
+  linkArea.rows = 2;
+  const linkLabel = make('label', 'aw-embed-label', 'A link to this view of the file');
+  linkLabel.htmlFor = linkArea.id;
+  const servedInput = make('input', 'aw-embed-served');
+  servedInput.type = 'url';
+  servedInput.placeholder = 'https://course.example/attention/';
+  const servedLabel = make('label', 'aw-embed-option', 'The explorer is served at ');
+  servedLabel.append(servedInput);
+  const singleFileBox = make('div', 'aw-embed-block aw-embed-single');
+  singleFileBox.append(linkLabel, linkArea, servedLabel);
+  singleFileBox.hidden = !SINGLE_FILE;
   const fields = {};
   const block = (key, label, help) => {
     const box = make('div', 'aw-embed-block');
@@ -188,19 +230,24 @@ export function createEmbedButton(container, { widget, title, getState, controls
   };
   let stateAtOpen = null;
   const fill = () => {
-    const snippets = embedSnippets(widget, stateAtOpen, title, chosenOptions());
+    const base = SINGLE_FILE ? servedBase(servedInput.value) : undefined;
+    const snippets = SINGLE_FILE && !base
+      ? { iframe: 'Give the address where the explorer is served, above, first.', element: 'Give the address where the explorer is served, above, first.' }
+      : embedSnippets(widget, stateAtOpen, title, chosenOptions(), base);
     for (const [key, { area, status }] of Object.entries(fields)) {
       area.value = snippets[key];
       status.textContent = '';
     }
+    if (SINGLE_FILE) linkArea.value = singleFileLink(doc, widget, stateAtOpen);
   };
   options.addEventListener('change', fill);
+  servedInput.addEventListener('input', fill);
 
   const close = make('button', 'aw-btn aw-embed-close', 'Close');
   close.type = 'button';
   close.addEventListener('click', () => dialog.close());
   dialog.append(
-    heading, intro, fileNote, options,
+    heading, intro, fileNote, singleFileBox, options,
     block('iframe', 'As an iframe', 'Works on any site that allows iframes; the script lets it grow with its content, with no scrollbar.'),
     block('element', 'As a custom element', 'One script tag; the widget\u2019s styles stay inside it (shadow DOM).'),
     close,
