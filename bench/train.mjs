@@ -9,7 +9,8 @@
 //
 // The tfjs model is the engine's attention-only model (dFF 0: embedding +
 // learned positions, each layer x + MHA(x), unembedding, cross-entropy,
-// Adam), so the tasks with a feed-forward network (sort) have no tfjs row.
+// Adam), so the tasks with a feed-forward network (sort) have no tfjs row;
+// the plain-JS peer (bench/train_plain.mjs) is the same model again.
 // tfjs has no gradient clipping in core; the engine clips to norm 1.
 //
 //   node bench/train.mjs     (after `make` and `./build.sh`; npm ci for tfjs)
@@ -17,6 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadAttention } from '../web/lib/attention.js';
+import { plainModel } from './train_plain.mjs';
 
 const ATTN = fileURLToPath(new URL('../build/attn', import.meta.url));
 const TASKS = ['copy', 'reverse', 'previousToken', 'induction', 'lookup', 'sort'];
@@ -160,8 +162,9 @@ async function tfjsPeer() {
   return tf;
 }
 
-function tfjsRun(tf, config, heldOut) {
-  const model = tfjsModel(tf, config);
+/** A peer's model (makeModel() -> { step, accuracy }) timed, then raced to 99% from fresh. */
+function peerRun(makeModel, config, heldOut) {
+  const model = makeModel();
   const random = seeded(1);
   const B = config.batchSize;
   const maker = MAKERS[config.task];
@@ -180,7 +183,7 @@ function tfjsRun(tf, config, heldOut) {
   for (let s = 0; s < TIMED_STEPS; s++) model.step(...batch(), B);
   const msPerStep = (now() - start) / TIMED_STEPS;
   // A fresh model for the race to 99%.
-  const racer = tfjsModel(tf, config);
+  const racer = makeModel();
   const reached = maker
     ? toTarget(() => { for (let s = 0; s < CHECK_EVERY; s++) racer.step(...batch(), B); }, () => racer.accuracy(heldOut), 4 * config.steps)
     : null;
@@ -196,11 +199,15 @@ const fmt = (value, digits = 2) => (value === null || value === undefined ? '\u2
 const target = (reached) => (reached ? `${reached.steps} steps, ${(reached.ms / 1000).toFixed(2)} s` : '\u2014');
 
 console.log(`Training: ms per step (forward, backward, Adam; batch 64) and the time to 99% held-out accuracy:`);
-console.log(`  ${'task'.padEnd(14)} ${'native'.padStart(7)} ${'WASM'.padStart(7)} ${'tfjs-wasm'.padStart(9)} ${'tfjs÷WASM'.padStart(9)}   ${'ours to 99% (WASM)'.padEnd(24)} tfjs to 99%`);
+console.log(`  ${'task'.padEnd(14)} ${'native'.padStart(7)} ${'WASM'.padStart(7)} ${'tfjs-wasm'.padStart(9)} ${'tfjs÷WASM'.padStart(9)} `
+  + `${'plain JS'.padStart(8)}   ${'ours to 99% (WASM)'.padEnd(22)} ${'tfjs to 99%'.padEnd(22)} plain JS to 99%`);
 for (const task of TASKS) {
   const native = nativeMsPerStep(task);
   const mine = await ours(attn, task);
-  const peer = tf && mine.config.dFF === 0 ? tfjsRun(tf, mine.config, mine.heldOut) : null;
+  const attentionOnly = mine.config.dFF === 0;
+  const peer = tf && attentionOnly ? peerRun(() => tfjsModel(tf, mine.config), mine.config, mine.heldOut) : null;
+  const plain = attentionOnly ? peerRun(() => plainModel(mine.config, seeded(7)), mine.config, mine.heldOut) : null;
   console.log(`  ${task.padEnd(14)} ${fmt(native).padStart(7)} ${fmt(mine.msPerStep).padStart(7)} ${fmt(peer?.msPerStep).padStart(9)} `
-    + `${(peer ? `${fmt(peer.msPerStep / mine.msPerStep, 1)}\u00d7` : '\u2014').padStart(9)}   ${target(mine.reached).padEnd(24)} ${peer ? target(peer.reached) : '\u2014'}`);
+    + `${(peer ? `${fmt(peer.msPerStep / mine.msPerStep, 1)}\u00d7` : '\u2014').padStart(9)} ${fmt(plain?.msPerStep).padStart(8)}   `
+    + `${target(mine.reached).padEnd(22)} ${(peer ? target(peer.reached) : '\u2014').padEnd(22)} ${plain ? target(plain.reached) : '\u2014'}`);
 }
