@@ -7,7 +7,9 @@
 
 /** The widget inside the element, once the engine has loaded. */
 export interface AttentionWidget {
-  /** The widget's state, as the embed snippets carry it (the `values` attribute). */
+  /** The widget's state, as the embed snippets carry it (the `values`
+   * attribute); its `step`, where it has one, counts from 1 as the `step`
+   * attribute and the screen do. */
   getState(): unknown;
   setState(state: unknown): void;
 }

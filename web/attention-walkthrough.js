@@ -98,8 +98,13 @@ class AttentionWalkthrough extends ElementBase {
     return new URL(this.getAttribute('base') ?? AttentionWalkthrough.assetBase ?? './', SCRIPT_URL || document.baseURI);
   }
 
+  /** The widget, its state with `step` counted from 1 as in the attribute
+   * (the widgets count from 0 inside). */
   get widget() {
-    return this.#widget;
+    const inner = this.#widget;
+    if (!inner) return null;
+    const shift = (state, by) => (Number.isInteger(state?.step) ? { ...state, step: state.step + by } : state);
+    return { ...inner, getState: () => shift(inner.getState(), 1), setState: (state) => inner.setState(shift(state, -1)) };
   }
 
   async #render() {

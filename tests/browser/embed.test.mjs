@@ -213,7 +213,13 @@ test('"Embed this" gives snippets that show the same view, edits included, on a 
   const custom = await openHost('pasted-element.html');
   await custom.waitForSelector('attention-walkthrough[data-ready="true"]');
   assert.equal(await custom.locator('attention-walkthrough .aw-counter').textContent(), counterText);
-  assert.deepEqual(await custom.evaluate(() => document.querySelector('attention-walkthrough').widget.getState()), state);
+  // The element counts steps from 1, as its step attribute does.
+  assert.deepEqual(await custom.evaluate(() => document.querySelector('attention-walkthrough').widget.getState()), { ...state, step: state.step + 1 });
+  await custom.evaluate(() => {
+    const { widget } = document.querySelector('attention-walkthrough');
+    widget.setState({ ...widget.getState(), step: 2 });
+  });
+  assert.match(await custom.locator('attention-walkthrough .aw-counter').textContent(), /^2 \//);
   await custom.close();
 
   // A section's whole state travels the same way.
