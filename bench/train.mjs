@@ -18,6 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadAttention } from '../web/lib/attention.js';
+import { seededRandom } from '../web/presets.js';
 import { plainModel } from './train_plain.mjs';
 
 const ATTN = fileURLToPath(new URL('../build/attn', import.meta.url));
@@ -64,17 +65,6 @@ async function ours(attn, task) {
 }
 
 // ---- The same model in tfjs ----
-
-function seeded(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Batches of the tasks whose examples are one line each.
 const MAKERS = {
@@ -165,7 +155,7 @@ async function tfjsPeer() {
 /** A peer's model (makeModel() -> { step, accuracy }) timed, then raced to 99% from fresh. */
 function peerRun(makeModel, config, heldOut) {
   const model = makeModel();
-  const random = seeded(1);
+  const random = seededRandom(1);
   const B = config.batchSize;
   const maker = MAKERS[config.task];
   const batch = () => {
@@ -206,7 +196,7 @@ for (const task of TASKS) {
   const mine = await ours(attn, task);
   const attentionOnly = mine.config.dFF === 0;
   const peer = tf && attentionOnly ? peerRun(() => tfjsModel(tf, mine.config), mine.config, mine.heldOut) : null;
-  const plain = attentionOnly ? peerRun(() => plainModel(mine.config, seeded(7)), mine.config, mine.heldOut) : null;
+  const plain = attentionOnly ? peerRun(() => plainModel(mine.config, seededRandom(7)), mine.config, mine.heldOut) : null;
   console.log(`  ${task.padEnd(14)} ${fmt(native).padStart(7)} ${fmt(mine.msPerStep).padStart(7)} ${fmt(peer?.msPerStep).padStart(9)} `
     + `${(peer ? `${fmt(peer.msPerStep / mine.msPerStep, 1)}\u00d7` : '\u2014').padStart(9)} ${fmt(plain?.msPerStep).padStart(8)}   `
     + `${target(mine.reached).padEnd(22)} ${(peer ? target(peer.reached) : '\u2014').padEnd(22)} ${plain ? target(plain.reached) : '\u2014'}`);

@@ -833,7 +833,8 @@ int attn_problem_format(const attn_problem *problem, int format, char *buf,
 
 typedef struct attn_trainer attn_trainer;
 
-/* task as above (ATTN_ERR_OPTION if unknown); allocator NULL = malloc. */
+/* task as above (ATTN_ERR_OPTION if unknown); allocator NULL = malloc and
+ * free (ATTN_ERR_NULL if it lacks allocate or release). */
 int attn_trainer_create(attn_trainer **trainer, const char *task,
                         const attn_allocator *allocator);
 void attn_trainer_destroy(attn_trainer *trainer); /* NULL is fine */

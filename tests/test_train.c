@@ -253,6 +253,13 @@ static void test_bad_settings_get_errors_that_name_the_setting(void **state)
     assert_int_equal(attn_trainer_create(&trainer, "juggle", NULL),
                      ATTN_ERR_OPTION);
     assert_null(trainer);
+    failing_allocator counts = {-1, 0, 0};
+    const attn_allocator half = {failing_allocator_use(&counts).allocate,
+                                 NULL, &counts}; /* no release */
+    assert_int_equal(attn_trainer_create(&trainer, "copy", &half),
+                     ATTN_ERR_NULL);
+    assert_null(trainer);
+    assert_int_equal(counts.calls, 0);
     trainer = new_trainer("reverse", 1);
     expect_error(trainer, attn_trainer_set(trainer, "layers", 3),
                  ATTN_ERR_RANGE,

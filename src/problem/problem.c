@@ -172,6 +172,15 @@ static void default_release(void *context, void *block)
     free(block);
 }
 
+const attn_allocator *attn__allocator_or_default(const attn_allocator *allocator)
+{
+    static const attn_allocator defaults = {default_allocate, default_release,
+                                            NULL};
+    if (allocator == NULL) return &defaults;
+    return allocator->allocate != NULL && allocator->release != NULL
+               ? allocator : NULL;
+}
+
 void *attn__allocate(attn_problem *problem, size_t bytes)
 {
     return problem->allocator.allocate(problem->allocator.context,
@@ -239,14 +248,11 @@ int attn_problem_create(attn_problem **problem, const char *kind,
     if (problem == NULL) return ATTN_ERR_NULL;
     *problem = NULL;
     if (kind == NULL) return ATTN_ERR_NULL;
-    if (allocator != NULL &&
-        (allocator->allocate == NULL || allocator->release == NULL))
-        return ATTN_ERR_NULL;
+    const attn_allocator *use = attn__allocator_or_default(allocator);
+    if (use == NULL) return ATTN_ERR_NULL;
     const attn__kind *spec = find_kind(kind);
     if (spec == NULL) return ATTN_ERR_OPTION;
 
-    const attn_allocator defaults = {default_allocate, default_release, NULL};
-    const attn_allocator *use = allocator != NULL ? allocator : &defaults;
     attn_problem *made = use->allocate(use->context, sizeof *made);
     if (made == NULL) return ATTN_ERR_NOMEM;
     memset(made, 0, sizeof *made);

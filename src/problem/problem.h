@@ -123,6 +123,10 @@ struct attn_problem {
 
 /* ---- problem.c ---- */
 
+/* allocator; malloc and free when it is NULL; NULL when it lacks allocate
+ * or release. Shared with the trainer (src/train/). */
+const attn_allocator *attn__allocator_or_default(const attn_allocator *allocator);
+
 void *attn__allocate(attn_problem *problem, size_t bytes); /* NULL on failure */
 void attn__release(attn_problem *problem, void *block);    /* NULL is fine */
 /* Scratch space of `count` doubles, NULL when out of memory or refused:

@@ -2,12 +2,13 @@
  * use, Adam steps on seeded batches, the fixed held-out set, predictions
  * with every head's attention. */
 #include "train/train.h"
+#include "kernels/kernels.h"
+#include "problem/problem.h"
 #include "text/textbuf.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum { HELD_OUT = ATTN_TRAINER_HELD_OUT, ERROR_CAP = 256 };
@@ -57,18 +58,6 @@ struct attn_trainer {
     unsigned char *held_counted;     /* [HELD_OUT, T] */
 };
 
-static void *default_allocate(void *context, size_t bytes)
-{
-    (void)context;
-    return malloc(bytes);
-}
-
-static void default_release(void *context, void *block)
-{
-    (void)context;
-    free(block);
-}
-
 static int fail(attn_trainer *trainer, int status, const char *format, ...)
 {
     va_list args;
@@ -91,8 +80,8 @@ int attn_trainer_create(attn_trainer **trainer, const char *task,
     if (task == NULL) return ATTN_ERR_NULL;
     const attn__task *found = attn__find_task(task);
     if (found == NULL) return ATTN_ERR_OPTION;
-    const attn_allocator fallback = {default_allocate, default_release, NULL};
-    const attn_allocator *use = allocator != NULL ? allocator : &fallback;
+    const attn_allocator *use = attn__allocator_or_default(allocator);
+    if (use == NULL) return ATTN_ERR_NULL;
     attn_trainer *made = use->allocate(use->context, sizeof *made);
     if (made == NULL) return ATTN_ERR_NOMEM;
     memset(made, 0, sizeof *made);
@@ -439,18 +428,17 @@ int attn_trainer_head(attn_trainer *trainer, double *q, double *k, double *v,
     const size_t weights[3][2] = {{at->wq, at->bq}, {at->wk, at->bk},
                                   {at->wv, at->bv}};
     double *const outs[3] = {q, k, v};
+    /* x W + b as the kernels compute it (the pass's gradient buffer is free
+     * after a forward pass), then the head's columns. */
+    double *full = trainer->pass.d_a; /* [length, d_model] */
     for (int p = 0; p < 3; p++) {
-        /* The head's columns of x W + b, one entry at a time. */
-        const double *w = trainer->params + weights[p][0];
-        const double *b = trainer->params + weights[p][1];
+        status = attn__affine(full, x, trainer->params + weights[p][0],
+                              trainer->params + weights[p][1], length, d, d);
+        if (status != ATTN_OK) return engine_failed(trainer, status);
         for (int i = 0; i < length; i++)
-            for (int c = 0; c < width; c++) {
-                const int column = head * width + c;
-                double sum = 0.0;
-                for (int m = 0; m < d; m++)
-                    sum += x[(size_t)i * d + m] * w[(size_t)m * d + column];
-                outs[p][(size_t)i * width + c] = sum + b[column];
-            }
+            memcpy(outs[p] + (size_t)i * width,
+                   full + (size_t)i * d + (size_t)head * width,
+                   (size_t)width * sizeof *full);
     }
     return ATTN_OK;
 }

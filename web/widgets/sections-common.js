@@ -4,17 +4,9 @@
 // section lives in. Input generation and layout only: every attention
 // number a section shows comes from the engine.
 
-/** mulberry32: a small seeded generator, so the same seed gives the same inputs. */
-export function seededRandom(seed) {
-  let a = seed >>> 0;
-  return function next() {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The seeded generator is the presets' (mulberry32): the same seed gives
+// the same inputs everywhere.
+export { seededRandom } from '../presets.js';
 
 /** Standard normal draws (Box–Muller) from a uniform generator. */
 export function normalDraws(random) {

@@ -4,7 +4,7 @@
 // Only inputs are made here; every result comes from the engine.
 
 import { identity } from './walkthrough-steps.js';
-import { presetInput } from '../presets.js';
+import { presetInput, seededRandom } from '../presets.js';
 
 export const SDPA_MODES = ['projections', 'qkv', 'scores'];
 export const MAX_TOKENS = 12;
@@ -104,18 +104,6 @@ export function resized(problem, dims) {
   next.qTokens = fitLabels(problem.qTokens, nq, problem.mode, 'q');
   next.kTokens = problem.self ? next.qTokens : fitLabels(problem.kTokens, nk, problem.mode, 'k');
   return next;
-}
-
-// mulberry32: a small seeded generator, for reproducible random inputs.
-function seededRandom(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // Inputs with one decimal in [-range, range]: easy to read and to type.
