@@ -1,56 +1,93 @@
 #!/bin/sh
-# Compiles the library (the layers of src/, not the CLI in src/cli/) to
-# web/lib/attention.wasm, a standalone module that web/lib/attention.js
-# instantiates itself (Debian's emscripten 3.1.6 emits ES6 glue that Node
-# cannot run). It exports the functions listed in src/wasm/exports.txt.
-# Does nothing when the module is newer than every input.
+# Compiles the library (the layers of src/, not the CLI in src/cli/) to two
+# standalone WebAssembly modules that web/lib/attention.js instantiates itself
+# (Debian's emscripten 3.1.6 emits ES6 glue that Node cannot run):
 #
-#   ./build.sh                          web/lib/attention.wasm at -O2
+#   web/lib/attention.wasm       everything, at -O2: the JS API's default
+#                                module (Node, the trainer's Web Worker, the
+#                                custom element), exporting src/wasm/exports.txt
+#   web/lib/attention-page.wasm  the page's first load (web/app.js, embed.js):
+#                                no train/ layer and no attn_trainer_*, the
+#                                float64 kernels and problem/ at -Oz (tiny
+#                                problems there), the float32 kernels and the
+#                                step lists' writers at -O2: two thirds of the
+#                                bytes (the page trains in its worker, on the
+#                                module above)
+#
+# Each is rebuilt only when an input is newer.
+#
+#   ./build.sh
 #   ATTN_WASM_OUT=x.wasm ATTN_WASM_OPT=-Oz ./build.sh
-#                                       another file, other optimisation
-#                                       (the one-file page's small module)
+#                                only x.wasm: everything at that optimisation
+#                                (the one-file page's small module)
 set -eu
 cd "$(dirname "$0")"
 
 # Debian's emcc finds its node packages only through NODE_PATH.
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 
-out="${ATTN_WASM_OUT:-web/lib/attention.wasm}"
-opt="${ATTN_WASM_OPT:--O2}"
 # The library's layers, as in the Makefile (ARCHITECTURE.md).
-layers="kernels text problem walkthrough train"
-sources=""
-for layer in $layers; do sources="$sources $(ls src/$layer/*.c)"; done
-# A folder changes when a file is added to it or removed from it.
-inputs="build.sh src src/attention.h src/wasm/exports.txt"
-for layer in $layers; do inputs="$inputs src/$layer $(ls src/$layer/*.[ch])"; done
+ALL_LAYERS="kernels text problem walkthrough train"
+PAGE_LAYERS="kernels text problem walkthrough"
 
-up_to_date=yes
-if [ ! -f "$out" ]; then
-    up_to_date=no
-else
-    for f in $inputs; do
-        if [ "$f" -nt "$out" ]; then up_to_date=no; break; fi
+sources_of() {
+    for layer in $1; do ls src/"$layer"/*.c; done
+}
+
+# exports_of FILTER: the exported functions (src/wasm/exports.txt) whose
+# names do not match FILTER, as emcc's comma-separated list.
+exports_of() {
+    grep -v '^#' src/wasm/exports.txt | grep -v -e "$1" | sed 's/^/_/' | paste -sd, -
+}
+
+up_to_date() { # out layers
+    [ -f "$1" ] || return 1
+    for f in build.sh src src/attention.h src/wasm/exports.txt; do [ "$f" -nt "$1" ] && return 1; done
+    for layer in $2; do
+        # A folder changes when a file is added to it or removed from it.
+        for f in src/"$layer" src/"$layer"/*.[ch]; do [ "$f" -nt "$1" ] && return 1; done
     done
-fi
-if [ "$up_to_date" = yes ]; then
-    echo "build.sh: $out is up to date"
-    exit 0
-fi
+    return 0
+}
 
-exports=$(grep -v '^#' src/wasm/exports.txt | sed 's/^/_/' | paste -sd, -)
+# build OUT OPT LAYERS EXPORT_FILTER SMALL: OPT for the link and every
+# source but those that SMALL (a grep -E pattern; empty for none) matches,
+# which are compiled for size (-Oz); the float32 kernels never are.
+build() {
+    out=$1 opt=$2 layers=$3 filter=$4 small=$5
+    if up_to_date "$out" "$layers"; then
+        echo "build.sh: $out is up to date"
+        return 0
+    fi
+    mkdir -p "$(dirname "$out")"
+    # emcc can leave a fresh but broken output when it fails late: build
+    # beside the target and move it into place only on success.
+    tmp="$out.tmp.$$"
+    mkdir -p "$tmp"
+    sources=$(sources_of "$layers")
+    if [ -n "$small" ]; then
+        small_sources=$(echo "$sources" | grep -E "$small" | grep -v f32)
+        for f in $small_sources; do
+            emcc -std=c11 -Oz -msimd128 -Wall -Wextra -Isrc -c "$f" -o "$tmp/$(basename "$f" .c).o"
+        done
+        sources="$(echo "$sources" | grep -v -x -F "$small_sources") $(ls "$tmp"/*.o)"
+    fi
+    # Never -ffast-math: it lets the compiler delete isinf/isnan guards.
+    # -msimd128: WASM SIMD, for the float32 kernels (src/kernels/sdpa_f32.c).
+    # shellcheck disable=SC2086 # $sources is a list of paths without spaces
+    emcc -std=c11 "$opt" -msimd128 -Wall -Wextra -Isrc $sources \
+        --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 \
+        -sEXPORTED_FUNCTIONS="$(exports_of "$filter")" \
+        -o "$tmp/out.wasm"
+    mv "$tmp/out.wasm" "$out"
+    rm -rf "$tmp"
+    echo "build.sh: built $out"
+}
 
-mkdir -p "$(dirname "$out")"
-# emcc can leave a fresh but broken output when it fails late: build beside
-# the target and move it into place only on success.
-tmp="$out.tmp.$$.wasm"
-trap 'rm -f "$tmp"' EXIT
-# Never -ffast-math: it lets the compiler delete isinf/isnan guards.
-# -msimd128: WASM SIMD, for the float32 kernels (src/kernels/sdpa_f32.c).
-set -x
-# shellcheck disable=SC2086 # $sources is a list of paths without spaces
-emcc -std=c11 "$opt" -msimd128 -Wall -Wextra -Isrc $sources \
-    --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 \
-    -sEXPORTED_FUNCTIONS="$exports" \
-    -o "$tmp"
-mv "$tmp" "$out"
+trap 'rm -rf web/lib/*.tmp.$$ "${ATTN_WASM_OUT:-.}.tmp.$$"' EXIT
+if [ -n "${ATTN_WASM_OUT:-}" ]; then
+    build "$ATTN_WASM_OUT" "${ATTN_WASM_OPT:--O2}" "$ALL_LAYERS" '^$' ''
+else
+    build web/lib/attention.wasm -O2 "$ALL_LAYERS" '^$' ''
+    build web/lib/attention-page.wasm -O2 "$PAGE_LAYERS" '^attn_trainer_' '^src/(kernels|problem)/'
+fi

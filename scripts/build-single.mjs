@@ -12,21 +12,20 @@
 //   app.js takes both from globalThis.attentionSingleFile;
 // - KaTeX is not inlined (its script alone is ~270 KB): every constant TeX
 //   string in the bundled modules is typeset here as MathML, which the
-//   browser draws with its own fonts, and web/ui/math.js uses that markup.
-//   A formula not found here shows as its TeX source;
+//   browser draws with its own fonts, in place of web/vendor/formulas.js
+//   (scripts/formulas.mjs). A formula not found here shows as its TeX source;
 // - the page's stylesheets are inlined and minified; KaTeX's is left out.
 //
 //   node scripts/build-single.mjs      (after ./build.sh; `make single`)
 
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
-import katex from 'katex';
-import ts from 'typescript';
 import { bundleClassicScript } from './bundle-common.mjs';
+import { formulaSources, typeset } from './formulas.mjs';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const WEB = join(REPO, 'web');
@@ -65,6 +64,16 @@ async function buildSmallWasm() {
   return small;
 }
 
+// web/vendor/formulas.js (KaTeX's HTML, drawn with its stylesheet and fonts)
+// gives way to the MathML inlined beside the bundle.
+const formulasFromInlinedScript = {
+  name: 'formulas-from-inlined-script',
+  setup(build) {
+    build.onResolve({ filter: /\/vendor\/formulas\.js$/ }, () => ({ path: 'formulas', namespace: 'single-file' }));
+    build.onLoad({ filter: /.*/, namespace: 'single-file' }, () => ({ contents: 'export default globalThis.attentionSingleFile.math;' }));
+  },
+};
+
 async function bundleScripts() {
   const result = await bundleClassicScript({
     entryPoints: [join(WEB, 'app.js')],
@@ -74,6 +83,7 @@ async function bundleScripts() {
     // which no URL resolves: then a stand-in (attentionSingleFileBase, set
     // by the inlined script).
     define: { 'import.meta.url': 'attentionSingleFileBase' },
+    plugins: [formulasFromInlinedScript],
     write: false,
   });
   return {
@@ -82,69 +92,17 @@ async function bundleScripts() {
   };
 }
 
-/** The value of a string literal or a + of them; undefined for anything else. */
-function constantString(node) {
-  if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) return node.text;
-  if (ts.isParenthesizedExpression(node)) return constantString(node.expression);
-  if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.PlusToken) {
-    const left = constantString(node.left);
-    const right = constantString(node.right);
-    if (left !== undefined && right !== undefined) return left + right;
-  }
-  return undefined;
-}
-
-// A TeX command, or a sub/superscript in something that is neither prose
-// (two words in a row) nor one long identifier. A string taken wrongly only
-// costs bytes; one missed shows as its TeX source.
-function looksLikeTex(text) {
-  if (/\\[A-Za-z]/.test(text)) return true;
-  return /[_^]/.test(text) && !/[A-Za-z]{3,} [A-Za-z]{3,}/.test(text) && !/^\w{5,}$/.test(text);
-}
-
-/**
- * The engine's formulas: the TeX of its steps, `#define TEX_... "..."` in
- * src/walkthrough/ (C string literals, concatenated and unescaped).
- */
-async function engineFormulas() {
-  const dir = join(REPO, 'src', 'walkthrough');
-  const found = [];
-  for (const name of (await readdir(dir)).filter((file) => file.endsWith('.c'))) {
-    const source = await readFile(join(dir, name), 'utf8');
-    for (const [, literals] of source.matchAll(/#define TEX_\w+((?:\s*"(?:[^"\\]|\\.)*"\s*\\?)+)/g)) {
-      found.push([...literals.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map(([, text]) => text.replace(/\\(.)/g, '$1')).join(''));
-    }
-  }
-  return found;
-}
-
-/** Every whole constant string in the sources that reads as TeX, and the engine's. */
+/** Every constant formula in the bundled modules, typeset as MathML. */
 async function formulasIn(files) {
-  const found = new Set(await engineFormulas());
-  for (const file of files) {
-    const source = ts.createSourceFile(file, await readFile(file, 'utf8'), ts.ScriptTarget.Latest, true);
-    const visit = (node) => {
-      const text = constantString(node);
-      if (text === undefined || constantString(node.parent) !== undefined) {
-        ts.forEachChild(node, visit);
-        return;
-      }
-      if (looksLikeTex(text)) found.add(text);
-    };
-    visit(source);
-  }
   const math = {};
-  for (const tex of [...found].sort()) {
-    let markup;
-    try {
-      markup = katex.renderToString(tex, { displayMode: true, output: 'mathml', throwOnError: true, strict: 'ignore' });
-    } catch {
-      continue; // not TeX after all (an identifier, a message)
-    }
+  for (const tex of await formulaSources(files)) {
+    const markup = typeset(tex, { display: true, output: 'mathml' });
     // The TeX source is in the element's data-tex already; xmlns is implied in HTML.
-    math[tex] = markup
-      .replace(' xmlns="http://www.w3.org/1998/Math/MathML"', '')
-      .replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/, '');
+    if (markup) {
+      math[tex] = markup
+        .replace(' xmlns="http://www.w3.org/1998/Math/MathML"', '')
+        .replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/, '');
+    }
   }
   return math;
 }

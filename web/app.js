@@ -13,6 +13,8 @@ import { isMultiHeadPreset } from './presets.js';
 const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'block', 'trainer'];
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
+// The engine without the trainer (build.sh): the trainer's worker loads the whole one.
+const PAGE_ENGINE = new URL('./lib/attention-page.wasm', import.meta.url);
 // The one-file build (scripts/build-single.mjs) inlines the engine and presets here.
 const inlined = globalThis.attentionSingleFile;
 
@@ -114,8 +116,8 @@ async function start() {
   let engine;
   let presets;
   try {
-    const wasmBinary = inlined ? await inlinedEngine() : undefined;
-    [engine, presets] = await Promise.all([loadAttention({ wasmBinary }), loadPresets()]);
+    const engineSource = inlined ? { wasmBinary: await inlinedEngine() } : { wasmUrl: PAGE_ENGINE };
+    [engine, presets] = await Promise.all([loadAttention(engineSource), loadPresets()]);
   } catch (error) {
     for (const failed of [slot, ...sectionSlots().map(([, element]) => element)]) {
       showFailure(failed, `The page could not start: ${error.message}`);

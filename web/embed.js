@@ -18,6 +18,8 @@ import { loadAttention } from './lib/attention.js';
 import { WIDGETS, embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
+// The engine without the trainer (build.sh): the trainer's worker loads the whole one.
+const PAGE_ENGINE = new URL('./lib/attention-page.wasm', import.meta.url);
 const HEIGHT_MESSAGE = 'attention-embed:height';
 
 /** The origin height messages may go to: parentOrigin if it is one, else '*'. */
@@ -69,7 +71,7 @@ async function start() {
   let engine;
   let presets;
   try {
-    [engine, presets] = await Promise.all([loadAttention(), loadPresets(), loadWidget(options.name)]);
+    [engine, presets] = await Promise.all([loadAttention({ wasmUrl: PAGE_ENGINE }), loadPresets(), loadWidget(options.name)]);
   } catch (error) {
     box.replaceChildren();
     showMessage(box, `The widget could not start: ${error.message}`, true);

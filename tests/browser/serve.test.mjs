@@ -178,3 +178,26 @@ test('the vendored KaTeX typesets in Chromium with its own fonts, from the page\
     await session.close();
   }
 });
+
+test('the page shows every section\u2019s formulas typeset without fetching KaTeX\u2019s script', async () => {
+  const session = await startSession();
+  try {
+    const page = await session.openReady('index.html?preset=cat-sat-mat&backward=1');
+    await session.mountSections(page);
+    // Every step of the walkthrough, by its Step forward button, as a learner goes through it.
+    const forward = page.locator('#walkthrough-widget').getByRole('button', { name: 'Step forward' });
+    while (await forward.getAttribute('aria-disabled') !== 'true') await forward.click();
+    const report = await page.evaluate(() => ({
+      formulas: document.querySelectorAll('.aw-math').length,
+      untypeset: [...document.querySelectorAll('.aw-math')].filter((element) => !element.querySelector('.katex-html')).map((element) => element.dataset.tex),
+      fetched: performance.getEntriesByType('resource').map((entry) => new URL(entry.name).pathname).filter((path) => path.startsWith('/vendor/')),
+    }));
+    assert.ok(report.formulas >= 10, `${report.formulas} formulas on the page`);
+    assert.deepEqual(report.untypeset, [], 'formulas shown as TeX source');
+    assert.ok(report.fetched.includes('/vendor/formulas.js'), report.fetched.join());
+    assert.ok(!report.fetched.includes('/vendor/katex/katex.mjs'), 'KaTeX\u2019s script was fetched');
+    session.assertQuiet();
+  } finally {
+    await session.close();
+  }
+});

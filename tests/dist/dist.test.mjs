@@ -97,7 +97,7 @@ test('npm pack makes a tarball that a scratch project installs offline and impor
 
     const entries = run('tar', ['-tzf', tarball]).split('\n').filter(Boolean);
     for (const file of ['package.json', 'web/lib/attention.js', 'web/lib/attention.d.ts',
-                        'web/lib/attention.wasm', 'web/dist/attention-walkthrough.js',
+                        'web/lib/attention.wasm', 'web/lib/attention-page.wasm', 'web/dist/attention-walkthrough.js',
                         'web/dist/attention.wasm', 'web/attention-walkthrough.d.ts',
                         'web/vendor/katex/katex.mjs', 'web/vendor/katex/katex.min.css',
                         'web/vendor/katex/fonts/KaTeX_Main-Regular.woff2']) {
@@ -126,7 +126,7 @@ test('npm pack makes a tarball that a scratch project installs offline and impor
     const result = JSON.parse(run(process.execPath, ['check.mjs'], { cwd: project }));
     // Copied to a site as it is, the package's web/ serves the page and its embeds.
     const loaded = filesLoadedBy(join(project, 'node_modules', PACKAGE, 'web'), ['index.html', 'embed.html']);
-    for (const file of ['app.js', 'embed.js', 'widgets/registry.js', 'ui/math.js', 'lib/attention.wasm', 'vendor/katex/katex.mjs', 'presets.json']) {
+    for (const file of ['app.js', 'embed.js', 'widgets/registry.js', 'ui/math.js', 'lib/attention-page.wasm', 'vendor/formulas.js', 'vendor/katex/katex.min.css', 'presets.json']) {
       assert.ok(loaded.has(file), `the pages load ${file} (found ${[...loaded].join(', ')})`);
     }
     assertNear(result.w00, W00, 'weights[0][0]');

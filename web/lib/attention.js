@@ -24,7 +24,8 @@
 //   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays;
 //                  Float32Array inputs compute in float32, others in float64)
 //   attn.linearFlat({ q, k, v, nQ, nK, dK, dV, causal }) -> { output }
-//   attn.createTrainer({ task, seed?, layers?, ... }) -> a trainer: config,
+//   attn.createTrainer({ task, seed?, layers?, ... }) -> a trainer (not in
+//     attention-page.wasm, the page's module without the trainer): config,
 //     step(n) -> { step, loss }, evaluate() -> { loss, accuracy },
 //     example(i), predict(tokens) -> { predicted, attention[layer][head] },
 //     attention(layer, head, i), head(layer, head, tokens) -> { q, k, v },
@@ -741,6 +742,10 @@ function createApi(wasm, engineMaxBytes) {
   function createTrainer(options = {}) {
     if (options === null || typeof options !== 'object' || isList(options)) {
       throw inputError(`createTrainer: expected an object of settings, got ${describe(options)}`);
+    }
+    if (typeof wasm.attn_trainer_create !== 'function') {
+      // build.sh's attention-page.wasm: the page's first load, which trains in a worker on attention.wasm.
+      throw new AttentionError('createTrainer: this engine module was built without the trainer; load attention.wasm', ATTN_ERR_STATE);
     }
     const { task, ...settings } = options;
     if (typeof task !== 'string' || !TRAINER_TASKS.includes(task)) {

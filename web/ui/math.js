@@ -1,14 +1,20 @@
 // Typesets formulas with KaTeX, vendored into web/vendor/katex/ by the build
 // (never fetched from another origin). Only our own TeX goes through here:
 // learner text (token labels) is never put into a formula.
+//
+// The constant formulas are typeset in advance (scripts/formulas.mjs) into
+// web/vendor/formulas.js: KaTeX's own markup, so a page that shows only
+// those never loads KaTeX's script. The one-file build puts its MathML in
+// that module's place.
+
+import typesetInAdvance from '../vendor/formulas.js';
 
 let katexPromise = null;
-// The one-file build (scripts/build-single.mjs) has no KaTeX: it typesets our
-// formulas in advance as MathML, { tex: markup }, in display style.
-const prerendered = globalThis.attentionSingleFile?.math;
 
 /** Loads KaTeX once; resolves to the module or null when it is missing. */
 export function loadMath(baseUrl = new URL('../vendor/katex/katex.mjs', import.meta.url)) {
+  // The one-file page carries no KaTeX: what was not typeset in advance shows as TeX.
+  if (globalThis.attentionSingleFile) return Promise.resolve(null);
   katexPromise ??= import(baseUrl.href)
     .then((module) => module.default ?? module)
     .catch(() => null);
@@ -31,22 +37,32 @@ function setMarkup(element, html) {
 }
 
 /**
+ * Puts the display-style markup made in advance into element, as inline
+ * math unless display: inline, KaTeX's block wrapper and MathML's display
+ * attribute are dropped (our inline formulas have no fraction or sum whose
+ * display style would show).
+ */
+function setTypesetInAdvance(element, markup, display) {
+  setMarkup(element, markup);
+  if (display) return;
+  const inner = element.querySelector('.katex-display > .katex');
+  if (inner) element.replaceChildren(inner);
+  element.querySelector('math')?.removeAttribute('display');
+}
+
+/**
  * Renders tex into element. Until KaTeX has loaded (or if it is missing) the
  * TeX source is shown as text, so the page never shows nothing.
  */
 export function renderMath(element, tex, { display = false, label = '' } = {}) {
   element.classList.add('aw-math');
-  element.textContent = tex;
   element.dataset.tex = tex;
   if (label) element.setAttribute('aria-label', label);
-  if (prerendered) {
-    if (Object.hasOwn(prerendered, tex)) {
-      // KaTeX's markup for our constant TeX, made at build time.
-      setMarkup(element, prerendered[tex]);
-      if (!display) element.querySelector('math')?.removeAttribute('display');
-    }
+  if (Object.hasOwn(typesetInAdvance, tex)) {
+    setTypesetInAdvance(element, typesetInAdvance[tex], display);
     return element;
   }
+  element.textContent = tex;
   loadMath().then((katex) => {
     if (!katex || element.dataset.tex !== tex) return;
     // renderToString output is KaTeX's own markup for our constant TeX.
