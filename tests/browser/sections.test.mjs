@@ -256,11 +256,11 @@ test('Bahdanau vs Luong: the compared row shows each method\u2019s engine weight
   session.assertQuiet();
 });
 
-test('efficient variants: the window slider changes the computed cells as the engine masks them, and timing runs on request', async () => {
+test('efficient variants: the window slider changes the computed cells as the engine masks them, and long sequences are measured in a worker while the page stays usable', async () => {
   session.clear();
   const page = await openPage();
   const root = '[data-section="efficient"]';
-  assert.equal(await page.$$eval(`${root} .aw-timing-chart svg`, (svgs) => svgs.length), 0, 'no timing before the button');
+  assert.equal(await page.$$eval(`${root} .aw-long tbody tr`, (rows) => rows.length), 0, 'no measurement before the button');
   await setRange(page, `${root} [data-control="window"] input`, 1);
   const local = engine.scaledDotProduct({ ...efficientInputs(12, 21), window: 1 });
   const computed = local.scaled.flat().filter((value) => value !== -Infinity).length;
@@ -273,11 +273,31 @@ test('efficient variants: the window slider changes the computed cells as the en
   const strided = engine.scaledDotProduct({ ...efficientInputs(6, 21), stride: 4 });
   assertClose(await heatmapValues(page, `${root} [data-variant="strided"] figure`), strided.scaled, 'strided scaled scores, T = 6');
 
-  // The measurement itself is never checked for speed, only that it reports.
-  await page.click(`${root} button:text-is("Measure on this machine")`);
-  await page.waitForSelector(`${root} tr[data-t="128"]`, { timeout: 120000 });
-  const cells = await page.$$eval(`${root} tr[data-t="128"] td`, (tds) => tds.map((td) => td.textContent));
-  assert.ok(Number(cells[0]) > 0 && Number(cells[2]) > 0, `times are positive numbers: ${cells}`);
+  // The measurement is never checked for speed, only for what it reports:
+  // every size, memory that agrees with what each method must hold, and a
+  // page that answers while the worker measures.
+  await page.getByRole('button', { name: 'Measure long sequences' }).click();
+  await setRange(page, `${root} [data-control="T"] input`, 5);
+  assert.equal(await page.textContent(`${root} [data-count="full"]`), 'computes 25 of 25 query\u2013key scores', 'the section answers during the measurement');
+  await page.waitForSelector(`${root} .aw-long [role="status"]:has-text("Done.")`, { timeout: 180000 });
+  const table = await page.$$eval(`${root} .aw-long tbody tr`, (rows) => rows.map((row) => ({
+    T: Number(row.dataset.t), cells: [...row.querySelectorAll('td')].map((td) => td.textContent),
+  })));
+  assert.deepEqual(table.map((row) => row.T), [256, 512, 1024, 2048, 4096, 8192, 16384]);
+  const MB = 1024 * 1024;
+  const d = 32;
+  for (const { T, cells } of table) {
+    const full = T <= 4096;
+    const [fullMs, fullMb, onlineMs, onlineMb, linearMs, linearMb] = full ? cells : ['', '', ...cells.slice(1)];
+    for (const value of full ? [fullMs, onlineMs, linearMs] : [onlineMs, linearMs]) assert.ok(Number(value) > 0, `T ${T}: ${cells}`);
+    // Each holds q, k, v and the output (4·T·d bytes each); full also the T × T weights.
+    assert.ok(Number(onlineMb) * MB >= 0.99 * 16 * T * d && Number(linearMb) * MB >= 0.99 * 16 * T * d, `T ${T}: ${cells}`);
+    if (full) assert.ok(Number(fullMb) * MB >= 0.99 * 4 * T * T, `T ${T}: full holds its weights: ${cells}`);
+    else assert.equal(cells[0], `not run: the weights alone would take ${(4 * T * T) / MB} MB`);
+  }
+  const longest = table.at(-1).cells;
+  assert.ok(Number(longest[2]) < 16, `online attention at T = 16384 holds ${longest[2]} MB`);
+  assert.match(await page.getAttribute(`${root} .aw-long .aw-line-chart svg`, 'aria-label'), /online \(tiled, running max and sum\): [\d.]+ ms at T = 16384/);
   await page.close();
   session.assertQuiet();
 });

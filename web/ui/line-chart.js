@@ -1,19 +1,27 @@
-// A small line chart that grows as points arrive (training curves): one or
-// more series over a shared x axis, a linear or logarithmic y axis, and a
-// legend; the SVG is built once and its lines are updated in place.
+// A small line chart that grows as points arrive (training curves, times
+// per sequence length): one or more series over a shared x axis, linear
+// from 0 (training steps) or doubling (lengths), a linear or logarithmic y
+// axis, and a legend; the SVG is built once and its lines are updated in
+// place.
 //
-//   const chart = createLineChart(root, { title, domain?, log?, format });
+//   const chart = createLineChart(root, { title, domain?, log?, format, unit?, x? });
 //   chart.update([{ label, dashed, points: [[x, y], ...] }], xMax);
+//
+// x: { label, doubling, from, tick(x), at(x) } names the x axis (default:
+// training steps from 0); doubling spaces powers of two evenly from `from`;
+// tick(x) labels them; at(x) says where a point is, in the legend and the
+// description.
 
 import { svgElement } from './svg.js';
 
 const WIDTH = 320;
 const HEIGHT = 170;
 const PAD = { left: 48, right: 10, top: 10, bottom: 30 };
-const COLOURS = ['#3b4cc0', '#c0392b'];
+const COLOURS = ['#3b4cc0', '#c0392b', '#1e7b4f'];
+const STEPS = { label: 'training step', doubling: false, at: (x) => `at step ${x}` };
 const LOG_FLOOR = 1e-6;
 
-export function createLineChart(root, { title, domain = null, log = false, format = String }) {
+export function createLineChart(root, { title, domain = null, log = false, format = String, unit = '', x: xAxis = STEPS }) {
   const doc = root.ownerDocument;
   const figure = doc.createElement('figure');
   figure.className = 'aw-line-chart';
@@ -46,7 +54,8 @@ export function createLineChart(root, { title, domain = null, log = false, forma
     return [lo, hi > lo ? hi : lo * 10];
   }
 
-  function drawAxes(xMax, yRange) {
+  function drawAxes(xRange, yRange) {
+    const [, xMax] = xRange;
     axes.replaceChildren();
     const text = (x, y, content, anchor) => {
       const node = svgElement(doc, 'text', { x, y, 'text-anchor': anchor, class: 'aw-chart-tick' });
@@ -55,21 +64,32 @@ export function createLineChart(root, { title, domain = null, log = false, forma
     };
     axes.append(svgElement(doc, 'rect', { x: PAD.left, y: PAD.top, width: plotWidth, height: plotHeight, class: 'aw-chart-frame' }));
     for (const value of yRange) text(PAD.left - 4, yOf(value, yRange) + 4, format(value), 'end');
-    text(PAD.left, HEIGHT - 10, '0', 'start');
-    text(WIDTH - PAD.right, HEIGHT - 10, `${xMax} steps`, 'end');
-    text(PAD.left + plotWidth / 2, HEIGHT - 10, 'training step', 'middle');
+    const [xMin] = xRange;
+    if (xAxis.doubling) {
+      for (let value = xMin; value <= xMax; value *= 2) text(xOf(value, xMin, xMax), HEIGHT - 16, xAxis.tick(value), 'middle');
+      text(PAD.left + plotWidth / 2, HEIGHT - 2, xAxis.label, 'middle');
+    } else {
+      text(PAD.left, HEIGHT - 10, '0', 'start');
+      text(WIDTH - PAD.right, HEIGHT - 10, `${xMax} steps`, 'end');
+      text(PAD.left + plotWidth / 2, HEIGHT - 10, xAxis.label, 'middle');
+    }
   }
+
+  // Where x is across the plot, from xMin (0, or `from` on a doubling axis) to xMax.
+  const xOf = (value, xMin, xMax) => PAD.left + plotWidth * (xAxis.doubling
+    ? Math.log2(value / xMin) / Math.max(Math.log2(xMax / xMin), 1)
+    : value / xMax);
 
   let drawnFor = '';
 
   return {
     element: figure,
-    update(series, budget) {
-      const last = Math.max(0, ...series.flatMap((s) => s.points.map(([x]) => x)));
-      const xMax = Math.max(budget, Math.ceil(last / budget) * budget);
+    update(series, xMax) {
+      const xMin = xAxis.doubling ? xAxis.from : 0;
+      const xRange = [xMin, xMax];
       const yRange = yDomain(series);
-      const key = `${xMax}|${yRange}`;
-      if (key !== drawnFor) drawAxes(xMax, yRange);
+      const key = `${xRange}|${yRange}`;
+      if (key !== drawnFor) drawAxes(xRange, yRange);
       drawnFor = key;
       while (lines.children.length > series.length) lines.lastChild.remove();
       series.forEach((s, k) => {
@@ -79,11 +99,11 @@ export function createLineChart(root, { title, domain = null, log = false, forma
           lines.append(line);
         }
         line.setAttribute('stroke-dasharray', s.dashed ? '5 3' : 'none');
-        line.setAttribute('points', s.points.map(([x, y]) => `${(PAD.left + (plotWidth * x) / xMax).toFixed(1)},${yOf(y, yRange).toFixed(1)}`).join(' '));
+        line.setAttribute('points', s.points.map(([x, y]) => `${xOf(x, xMin, xMax).toFixed(1)},${yOf(y, yRange).toFixed(1)}`).join(' '));
       });
       const described = series.map((s) => {
         const point = s.points.at(-1);
-        return point ? `${s.label}: ${format(point[1])} at step ${point[0]}` : `${s.label}: no steps yet`;
+        return point ? `${s.label}: ${format(point[1])}${unit} ${xAxis.at(point[0])}` : `${s.label}: ${s.none ?? 'no steps yet'}`;
       });
       svg.setAttribute('aria-label', `${title}. ${described.join('; ')}`);
       legend.replaceChildren(...series.map((s, k) => {

@@ -1,36 +1,31 @@
 // The efficient-variants section: full attention next to a local window,
 // the strided pattern of the Sparse Transformer and linear attention; which
 // query-key cells each one computes (from the engine's masked weights); and,
-// on request, the time the engine takes for growing T on this machine:
-// full attention grows like T², linear attention like T.
+// on request, full, online and linear attention measured for long sequences
+// in a Web Worker (efficient-long.js).
 //
 //   mount(element, { engine, presets?, state?, onChange? }) -> { destroy(), getState(), setState(state) }
 //   presets: presets.json, for the tutorials' claims this section shows (none without it)
 //   onChange(state) after each change the learner makes
 //   state: { T, window, stride, seed }
 //
-// Every weight and output comes from the engine; the timing measures the
-// engine's own calls (sdpaFlat for full attention, linearFlat for linear).
+// Every weight and output comes from the engine; the measurement times the
+// engine's own calls (sdpaFlat, linearFlat).
 
 import { appendClaims } from '../ui/claims.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
+import { mountLongSequences } from './efficient-long.js';
 import {
   attempt, button, clampInt, dataTable, normalDraws, numberedTokens, randomMatrix, scrollBox, sectionRoot,
-  sectionState, seededRandom, slider, uniformDraws,
+  sectionState, seededRandom, slider,
 } from './sections-common.js';
 
 const T_MIN = 4;
 const T_MAX = 16;
 const D_K = 4;
 const D_V = 2;
-const TIMING_SIZES = [128, 256, 512, 1024, 2048];
-const TIMING_D = 16;
-const TIMING_ROUNDS = 5;
-const TIMING_ROUND_MS = 15; // each round repeats the call at least this long
-const TIMING_MAX_MS = 1500; // fewer rounds for the slow sizes
-const SVG = 'http://www.w3.org/2000/svg';
 
 /** The seeded inputs the widget shows (exported for the tests). */
 export function inputsFor(T, seed) {
@@ -50,7 +45,6 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       + 'so no T \u00d7 T matrix is ever formed.',
     ],
   });
-  const view = doc.defaultView;
 
   const store = sectionState({ initial: { T: 12, window: 2, stride: 4, seed: 21 }, normalise, show, onChange });
   let inputs = inputsFor(store.current.T, store.current.seed);
@@ -100,27 +94,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   outputsPanel.append(outputsTable);
   root.append(outputsPanel);
 
-  // Timing
-  const timingPanel = make('section', 'aw-panel');
-  timingPanel.append(make('h4', '', 'How the cost grows on this machine'),
-    make('p', 'aw-small', `Times the engine here in your browser for T = ${TIMING_SIZES.join(', ')} with d_k = d_v = ${TIMING_D}: `
-      + 'full scaled dot-product attention against linear attention. The chart shows how much longer each call takes than at '
-      + `T = ${TIMING_SIZES[0]}: full attention should follow the T\u00b2 line (four times longer per doubling), linear attention the T line `
-      + '(twice as long). The table below the chart gives the milliseconds per call; small sizes are noisy, so run it twice.'));
-  const timeButton = button(doc, { label: 'Measure on this machine', onClick: () => runTiming() });
-  const progress = make('p', 'aw-timing-progress');
-  progress.setAttribute('aria-live', 'polite');
-  const chart = make('div', 'aw-timing-chart');
-  const timingTable = scrollBox(make, 'aw-table-scroll', 'Times per call');
-  const key = make('div', 'aw-hist-key');
-  for (const [cls, label] of [['aw-full', 'full attention (sdpaFlat)'], ['aw-linear', 'linear attention (linearFlat)'], ['aw-ideal', 'ideal growth']]) {
-    const item = make('span');
-    item.append(make('span', `aw-key-swatch ${cls}`), doc.createTextNode(label));
-    key.append(item);
-  }
-  key.hidden = true; // until there is a chart to explain
-  timingPanel.append(timeButton, progress, key, chart, timingTable);
-  root.append(timingPanel);
+  const longSequences = mountLongSequences(root, { doc, make });
 
   function countAllowed(result) {
     return result.scaled.flat().filter((value) => value !== -Infinity).length;
@@ -172,120 +146,6 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     outputsTable.replaceChildren(dataTable(make, ['token', 'full', 'local', 'strided', 'linear'], rows));
   }
 
-  // ---- Timing ----
-  let timingRun = 0; // bumped to cancel a running measurement
-  const pause = () => new Promise((resolve) => view.setTimeout(resolve, 0));
-
-  // The fastest of a few rounds, each repeating the call for a moment: the
-  // minimum is the least disturbed by whatever else the machine is doing.
-  function timeCall(call) {
-    const clock = view.performance;
-    const started = clock.now();
-    let best = Infinity;
-    for (let round = 0; round < TIMING_ROUNDS; round++) {
-      let runs = 0;
-      const start = clock.now();
-      let elapsed = 0;
-      do {
-        call();
-        runs += 1;
-        elapsed = clock.now() - start;
-      } while (elapsed < TIMING_ROUND_MS);
-      best = Math.min(best, elapsed / runs);
-      if (clock.now() - started > TIMING_MAX_MS) break;
-    }
-    return best;
-  }
-
-  async function runTiming() {
-    const run = ++timingRun;
-    timeButton.disabled = true;
-    const rows = [];
-    try {
-      for (const T of TIMING_SIZES) {
-        progress.textContent = `Measuring T = ${T}\u2026`;
-        await pause();
-        if (run !== timingRun) return;
-        const draw = uniformDraws(seededRandom(T));
-        const flat = () => Float64Array.from({ length: T * TIMING_D }, draw);
-        const q = flat();
-        const k = flat();
-        const v = flat();
-        const sizes = { q, k, v, nQ: T, nK: T, dK: TIMING_D, dV: TIMING_D };
-        const full = timeCall(() => engine.sdpaFlat(sizes));
-        await pause();
-        if (run !== timingRun) return;
-        const linear = timeCall(() => engine.linearFlat(sizes));
-        rows.push({ T, full, linear });
-        drawTiming(rows);
-      }
-      progress.textContent = 'Done. Run it again to see how much the times vary.';
-    } catch (error) {
-      progress.textContent = `The measurement stopped: ${error.message}`;
-    } finally {
-      if (run === timingRun) timeButton.disabled = false;
-    }
-  }
-
-  const ms = (value) => (value >= 10 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toFixed(3));
-  const factor = (value) => (value >= 10 ? value.toFixed(0) : value.toFixed(1));
-
-  // Growth chart: each method's time divided by its own time at the smallest
-  // T, on doubling axes, next to the ideal T and T² lines.
-  function drawTiming(rows) {
-    const W = 440;
-    const H = 260;
-    const pad = { left: 44, right: 62, top: 14, bottom: 40 };
-    const plotW = W - pad.left - pad.right;
-    const plotH = H - pad.top - pad.bottom;
-    const steps = TIMING_SIZES.length - 1;
-    const topLog = 2 * steps; // T² grows by 4^steps
-    const x = (i) => pad.left + (i / steps) * plotW;
-    const y = (growth) => pad.top + plotH - (Math.min(Math.max(Math.log2(growth), 0), topLog) / topLog) * plotH;
-    const svg = doc.createElementNS(SVG, 'svg');
-    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', 'Time relative to T = ' + TIMING_SIZES[0] + ': '
-      + rows.map((r) => `T ${r.T}: full \u00d7${factor(r.full / rows[0].full)}, linear \u00d7${factor(r.linear / rows[0].linear)}`).join('; '));
-    const add = (name, attributes, text) => {
-      const node = doc.createElementNS(SVG, name);
-      for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
-      if (text !== undefined) node.textContent = text;
-      svg.append(node);
-      return node;
-    };
-    for (let e = 0; e <= topLog; e += 2) {
-      add('line', { x1: pad.left, x2: pad.left + plotW, y1: y(2 ** e), y2: y(2 ** e), class: 'aw-timing-grid' });
-      add('text', { x: pad.left - 6, y: y(2 ** e) + 4, 'text-anchor': 'end', class: 'aw-hist-tick' }, `\u00d7${2 ** e}`);
-    }
-    TIMING_SIZES.forEach((T, i) => add('text', { x: x(i), y: H - 20, 'text-anchor': 'middle', class: 'aw-hist-tick' }, String(T)));
-    add('text', { x: pad.left + plotW / 2, y: H - 4, 'text-anchor': 'middle', class: 'aw-hist-tick' }, 'T (tokens)');
-    // Ideal growth: \u00d74 per doubling for T\u00b2, \u00d72 for T.
-    add('line', { x1: x(0), y1: y(1), x2: x(steps), y2: y(4 ** steps), class: 'aw-timing-ideal' });
-    add('text', { x: x(steps) + 6, y: y(4 ** steps) + 4, class: 'aw-hist-tick' }, 'ideal T\u00b2');
-    add('line', { x1: x(0), y1: y(1), x2: x(steps), y2: y(2 ** steps), class: 'aw-timing-ideal' });
-    add('text', { x: x(steps) + 6, y: y(2 ** steps) + 4, class: 'aw-hist-tick' }, 'ideal T');
-    for (const [key, cls] of [['full', 'aw-timing-full'], ['linear', 'aw-timing-linear']]) {
-      const growth = rows.map((r) => r[key] / rows[0][key]);
-      add('polyline', { points: growth.map((g, i) => `${x(i)},${y(g)}`).join(' '), class: `aw-timing-line ${cls}` });
-      growth.forEach((g, i) => add('circle', { cx: x(i), cy: y(g), r: 4, class: cls }));
-    }
-    chart.replaceChildren(svg);
-    key.hidden = false;
-
-    const tableRows = rows.map((r, i) => {
-      const tr = make('tr');
-      tr.dataset.t = String(r.T);
-      const th = make('th', '', String(r.T));
-      th.scope = 'row';
-      const ratio = (key) => (i === 0 ? '' : `\u00d7${(r[key] / rows[i - 1][key]).toFixed(1)}`);
-      tr.append(th, make('td', '', ms(r.full)), make('td', '', ratio('full')), make('td', '', ms(r.linear)), make('td', '', ratio('linear')));
-      return tr;
-    });
-    timingTable.replaceChildren(dataTable(make,
-      ['T', 'full: ms per call', 'full: \u00d7 previous', 'linear: ms per call', 'linear: \u00d7 previous'], tableRows));
-  }
-
   // ---- State ----
 
   function normalise(next) {
@@ -315,7 +175,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     getState: store.getState,
     setState: store.setState,
     destroy() {
-      timingRun += 1; // stops a measurement in progress
+      longSequences.destroy(); // stops a measurement in progress
       for (const { heatmap } of Object.values(cards)) heatmap.destroy();
       root.remove();
     },

@@ -402,8 +402,10 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
     const shown = [series('main', store.current.scale ? 'scaled by 1/\u221ad_head' : 'unscaled', false)];
     if (sessions[UNSCALED]) shown.push(series(UNSCALED, 'unscaled', true));
     const budget = config?.steps ?? 100;
-    accuracyChart.update(shown.map((s) => ({ ...s, points: s.points.map((p) => [p.step, p.accuracy]) })), budget);
-    lossChart.update(shown.map((s) => ({ ...s, points: s.points.map((p) => [p.step, p.loss]) })), budget);
+    const last = Math.max(0, ...shown.flatMap((s) => s.points.map((p) => p.step)));
+    const xMax = Math.max(budget, Math.ceil(last / budget) * budget);
+    accuracyChart.update(shown.map((s) => ({ ...s, points: s.points.map((p) => [p.step, p.accuracy]) })), xMax);
+    lossChart.update(shown.map((s) => ({ ...s, points: s.points.map((p) => [p.step, p.loss]) })), xMax);
   }
 
   function syncControls() {

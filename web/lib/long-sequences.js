@@ -1,0 +1,81 @@
+// Long sequences measured, for the "Cheaper attention" section (in a Web
+// Worker, long-sequence-worker.js): for each length T, float32 attention of
+// T queries over T keys (d = 32) three ways, by the engine:
+//   full    sdpaFlat with its weights: the T × T matrix is formed (4T² bytes)
+//   online  sdpaFlat without weights: keys in tiles, a running max and sum
+//           per query (as FlashAttention), O(T·d) memory
+//   linear  linearFlat: no T × T matrix at all, time and memory O(T·d²)
+// Each result: the fastest call of a few rounds in milliseconds, and the bytes the
+// engine held for the call (a fresh engine per measurement, so its allocated
+// bytes after the call are this call's, as memoryStats reports them).
+//
+//   await measureLongSequences({ newEngine, post, sizes?, stopped? })
+//   post({ type: 'row', T, method, ms, bytes }) for each measurement,
+//   post({ type: 'skipped', T, method, bytes }) where full attention's
+//   weights alone would pass FULL_WEIGHTS_LIMIT, then post({ type: 'done' });
+//   a failure posts { type: 'error', message }.
+
+import { seededRandom } from '../presets.js';
+
+export const LONG_SIZES = [256, 512, 1024, 2048, 4096, 8192, 16384];
+export const LONG_D = 32;
+export const METHODS = ['full', 'online', 'linear'];
+/** Full attention stops where its weights alone would take more than this. */
+export const FULL_WEIGHTS_LIMIT = 64 * 1024 * 1024;
+const ROUND_MS = 20;
+const ENOUGH_MS = 250; // rounds until this much time has passed (at least one)
+
+const CALLS = {
+  full: (engine, input) => engine.sdpaFlat({ ...input, weights: true }),
+  online: (engine, input) => engine.sdpaFlat(input),
+  linear: (engine, input) => engine.linearFlat(input),
+};
+
+function inputFor(T, d) {
+  const random = seededRandom(T);
+  const matrix = () => Float32Array.from({ length: T * d }, () => 2 * random() - 1);
+  return { q: matrix(), k: matrix(), v: matrix(), nQ: T, nK: T, dK: d, dV: d };
+}
+
+// The fastest of a few rounds, each repeating the call for ROUND_MS at
+// least (a worker's clock may tick only every 0.1 ms): the minimum is the
+// least disturbed by whatever else the machine is doing.
+async function measure(newEngine, method, input) {
+  const engine = await newEngine();
+  const call = () => CALLS[method](engine, input);
+  const clock = globalThis.performance;
+  call(); // the engine's memory grows to what the call needs
+  const { allocatedBytes } = engine.memoryStats();
+  const began = clock.now();
+  let best = Infinity;
+  do {
+    const start = clock.now();
+    let calls = 0;
+    do {
+      call();
+      calls += 1;
+    } while (clock.now() - start < ROUND_MS);
+    best = Math.min(best, (clock.now() - start) / calls);
+  } while (clock.now() - began < ENOUGH_MS);
+  return { ms: best, bytes: allocatedBytes };
+}
+
+export async function measureLongSequences({ newEngine, post, sizes = LONG_SIZES, d = LONG_D, stopped = () => false }) {
+  try {
+    for (const T of sizes) {
+      const input = inputFor(T, d);
+      for (const method of METHODS) {
+        if (stopped()) return;
+        const weightsBytes = 4 * T * T;
+        if (method === 'full' && weightsBytes > FULL_WEIGHTS_LIMIT) {
+          post({ type: 'skipped', T, method, bytes: weightsBytes });
+          continue;
+        }
+        post({ type: 'row', T, method, ...await measure(newEngine, method, input) });
+      }
+    }
+    post({ type: 'done' });
+  } catch (error) {
+    post({ type: 'error', message: error.message });
+  }
+}
