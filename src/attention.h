@@ -285,6 +285,32 @@ int attn_linear(double *output,   /* [batch, n_q, d_v] */
 
 size_t attn_linear_work_size(int d_k, int d_v);
 
+/* ---- The online softmax (as FlashAttention), step by step ---- */
+
+/*
+ * softmax(q kᵀ · scale) v without the n_q × n_k weights: each query goes
+ * through the keys in tiles of `tile`, keeping the largest score so far m,
+ * the sum l of exp(s − m) and the output so far acc = Σ exp(s − m) v; when
+ * a tile raises m, what was summed is rescaled by exp(m_old − m_new). The
+ * output is acc ÷ l after the last tile: the plain softmax's output, up to
+ * rounding. The state after each tile is kept for the walkthrough:
+ * tile_max, tile_sum [n_q, tiles], tile_acc [n_q, tiles, d_v], with tiles =
+ * attn_online_tiles(n_k, tile). float64, one problem (no batch, no mask).
+ */
+int attn_online_attention(double *output,   /* [n_q, d_v] */
+                          double *scaled,   /* [n_q, n_k] scale · q kᵀ */
+                          double *tile_max, /* [n_q, tiles] */
+                          double *tile_sum, /* [n_q, tiles] */
+                          double *tile_acc, /* [n_q, tiles, d_v] */
+                          const double *q,  /* [n_q, d_k] */
+                          const double *k,  /* [n_k, d_k] */
+                          const double *v,  /* [n_k, d_v] */
+                          int n_q, int n_k, int d_k, int d_v, int tile,
+                          double scale);
+
+/* ceil(n_k / tile), or 0 unless both are positive. */
+int attn_online_tiles(int n_k, int tile);
+
 /* ---- Layer normalisation ---- */
 
 /* ε of attn_layer_norm, as PyTorch's nn.LayerNorm. */
@@ -714,6 +740,9 @@ size_t attn_linear_f32_work_size(int d_k, int d_v);
  *                multiHead (mask?, keyLength?, ..., dropout?, seed?)
  *      -> attention, sum1, ln1, ffnHidden, ffn, sum2, ln2, output,
  *         heads[h].weights (see attn_block_outputs)
+ *   "onlineSoftmax": q, k, v (matrices, no batch), tile? (keys per tile,
+ *                default 2)  -> scaled, tileMax, tileSum, tileAcc, output,
+ *                weights, plainOutput (see attn_online_attention)
  *
  * Gradients: scaledDotProduct (given q and k), multiHead, linear and
  * transformerBlock also take gradOutput?, dL/d(output), and additive and

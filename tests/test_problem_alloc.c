@@ -95,6 +95,16 @@ static int linear_fields(attn_problem *problem)
     return status;
 }
 
+static int online_fields(attn_problem *problem)
+{
+    int status = ATTN_OK;
+    STEP(set(problem, "q", 2, 3, 2, 0, X));
+    STEP(set(problem, "k", 2, 3, 2, 0, X));
+    STEP(set(problem, "v", 2, 3, 2, 0, X));
+    STEP(attn_problem_set_number(problem, "tile", 2));
+    return status;
+}
+
 static int softmax_fields(attn_problem *problem)
 {
     static const double mask[] = {1, 1, 0, 0, 0, 0};
@@ -263,6 +273,7 @@ static void test_every_allocation_failure_is_nomem_without_leaks(
         {"additive", additive_fields},
         {"luong", luong_fields},
         {"linear", linear_fields},
+        {"onlineSoftmax", online_fields},
         {"softmax", softmax_fields},
         {"weightedSum", weighted_sum_fields},
         {"scaledDotProduct", sdpa_grad_fields},

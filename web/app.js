@@ -10,7 +10,7 @@ import { loadWidget, mountWidget } from './widgets/registry.js';
 import { isMultiHeadPreset } from './presets.js';
 
 // Each section widget mounts into the element with id `${id}-widget`.
-const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'block', 'trainer'];
+const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'online', 'block', 'trainer'];
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 // The engine without the trainer (build.sh): the trainer's worker loads the whole one.

@@ -101,6 +101,14 @@ static const attn__field linear_fields[] = {
     {"gradOutput", ATTN__TENSOR, "a matrix n_q x d_v, dL/d(output)"},
 };
 
+static const attn__field online_fields[] = {
+    {"q", ATTN__TENSOR, "a matrix n_q x d_k"},
+    {"k", ATTN__TENSOR, "a matrix n_k x d_k"},
+    {"v", ATTN__TENSOR, "a matrix n_k x d_v"},
+    {"tile", ATTN__NUMBER, "a positive integer, keys per tile"},
+    LABEL_FIELDS,
+};
+
 static const attn__field softmax_fields[] = {
     {"x", ATTN__TENSOR, "a vector or a matrix of scores"},
     {"scale", ATTN__NUMBER, "a number"},
@@ -149,6 +157,8 @@ static const attn__kind kinds[] = {
     KIND("softmax", ATTN__KIND_SOFTMAX, softmax_fields, attn__run_softmax),
     KIND("transformerBlock", ATTN__KIND_TRANSFORMER_BLOCK,
          transformer_block_fields, attn__run_transformer_block),
+    KIND("onlineSoftmax", ATTN__KIND_ONLINE_SOFTMAX, online_fields,
+         attn__run_online),
 };
 
 static const attn__kind *find_kind(const char *name)

@@ -26,7 +26,8 @@ typedef enum attn__kind_id {
     ATTN__KIND_LUONG,
     ATTN__KIND_LINEAR,
     ATTN__KIND_SOFTMAX,
-    ATTN__KIND_TRANSFORMER_BLOCK
+    ATTN__KIND_TRANSFORMER_BLOCK,
+    ATTN__KIND_ONLINE_SOFTMAX
 } attn__kind_id;
 
 /* Value types, as bits so a field can accept several. */
@@ -96,6 +97,7 @@ typedef struct attn__run_info {
     int has_output;   /* scaledDotProduct: v was given */
     int method;       /* luong: an attn_luong_method */
     int causal;       /* linear */
+    int tile, tiles;  /* onlineSoftmax: keys per tile, tiles */
     int d_ff;         /* transformerBlock: hidden width of the FFN */
     int norm;         /* transformerBlock: an attn_norm_placement */
     double scale;     /* the factor the scores were multiplied by */
@@ -260,6 +262,7 @@ int attn__run_additive(attn_problem *problem);      /* run_other.c */
 int attn__run_luong(attn_problem *problem);         /* run_other.c */
 int attn__run_linear(attn_problem *problem);        /* run_other.c */
 int attn__run_softmax(attn_problem *problem);       /* run_other.c */
+int attn__run_online(attn_problem *problem);        /* run_online.c */
 
 int attn__run_transformer_block(attn_problem *problem); /* run_block.c */
 

@@ -332,6 +332,7 @@ int attn__walk(attn__walker *walker)
     case ATTN__KIND_LINEAR: attn__steps_linear(walker); break;
     case ATTN__KIND_SOFTMAX: attn__steps_softmax(walker); break;
     case ATTN__KIND_TRANSFORMER_BLOCK: attn__steps_block(walker); break;
+    case ATTN__KIND_ONLINE_SOFTMAX: attn__steps_online(walker); break;
     }
     walker->sink->end(walker);
     return ATTN_OK;

@@ -302,6 +302,7 @@ void attn__steps_additive(attn__walker *walker);     /* steps_rnn.c */
 void attn__steps_luong(attn__walker *walker);        /* steps_rnn.c */
 void attn__steps_linear(attn__walker *walker);       /* steps_linear.c */
 void attn__steps_block(attn__walker *walker);        /* steps_block.c */
+void attn__steps_online(attn__walker *walker);       /* steps_online.c */
 
 /* The walkthrough of the problem into the sink (walker.c). */
 int attn__walk(attn__walker *walker);

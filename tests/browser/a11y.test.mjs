@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { REPO, startHost, startSession } from './harness.mjs';
 
 const axeSource = readFileSync(join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-const WIDGETS = ['walkthrough', 'plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'block', 'trainer'];
+const WIDGETS = ['walkthrough', 'plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'online', 'block', 'trainer'];
 
 let session;
 let host;

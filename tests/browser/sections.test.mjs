@@ -16,11 +16,12 @@ import { inputsFor as maskInputs } from '../../web/widgets/masks.js';
 import { inputsFor as scalingInputs } from '../../web/widgets/scaling.js';
 import { inputsFor as multiheadInputs } from '../../web/widgets/multihead.js';
 import { inputsFor as efficientInputs } from '../../web/widgets/efficient.js';
+import { problemFor as onlineProblem } from '../../web/widgets/online.js';
 import { DECODER_VECTORS, ENCODER_VECTORS } from '../../web/widgets/cross-attention.js';
 import { handParameters, randomParameters } from '../../web/widgets/alignment.js';
 
 const PAGE = 'index.html';
-const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross', 'alignment', 'efficient', 'block', 'trainer'];
+const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross', 'alignment', 'efficient', 'online', 'block', 'trainer'];
 
 let engine;
 let session;
@@ -49,13 +50,13 @@ async function shownNumbers(page, selector) {
 
 const heatmapTitled = (section, title) => `[data-section="${section}"] figure.aw-heatmap:has(figcaption:text-is("${title}"))`;
 
-function assertClose(actual, expected, message) {
+function assertClose(actual, expected, message, relative = 1e-12) {
   const a = actual.flat(Infinity);
   const e = expected.flat(Infinity);
   assert.equal(a.length, e.length, `${message}: ${a.length} values shown, ${e.length} expected`);
   a.forEach((value, i) => {
     assert.ok(Number.isFinite(value) || value === e[i], `${message}[${i}]: shown ${value}`);
-    const tolerance = 1e-12 * Math.max(1, Math.abs(e[i]));
+    const tolerance = relative * Math.max(1, Math.abs(e[i]));
     assert.ok(value === e[i] || Math.abs(value - e[i]) <= tolerance, `${message}[${i}]: shown ${value}, engine ${e[i]}`);
   });
 }
@@ -86,7 +87,7 @@ test('every section renders its title, controls and heatmaps, and the page stays
     assert.deepEqual(section.messages, [], `${section.name} shows no engine error`);
   }
   const heatmaps = Object.fromEntries(sections.map((s) => [s.name, s.heatmaps]));
-  assert.deepEqual(heatmaps, { plane: 0, masks: 2, scaling: 2, multihead: 2, cross: 3, alignment: 4, efficient: 3, block: 2, trainer: 2 });
+  assert.deepEqual(heatmaps, { plane: 0, masks: 2, scaling: 2, multihead: 2, cross: 3, alignment: 4, efficient: 3, online: 0, block: 2, trainer: 2 });
   await page.close();
   session.assertQuiet();
 });
@@ -298,6 +299,60 @@ test('efficient variants: the window slider changes the computed cells as the en
   const longest = table.at(-1).cells;
   assert.ok(Number(longest[2]) < 16, `online attention at T = 16384 holds ${longest[2]} MB`);
   assert.match(await page.getAttribute(`${root} .aw-long .aw-line-chart svg`, 'aria-label'), /online \(tiled, running max and sum\): [\d.]+ ms at T = 16384/);
+  await page.close();
+  session.assertQuiet();
+});
+
+/** The online softmax of row i over the keys of the first `tiles` tiles, in plain float64: [max, sum, e^(s − max) per key]. */
+function softmaxSoFar({ q, k }, i, keysSeen) {
+  const scores = k.slice(0, keysSeen).map((key) => (q[i][0] * key[0] + q[i][1] * key[1]) / Math.SQRT2);
+  const max = Math.max(...scores);
+  const exps = scores.map((s) => Math.exp(s - max));
+  return { max, sum: exps.reduce((a, b) => a + b, 0), exps };
+}
+
+test('online softmax: each tile\u2019s bars are e^(s \u2212 m), earlier ones shrink by e^(m \u2212 m\u2032), and it ends on the plain softmax\u2019s output', async () => {
+  session.clear();
+  const page = await openPage();
+  const root = page.locator('[data-section="online"]');
+  await root.scrollIntoViewIfNeeded();
+  const problem = onlineProblem({ tile: 2, seed: 3 });
+  const forward = root.getByRole('button', { name: 'Step forward' });
+  const bars = () => root.locator('.aw-online-bar').evaluateAll((rects) => rects.map((rect) => ({
+    key: Number(rect.dataset.key), value: Number(rect.dataset.value), shown: !rect.classList.contains('aw-online-hidden'),
+  })));
+  const readoutNumbers = async () => (await root.locator('.aw-online-readout').textContent()).match(/m = (\S+), l = (\S+) /).slice(1).map(parseShown);
+
+  await forward.click(); // tile 1: keys 1 and 2
+  const first = softmaxSoFar(problem, 0, 2);
+  assert.deepEqual((await bars()).filter((bar) => bar.shown).map((bar) => bar.key), [0, 1], 'only the first tile\u2019s keys have bars');
+  assertClose((await bars()).filter((bar) => bar.shown).map((bar) => bar.value), first.exps, 'e^(s \u2212 m) of tile 1');
+  assertClose(await readoutNumbers(), [first.max, first.sum].map((x) => Number(x.toFixed(3))), 'm and l after tile 1', 5e-4);
+
+  await forward.click(); // tile 2: keys 3 and 4
+  const second = softmaxSoFar(problem, 0, 4);
+  const shown = (await bars()).filter((bar) => bar.shown);
+  assert.deepEqual(shown.map((bar) => bar.key), [0, 1, 2, 3]);
+  assertClose(shown.filter((bar) => bar.key >= 2).map((bar) => bar.value), second.exps.slice(2), 'e^(s \u2212 m\u2032) of tile 2');
+  const transform = await root.locator('.aw-online-tile[data-tile="0"]').evaluate((group) => group.style.transform);
+  assertClose([Number(/scaleY\((\S+)\)/.exec(transform)[1])], [Math.exp(first.max - second.max)],
+    'the first tile\u2019s bars scaled by e^(m \u2212 m\u2032) (CSS keeps six digits)', 1e-5);
+  assertClose(await readoutNumbers(), [second.max, second.sum].map((x) => Number(x.toFixed(3))), 'm and l after tile 2', 5e-4);
+  assert.match(await root.locator('.aw-online-equations').textContent(), /^s\[The, sat\]/);
+
+  // Another query: its own equations and bars.
+  await root.getByLabel('Query').selectOption({ label: '3. sat' });
+  assert.match(await root.locator('.aw-online-equations').textContent(), /^s\[sat, sat\]/);
+  assertClose((await bars()).filter((bar) => bar.key >= 2 && bar.shown).map((bar) => bar.value), softmaxSoFar(problem, 2, 4).exps.slice(2), 'sat\u2019s tile 2');
+
+  // One tile per key: six tiles, then divide and compare.
+  await root.locator('[data-control="tile"] input').press('Home');
+  await root.locator('.aw-player input[type="range"]').press('End');
+  assert.match(await root.locator('.aw-online-title').textContent(), /^Step 9 of 9: The same output as the plain softmax/);
+  const plain = engine.scaledDotProduct({ q: problem.q, k: problem.k, v: problem.v }).output;
+  const online = engine.onlineSoftmax({ ...problem, tile: 1 });
+  assertClose(online.plainOutput, plain, 'the section\u2019s plain output is scaledDotProduct\u2019s');
+  assertClose(online.output, plain, 'online equals plain', 1e-14);
   await page.close();
   session.assertQuiet();
 });

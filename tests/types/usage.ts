@@ -107,6 +107,11 @@ expectType<Matrix>()(softmaxRows.weights);
 expectType<Vector>()(attn.weightedSum({ weights: [0.17, 0.23, 0.6], v: V }).output);
 expectType<Matrix>()(attn.weightedSum({ weights: [[0.17, 0.23, 0.6]], v: V }).output);
 
+const online = attn.onlineSoftmax({ q: Q, k: Q, v: V, tile: 2 });
+expectType<Batch>()(online.tileAcc);
+expectType<Matrix>()(online.plainOutput);
+expectType<Matrix>()(attn.run({ kind: 'onlineSoftmax', q: Q, k: Q, v: V }).tileMax);
+
 // ---- run and format ----
 expectType<Matrix>()(attn.run({ kind: 'scaledDotProduct', q: Q, k: Q, v: V }).weights);
 expectType<number>()(attn.run({ kind: 'softmax', x: [100, 95, 5, 3] }).max);

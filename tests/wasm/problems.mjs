@@ -74,6 +74,8 @@ function otherProblems(r) {
     { kind: 'softmax', x: r.vector(nK, -10, 10) },
     { kind: 'softmax', x: r.matrix(n, nK, -10, 10), scale: r.uniform(0.1, 2) },
     { kind: 'weightedSum', weights: r.matrix(n, nK, 0, 1), v: r.matrix(nK, dV) },
+    { kind: 'onlineSoftmax', q: r.matrix(n, dK, -3, 3), k: r.matrix(nK + 2, dK, -3, 3), v: r.matrix(nK + 2, dV),
+      tile: r.integer(1, 3) },
   ];
 }
 

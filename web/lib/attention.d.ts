@@ -207,6 +207,19 @@ export interface LinearInput<Q extends TensorInput> {
   keyTokens?: readonly string[];
 }
 
+/** Attention through the online softmax (as FlashAttention): the keys in
+ * tiles, a running max, sum and output per query; one problem, no batch. */
+export interface OnlineSoftmaxInput {
+  q: MatrixInput;
+  k: MatrixInput;
+  v: MatrixInput;
+  /** Keys per tile (default 2; at most n_k). */
+  tile?: number;
+  tokens?: readonly string[];
+  queryTokens?: readonly string[];
+  keyTokens?: readonly string[];
+}
+
 /** Row softmax of x (a vector, each row of a matrix, or of a batch). */
 export interface SoftmaxInput<X extends TensorInput> {
   x: X;
@@ -292,6 +305,22 @@ export interface LinearResult<R> {
   output: R;
 }
 
+export interface OnlineSoftmaxResult {
+  /** q kᵀ / √d_k, [n_q, n_k]. */
+  scaled: Matrix;
+  /** The running max after each tile, [n_q, tiles]. */
+  tileMax: Matrix;
+  /** The running sum of exp(s − max) after each tile, [n_q, tiles]. */
+  tileSum: Matrix;
+  /** The running output, not yet divided, after each tile, [n_q, tiles, d_v]. */
+  tileAcc: Batch;
+  /** The last tile's running output ÷ its running sum, [n_q, d_v]. */
+  output: Matrix;
+  /** The plain softmax's weights and output, for the comparison. */
+  weights: Matrix;
+  plainOutput: Matrix;
+}
+
 export interface SoftmaxResult<X> {
   /** x × scale; masked entries are -Infinity. */
   scaled: ShapeOf<X>;
@@ -312,7 +341,7 @@ export interface WeightedSumResult<R> {
 
 export type ProblemKind =
   | 'scaledDotProduct' | 'multiHead' | 'additive' | 'luong'
-  | 'linear' | 'softmax' | 'weightedSum';
+  | 'linear' | 'softmax' | 'weightedSum' | 'onlineSoftmax';
 
 /** A problem as run and format take it (and as build/attn reads it). */
 export type Problem =
@@ -325,7 +354,8 @@ export type Problem =
   | ({ kind: 'luong' } & LuongInput<VectorInput | MatrixInput>)
   | ({ kind: 'linear' } & LinearInput<TensorInput>)
   | ({ kind: 'softmax' } & SoftmaxInput<TensorInput>)
-  | ({ kind: 'weightedSum' } & WeightedSumInput<TensorInput>);
+  | ({ kind: 'weightedSum' } & WeightedSumInput<TensorInput>)
+  | ({ kind: 'onlineSoftmax' } & OnlineSoftmaxInput);
 
 /** Any result object run returns. */
 export type AttentionResult =
@@ -338,7 +368,8 @@ export type AttentionResult =
   | LuongConcatResult<VectorInput | MatrixInput>
   | LinearResult<Vector | Matrix | Batch>
   | SoftmaxResult<TensorInput>
-  | WeightedSumResult<Vector | Matrix | Batch>;
+  | WeightedSumResult<Vector | Matrix | Batch>
+  | OnlineSoftmaxResult;
 
 /** format's styles: the result object as JSON, or the walkthrough (LaTeX:
  * a fragment for a document that loads amsmath). */
@@ -510,6 +541,8 @@ export interface Attention {
 
   weightedSum<W extends TensorInput>(input: WeightedSumInput<W>): WeightedSumResult<ShapeOf<W>>;
 
+  onlineSoftmax(input: OnlineSoftmaxInput): OnlineSoftmaxResult;
+
   /** Any problem by its kind; the same result as the method of that name. */
   run<Q extends TensorInput>(
     problem: { kind: 'scaledDotProduct' } & ScaledDotProductInput<Q>):
@@ -534,6 +567,7 @@ export interface Attention {
     problem: { kind: 'softmax' } & SoftmaxInput<X>): SoftmaxResult<X>;
   run<W extends TensorInput>(
     problem: { kind: 'weightedSum' } & WeightedSumInput<W>): WeightedSumResult<ShapeOf<W>>;
+  run(problem: { kind: 'onlineSoftmax' } & OnlineSoftmaxInput): OnlineSoftmaxResult;
   run(problem: Problem): AttentionResult;
 
   /** The result as JSON (the default) or the walkthrough as text, Markdown,

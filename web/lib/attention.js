@@ -16,6 +16,8 @@
 //   attn.linear({ q, k, v, causal })             -> { output }
 //   attn.softmax({ x, scale, mask })             -> { scaled, max, exp, sum, weights }
 //   attn.weightedSum({ weights, v })             -> { output }
+//   attn.onlineSoftmax({ q, k, v, tile })        -> { scaled, tileMax, tileSum,
+//                  tileAcc, output, weights, plainOutput } (the keys in tiles)
 //   attn.run({ kind, ...fields })                -> any of the above
 //   attn.format({ kind, ...fields }, 'markdown' | 'latex' | 'text' | 'json' | 'steps',
 //               { title?, headingLevel? }) -> string
@@ -915,6 +917,7 @@ function createApi(wasm, engineMaxBytes) {
     linear: mechanism('linear'),
     softmax: mechanism('softmax'),
     weightedSum: mechanism('weightedSum'),
+    onlineSoftmax: mechanism('onlineSoftmax'),
     run,
     format,
     steps,

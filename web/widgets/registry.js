@@ -33,6 +33,7 @@ export const WIDGETS = {
   'cross-attention': { load: () => import('./cross-attention.js'), title: 'Self- and cross-attention' },
   alignment: { load: () => import('./alignment.js'), title: 'Bahdanau and Luong attention' },
   efficient: { load: () => import('./efficient.js'), title: 'Cheaper attention' },
+  online: { load: () => import('./online.js'), title: 'The online softmax, tile by tile' },
   block: { load: () => import('./block.js'), title: 'A whole transformer block' },
   trainer: { load: () => import('./trainer.js'), title: 'Watch attention learn' },
 };
