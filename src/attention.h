@@ -479,6 +479,24 @@ int attn_multihead_backward(const attn_mha_grads *grads,
                             double *work); /* [attn_multihead_backward_
                                               work_size(dims)] */
 
+/*
+ * The same gradients from the forward's intermediates instead of computing
+ * them again: saved holds what attn_multihead wrote for these inputs,
+ * parameters and options (q, k, v, weights and concat; ATTN_ERR_NULL if
+ * one is missing), and the gradients are the same bits as
+ * attn_multihead_backward's, in about half the time. A trainer saves them
+ * from its forward pass. With dropout the weights are recomputed.
+ */
+int attn_multihead_backward_saved(const attn_mha_grads *grads,
+                                  const double *d_output,
+                                  const double *x_q,
+                                  const double *x_kv,
+                                  const attn_mha_outputs *saved,
+                                  const attn_mha_params *params,
+                                  const attn_mha_dims *dims,
+                                  const attn_options *opts,
+                                  double *work);
+
 /* Length in doubles of the work array attn_additive_backward needs. */
 size_t attn_additive_backward_work_size(int n_k, int d_s, int d_a);
 

@@ -76,12 +76,18 @@ typedef struct mha_grads {
     double bq[DM], bk[DM], bv[DM], bo[DOUT];
 } mha_grads;
 
-static int run_backward(mha_grads *g, const mha_case *c)
+static attn_mha_grads grads_of(mha_grads *g, const mha_case *c)
 {
     const attn_mha_grads grads = {
         .x_q = g->x, .x_kv = c->cross ? g->xkv : NULL,
         .wq = g->wq, .wk = g->wk, .wv = g->wv, .wo = g->wo,
         .bq = g->bq, .bk = g->bk, .bv = g->bv, .bo = g->bo};
+    return grads;
+}
+
+static int run_backward(mha_grads *g, const mha_case *c)
+{
+    const attn_mha_grads grads = grads_of(g, c);
     const size_t length = attn_multihead_backward_work_size(&c->dims);
     assert_true(length > 0);
     double *work = malloc(length * sizeof *work);
@@ -248,6 +254,70 @@ static void test_multihead_backward_overwrites_rather_than_accumulates(
     assert_memory_equal(&clean, &dirty, sizeof clean);
 }
 
+/* The backward from the forward's saved intermediates, or NULL to run
+ * attn_multihead_backward; the grads of every parameter and input. */
+static int run_saved_backward(mha_grads *g, const mha_case *c, int saved)
+{
+    enum { GRID = B * H * NQ * NKV };
+    double q[B * NQ * DM], k[B * NKV * DM], v[B * NKV * DM];
+    double concat[B * NQ * DM], weights[GRID], output[B * NQ * DOUT];
+    const attn_mha_outputs outs = {.q = q, .k = k, .v = v, .weights = weights,
+                                   .concat = concat, .output = output};
+    const attn_mha_params p = params_of(c);
+    const double *x_kv = c->cross ? c->xkv : NULL;
+    double *work = malloc(attn_multihead_work_size(&c->dims) * sizeof *work);
+    assert_non_null(work);
+    assert_int_equal(attn_multihead(&outs, c->x, x_kv, &p, &c->dims, &c->opts,
+                                    work),
+                     ATTN_OK);
+    free(work);
+    if (!saved) return run_backward(g, c);
+    const attn_mha_grads grads = grads_of(g, c);
+    work = malloc(attn_multihead_backward_work_size(&c->dims) * sizeof *work);
+    assert_non_null(work);
+    const int status = attn_multihead_backward_saved(
+        &grads, c->d_output, c->x, x_kv, &outs, &p, &c->dims, &c->opts, work);
+    free(work);
+    return status;
+}
+
+static void test_the_saved_forward_gives_the_same_bits_with_masks_and_dropout(
+    void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 4; variant++) {
+        mha_case c;
+        case_fill(&c, 50 + (uint64_t)variant, variant == 1);
+        if (variant == 2) c.opts.mask.kinds = ATTN_MASK_CAUSAL;
+        if (variant == 3) { /* dropout: the weights are recomputed */
+            c.opts.dropout = 0.25;
+            c.opts.seed = 7;
+        }
+        mha_grads again, saved;
+        memset(&again, 0, sizeof again);
+        memset(&saved, 0, sizeof saved);
+        assert_int_equal(run_saved_backward(&again, &c, 0), ATTN_OK);
+        assert_int_equal(run_saved_backward(&saved, &c, 1), ATTN_OK);
+        assert_memory_equal(&again, &saved, sizeof again);
+    }
+}
+
+static void test_a_saved_forward_missing_a_tensor_is_refused(void **state)
+{
+    (void)state;
+    mha_case c;
+    case_fill(&c, 60, 0);
+    mha_grads g;
+    const attn_mha_grads grads = {.x_q = g.x};
+    const attn_mha_params p = params_of(&c);
+    double q[B * NQ * DM], work[1];
+    const attn_mha_outputs partial = {.q = q, .k = q, .v = q, .concat = q};
+    assert_int_equal(attn_multihead_backward_saved(&grads, c.d_output, c.x,
+                                                   NULL, &partial, &p,
+                                                   &c.dims, NULL, work),
+                     ATTN_ERR_NULL);
+}
+
 static void test_multihead_backward_rejects_bad_arguments(void **state)
 {
     (void)state;
@@ -291,6 +361,9 @@ int main(void)
             test_multihead_backward_with_identity_projections_and_one_head_is_sdpa),
         cmocka_unit_test(
             test_multihead_backward_overwrites_rather_than_accumulates),
+        cmocka_unit_test(
+            test_the_saved_forward_gives_the_same_bits_with_masks_and_dropout),
+        cmocka_unit_test(test_a_saved_forward_missing_a_tensor_is_refused),
         cmocka_unit_test(test_multihead_backward_rejects_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -101,26 +101,85 @@ static inline double attn__dot(const double *a, const double *b, int n)
     return sum;
 }
 
+/* out[j] = x · rows[j] for count rows `stride` apart, four at a time (four
+ * independent sums, each added in the order of attn__dot: the same bits). */
+static inline void attn__dots(double *restrict out, const double *x,
+                              const double *rows, size_t stride, int count,
+                              int n)
+{
+    int j = 0;
+    for (; j + 4 <= count; j += 4) {
+        const double *r0 = rows + (size_t)j * stride, *r1 = r0 + stride;
+        const double *r2 = r1 + stride, *r3 = r2 + stride;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        for (int c = 0; c < n; c++) {
+            const double a = x[c];
+            s0 += a * r0[c];
+            s1 += a * r1[c];
+            s2 += a * r2[c];
+            s3 += a * r3[c];
+        }
+        out[j] = s0;
+        out[j + 1] = s1;
+        out[j + 2] = s2;
+        out[j + 3] = s3;
+    }
+    for (; j < count; j++) out[j] = attn__dot(x, rows + (size_t)j * stride, n);
+}
+
 /*
  * out = x @ w + bias, then ATTN_ERR_OVERFLOW_VALUE if any entry overflowed.
  * out [rows, cols], x [rows, in], w [in, cols], bias [cols] or NULL.
- * The k-outer loop walks w row by row, which keeps the access contiguous.
+ * The k-outer loop walks w row by row, which keeps the access contiguous;
+ * four rows at a time load each w[k][c] once for the four. Every entry is
+ * summed from 0 in the order of k, then the bias added: the same bits
+ * whatever the blocking.
  */
+static inline void attn__affine_rows(double *restrict out,
+                                     const double *restrict x,
+                                     const double *restrict w, int nr, int in,
+                                     int cols)
+{
+    double *o[4];
+    const double *xr[4];
+    for (int r = 0; r < nr; r++) {
+        o[r] = out + (size_t)r * (size_t)cols;
+        xr[r] = x + (size_t)r * (size_t)in;
+        for (int c = 0; c < cols; c++) o[r][c] = 0.0;
+    }
+    for (int k = 0; k < in; k++) {
+        const double *w_row = w + (size_t)k * (size_t)cols;
+        if (nr == 4) {
+            const double x0 = xr[0][k], x1 = xr[1][k], x2 = xr[2][k];
+            const double x3 = xr[3][k];
+            double *o0 = o[0], *o1 = o[1], *o2 = o[2], *o3 = o[3];
+            for (int c = 0; c < cols; c++) {
+                const double y = w_row[c];
+                o0[c] += x0 * y;
+                o1[c] += x1 * y;
+                o2[c] += x2 * y;
+                o3[c] += x3 * y;
+            }
+        } else {
+            for (int r = 0; r < nr; r++)
+                for (int c = 0; c < cols; c++) o[r][c] += xr[r][k] * w_row[c];
+        }
+    }
+}
+
 static inline int attn__affine(double *restrict out,
                                const double *restrict x,
                                const double *restrict w,
                                const double *bias, int rows, int in, int cols)
 {
-    for (int r = 0; r < rows; r++) {
-        double *out_row = out + (size_t)r * (size_t)cols;
-        const double *x_row = x + (size_t)r * (size_t)in;
-        for (int c = 0; c < cols; c++) out_row[c] = 0.0;
-        for (int k = 0; k < in; k++) {
-            const double *w_row = w + (size_t)k * (size_t)cols;
-            for (int c = 0; c < cols; c++) out_row[c] += x_row[k] * w_row[c];
-        }
+    for (int r0 = 0; r0 < rows; r0 += 4) {
+        const int nr = rows - r0 < 4 ? rows - r0 : 4;
+        attn__affine_rows(out + (size_t)r0 * (size_t)cols,
+                          x + (size_t)r0 * (size_t)in, w, nr, in, cols);
         if (bias != NULL)
-            for (int c = 0; c < cols; c++) out_row[c] += bias[c];
+            for (int r = r0; r < r0 + nr; r++)
+                for (int c = 0; c < cols; c++)
+                    out[(size_t)r * (size_t)cols + (size_t)c] += bias[c];
     }
     return attn__all_finite(out, (size_t)rows * (size_t)cols)
                ? ATTN_OK : ATTN_ERR_OVERFLOW_VALUE;
@@ -269,6 +328,9 @@ typedef struct attn__sdpa_grad_block {
     double *grad_v;           /* [n_k, d_v] rows v_stride apart, or NULL */
     double *grad_weights;     /* [n_q, n_k] or NULL */
     double *grad_scaled;      /* [n_q, n_k] or NULL */
+    const double *weights;    /* [n_q, n_k] the forward's weights, or NULL:
+                                 recomputed (as with dropout, whose kept
+                                 weights are not the softmax's) */
     int mask_b;
     int64_t dropout_b;
     int n_q, n_k, d_k, d_v;

@@ -1,5 +1,6 @@
-/* multihead_backward.c: gradients of multi-head attention, recomputing
- * the forward pass of each batch item in the work array. */
+/* multihead_backward.c: gradients of multi-head attention, from the
+ * forward's saved intermediates or recomputing the forward pass of each
+ * batch item in the work array. */
 #include "attention.h"
 #include "kernels/kernels.h"
 
@@ -93,22 +94,19 @@ static void projection_grads(double *grad_w, double *grad_b, const double *x,
     if (grad_b != NULL) attn__colsum_add(grad_b, dy, rows, out);
 }
 
-/* Batch item b: forward again, then back through W_o, the heads and the
- * three projections. */
-static int item_backward(const attn_mha_grads *g, const double *d_output,
-                         const double *x_q, const double *x_kv, int self,
-                         const attn_mha_params *p, const attn_mha_dims *d,
-                         const attn__sdpa_plan *plan, int b, double *work)
-{
-    const sizes s = sizes_of(d);
-    const int m = d->d_model, d_head = d->d_model / d->num_heads;
-    double *q = work, *concat = q + s.item_q, *d_concat = concat + s.item_q;
-    double *dq = d_concat + s.item_q, *k = dq + s.item_q, *v = k + s.item_kv;
-    double *dk = v + s.item_kv, *dv = dk + s.item_kv, *rows = dv + s.item_kv;
-    const double *xq_b = x_q + (size_t)b * s.item_xq;
-    const double *xkv_b = x_kv + (size_t)b * s.item_xkv;
-    const double *do_b = d_output + (size_t)b * s.item_out;
+/* The forward's Q, K, V, concat and weights of batch item b: the saved
+ * ones, or computed again into the work array. */
+typedef struct forward_item {
+    const double *q, *k, *v, *concat, *weights;
+} forward_item;
 
+static int forward_again(forward_item *f, const double *xq_b,
+                         const double *xkv_b, const attn_mha_params *p,
+                         const attn_mha_dims *d, const attn__sdpa_plan *plan,
+                         int b, double *q, double *k, double *v,
+                         double *concat, double *rows)
+{
+    const int m = d->d_model, d_head = d->d_model / d->num_heads;
     int status = attn__affine(q, xq_b, p->wq, p->bq, d->n_q, d->d_q_in, m);
     if (status == ATTN_OK)
         status = attn__affine(k, xkv_b, p->wk, p->bk, d->n_kv, d->d_kv_in, m);
@@ -126,20 +124,55 @@ static int item_backward(const attn_mha_grads *g, const double *d_output,
         };
         status = attn__sdpa_block_run(&block, plan, rows);
     }
-    if (status != ATTN_OK) return status;
+    *f = (forward_item){q, k, v, concat, NULL};
+    return status;
+}
+
+/* Batch item b: the forward (saved or again), then back through W_o, the
+ * heads and the three projections. */
+static int item_backward(const attn_mha_grads *g, const double *d_output,
+                         const double *x_q, const double *x_kv, int self,
+                         const attn_mha_outputs *saved,
+                         const attn_mha_params *p, const attn_mha_dims *d,
+                         const attn__sdpa_plan *plan, int b, double *work)
+{
+    const sizes s = sizes_of(d);
+    const int m = d->d_model, d_head = d->d_model / d->num_heads;
+    double *q = work, *concat = q + s.item_q, *d_concat = concat + s.item_q;
+    double *dq = d_concat + s.item_q, *k = dq + s.item_q, *v = k + s.item_kv;
+    double *dk = v + s.item_kv, *dv = dk + s.item_kv, *rows = dv + s.item_kv;
+    const double *xq_b = x_q + (size_t)b * s.item_xq;
+    const double *xkv_b = x_kv + (size_t)b * s.item_xkv;
+    const double *do_b = d_output + (size_t)b * s.item_out;
+    const size_t grid_b = s.grid / (size_t)d->batch * (size_t)b;
+
+    forward_item f;
+    if (saved != NULL) {
+        f = (forward_item){saved->q + (size_t)b * s.item_q,
+                           saved->k + (size_t)b * s.item_kv,
+                           saved->v + (size_t)b * s.item_kv,
+                           saved->concat + (size_t)b * s.item_q,
+                           saved->weights + grid_b};
+    } else {
+        const int status = forward_again(&f, xq_b, xkv_b, p, d, plan, b, q,
+                                         k, v, concat, rows);
+        if (status != ATTN_OK) return status;
+    }
+    int status = ATTN_OK;
 
     /* Through the output projection. */
     attn__matmul_nt(d_concat, (size_t)m, do_b, (size_t)d->d_out, p->wo,
                     (size_t)d->d_out, d->n_q, m, d->d_out, 0);
-    projection_grads(g->wo, g->bo, concat, do_b, d->n_q, m, d->d_out);
+    projection_grads(g->wo, g->bo, f.concat, do_b, d->n_q, m, d->d_out);
 
     /* Through each head. */
     for (int h = 0; h < d->num_heads; h++) {
         const size_t column = (size_t)h * (size_t)d_head;
-        const size_t grid = ((size_t)b * (size_t)d->num_heads + (size_t)h) *
-                            (size_t)d->n_q * (size_t)d->n_kv;
+        const size_t head_grid = (size_t)h * (size_t)d->n_q *
+                                 (size_t)d->n_kv;
+        const size_t grid = grid_b + head_grid;
         const attn__sdpa_grad_block block = {
-            .q = q + column, .k = k + column, .v = v + column,
+            .q = f.q + column, .k = f.k + column, .v = f.v + column,
             .d_output = d_concat + column,
             .q_stride = (size_t)m, .k_stride = (size_t)m,
             .v_stride = (size_t)m, .d_output_stride = (size_t)m,
@@ -147,6 +180,7 @@ static int item_backward(const attn_mha_grads *g, const double *d_output,
             .grad_v = dv + column,
             .grad_weights = g->weights ? g->weights + grid : NULL,
             .grad_scaled = g->scaled ? g->scaled + grid : NULL,
+            .weights = f.weights ? f.weights + head_grid : NULL,
             .mask_b = b, .dropout_b = (int64_t)b * d->num_heads + h,
             .n_q = d->n_q, .n_k = d->n_kv, .d_k = d_head, .d_v = d_head,
         };
@@ -184,9 +218,25 @@ int attn_multihead_backward(const attn_mha_grads *grads,
                             const attn_mha_dims *dims,
                             const attn_options *opts, double *work)
 {
+    return attn_multihead_backward_saved(grads, d_output, x_q, x_kv, NULL,
+                                         params, dims, opts, work);
+}
+
+int attn_multihead_backward_saved(const attn_mha_grads *grads,
+                                  const double *d_output, const double *x_q,
+                                  const double *x_kv,
+                                  const attn_mha_outputs *saved,
+                                  const attn_mha_params *params,
+                                  const attn_mha_dims *dims,
+                                  const attn_options *opts, double *work)
+{
     if (grads == NULL || d_output == NULL || x_q == NULL || params == NULL ||
         dims == NULL || work == NULL || params->wq == NULL ||
         params->wk == NULL || params->wv == NULL || params->wo == NULL)
+        return ATTN_ERR_NULL;
+    if (saved != NULL && (saved->q == NULL || saved->k == NULL ||
+                          saved->v == NULL || saved->concat == NULL ||
+                          saved->weights == NULL))
         return ATTN_ERR_NULL;
     if (attn_multihead_work_size(dims) == 0) {
         /* The forward checks give the precise status. */
@@ -233,8 +283,8 @@ int attn_multihead_backward(const attn_mha_grads *grads,
     zero_if(grads->bv, m);
     zero_if(grads->bo, (size_t)dims->d_out);
     for (int b = 0; b < dims->batch; b++) {
-        status = item_backward(grads, d_output, x_q, x_kv, self, params, dims,
-                               &plan, b, work);
+        status = item_backward(grads, d_output, x_q, x_kv, self, saved,
+                               params, dims, &plan, b, work);
         if (status != ATTN_OK) return status;
     }
     return grads_finite(grads, &s, dims, self) ? ATTN_OK

@@ -77,10 +77,8 @@ int attn__sdpa_block_run(const attn__sdpa_block *block,
         if (block->given_scores != NULL) {
             attn__copy(row, block->given_scores + cell, n_k);
         } else {
-            const double *q_row = block->q + (size_t)i * block->q_stride;
-            for (int j = 0; j < n_k; j++)
-                row[j] = attn__dot(
-                    q_row, block->k + (size_t)j * block->k_stride, block->d_k);
+            attn__dots(row, block->q + (size_t)i * block->q_stride, block->k,
+                       block->k_stride, n_k, block->d_k);
         }
         if (block->scores != NULL)
             attn__copy(block->scores + cell, row, n_k);

@@ -58,20 +58,26 @@ int attn__sdpa_block_backward(const attn__sdpa_grad_block *g,
                               const attn__sdpa_plan *plan, double *work)
 {
     const int n_k = g->n_k, d_k = g->d_k, d_v = g->d_v;
-    double *p = work;         /* [n_k] weights before dropout */
     double *ds = work + n_k;  /* [n_k] dL/dP, then dL/d(scaled) */
     const double keep = 1.0 - plan->dropout;
+    const int saved = g->weights != NULL && plan->dropout == 0.0;
     zero_rows(g->grad_k, g->k_stride, n_k, d_k);
     zero_rows(g->grad_v, g->v_stride, n_k, d_v);
     for (int i = 0; i < g->n_q; i++) {
         const size_t cell = (size_t)i * (size_t)n_k;
         const double *q_row = g->q + (size_t)i * g->q_stride;
         const double *do_row = g->d_output + (size_t)i * g->d_output_stride;
-        for (int j = 0; j < n_k; j++)
-            p[j] = attn__dot(q_row, g->k + (size_t)j * g->k_stride, d_k);
-        int status = attn__scale_and_mask_row(p, plan, g->mask_b, i, n_k);
-        if (status != ATTN_OK) return status;
-        attn__softmax_row(p, n_k);
+        /* The weights before dropout: the forward's, or computed again as
+         * the forward computed them (the same bits). */
+        const double *p = saved ? g->weights + cell : work;
+        if (!saved) {
+            double *row = work;
+            attn__dots(row, q_row, g->k, g->k_stride, n_k, d_k);
+            int status = attn__scale_and_mask_row(row, plan, g->mask_b, i, n_k);
+            if (status != ATTN_OK) return status;
+            attn__softmax_row(row, n_k);
+        }
+        attn__dots(ds, do_row, g->v, g->v_stride, n_k, d_v); /* dL/dP */
         for (int j = 0; j < n_k; j++) {
             /* The weight that multiplied v_j, computed as the forward
              * pass did, and dL/d(that weight). */
@@ -81,8 +87,7 @@ int attn__sdpa_block_backward(const attn__sdpa_grad_block *g,
             const double w = plan->dropout == 0.0 ? p[j]
                              : kept               ? p[j] / keep
                                                   : 0.0;
-            const double dw = attn__dot(
-                do_row, g->v + (size_t)j * g->v_stride, d_v);
+            const double dw = ds[j];
             if (g->grad_weights != NULL) g->grad_weights[cell + j] = dw;
             ds[j] = plan->dropout == 0.0 ? dw : kept ? dw / keep : 0.0;
             if (g->grad_v != NULL)

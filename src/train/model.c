@@ -170,6 +170,17 @@ static attn_mha_dims mha_dims(const attn__model *model, int batch, int n)
 
 /* ---- Buffers ---- */
 
+/* Doubles one layer's saved forward takes (attn__pass.saved): 0 with a
+ * feed-forward network, whose block computes its forward again. */
+static size_t saved_per_layer(const attn__model *model, int batch)
+{
+    if (model->d_ff > 0) return 0;
+    const size_t rows = (size_t)batch * (size_t)model->seq_length;
+    const size_t t = (size_t)model->seq_length;
+    return 4 * rows * (size_t)model->d_model
+           + (size_t)batch * (size_t)model->heads * t * t;
+}
+
 int attn__pass_size(size_t *doubles, size_t *work_count,
                     const attn__model *model, int batch)
 {
@@ -190,7 +201,8 @@ int attn__pass_size(size_t *doubles, size_t *work_count,
     if (work == 0) return ATTN_ERR_SIZE_OVERFLOW;
     *work_count = work;
     *doubles = ((size_t)model->layers + 1) * rows * d
-               + rows * (size_t)model->vocab + 2 * rows * d + work;
+               + rows * (size_t)model->vocab + 2 * rows * d
+               + (size_t)model->layers * saved_per_layer(model, batch) + work;
     return ATTN_OK;
 }
 
@@ -204,7 +216,9 @@ void attn__pass_place(attn__pass *pass, double *memory,
     pass->logits = pass->acts + ((size_t)model->layers + 1) * rows * d;
     pass->d_a = pass->logits + rows * (size_t)model->vocab;
     pass->d_b = pass->d_a + rows * d;
-    pass->work = pass->d_b + rows * d;
+    const size_t saved = (size_t)model->layers * saved_per_layer(model, batch);
+    pass->saved = saved > 0 ? pass->d_b + rows * d : NULL;
+    pass->work = pass->d_b + rows * d + saved;
     pass->work_count = work_count;
 }
 
@@ -238,10 +252,30 @@ static void embed(double *h, const double *params, const attn__model *model,
     }
 }
 
+/* Layer l's saved forward for [batch, n] (attn__pass.saved). */
+static attn_mha_outputs saved_forward(const attn__pass *pass,
+                                      const attn__model *model, int l,
+                                      int n)
+{
+    const size_t per_layer = saved_per_layer(model, pass->batch);
+    const size_t item = (size_t)pass->batch * (size_t)n
+                        * (size_t)model->d_model;
+    double *at = pass->saved + (size_t)l * per_layer;
+    attn_mha_outputs outs;
+    memset(&outs, 0, sizeof outs);
+    outs.q = at;
+    outs.k = at + item;
+    outs.v = at + 2 * item;
+    outs.concat = at + 3 * item;
+    outs.weights = at + 4 * item;
+    return outs;
+}
+
 static int layer_forward(double *out, double *weights, const double *in,
                          const double *params, const attn__model *model,
-                         int l, int batch, int n, double *work)
+                         const attn__pass *pass, int l, int batch, int n)
 {
+    double *work = pass->work;
     const attn__layer_layout *layer = &model->layer[l];
     if (model->d_ff > 0) {
         const attn_block_params bp = block_params(params, layer);
@@ -255,13 +289,15 @@ static int layer_forward(double *out, double *weights, const double *in,
     }
     const attn_mha_params mp = mha_params(params, layer);
     const attn_mha_dims dims = mha_dims(model, batch, n);
-    attn_mha_outputs outs;
-    memset(&outs, 0, sizeof outs);
-    outs.weights = weights;
+    attn_mha_outputs outs = saved_forward(pass, model, l, n);
     outs.output = out;
     const int status = attn_multihead(&outs, in, NULL, &mp, &dims,
                                       &model->opts, work);
     if (status != ATTN_OK) return status;
+    if (weights != NULL)
+        memcpy(weights, outs.weights, (size_t)batch * (size_t)model->heads
+                                      * (size_t)n * (size_t)n
+                                      * sizeof *weights);
     const size_t count = (size_t)batch * (size_t)n * (size_t)model->d_model;
     for (size_t i = 0; i < count; i++) out[i] += in[i]; /* the residual */
     return ATTN_OK;
@@ -279,8 +315,7 @@ int attn__model_forward(attn__pass *pass, double *weights,
         const int status = layer_forward(
             activation(pass, model, l + 1),
             weights != NULL ? weights + (size_t)l * per_layer : NULL,
-            activation(pass, model, l), params, model, l, batch, n,
-            pass->work);
+            activation(pass, model, l), params, model, pass, l, batch, n);
         if (status != ATTN_OK) return status;
     }
     return attn__affine(pass->logits, activation(pass, model, model->layers),
@@ -352,9 +387,10 @@ static void unembed_backward(double *grads, double *d_h,
 
 static int layer_backward(double *d_in, double *grads, const double *d_out,
                           const double *in, const double *params,
-                          const attn__model *model, int l, int batch, int n,
-                          double *work)
+                          const attn__model *model, const attn__pass *pass,
+                          int l, int batch, int n)
 {
+    double *work = pass->work;
     const attn__layer_layout *layer = &model->layer[l];
     if (model->d_ff > 0) {
         const attn_block_params bp = block_params(params, layer);
@@ -368,8 +404,9 @@ static int layer_backward(double *d_in, double *grads, const double *d_out,
     const attn_mha_dims dims = mha_dims(model, batch, n);
     attn_mha_grads g = mha_grads(grads, layer);
     g.x_q = d_in;
-    const int status = attn_multihead_backward(&g, d_out, in, NULL, &mp,
-                                               &dims, &model->opts, work);
+    const attn_mha_outputs saved = saved_forward(pass, model, l, n);
+    const int status = attn_multihead_backward_saved(
+        &g, d_out, in, NULL, &saved, &mp, &dims, &model->opts, work);
     if (status != ATTN_OK) return status;
     const size_t count = (size_t)batch * (size_t)n * (size_t)model->d_model;
     for (size_t i = 0; i < count; i++) d_in[i] += d_out[i]; /* residual */
@@ -388,7 +425,7 @@ int attn__model_backward(double *grads, attn__pass *pass,
     for (int l = model->layers - 1; l >= 0; l--) {
         const int status = layer_backward(d_in, grads, d_out,
                                           activation(pass, model, l), params,
-                                          model, l, batch, n, pass->work);
+                                          model, pass, l, batch, n);
         if (status != ATTN_OK) return status;
         double *swap = d_out;
         d_out = d_in;

@@ -94,6 +94,10 @@ typedef struct attn__pass {
     double *logits; /* [batch, T, vocab], softmax probabilities after loss */
     double *d_a;    /* [batch, T, d_model] */
     double *d_b;    /* [batch, T, d_model] */
+    double *saved;  /* attention-only models, per layer: the forward's Q, K,
+                       V and concat [batch, T, d_model] and weights [batch,
+                       heads, T, T], which its backward reads instead of
+                       computing them again; NULL with a feed-forward net */
     double *work;   /* [work_count] */
     size_t work_count;
 } attn__pass;
