@@ -90,7 +90,7 @@ function showFailure(element, text) {
 }
 
 async function loadPresets() {
-  if (inlined) return inlined.presets;
+  if (inlined) return inlinedFile(inlined.presetsGzip).json();
   const response = await fetch(PRESETS_URL);
   if (!response.ok) throw new Error(`presets.json: HTTP ${response.status}`);
   return response.json();
@@ -105,10 +105,10 @@ function sectionSlots() {
     .filter(([, element]) => element);
 }
 
-/** The one-file page's engine: gzipped, base64 (scripts/build-single.mjs). */
-async function inlinedEngine() {
-  const packed = Uint8Array.from(atob(inlined.wasmGzip), (c) => c.charCodeAt(0));
-  return new Response(new Blob([packed]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+/** A file the one-file page carries gzipped, as base64 (scripts/build-single.mjs). */
+function inlinedFile(base64) {
+  const packed = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  return new Response(new Blob([packed]).stream().pipeThrough(new DecompressionStream('gzip')));
 }
 
 async function start() {
@@ -116,7 +116,7 @@ async function start() {
   let engine;
   let presets;
   try {
-    const engineSource = inlined ? { wasmBinary: await inlinedEngine() } : { wasmUrl: PAGE_ENGINE };
+    const engineSource = inlined ? { wasmBinary: await inlinedFile(inlined.wasmGzip).arrayBuffer() } : { wasmUrl: PAGE_ENGINE };
     [engine, presets] = await Promise.all([loadAttention(engineSource), loadPresets()]);
   } catch (error) {
     for (const failed of [slot, ...sectionSlots().map(([, element]) => element)]) {
