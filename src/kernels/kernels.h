@@ -406,6 +406,11 @@ void attn__f32_scratch_init(attn__f32_scratch *scratch,
  * must be asked entry by entry. */
 int attn__f32_row_range(const attn__f32_job *job, int i, int *lo, int *hi);
 
+/* The last key any of queries 0..i may see: for causal, key padding and
+ * local masks the range's end, which grows with i; n_k - 1 otherwise. A
+ * block of queries computes no score past it. */
+int attn__f32_last_key(const attn__f32_job *job, int i);
+
 /* How a mask treats the tile of queries i0..i1 and keys j0..j1. */
 enum { ATTN__F32_TILE_SKIP = 0, ATTN__F32_TILE_FULL = 1,
        ATTN__F32_TILE_PARTIAL = 2 };

@@ -66,6 +66,12 @@ int attn__f32_row_range(const attn__f32_job *job, int i, int *lo, int *hi)
     return 1;
 }
 
+int attn__f32_last_key(const attn__f32_job *job, int i)
+{
+    int lo, hi;
+    return attn__f32_row_range(job, i, &lo, &hi) ? hi : job->n_k - 1;
+}
+
 int attn__f32_tile_state(const attn__f32_job *job, int i0, int i1,
                          int j0, int j1)
 {

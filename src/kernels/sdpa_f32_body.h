@@ -268,9 +268,12 @@ static void F32_NAME(mask_row)(float *row, const attn__f32_job *job,
 {
     int lo, hi;
     if (state == ATTN__F32_TILE_PARTIAL) {
-        if (attn__f32_row_range(job, i, &lo, &hi)) { /* a range: no calls */
-            for (int jj = 0; jj < nv; jj++)
-                if (j0 + jj < lo || j0 + jj > hi) row[jj] = -INFINITY;
+        if (attn__f32_row_range(job, i, &lo, &hi)) { /* a range: two spans */
+            const int first = lo - j0 < 0 ? 0 : lo - j0 < nv ? lo - j0 : nv;
+            const int end = hi - j0 + 1 < first ? first
+                            : hi - j0 + 1 < nv ? hi - j0 + 1 : nv;
+            for (int jj = 0; jj < first; jj++) row[jj] = -INFINITY;
+            for (int jj = end; jj < nv; jj++) row[jj] = -INFINITY;
         } else {
             for (int jj = 0; jj < nv; jj++)
                 if (!attn_mask_allows(job->mask, job->n_k, job->mask_b, i,
@@ -289,8 +292,9 @@ static float F32_NAME(max_row)(const float *row, int nb)
 }
 
 /* Checks a row of scaled scores for overflow, masks it, and returns its
- * maximum; 0 in *finite if a score overflowed. Scores of every key of the
- * tile are checked, masked or not, as attn_sdpa does. */
+ * maximum; 0 in *finite if a score overflowed. Every score the tile
+ * computed is checked, masked or not, as attn_sdpa does; keys no query of
+ * the block may see are not computed, as tiles it may not see are not. */
 static float F32_NAME(prepare_row)(float *row, const attn__f32_job *job,
                                    int state, int i, int j0, int nv, int nb,
                                    int *finite)
@@ -345,7 +349,7 @@ static void F32_NAME(pack_q)(float *qt, const attn__f32_job *job, int i0)
 static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
                                   const attn__f32_scratch *w)
 {
-    const int n_k = job->n_k, d_k = job->d_k, d_v = job->d_v;
+    const int d_k = job->d_k, d_v = job->d_v;
     const int rows = job->n_q - i0 < MR ? job->n_q - i0 : MR;
     float *s = w->s, *acc = w->acc, *pt = w->pt;
     F32_NAME(pack_q)(w->qt, job, i0);
@@ -356,8 +360,9 @@ static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
     }
     for (size_t a = 0; a < (size_t)MR * (size_t)d_v; a++) acc[a] = 0.0f;
 
-    for (int j0 = 0; j0 < n_k; j0 += NB) {
-        const int nv = n_k - j0 < NB ? n_k - j0 : NB;
+    const int keys = attn__f32_last_key(job, i0 + rows - 1) + 1;
+    for (int j0 = 0; j0 < keys; j0 += NB) {
+        const int nv = keys - j0 < NB ? keys - j0 : NB;
         const int state = attn__f32_tile_state(job, i0, i0 + rows - 1, j0,
                                                j0 + nv - 1);
         if (state == ATTN__F32_TILE_SKIP) continue;
@@ -432,16 +437,17 @@ static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
     float m[MR];
     for (int r = 0; r < MR; r++) m[r] = -INFINITY;
 
+    const int keys = attn__f32_last_key(job, i0 + rows - 1) + 1;
     for (int j0 = 0; j0 < n_k; j0 += NB) {
-        const int nv = n_k - j0 < NB ? n_k - j0 : NB;
-        const int state = attn__f32_tile_state(job, i0, i0 + rows - 1, j0,
-                                               j0 + nv - 1);
-        if (state == ATTN__F32_TILE_SKIP) {
-            for (int r = 0; r < rows; r++)
-                for (int jj = 0; jj < nv; jj++)
-                    w[(size_t)r * (size_t)n_k + (size_t)(j0 + jj)] = -INFINITY;
-            continue;
-        }
+        const int in_tile = n_k - j0 < NB ? n_k - j0 : NB;
+        const int nv = keys - j0 < in_tile ? keys - j0 : in_tile; /* computed */
+        const int state = nv <= 0 ? ATTN__F32_TILE_SKIP
+                          : attn__f32_tile_state(job, i0, i0 + rows - 1, j0,
+                                                 j0 + nv - 1);
+        for (int r = 0; r < rows; r++) /* keys no row of the block sees */
+            for (int jj = state == ATTN__F32_TILE_SKIP ? 0 : nv; jj < in_tile; jj++)
+                w[(size_t)r * (size_t)n_k + (size_t)(j0 + jj)] = -INFINITY;
+        if (state == ATTN__F32_TILE_SKIP) continue;
         const int nb = F32_NAME(round_up)(nv);
         F32_NAME(tile_scores)(s, scratch->qt,
                               scratch->kt + (size_t)(j0 / NB) * (size_t)d_k * NB,
@@ -482,8 +488,8 @@ static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
     if (job->output == NULL) return ATTN_OK;
 
     for (size_t a = 0; a < (size_t)MR * (size_t)d_v; a++) acc[a] = 0.0f;
-    for (int j0 = 0; j0 < n_k; j0 += NB) {
-        const int nv = n_k - j0 < NB ? n_k - j0 : NB;
+    for (int j0 = 0; j0 < keys; j0 += NB) {
+        const int nv = keys - j0 < NB ? keys - j0 : NB;
         if (attn__f32_tile_state(job, i0, i0 + rows - 1, j0, j0 + nv - 1) ==
             ATTN__F32_TILE_SKIP)
             continue;
