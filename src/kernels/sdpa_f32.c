@@ -177,25 +177,28 @@ static float exp_scalar(float x)
 #ifdef __wasm_simd128__
 /* 2^x for x <= 0: x = n + f with |f| <= 1/2, 2^f by a degree-5 polynomial
  * (interpolation at Chebyshev nodes: relative error 1.0e-7 before
- * rounding), 2^n built in the exponent bits; below -126 the result is 0,
- * so -INFINITY gives exactly 0. Fewer steps than e^x, and WASM has no
- * fused multiply-add to hide them. */
+ * rounding), 2^n built in the exponent bits. x is first raised to -127,
+ * where 2^n's exponent bits are 0, so -INFINITY gives exactly 0. Adding
+ * 1.5 * 2^23 rounds x to the integer n and leaves n in the low bits of
+ * the sum, which a shift moves into the exponent: no conversion to
+ * integers, which V8 spells in several instructions. Fewer steps than
+ * e^x, and WASM has no fused multiply-add to hide them. */
 static v128_t exp2_wasm(v128_t x)
 {
-    const v128_t lo = wasm_f32x4_splat(-126.0f);
-    const v128_t keep = wasm_f32x4_ge(x, lo);
-    x = wasm_f32x4_pmax(x, lo);
-    const v128_t n = wasm_f32x4_nearest(x);
-    const v128_t f = wasm_f32x4_sub(x, n);
+    const v128_t round = wasm_f32x4_splat(12582912.0f); /* 1.5 * 2^23 */
+    x = wasm_f32x4_pmax(x, wasm_f32x4_splat(-127.0f));
+    const v128_t shifted = wasm_f32x4_add(x, round);
+    const v128_t f = wasm_f32x4_sub(x, wasm_f32x4_sub(shifted, round));
     v128_t p = wasm_f32x4_splat(1.3390863e-3f);
     p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(9.6760319e-3f));
     p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(5.5503571e-2f));
     p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(2.4022107e-1f));
     p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(6.9314719e-1f));
     p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(1.0000001f));
-    const v128_t two_n = wasm_i32x4_shl(
-        wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(n), wasm_i32x4_splat(127)), 23);
-    return wasm_v128_and(wasm_f32x4_mul(p, two_n), keep);
+    /* (bits of 1.5 * 2^23 + n) << 23 is n << 23: the rest shifts out. */
+    const v128_t two_n = wasm_i32x4_add(wasm_i32x4_shl(shifted, 23),
+                                        wasm_i32x4_splat(127 << 23));
+    return wasm_f32x4_mul(p, two_n);
 }
 
 #define F32_MR 4
@@ -214,6 +217,15 @@ static v128_t exp2_wasm(v128_t x)
 #define V_MAX(a, b) wasm_f32x4_pmax((a), (b))
 #define V_FMA(a, b, c) wasm_f32x4_add(wasm_f32x4_mul((a), (b)), (c))
 #define V_EXP(x) exp2_wasm(x)
+#define V_TRANSPOSE4(r0, r1, r2, r3) do { \
+    const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5); \
+    const v128_t t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7); \
+    const v128_t t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5); \
+    const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7); \
+    r0 = wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5); \
+    r1 = wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7); \
+    r2 = wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5); \
+    r3 = wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7); } while (0)
 #define F32_NAME(name) attn__f32_##name##_wasm
 #include "kernels/sdpa_f32_body.h"
 #endif

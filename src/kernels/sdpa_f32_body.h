@@ -12,6 +12,8 @@
  *                   log2(e) as Q is packed, which saves the kernel a
  *                   multiplication and half its range reduction)
  *   V_HSUM, V_HMAX  (optional) sum and max of the lanes
+ *   V_TRANSPOSE4(r0, r1, r2, r3)  (optional, for VW 4) transposes the
+ *                   4 × 4 block held in four vector variables
  *   F32_NAME(name)  the name of this instruction set's copy of `name`
  *   F32_MR          query rows per block: 4, 6, 8 or 12 (at most
  *                   ATTN__F32_MR)
@@ -345,6 +347,30 @@ static void F32_NAME(pack_q)(float *qt, const attn__f32_job *job, int i0)
     }
 }
 
+#if !F32_P_ROWS
+/* pt [nv, MR] = s [MR, nv] (rows NB apart): P transposed for tile_pv, by
+ * 4 × 4 blocks in registers where the instruction set has V_TRANSPOSE4
+ * and a block is 4 rows of 4. */
+static void F32_NAME(transpose_p)(float *pt, const float *s, int nv)
+{
+    int jj = 0;
+#if defined(V_TRANSPOSE4) && MR == 4 && VW == 4
+    for (; jj + 4 <= nv; jj += 4) {
+        VF r0 = V_LOAD(s + jj), r1 = V_LOAD(s + NB + jj);
+        VF r2 = V_LOAD(s + 2 * NB + jj), r3 = V_LOAD(s + 3 * NB + jj);
+        V_TRANSPOSE4(r0, r1, r2, r3);
+        V_STORE(pt + 4 * jj, r0);
+        V_STORE(pt + 4 * jj + 4, r1);
+        V_STORE(pt + 4 * jj + 8, r2);
+        V_STORE(pt + 4 * jj + 12, r3);
+    }
+#endif
+    for (; jj < nv; jj++)
+        for (int r = 0; r < MR; r++)
+            pt[(size_t)jj * MR + (size_t)r] = s[(size_t)r * NB + (size_t)jj];
+}
+#endif
+
 /* Online softmax: no weights, O(T·d) memory. */
 static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
                                   const attn__f32_scratch *w)
@@ -406,9 +432,7 @@ static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
         F32_NAME(tile_pv_rows)(acc, d_v, s, NB,
                                job->v + (size_t)j0 * (size_t)d_v, nv);
 #else
-        for (int jj = 0; jj < nv; jj++) /* P, transposed for tile_pv */
-            for (int r = 0; r < MR; r++)
-                pt[(size_t)jj * MR + (size_t)r] = s[(size_t)r * NB + (size_t)jj];
+        F32_NAME(transpose_p)(pt, s, nv);
         F32_NAME(tile_pv)(acc, d_v, pt, job->v + (size_t)j0 * (size_t)d_v, nv);
 #endif
     }
