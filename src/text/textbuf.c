@@ -43,6 +43,20 @@ void attn__text_printf(attn__text *text, const char *format, ...)
     if (needed > 0) text->length += (size_t)needed;
 }
 
+void attn__text_int(attn__text *text, int n)
+{
+    char digits[12]; /* "-2147483648" and its terminator */
+    char *end = digits + sizeof digits, *start = end;
+    /* In unsigned arithmetic -INT_MIN does not overflow. */
+    unsigned magnitude = n < 0 ? 0u - (unsigned)n : (unsigned)n;
+    do {
+        *--start = (char)('0' + magnitude % 10u);
+        magnitude /= 10u;
+    } while (magnitude > 0u);
+    if (n < 0) *--start = '-';
+    attn__text_append(text, start, (size_t)(end - start));
+}
+
 void attn__text_repeat(attn__text *text, const char *string, int times)
 {
     for (int i = 0; i < times; i++) attn__text_puts(text, string);

@@ -32,6 +32,9 @@ void attn__text_puts(attn__text *text, const char *string);
 void attn__text_printf(attn__text *text, const char *format, ...)
     ATTN__PRINTF_LIKE(2, 3);
 void attn__text_repeat(attn__text *text, const char *string, int times);
+/* Appends n in decimal: what "%d" prints, without printf's cost, which
+ * shows when a walkthrough writes hundreds of thousands of indices. */
+void attn__text_int(attn__text *text, int n);
 
 /* The shortest of %.15g, %.16g and %.17g that reads back as exactly x
  * (x finite), so JSON readers recover the same double. */

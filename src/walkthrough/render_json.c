@@ -121,18 +121,19 @@ static void json_region(attn__walker *walker, const attn__region *region)
                       region->produces ? "true" : "false");
     if (region->batch >= 0) attn__text_printf(out, ",\"batch\":%d",
                                               region->batch);
+    static const char *const shapes[] = {",\"rows\":[", ",\"cols\":[",
+                                         ",\"cell\":["};
     switch (region->shape) {
     case ATTN__REGION_ROWS:
-        attn__text_printf(out, ",\"rows\":[%d,%d]", region->index[0],
-                          region->index[1]);
-        break;
     case ATTN__REGION_COLS:
-        attn__text_printf(out, ",\"cols\":[%d,%d]", region->index[0],
-                          region->index[1]);
-        break;
     case ATTN__REGION_CELL:
-        attn__text_printf(out, ",\"cell\":[%d,%d]", region->index[0],
-                          region->index[1]);
+        attn__text_puts(out, shapes[region->shape == ATTN__REGION_ROWS ? 0
+                                    : region->shape == ATTN__REGION_COLS ? 1
+                                                                          : 2]);
+        attn__text_int(out, region->index[0]);
+        attn__text_puts(out, ",");
+        attn__text_int(out, region->index[1]);
+        attn__text_puts(out, "]");
         break;
     default: attn__text_puts(out, ",\"all\":true");
     }
@@ -162,19 +163,25 @@ static void put_node(attn__walker *walker, int index)
     attn__text_puts(out, "{");
     const char *separator = "";
     if (node->op != ATTN__OP_LEAF) {
-        attn__text_printf(out, "\"op\":\"%s\"", op_names[node->op]);
+        attn__text_puts(out, "\"op\":\"");
+        attn__text_puts(out, op_names[node->op]);
+        attn__text_puts(out, "\"");
         separator = ",";
     }
     if (!is_vector(walker, index)) {
-        attn__text_printf(out, "%s\"v\":", separator);
+        attn__text_puts(out, separator);
+        attn__text_puts(out, "\"v\":");
         put_number(walker, node->value);
         separator = ",";
     }
     if (node->ref.name != NULL) {
-        attn__text_printf(out, "%s\"ref\":[", separator);
+        attn__text_puts(out, separator);
+        attn__text_puts(out, "\"ref\":[");
         put_string(out, node->ref.name);
-        for (int d = 0; d < node->ref.rank; d++)
-            attn__text_printf(out, ",%d", node->ref.index[d]);
+        for (int d = 0; d < node->ref.rank; d++) {
+            attn__text_puts(out, ",");
+            attn__text_int(out, node->ref.index[d]);
+        }
         attn__text_puts(out, "]");
     }
     if (node->op != ATTN__OP_LEAF) {
