@@ -147,7 +147,11 @@ async function main() {
     + `wasmGzip:"${gzipSync(wasm, { level: 9 }).toString('base64')}",`
     + `presetsGzip:"${gzipSync(JSON.stringify(JSON.parse(presets)), { level: 9 }).toString('base64')}",`
     + `math:${scriptJson(math)}};`;
-  let page = await inlineStyles(html.replace(moduleTag, ''));
+  // The one file carries everything the preload links would fetch.
+  const withoutPreloads = html.replace(moduleTag, '')
+    .replace(/ *<!--[\s\S]*?-->\n(?=\s*<link rel="modulepreload")/, '')
+    .replace(/ *<link rel="(?:modulepreload|preload)" [^>]*>\n/g, '');
+  let page = await inlineStyles(withoutPreloads);
   page = page.replace('</body>', () => `<script>${inlined}</script>\n<script>${scriptSafe(bundle.code.trim())}</script>\n</body>`);
 
   // Anything still pointing at a file beside index.html would fail from disk.

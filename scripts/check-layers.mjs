@@ -1,7 +1,8 @@
 // Checks that dependencies point one way (ARCHITECTURE.md): each C file in
 // src/ includes only the public header, its own layer's headers and those
 // of the layers below; each page module imports only modules of its own
-// layer or below; and neither has an include or import cycle. Prints each
+// layer or below; neither has an include or import cycle; and index.html
+// preloads exactly the modules app.js imports. Prints each
 // violation and exits 1, or prints a one-line summary.
 //
 //   node scripts/check-layers.mjs
@@ -73,6 +74,31 @@ async function webGraph() {
   return { graph, problems };
 }
 
+/**
+ * web/index.html preloads the modules web/app.js imports, all of them and
+ * only them, so that the browser fetches them at once rather than one
+ * level of imports at a time; a module added or dropped must be listed.
+ */
+async function preloadProblems(graph) {
+  const imported = new Set();
+  const visit = (file) => {
+    if (imported.has(file)) return;
+    imported.add(file);
+    for (const next of graph[file] ?? []) visit(next);
+  };
+  visit('web/app.js');
+  imported.delete('web/app.js');
+  const html = await readFile(join(REPO, 'web/index.html'), 'utf8');
+  const preloaded = new Set([...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)]
+    .map(([, href]) => `web/${href}`));
+  return [
+    ...[...imported].filter((file) => !preloaded.has(file))
+      .map((file) => `web/index.html does not preload ${file}, which web/app.js imports`),
+    ...[...preloaded].filter((file) => !imported.has(file))
+      .map((file) => `web/index.html preloads ${file}, which web/app.js does not import`),
+  ];
+}
+
 /** Every cycle, as "a -> b -> a". */
 function cycles(graph) {
   const found = [];
@@ -94,8 +120,9 @@ function cycles(graph) {
 const c = await cGraph();
 const web = await webGraph();
 const problems = [...c.problems, ...web.problems, ...cycles(c.graph).map((cycle) => `include cycle: ${cycle}`),
-  ...cycles(web.graph).map((cycle) => `import cycle: ${cycle}`)];
+  ...cycles(web.graph).map((cycle) => `import cycle: ${cycle}`), ...await preloadProblems(web.graph)];
 for (const problem of problems) console.error(`check-layers: ${problem}`);
 if (problems.length > 0) process.exit(1);
 console.log(`check-layers: ${Object.keys(c.graph).length} C files in ${C_LAYERS.join(' > ')}, `
-  + `${Object.keys(web.graph).length} page modules in ${WEB_LAYERS.map(([name]) => name).join(' > ')}: no upward dependency, no cycle`);
+  + `${Object.keys(web.graph).length} page modules in ${WEB_LAYERS.map(([name]) => name).join(' > ')}: no upward dependency, no cycle; `
+  + 'index.html preloads what app.js imports');
