@@ -12,8 +12,9 @@
 
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
-import { createGzip } from 'node:zlib';
-import { realpath, stat } from 'node:fs/promises';
+import { gzip as gzipCallback } from 'node:zlib';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { extname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -79,7 +80,7 @@ async function fileFor(root, pathname) {
     if (!info.isFile()) return null;
     const real = await realpath(candidate);
     if (real !== root && !real.startsWith(root + sep)) return null;
-    return { path: real, size: info.size };
+    return { path: real, size: info.size, modified: info.mtimeMs };
   } catch {
     return null;
   }
@@ -132,12 +133,19 @@ async function serveFile(root, policy, request, response) {
   const type = MIME_TYPES[extname(file.path).toLowerCase()] ?? 'application/octet-stream';
   // Text and the engine shrink to a third or less; fonts are compressed already.
   const gzip = COMPRESSIBLE.test(type) && /\bgzip\b/.test(request.headers['accept-encoding'] ?? '');
+  let packed;
+  try {
+    packed = gzip ? await gzipped(file) : null;
+  } catch {
+    send(response, 404, 'not found', method);
+    return;
+  }
   response.writeHead(200, {
     'Content-Type': type,
     // The custom element runs on other sites and fetches the engine, KaTeX
     // and its fonts from here: public files, readable from any origin.
     'Access-Control-Allow-Origin': '*',
-    ...(gzip ? { 'Content-Encoding': 'gzip' } : { 'Content-Length': file.size }),
+    ...(gzip ? { 'Content-Encoding': 'gzip', 'Content-Length': packed.length } : { 'Content-Length': file.size }),
     Vary: 'Accept-Encoding',
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
@@ -147,15 +155,27 @@ async function serveFile(root, policy, request, response) {
     response.end();
     return;
   }
-  const stream = createReadStream(file.path);
-  stream.on('error', () => response.destroy());
-  if (!gzip) {
-    stream.pipe(response);
+  if (gzip) {
+    response.end(packed);
     return;
   }
-  const compressor = createGzip();
-  compressor.on('error', () => response.destroy());
-  stream.pipe(compressor).pipe(response);
+  const stream = createReadStream(file.path);
+  stream.on('error', () => response.destroy());
+  stream.pipe(response);
+}
+
+// Each file's gzipped bytes, kept while the file is unchanged: the page
+// asks for some twenty files at once on every load (no-store), and
+// compressing them all again each time made them arrive one after another.
+const gzipCache = new Map();
+const gzipAsync = promisify(gzipCallback);
+
+async function gzipped({ path, size, modified }) {
+  const cached = gzipCache.get(path);
+  if (cached && cached.size === size && cached.modified === modified) return cached.body;
+  const body = await gzipAsync(await readFile(path));
+  gzipCache.set(path, { size, modified, body });
+  return body;
 }
 
 /**

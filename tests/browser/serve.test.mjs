@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
@@ -86,8 +86,9 @@ test('each file comes with its MIME type and Cache-Control: no-store', async () 
   assert.equal((await get('/app.js?v=1#x')).status, 200, 'a query string is ignored');
 });
 
-test('text and the engine come gzipped to a client that accepts gzip, fonts and images as they are', async () => {
-  const raw = (path, headers) => new Promise((resolve, reject) => {
+// A GET with these headers, its body as bytes.
+function raw(path, headers) {
+  return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: server.port, path, headers }, (response) => {
       const chunks = [];
       response.on('data', (chunk) => chunks.push(chunk));
@@ -96,6 +97,9 @@ test('text and the engine come gzipped to a client that accepts gzip, fonts and 
     req.on('error', reject);
     req.end();
   });
+}
+
+test('text and the engine come gzipped to a client that accepts gzip, fonts and images as they are', async () => {
   for (const [path, text] of [['/app.js', 'export {};'], ['/style.css', 'body{}'], ['/data.json', '{}']]) {
     const zipped = await raw(path, { 'Accept-Encoding': 'gzip, deflate, br' });
     assert.equal(zipped.headers['content-encoding'], 'gzip', path);
@@ -112,6 +116,18 @@ test('text and the engine come gzipped to a client that accepts gzip, fonts and 
     assert.equal(response.headers['content-encoding'], undefined, path);
     assert.equal(response.body.toString('utf8'), 'x', path);
   }
+});
+
+test('a file rebuilt while the server runs comes gzipped as it is now, not as it was', async () => {
+  const path = join(dir, 'root', 'rebuilt.js');
+  await writeFile(path, 'export const version = 1;');
+  const first = await raw('/rebuilt.js', { 'Accept-Encoding': 'gzip' });
+  assert.equal(gunzipSync(first.body).toString('utf8'), 'export const version = 1;');
+  await writeFile(path, 'export const version = 2; // rebuilt');
+  await utimes(path, new Date(), new Date(Date.now() + 5000));
+  const second = await raw('/rebuilt.js', { 'Accept-Encoding': 'gzip' });
+  assert.equal(gunzipSync(second.body).toString('utf8'), 'export const version = 2; // rebuilt');
+  assert.equal(Number(second.headers['content-length']), second.body.length);
 });
 
 test('missing files are 404 and other methods 405', async () => {
