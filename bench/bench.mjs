@@ -124,7 +124,8 @@ const t4 = (name) => {
   const s = small.cases.get(name);
   return s === undefined ? '-' : `${(s * 1e6).toFixed(2)} µs`;
 };
-console.log(`sdpaFlat at T = 4, d = ${D} (whole JS call): float32 ${t4('T4-f32')}, float64 ${t4('T4-f64')}.`);
+console.log(`sdpaFlat at T = 4, d = ${D} (whole JS call): float32 ${t4('T4-f32')}, float64 ${t4('T4-f64')}; `
+  + `writing into the caller's output array: float32 ${t4('T4-f32-into')}, float64 ${t4('T4-f64-into')}.`);
 for (const t of [256, 1024, 2048]) {
   const name = `T${t}`;
   const wasm = time('engine-wasm-f32', name);

@@ -140,7 +140,11 @@ async function small() {
   const { q, k, v } = inputs(4);
   for (const Type of [Float32Array, Float64Array]) {
     const args = { q: Type.from(q), k: Type.from(k), v: Type.from(v), nQ: 4, nK: 4, dK: D, dV: D };
-    print(`T4-${Type === Float32Array ? 'f32' : 'f64'}`, samplesSync(() => attn.sdpaFlat(args)));
+    const label = `T4-${Type === Float32Array ? 'f32' : 'f64'}`;
+    print(label, samplesSync(() => attn.sdpaFlat(args)));
+    // Into the caller's array: no result array allocated per call.
+    const into = { ...args, output: new Type(4 * D) };
+    print(`${label}-into`, samplesSync(() => attn.sdpaFlat(into)));
   }
 }
 

@@ -144,6 +144,10 @@ const fast32: Float32Array = attn.sdpaFlat({ q: f32, k: f32, v: Float32Array.fro
 const fastWeights32: Float32Array = attn.sdpaFlat({ q: f32, k: f32, v: f32, nQ: 3, nK: 3, dK: 2, dV: 2, allowed: [true, false, true, true, true, false, false, true, true], weights: true }).weights;
 const linear32: Float32Array = attn.linearFlat({ q: f32, k: f32, v: f32, nQ: 3, nK: 3, dK: 2, dV: 2 }).output;
 void fast32; void fastWeights32; void linear32;
+// Written into the caller's arrays, of the inputs' type.
+const into32: Float32Array = attn.sdpaFlat({ q: f32, k: f32, v: f32, nQ: 3, nK: 3, dK: 2, dV: 2, output: new Float32Array(6) }).output;
+const into64: Float64Array = attn.linearFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3, output: new Float64Array(9) }).output;
+void into32; void into64;
 
 // @ts-expect-error linearFlat takes no scale
 attn.linearFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3, scale: 0.5 });

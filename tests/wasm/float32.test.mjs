@@ -107,3 +107,32 @@ test('repeated float32 calls, of growing and shrinking sizes, leak nothing', asy
   }
   assert.deepEqual(attn.memoryStats(), before);
 });
+
+test('given an output array, sdpaFlat and linearFlat write into it the numbers they would return', async () => {
+  const attn = await loadEngine();
+  const { allowed, ...input } = problem(7, 2, 5, 6, 3, 4);
+  for (const [name, run] of [['sdpaFlat', attn.sdpaFlat], ['linearFlat', attn.linearFlat]]) {
+    for (const shaped of [input, asDoubles(input)]) {
+      const Type = shaped.q.constructor;
+      const expected = run({ ...shaped, causal: true }).output;
+      const into = new Type(2 * 5 * 4).fill(99);
+      const { output } = run({ ...shaped, causal: true, output: into });
+      assert.equal(output, into, `${name} (${Type.name}) returns the array it was given`);
+      assert.deepEqual([...into], [...expected], `${name} (${Type.name})`);
+    }
+  }
+  const weighted = attn.sdpaFlat({ ...input, weights: true, output: new Float32Array(40) });
+  assert.equal(weighted.weights.length, 2 * 5 * 6);
+});
+
+test('an output array of the wrong type or length is an error that names it', async () => {
+  const attn = await loadEngine();
+  const { allowed, ...input } = problem(8, 1, 3, 3, 2, 2);
+  assert.throws(() => attn.sdpaFlat({ ...input, output: new Float32Array(5) }),
+                (e) => e.status === 10 && /output must be a Float32Array of batch·nQ·dV = 6 numbers .*got a Float32Array of 5/.test(e.message));
+  assert.throws(() => attn.sdpaFlat({ ...input, output: new Float64Array(6) }),
+                /output must be a Float32Array .*got a Float64Array of 6/);
+  assert.throws(() => attn.linearFlat({ ...asDoubles(input), output: [0, 0, 0, 0, 0, 0] }),
+                /linearFlat: output must be a Float64Array .*got an array/);
+  assert.ok(attn.sdpaFlat(input).output instanceof Float32Array, 'the engine stays usable');
+});

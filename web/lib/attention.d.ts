@@ -416,16 +416,21 @@ export interface SdpaFlatInput {
   /** The most bytes of WebAssembly memory the call may allocate (inputs,
    *  outputs, weights and scratch); default: the engine's maxBytes. */
   maxBytes?: number;
+  /** [batch, nQ, dV]: an array to write the output into (and return as
+   *  `output`) instead of a new one, for small calls made often. */
+  output?: Float64Array;
 }
 
 /** The float32 path: q, k and v all Float32Arrays (attn_sdpa_f32). */
-export interface SdpaFlat32Input extends Omit<SdpaFlatInput, 'q' | 'k' | 'v'> {
+export interface SdpaFlat32Input extends Omit<SdpaFlatInput, 'q' | 'k' | 'v' | 'output'> {
   /** [batch, nQ, dK] */
   q: Float32Array;
   /** [batch, nK, dK] */
   k: Float32Array;
   /** [batch, nK, dV] */
   v: Float32Array;
+  /** [batch, nQ, dV]: as for SdpaFlatInput, in float32. */
+  output?: Float32Array;
 }
 
 /** Linear attention over flat arrays, for timing. */
@@ -445,6 +450,8 @@ export interface LinearFlatInput {
   causal?: boolean;
   /** As for SdpaFlatInput. */
   maxBytes?: number;
+  /** As for SdpaFlatInput. */
+  output?: Float64Array;
 }
 
 export interface SdpaFlatResult {
@@ -457,10 +464,11 @@ export interface SdpaFlatResultWithWeights extends SdpaFlatResult {
 }
 
 /** Linear attention in float32: q, k and v all Float32Arrays. */
-export interface LinearFlat32Input extends Omit<LinearFlatInput, 'q' | 'k' | 'v'> {
+export interface LinearFlat32Input extends Omit<LinearFlatInput, 'q' | 'k' | 'v' | 'output'> {
   q: Float32Array;
   k: Float32Array;
   v: Float32Array;
+  output?: Float32Array;
 }
 
 export interface SdpaFlat32Result {

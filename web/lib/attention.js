@@ -24,7 +24,8 @@
 //   attn.steps({ kind, ...fields })              -> the walkthrough as data: { title, intro, steps }
 //   attn.walkthrough({ kind, ...fields })        -> { result, steps }: both from one run
 //   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays;
-//                  Float32Array inputs compute in float32, others in float64)
+//                  Float32Array inputs compute in float32, others in float64;
+//                  `output`, an array to write the result into, allocates none)
 //   attn.linearFlat({ q, k, v, nQ, nK, dK, dV, causal }) -> { output }
 //   attn.createTrainer({ task, seed?, layers?, ... }) -> a trainer (not in
 //     attention-page.wasm, the page's module without the trainer): config,
@@ -428,44 +429,68 @@ function createApi(wasm, engineMaxBytes) {
    * { output: Float64Array, weights? }. Given three Float32Arrays it runs
    * attn_sdpa_f32 instead and returns Float32Arrays (linearFlat likewise).
    */
-  // Sizes and lengths of the typed arrays the *Flat functions take.
+  // Sizes and lengths of the typed arrays the *Flat functions take. (The
+  // checks allocate nothing: at T = 4 a call takes a few microseconds, and
+  // an object or array made per call shows in it.)
   function checkFlatShapes(caller, { q, k, v, batch, nQ, nK, dK, dV }) {
-    const sizes = { batch, nQ, nK, dK, dV };
-    for (const [name, size] of Object.entries(sizes)) {
-      if (!Number.isInteger(size) || size < 1 || size > MAX_INT32) {
-        throw new AttentionError(`${caller}: ${name} must be an integer from 1 to ${MAX_INT32}, got ${describeValue(size)}`,
-                                 ATTN_ERR_SIZE);
-      }
-    }
+    checkFlatSize(caller, 'batch', batch);
+    checkFlatSize(caller, 'nQ', nQ);
+    checkFlatSize(caller, 'nK', nK);
+    checkFlatSize(caller, 'dK', dK);
+    checkFlatSize(caller, 'dV', dV);
     checkLength(caller, 'q', q, batch * nQ * dK, 'batch·nQ·dK');
     checkLength(caller, 'k', k, batch * nK * dK, 'batch·nK·dK');
     checkLength(caller, 'v', v, batch * nK * dV, 'batch·nK·dV');
   }
 
+  function checkFlatSize(caller, name, size) {
+    if (!Number.isInteger(size) || size < 1 || size > MAX_INT32) {
+      throw new AttentionError(`${caller}: ${name} must be an integer from 1 to ${MAX_INT32}, got ${describeValue(size)}`,
+                               ATTN_ERR_SIZE);
+    }
+  }
+
+  // `output`, the array a *Flat call may be given to write its output into
+  // (a call that allocates none, for small sizes called often): of the
+  // inputs' type and of the output's length.
+  function checkInto(caller, into, float32, length) {
+    if (into === undefined) return;
+    const type = float32 ? Float32Array : Float64Array;
+    if (!(into instanceof type) || into.length !== length) {
+      const got = ArrayBuffer.isView(into) ? `a ${into.constructor.name} of ${into.length}` : describeValue(into);
+      throw new AttentionError(`${caller}: output must be a ${type.name} of batch·nQ·dV = ${length} numbers `
+        + `(${float32 ? 'Float32Array' : 'float64'} inputs), got ${got}`, ATTN_ERR_INPUT);
+    }
+  }
+
+  function checkFlag(caller, name, flag) {
+    if (typeof flag !== 'boolean') {
+      throw new AttentionError(`${caller}: ${name} must be true or false, got ${describeValue(flag)}`, ATTN_ERR_OPTION);
+    }
+  }
+
   // The bytes a *Flat call will allocate, checked against its limit before
-  // anything is: blocks of doubles (counts) plus a few bytes of options.
-  function checkFlatBytes(caller, counts, extraBytes, maxBytes) {
-    const total = counts.reduce((sum, count) => sum + 8 * count, extraBytes);
+  // anything is: `count` doubles plus a few bytes of options.
+  function checkFlatBytes(caller, count, extraBytes, maxBytes) {
+    const total = 8 * count + extraBytes;
     if (total > maxBytes) {
       throw new AttentionError(`${caller}: the call needs ${total} bytes of WebAssembly memory, more than its limit of ${maxBytes} bytes; `
         + 'use smaller sizes or raise the limit (the maxBytes option)', ATTN_ERR_TOO_LARGE);
     }
   }
 
-  function linearFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, causal = false, maxBytes }) {
+  function linearFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, causal = false, maxBytes, output: into }) {
     checkFlatShapes('linearFlat', { q, k, v, batch, nQ, nK, dK, dV });
-    if (typeof causal !== 'boolean') {
-      throw new AttentionError(`linearFlat: causal must be true or false, got ${describeValue(causal)}`, ATTN_ERR_OPTION);
-    }
+    checkFlag('linearFlat', 'causal', causal);
     const limit = maxBytes === undefined ? engineMaxBytes : checkMaxBytes('linearFlat', maxBytes);
     const workLength = wasm.attn_linear_work_size(dK, dV) >>> 0; // 0 = overflow
     if (workLength === 0) {
       throw new AttentionError(`linearFlat: dK = ${dK} and dV = ${dV} need more work memory than size_t can count`, ATTN_ERR_TOO_LARGE);
     }
-    checkFlatBytes('linearFlat', [q.length, k.length, v.length, batch * nQ * dV, workLength], 0, limit);
-    if (float32Inputs('linearFlat', q, k, v)) {
-      return linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal);
-    }
+    checkFlatBytes('linearFlat', q.length + k.length + v.length + batch * nQ * dV + workLength, 0, limit);
+    const float32 = float32Inputs('linearFlat', q, k, v);
+    checkInto('linearFlat', into, float32, batch * nQ * dV);
+    if (float32) return linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal, into);
     const allocations = new Allocations();
     try {
       const outputLength = batch * nQ * dV;
@@ -475,14 +500,14 @@ function createApi(wasm, engineMaxBytes) {
                                       allocations.doubles(k), allocations.doubles(v),
                                       batch, nQ, nK, dK, dV, causal ? 1 : 0, work);
       if (status !== 0) throw engineError(status, `attn_linear: ${readCString(wasm.attn_status_text(status))}`);
-      return { output: copyDoubles(outputPointer, outputLength) };
+      return { output: copyDoubles(outputPointer, outputLength, into) };
     } finally {
       allocations.releaseAll();
     }
   }
 
   function sdpaFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, scale, causal = false,
-                      window, stride, keyLength, allowed, weights = false, maxBytes }) {
+                      window, stride, keyLength, allowed, weights = false, maxBytes, output: into }) {
     checkFlatShapes('sdpaFlat', { q, k, v, batch, nQ, nK, dK, dV });
     checkFlatInteger('window', window, 0);
     checkFlatInteger('stride', stride, 1);
@@ -490,18 +515,17 @@ function createApi(wasm, engineMaxBytes) {
       throw new AttentionError(`sdpaFlat: scale must be a finite number, true or false, got ${describeValue(scale)}`,
                                ATTN_ERR_OPTION);
     }
-    for (const [name, flag] of Object.entries({ causal, weights })) {
-      if (typeof flag !== 'boolean') {
-        throw new AttentionError(`sdpaFlat: ${name} must be true or false, got ${describeValue(flag)}`, ATTN_ERR_OPTION);
-      }
-    }
+    checkFlag('sdpaFlat', 'causal', causal);
+    checkFlag('sdpaFlat', 'weights', weights);
     const limit = maxBytes === undefined ? engineMaxBytes : checkMaxBytes('sdpaFlat', maxBytes);
-    checkFlatBytes('sdpaFlat', [q.length, k.length, v.length, batch * nQ * dV,
-                                weights ? batch * nQ * nK : 0, nK], OPTIONS_BYTES, limit);
+    checkFlatBytes('sdpaFlat', q.length + k.length + v.length + batch * nQ * dV
+                               + (weights ? batch * nQ * nK : 0) + nK, OPTIONS_BYTES, limit);
     const extra = flatMaskParts(keyLength, allowed, batch, nQ, nK);
-    if (float32Inputs('sdpaFlat', q, k, v)) {
+    const float32 = float32Inputs('sdpaFlat', q, k, v);
+    checkInto('sdpaFlat', into, float32, batch * nQ * dV);
+    if (float32) {
       return sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride,
-                        extra, weights);
+                        extra, weights, into);
     }
     const allocations = new Allocations();
     try {
@@ -549,7 +573,7 @@ function createApi(wasm, engineMaxBytes) {
                                     allocations.doubles(v), batch, nQ, nK, dK, dV,
                                     options, work);
       if (status !== 0) throw engineError(status, `attn_sdpa: ${readCString(wasm.attn_status_text(status))}`);
-      const result = { output: copyDoubles(outputPointer, outputLength) };
+      const result = { output: copyDoubles(outputPointer, outputLength, into) };
       if (weights) result.weights = copyDoubles(weightsPointer, weightsLength);
       return result;
     } finally {
@@ -635,7 +659,7 @@ function createApi(wasm, engineMaxBytes) {
   const align16 = (bytes) => (bytes + 15) & ~15;
 
   function sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride,
-                      extra, weights) {
+                      extra, weights, into) {
     const outputLength = batch * nQ * dV;
     const weightsLength = weights ? batch * nQ * nK : 0;
     const workLength = wasm.attn_sdpa_f32_work_size(nK, dK, dV);
@@ -688,12 +712,12 @@ function createApi(wasm, engineMaxBytes) {
     if (status !== 0) {
       throw engineError(status, `attn_sdpa_f32: ${readCString(wasm.attn_status_text(status))}`);
     }
-    const result = { output: copyFloats(outputPointer, outputLength) };
+    const result = { output: copyFloats(outputPointer, outputLength, into) };
     if (weights) result.weights = copyFloats(weightsPointer, weightsLength);
     return result;
   }
 
-  function linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal) {
+  function linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal, into) {
     const outputLength = batch * nQ * dV;
     const workLength = wasm.attn_linear_f32_work_size(dK, dV);
     if (workLength === 0) throw new AttentionError('linearFlat: sizes too large', ATTN_ERR_TOO_LARGE);
@@ -713,16 +737,24 @@ function createApi(wasm, engineMaxBytes) {
     if (status !== 0) {
       throw engineError(status, `attn_linear_f32: ${readCString(wasm.attn_status_text(status))}`);
     }
-    return { output: copyFloats(outputPointer, outputLength) };
+    return { output: copyFloats(outputPointer, outputLength, into) };
   }
 
-  function copyFloats(pointer, length) {
+  // The `length` numbers at `pointer`: written into `into` and returned
+  // when the caller gave an array for them, else in a new one.
+  function copyFloats(pointer, length, into) {
     const start = pointer >> 2;
-    return heapViews().f32.slice(start, start + length);
+    const { f32 } = heapViews();
+    if (into === undefined) return f32.slice(start, start + length);
+    into.set(f32.subarray(start, start + length));
+    return into;
   }
 
-  function copyDoubles(pointer, length) {
-    return new Float64Array(wasm.memory.buffer, pointer, length).slice();
+  function copyDoubles(pointer, length, into) {
+    const source = new Float64Array(wasm.memory.buffer, pointer, length);
+    if (into === undefined) return source.slice();
+    into.set(source);
+    return into;
   }
 
   // Bytes malloc'd now and the size of the WebAssembly memory, for checking
