@@ -7,7 +7,9 @@
 #                                module (Node, the trainer's Web Worker, the
 #                                custom element), exporting src/wasm/exports.txt
 #   web/lib/attention-page.wasm  the page's first load (web/app.js, embed.js):
-#                                no train/ layer and no attn_trainer_*, the
+#                                no train/ layer, only the exports that
+#                                web/lib/attention.js calls (the one module
+#                                that touches the engine; no attn_trainer_*), the
 #                                float64 kernels and problem/ at -Oz (tiny
 #                                problems there), the float32 kernels and the
 #                                step lists' writers at -O2: two thirds of the
@@ -42,7 +44,7 @@ exports_of() {
 
 up_to_date() { # out layers
     [ -f "$1" ] || return 1
-    for f in build.sh src src/attention.h src/wasm/exports.txt; do [ "$f" -nt "$1" ] && return 1; done
+    for f in build.sh src src/attention.h src/wasm/exports.txt web/lib/attention.js; do [ "$f" -nt "$1" ] && return 1; done
     for layer in $2; do
         # A folder changes when a file is added to it or removed from it.
         for f in src/"$layer" src/"$layer"/*.[ch]; do [ "$f" -nt "$1" ] && return 1; done
@@ -84,10 +86,18 @@ build() {
     echo "build.sh: built $out"
 }
 
+# The exports web/lib/attention.js never names, as a grep pattern: the
+# page's module leaves them out, and with them the code only they reach.
+not_called_by_page() {
+    grep -v '^#' src/wasm/exports.txt | while read -r name; do
+        grep -qw "$name" web/lib/attention.js || printf '^%s$\n' "$name"
+    done | paste -sd'|' - | sed 's/|/\\|/g'
+}
+
 trap 'rm -rf web/lib/*.tmp.$$ "${ATTN_WASM_OUT:-.}.tmp.$$"' EXIT
 if [ -n "${ATTN_WASM_OUT:-}" ]; then
     build "$ATTN_WASM_OUT" "${ATTN_WASM_OPT:--O2}" "$ALL_LAYERS" '^$' ''
 else
     build web/lib/attention.wasm -O2 "$ALL_LAYERS" '^$' ''
-    build web/lib/attention-page.wasm -O2 "$PAGE_LAYERS" '^attn_trainer_' '^src/(kernels|problem)/'
+    build web/lib/attention-page.wasm -O2 "$PAGE_LAYERS" "^attn_trainer_\\|$(not_called_by_page)" '^src/(kernels|problem)/'
 fi
