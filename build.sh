@@ -42,9 +42,9 @@ exports_of() {
     grep -v '^#' src/wasm/exports.txt | grep -v -e "$1" | sed 's/^/_/' | paste -sd, -
 }
 
-up_to_date() { # out layers
+up_to_date() { # out layers [more inputs]
     [ -f "$1" ] || return 1
-    for f in build.sh src src/attention.h src/wasm/exports.txt web/lib/attention.js; do [ "$f" -nt "$1" ] && return 1; done
+    for f in build.sh src src/attention.h src/wasm/exports.txt ${3:-}; do [ "$f" -nt "$1" ] && return 1; done
     for layer in $2; do
         # A folder changes when a file is added to it or removed from it.
         for f in src/"$layer" src/"$layer"/*.[ch]; do [ "$f" -nt "$1" ] && return 1; done
@@ -52,12 +52,13 @@ up_to_date() { # out layers
     return 0
 }
 
-# build OUT OPT LAYERS EXPORT_FILTER SMALL: OPT for the link and every
-# source but those that SMALL (a grep -E pattern; empty for none) matches,
-# which are compiled for size (-Oz); the float32 kernels never are.
+# build OUT OPT LAYERS EXPORT_FILTER SMALL [INPUTS]: OPT for the link and
+# every source but those that SMALL (a grep -E pattern; empty for none)
+# matches, which are compiled for size (-Oz); the float32 kernels never
+# are. INPUTS: files besides the sources whose change rebuilds OUT.
 build() {
-    out=$1 opt=$2 layers=$3 filter=$4 small=$5
-    if up_to_date "$out" "$layers"; then
+    out=$1 opt=$2 layers=$3 filter=$4 small=$5 inputs=${6:-}
+    if up_to_date "$out" "$layers" "$inputs"; then
         echo "build.sh: $out is up to date"
         return 0
     fi
@@ -99,5 +100,6 @@ if [ -n "${ATTN_WASM_OUT:-}" ]; then
     build "$ATTN_WASM_OUT" "${ATTN_WASM_OPT:--O2}" "$ALL_LAYERS" '^$' ''
 else
     build web/lib/attention.wasm -O2 "$ALL_LAYERS" '^$' ''
-    build web/lib/attention-page.wasm -O2 "$PAGE_LAYERS" "^attn_trainer_\\|$(not_called_by_page)" '^src/(kernels|problem)/'
+    build web/lib/attention-page.wasm -O2 "$PAGE_LAYERS" "^attn_trainer_\\|$(not_called_by_page)" \
+        '^src/(kernels|problem)/' web/lib/attention.js
 fi

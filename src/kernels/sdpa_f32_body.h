@@ -271,6 +271,12 @@ static float F32_NAME(max_finite_row)(const float *row, int nb, int *finite)
     return F32_NAME(hmax)(m);
 }
 
+/* x within lo..hi */
+static int F32_NAME(clamp)(int x, int lo, int hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
 /* Masked entries of row (keys j0.., nv of them real, nb computed) become
  * -INFINITY; keys past nv too. */
 static void F32_NAME(mask_row)(float *row, const attn__f32_job *job,
@@ -279,9 +285,8 @@ static void F32_NAME(mask_row)(float *row, const attn__f32_job *job,
     int lo, hi;
     if (state == ATTN__F32_TILE_PARTIAL) {
         if (attn__f32_row_range(job, i, &lo, &hi)) { /* a range: two spans */
-            const int first = lo - j0 < 0 ? 0 : lo - j0 < nv ? lo - j0 : nv;
-            const int end = hi - j0 + 1 < first ? first
-                            : hi - j0 + 1 < nv ? hi - j0 + 1 : nv;
+            const int first = F32_NAME(clamp)(lo - j0, 0, nv);
+            const int end = F32_NAME(clamp)(hi - j0 + 1, first, nv);
             for (int jj = 0; jj < first; jj++) row[jj] = -INFINITY;
             for (int jj = end; jj < nv; jj++) row[jj] = -INFINITY;
         } else {
@@ -476,8 +481,9 @@ static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
         const int state = nv <= 0 ? ATTN__F32_TILE_SKIP
                           : attn__f32_tile_state(job, i0, i0 + rows - 1, j0,
                                                  j0 + nv - 1);
+        const int hidden = state == ATTN__F32_TILE_SKIP ? 0 : nv; /* from here */
         for (int r = 0; r < rows; r++) /* keys no row of the block sees */
-            for (int jj = state == ATTN__F32_TILE_SKIP ? 0 : nv; jj < in_tile; jj++)
+            for (int jj = hidden; jj < in_tile; jj++)
                 w[(size_t)r * (size_t)n_k + (size_t)(j0 + jj)] = -INFINITY;
         if (state == ATTN__F32_TILE_SKIP) continue;
         const int nb = F32_NAME(round_up)(nv);

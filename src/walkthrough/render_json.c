@@ -111,6 +111,16 @@ static void json_formula(attn__walker *walker, const char *tex,
     attn__text_puts(walker->out, "}");
 }
 
+/* ,"key":[a,b] */
+static void put_index_pair(attn__text *out, const char *key, const int index[2])
+{
+    attn__text_puts(out, key);
+    attn__text_int(out, index[0]);
+    attn__text_puts(out, ",");
+    attn__text_int(out, index[1]);
+    attn__text_puts(out, "]");
+}
+
 static void json_region(attn__walker *walker, const attn__region *region)
 {
     attn__text *out = walker->out;
@@ -121,20 +131,10 @@ static void json_region(attn__walker *walker, const attn__region *region)
                       region->produces ? "true" : "false");
     if (region->batch >= 0) attn__text_printf(out, ",\"batch\":%d",
                                               region->batch);
-    static const char *const shapes[] = {",\"rows\":[", ",\"cols\":[",
-                                         ",\"cell\":["};
     switch (region->shape) {
-    case ATTN__REGION_ROWS:
-    case ATTN__REGION_COLS:
-    case ATTN__REGION_CELL:
-        attn__text_puts(out, shapes[region->shape == ATTN__REGION_ROWS ? 0
-                                    : region->shape == ATTN__REGION_COLS ? 1
-                                                                          : 2]);
-        attn__text_int(out, region->index[0]);
-        attn__text_puts(out, ",");
-        attn__text_int(out, region->index[1]);
-        attn__text_puts(out, "]");
-        break;
+    case ATTN__REGION_ROWS: put_index_pair(out, ",\"rows\":[", region->index); break;
+    case ATTN__REGION_COLS: put_index_pair(out, ",\"cols\":[", region->index); break;
+    case ATTN__REGION_CELL: put_index_pair(out, ",\"cell\":[", region->index); break;
     default: attn__text_puts(out, ",\"all\":true");
     }
     if (region->masked_only != 0)
