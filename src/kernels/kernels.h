@@ -349,11 +349,13 @@ int attn__sdpa_block_backward(const attn__sdpa_grad_block *block,
 #define ATTN__HAVE_AVX2_KERNEL 1
 #endif
 
-/* Query rows per block and keys per tile of the float32 kernels, at most:
- * each kernel picks its own (sdpa_f32_body.h), and the work array is sized
- * for these. */
+/* Query rows per block, keys per tile and query rows that go through the
+ * keys together (blocks × rows) of the float32 kernels, at most: each
+ * kernel picks its own (sdpa_f32_body.h), and the work array is sized for
+ * these. */
 #define ATTN__F32_MR 12
 #define ATTN__F32_NB 128
+#define ATTN__F32_ROWS 48
 
 /* One batch item for a float32 kernel, its inputs checked. */
 typedef struct attn__f32_job {
@@ -388,13 +390,13 @@ static inline int attn__all_finite_f32(const float *x, size_t count)
 /* Floats of packed K: [ceil(n_k / NB), d_k, NB]; 0 on overflow. */
 size_t attn__f32_packed_k_size(int n_k, int d_k);
 
-/* The work array of one batch item, carved up (sdpa_f32.c); rows are
- * ATTN__F32_MR, the most any kernel uses. */
+/* The work array of one batch item, carved up (sdpa_f32.c); MR, NB and
+ * ROWS are ATTN__F32_*, the most any kernel uses. */
 typedef struct attn__f32_scratch {
     float *kt;  /* [ceil(n_k / nb), d_k, nb] packed K, nb the kernel's tile */
     float *s;   /* [MR, NB] one tile of scores */
-    float *acc; /* [MR, d_v] output accumulators */
-    float *qt;  /* [d_k, MR] the block's query rows, side by side */
+    float *acc; /* [ROWS, d_v] output accumulators, MR rows per block */
+    float *qt;  /* [ROWS, d_k] blocks of query rows, as [d_k, MR] each */
     float *pt;  /* [NB, MR] one tile of P, transposed */
 } attn__f32_scratch;
 

@@ -17,6 +17,10 @@
  *   F32_NAME(name)  the name of this instruction set's copy of `name`
  *   F32_MR          query rows per block: 4, 6, 8 or 12 (at most
  *                   ATTN__F32_MR)
+ *   F32_GROUPS      (optional, 1 if not defined) blocks that go through
+ *                   the keys together in the online softmax, each tile of K
+ *                   and V read once for all of them (F32_MR · F32_GROUPS at
+ *                   most ATTN__F32_ROWS)
  *   F32_NB          keys per tile, a multiple of 2·VW (at most ATTN__F32_NB):
  *                   longer tiles spread the per-tile softmax work, shorter
  *                   ones let masks skip more
@@ -32,13 +36,17 @@
  * keeps F32_MR query rows × 2 vectors of keys in registers and walks
  * d_k with one broadcast per row and two loads per step. Without weights
  * the softmax is online (a running max and sum per row, as FlashAttention):
- * the work array holds the packed K, one MR × NB tile of scores and MR rows
- * of output accumulators, O(T·d) in all. Tiles every query of the block may
+ * the work array holds the packed K, one MR × NB tile of scores and
+ * MR · F32_GROUPS rows of output accumulators, O(T·d) in all. Tiles every query of the block may
  * not see (causal, local, strided, key padding) are skipped.
  */
 
-#if F32_MR > ATTN__F32_MR || F32_NB > ATTN__F32_NB
-#error "sdpa_f32_body.h: F32_MR or F32_NB exceeds what the work array holds"
+#ifndef F32_GROUPS
+#define F32_GROUPS 1
+#endif
+#if F32_MR > ATTN__F32_MR || F32_NB > ATTN__F32_NB || \
+    F32_MR * F32_GROUPS > ATTN__F32_ROWS
+#error "sdpa_f32_body.h: F32_MR, F32_GROUPS or F32_NB exceed the work array"
 #endif
 #define MR F32_MR
 #define NB F32_NB
@@ -128,16 +136,26 @@ static void F32_NAME(pack_k)(float *kt, const float *k, int n_k, int d_k)
 /* s [MR, NB] = Q block × packed keys 0..nb of one tile (nb a multiple of
  * 2·VW), with the block packed as qt [d_k, MR]: MR × 2 vectors of
  * accumulators, one broadcast per row, and every load at a fixed offset
- * from two pointers that step through d_k. */
-static void F32_NAME(tile_scores)(float *s, const float *qt,
-                                  const float *kt_tile, int d_k, int nb)
+ * from two pointers that step through d_k. Also, while the scores are in
+ * registers: row_max [MR], each row's largest, and the return value, 1 if
+ * every score is finite (x - x is 0 for a finite x and NaN otherwise, and
+ * NaN survives the sum). */
+static int F32_NAME(tile_scores)(float *s, float *row_max, const float *qt,
+                                 const float *kt_tile, int d_k, int nb)
 {
+#define F32_DECLARE_ROW(r) VF max##r = V_SET1(-INFINITY);
+    F32_ROWS(F32_DECLARE_ROW)
+    VF check = V_ZERO();
 #define F32_DECLARE(r) VF a##r##0 = V_ZERO(), a##r##1 = V_ZERO();
 #define F32_STEP(r) { const VF b = V_SET1(qp[r]); \
                       a##r##0 = V_FMA(b, k0, a##r##0); \
                       a##r##1 = V_FMA(b, k1, a##r##1); }
 #define F32_SAVE(r) V_STORE(s + r * NB + jj, a##r##0); \
-                    V_STORE(s + r * NB + jj + VW, a##r##1);
+                    V_STORE(s + r * NB + jj + VW, a##r##1); \
+                    max##r = V_MAX(max##r, V_MAX(a##r##0, a##r##1)); \
+                    check = V_ADD(check, V_ADD(V_SUB(a##r##0, a##r##0), \
+                                               V_SUB(a##r##1, a##r##1)));
+#define F32_SAVE_MAX(r) row_max[r] = F32_NAME(hmax)(max##r);
     for (int jj = 0; jj < nb; jj += 2 * VW) {
         F32_ROWS(F32_DECLARE)
         const float *kp = kt_tile + jj;
@@ -149,9 +167,13 @@ static void F32_NAME(tile_scores)(float *s, const float *qt,
         }
         F32_ROWS(F32_SAVE)
     }
+    F32_ROWS(F32_SAVE_MAX)
+    return F32_NAME(hsum)(check) == 0.0f;
+#undef F32_DECLARE_ROW
 #undef F32_DECLARE
 #undef F32_STEP
 #undef F32_SAVE
+#undef F32_SAVE_MAX
 }
 
 /* acc [MR, d_v] += p @ v [nv, d_v], with p packed as pt [nv, MR]. */
@@ -244,33 +266,6 @@ static void F32_NAME(tile_pv_rows)(float *acc, int d_v, const float *p,
 }
 #endif
 
-/* 1 if row[0..nb) (nb a multiple of VW) is all finite, i.e. no score
- * overflowed: x - x is 0 for a finite x and NaN otherwise, and NaN
- * survives the sum. */
-static int F32_NAME(finite_row)(const float *row, int nb)
-{
-    VF check = V_ZERO();
-    for (int jj = 0; jj < nb; jj += VW) {
-        const VF x = V_LOAD(row + jj);
-        check = V_ADD(check, V_SUB(x, x));
-    }
-    return F32_NAME(hsum)(check) == 0.0f;
-}
-
-/* The row's maximum, and *finite as finite_row: one pass for a tile the
- * mask leaves whole. */
-static float F32_NAME(max_finite_row)(const float *row, int nb, int *finite)
-{
-    VF m = V_SET1(-INFINITY), check = V_ZERO();
-    for (int jj = 0; jj < nb; jj += VW) {
-        const VF x = V_LOAD(row + jj);
-        m = V_MAX(m, x);
-        check = V_ADD(check, V_SUB(x, x));
-    }
-    *finite = F32_NAME(hsum)(check) == 0.0f;
-    return F32_NAME(hmax)(m);
-}
-
 /* x within lo..hi */
 static int F32_NAME(clamp)(int x, int lo, int hi)
 {
@@ -306,17 +301,16 @@ static float F32_NAME(max_row)(const float *row, int nb)
     return F32_NAME(hmax)(m);
 }
 
-/* Checks a row of scaled scores for overflow, masks it, and returns its
- * maximum; 0 in *finite if a score overflowed. Every score the tile
- * computed is checked, masked or not, as attn_sdpa does; keys no query of
- * the block may see are not computed, as tiles it may not see are not. */
+/* The maximum of a row of scaled scores once masked (tile_max, its
+ * maximum before, when the mask leaves the row whole), masking it. Every
+ * score the tile computed was checked for overflow, masked or not, as
+ * attn_sdpa does; keys no query of the block may see are not computed, as
+ * tiles it may not see are not. */
 static float F32_NAME(prepare_row)(float *row, const attn__f32_job *job,
                                    int state, int i, int j0, int nv, int nb,
-                                   int *finite)
+                                   float tile_max)
 {
-    if (state == ATTN__F32_TILE_FULL && nv == nb)
-        return F32_NAME(max_finite_row)(row, nb, finite);
-    *finite = F32_NAME(finite_row)(row, nb);
+    if (state == ATTN__F32_TILE_FULL && nv == nb) return tile_max;
     F32_NAME(mask_row)(row, job, state, i, j0, nv, nb);
     return F32_NAME(max_row)(row, nb);
 }
@@ -384,79 +378,131 @@ static void F32_NAME(transpose_p)(float *pt, const float *s, int nv)
 }
 #endif
 
-/* Online softmax: no weights, O(T·d) memory. */
-static int F32_NAME(block_online)(const attn__f32_job *job, int i0,
-                                  const attn__f32_scratch *w)
-{
-    const int d_k = job->d_k, d_v = job->d_v;
-    const int rows = job->n_q - i0 < MR ? job->n_q - i0 : MR;
-    float *s = w->s, *acc = w->acc, *pt = w->pt;
-    F32_NAME(pack_q)(w->qt, job, i0);
+/* One block of MR query rows in the online softmax: a running max and
+ * sum per row, its packed queries and its output accumulators. */
+typedef struct {
+    int i0, rows;  /* its first query and how many are real */
+    int keys;      /* keys 0..keys-1 are the most any of its rows may see */
     float m[MR], l[MR];
+    float *qt;     /* [d_k, MR] */
+    float *acc;    /* [MR, d_v] */
+} F32_NAME(online_block);
+
+static void F32_NAME(online_start)(F32_NAME(online_block) *b,
+                                   const attn__f32_job *job, int i0,
+                                   float *qt, float *acc)
+{
+    b->i0 = i0;
+    b->rows = job->n_q - i0 < MR ? job->n_q - i0 : MR;
+    b->keys = attn__f32_last_key(job, i0 + b->rows - 1) + 1;
+    b->qt = qt;
+    b->acc = acc;
+    F32_NAME(pack_q)(qt, job, i0);
     for (int r = 0; r < MR; r++) {
-        m[r] = -INFINITY;
-        l[r] = 0.0f;
+        b->m[r] = -INFINITY;
+        b->l[r] = 0.0f;
     }
-    for (size_t a = 0; a < (size_t)MR * (size_t)d_v; a++) acc[a] = 0.0f;
+    for (size_t a = 0; a < (size_t)MR * (size_t)job->d_v; a++) acc[a] = 0.0f;
+}
 
-    const int keys = attn__f32_last_key(job, i0 + rows - 1) + 1;
-    for (int j0 = 0; j0 < keys; j0 += NB) {
-        const int nv = keys - j0 < NB ? keys - j0 : NB;
-        const int state = attn__f32_tile_state(job, i0, i0 + rows - 1, j0,
-                                               j0 + nv - 1);
-        if (state == ATTN__F32_TILE_SKIP) continue;
-        const int nb = F32_NAME(round_up)(nv);
-        F32_NAME(tile_scores)(s, w->qt,
-                              w->kt + (size_t)(j0 / NB) * (size_t)d_k * NB,
-                              d_k, nb);
-        for (int r = 0; r < MR; r++) {
-            float *row = s + (size_t)r * NB;
-            if (r >= rows) { /* padding rows: contribute nothing */
-                for (int jj = 0; jj < nv; jj++) row[jj] = 0.0f;
-                continue;
-            }
-            int finite;
-            const float tile_max = F32_NAME(prepare_row)(row, job, state, i0 + r,
-                                                         j0, nv, nb, &finite);
-            if (!finite) return ATTN_ERR_OVERFLOW_VALUE;
-            const float m_new = tile_max > m[r] ? tile_max : m[r];
-            if (m_new == -INFINITY) { /* every key so far masked */
-                for (int jj = 0; jj < nv; jj++) row[jj] = 0.0f;
-                continue;
-            }
-            /* While m was -inf nothing was accumulated: acc and l are 0;
-             * once the max settles, most tiles leave it as it is. */
-            const float alpha = m[r] == -INFINITY ? 0.0f
-                                : m[r] == m_new  ? 1.0f
-                                : F32_EXP2       ? exp2f(m[r] - m_new)
-                                                 : expf(m[r] - m_new);
-            const float sum = F32_NAME(exp_row)(row, nb, m_new);
-            l[r] = l[r] * alpha + sum;
-            m[r] = m_new;
-            if (alpha != 1.0f && alpha != 0.0f) {
-                float *acc_row = acc + (size_t)r * (size_t)d_v;
-                for (int c = 0; c < d_v; c++) acc_row[c] *= alpha;
-            }
-            if (job->dropout > 0.0)
-                F32_NAME(dropout_row)(row, job, i0 + r, j0, nv);
+/* Adds the tile of keys from j0 to block b's sums and accumulators. */
+static int F32_NAME(online_tile)(F32_NAME(online_block) *b,
+                                 const attn__f32_job *job, int j0,
+                                 const attn__f32_scratch *w)
+{
+    const int d_k = job->d_k, d_v = job->d_v, i0 = b->i0, rows = b->rows;
+    float *s = w->s;
+    const int nv = b->keys - j0 < NB ? b->keys - j0 : NB;
+    if (nv <= 0) return ATTN_OK;
+    const int state = attn__f32_tile_state(job, i0, i0 + rows - 1, j0,
+                                           j0 + nv - 1);
+    if (state == ATTN__F32_TILE_SKIP) return ATTN_OK;
+    const int nb = F32_NAME(round_up)(nv);
+    float row_max[MR];
+    if (!F32_NAME(tile_scores)(s, row_max, b->qt,
+                               w->kt + (size_t)(j0 / NB) * (size_t)d_k * NB,
+                               d_k, nb))
+        return ATTN_ERR_OVERFLOW_VALUE;
+    for (int r = 0; r < MR; r++) {
+        float *row = s + (size_t)r * NB;
+        if (r >= rows) { /* padding rows: contribute nothing */
+            for (int jj = 0; jj < nv; jj++) row[jj] = 0.0f;
+            continue;
         }
-#if F32_P_ROWS
-        (void)pt;
-        F32_NAME(tile_pv_rows)(acc, d_v, s, NB,
-                               job->v + (size_t)j0 * (size_t)d_v, nv);
-#else
-        F32_NAME(transpose_p)(pt, s, nv);
-        F32_NAME(tile_pv)(acc, d_v, pt, job->v + (size_t)j0 * (size_t)d_v, nv);
-#endif
+        const float tile_max = F32_NAME(prepare_row)(row, job, state, i0 + r,
+                                                     j0, nv, nb, row_max[r]);
+        const float m_old = b->m[r];
+        const float m_new = tile_max > m_old ? tile_max : m_old;
+        if (m_new == -INFINITY) { /* every key so far masked */
+            for (int jj = 0; jj < nv; jj++) row[jj] = 0.0f;
+            continue;
+        }
+        /* While m was -inf nothing was accumulated: acc and l are 0;
+         * once the max settles, most tiles leave it as it is. */
+        const float alpha = m_old == -INFINITY ? 0.0f
+                            : m_old == m_new  ? 1.0f
+                            : F32_EXP2        ? exp2f(m_old - m_new)
+                                              : expf(m_old - m_new);
+        const float sum = F32_NAME(exp_row)(row, nb, m_new);
+        b->l[r] = b->l[r] * alpha + sum;
+        b->m[r] = m_new;
+        if (alpha != 1.0f && alpha != 0.0f) {
+            float *acc_row = b->acc + (size_t)r * (size_t)d_v;
+            for (int c = 0; c < d_v; c++) acc_row[c] *= alpha;
+        }
+        if (job->dropout > 0.0)
+            F32_NAME(dropout_row)(row, job, i0 + r, j0, nv);
     }
+#if F32_P_ROWS
+    F32_NAME(tile_pv_rows)(b->acc, d_v, s, NB,
+                           job->v + (size_t)j0 * (size_t)d_v, nv);
+#else
+    F32_NAME(transpose_p)(w->pt, s, nv);
+    F32_NAME(tile_pv)(b->acc, d_v, w->pt, job->v + (size_t)j0 * (size_t)d_v, nv);
+#endif
+    return ATTN_OK;
+}
 
-    for (int r = 0; r < rows; r++) {
-        float *out = job->output + (size_t)(i0 + r) * (size_t)d_v;
-        const float *acc_row = acc + (size_t)r * (size_t)d_v;
-        const float inv = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+/* The block's output rows: the accumulators over the sums. */
+static int F32_NAME(online_finish)(const F32_NAME(online_block) *b,
+                                   const attn__f32_job *job)
+{
+    const int d_v = job->d_v;
+    for (int r = 0; r < b->rows; r++) {
+        float *out = job->output + (size_t)(b->i0 + r) * (size_t)d_v;
+        const float *acc_row = b->acc + (size_t)r * (size_t)d_v;
+        const float inv = b->l[r] > 0.0f ? 1.0f / b->l[r] : 0.0f;
         for (int c = 0; c < d_v; c++) out[c] = acc_row[c] * inv;
         if (!attn__all_finite_f32(out, (size_t)d_v))
             return ATTN_ERR_OVERFLOW_VALUE;
+    }
+    return ATTN_OK;
+}
+
+/* Online softmax: no weights, O(T·d) memory. F32_GROUPS blocks of MR
+ * query rows from i0 go through the keys together, tile by tile, so each
+ * tile of K and V is read from memory once for all of them and then from
+ * the nearest cache. */
+static int F32_NAME(blocks_online)(const attn__f32_job *job, int i0,
+                                   const attn__f32_scratch *w)
+{
+    F32_NAME(online_block) blocks[F32_GROUPS];
+    int groups = 0, keys = 0;
+    for (; groups < F32_GROUPS && i0 + groups * MR < job->n_q; groups++) {
+        F32_NAME(online_block) *b = &blocks[groups];
+        F32_NAME(online_start)(b, job, i0 + groups * MR,
+                               w->qt + (size_t)groups * MR * (size_t)job->d_k,
+                               w->acc + (size_t)groups * MR * (size_t)job->d_v);
+        if (b->keys > keys) keys = b->keys;
+    }
+    for (int j0 = 0; j0 < keys; j0 += NB)
+        for (int g = 0; g < groups; g++) {
+            const int status = F32_NAME(online_tile)(&blocks[g], job, j0, w);
+            if (status != ATTN_OK) return status;
+        }
+    for (int g = 0; g < groups; g++) {
+        const int status = F32_NAME(online_finish)(&blocks[g], job);
+        if (status != ATTN_OK) return status;
     }
     return ATTN_OK;
 }
@@ -487,15 +533,15 @@ static int F32_NAME(block_weights)(const attn__f32_job *job, int i0,
                 w[(size_t)r * (size_t)n_k + (size_t)(j0 + jj)] = -INFINITY;
         if (state == ATTN__F32_TILE_SKIP) continue;
         const int nb = F32_NAME(round_up)(nv);
-        F32_NAME(tile_scores)(s, scratch->qt,
-                              scratch->kt + (size_t)(j0 / NB) * (size_t)d_k * NB,
-                              d_k, nb);
+        float row_max[MR];
+        if (!F32_NAME(tile_scores)(s, row_max, scratch->qt,
+                                   scratch->kt + (size_t)(j0 / NB) * (size_t)d_k * NB,
+                                   d_k, nb))
+            return ATTN_ERR_OVERFLOW_VALUE;
         for (int r = 0; r < rows; r++) {
             float *row = s + (size_t)r * NB;
-            int finite;
             const float tile_max = F32_NAME(prepare_row)(row, job, state, i0 + r,
-                                                         j0, nv, nb, &finite);
-            if (!finite) return ATTN_ERR_OVERFLOW_VALUE;
+                                                         j0, nv, nb, row_max[r]);
             if (tile_max > m[r]) m[r] = tile_max;
             float *w_row = w + (size_t)r * (size_t)n_k + (size_t)j0;
             for (int jj = 0; jj < nv; jj++) w_row[jj] = row[jj];
@@ -553,10 +599,11 @@ int F32_NAME(item)(const attn__f32_job *job)
     attn__f32_scratch scratch;
     attn__f32_scratch_init(&scratch, job);
     F32_NAME(pack_k)(scratch.kt, job->k, job->n_k, job->d_k);
-    for (int i0 = 0; i0 < job->n_q; i0 += MR) {
+    const int step = job->weights != NULL ? MR : MR * F32_GROUPS;
+    for (int i0 = 0; i0 < job->n_q; i0 += step) {
         const int status = job->weights != NULL
             ? F32_NAME(block_weights)(job, i0, &scratch)
-            : F32_NAME(block_online)(job, i0, &scratch);
+            : F32_NAME(blocks_online)(job, i0, &scratch);
         if (status != ATTN_OK) return status;
     }
     return ATTN_OK;
@@ -564,5 +611,6 @@ int F32_NAME(item)(const attn__f32_job *job)
 
 #undef F32_ROWS
 #undef F32_EXP2
+#undef F32_GROUPS
 #undef MR
 #undef NB
