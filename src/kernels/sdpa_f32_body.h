@@ -88,31 +88,69 @@ static int F32_NAME(round_up)(int n)
     return (n + 2 * VW - 1) / (2 * VW) * (2 * VW);
 }
 
+#if defined(V_TRANSPOSE4) && VW == 4
+#define F32_TRANSPOSE_ROWS 1
+/* out[(c + i) · stride + r] = rows[r][c + i] · factor for the 4 rows and
+ * the columns up to n's last multiple of 4, by 4 × 4 blocks transposed in
+ * registers (where a loop of single floats would go through WASM's lane
+ * extractions); returns how many columns that is. */
+static int F32_NAME(transpose_rows)(float *out, size_t stride,
+                                    const float *const rows[4], int n,
+                                    float factor)
+{
+    const VF f = V_SET1(factor);
+    int c = 0;
+    for (; c + 4 <= n; c += 4) {
+        VF r0 = V_MUL(V_LOAD(rows[0] + c), f), r1 = V_MUL(V_LOAD(rows[1] + c), f);
+        VF r2 = V_MUL(V_LOAD(rows[2] + c), f), r3 = V_MUL(V_LOAD(rows[3] + c), f);
+        V_TRANSPOSE4(r0, r1, r2, r3);
+        V_STORE(out + (size_t)c * stride, r0);
+        V_STORE(out + (size_t)(c + 1) * stride, r1);
+        V_STORE(out + (size_t)(c + 2) * stride, r2);
+        V_STORE(out + (size_t)(c + 3) * stride, r3);
+    }
+    return c;
+}
+#else
+#define F32_TRANSPOSE_ROWS 0
+#endif
+
 /* kt [tiles, d_k, NB]: key j0 + jj of tile t, column c at
  * kt[(t * d_k + c) * NB + jj]; keys past n_k are 0 up to the microkernel's
- * step, and the rest of the last tile is never read. */
+ * step, and the rest of the last tile is never read. Every loop here runs
+ * down the columns: one along a column of zeros would become a call of
+ * memset per column, which at T = 4 cost a tenth of the call. */
 static void F32_NAME(pack_k)(float *kt, const float *k, int n_k, int d_k)
 {
     const int tiles = (n_k + NB - 1) / NB;
     for (int t = 0; t < tiles; t++) {
         float *tile = kt + (size_t)t * (size_t)d_k * NB;
-        const int left = n_k - t * NB;
-        if (left >= NB) {
-            for (int jj = 0; jj < NB; jj++) {
-                const float *k_row = k + (size_t)(t * NB + jj) * (size_t)d_k;
-                for (int c = 0; c < d_k; c++) tile[(size_t)c * NB + jj] = k_row[c];
-            }
-            continue;
-        }
-        /* The last tile, padded with zeros, column by column: a separate
-         * loop of zeros would become a call of memset per column, which
-         * at T = 4 cost a tenth of the call. */
-        const int packed = F32_NAME(round_up)(left);
         const float *k_rows = k + (size_t)t * NB * (size_t)d_k;
-        for (int c = 0; c < d_k; c++)
-            for (int jj = 0; jj < packed; jj++)
-                tile[(size_t)c * NB + jj] =
-                    jj < left ? k_rows[(size_t)jj * (size_t)d_k + (size_t)c] : 0.0f;
+        const int left = n_k - t * NB < NB ? n_k - t * NB : NB;
+        int jj = 0;
+#if F32_TRANSPOSE_ROWS
+        for (; jj + 4 <= left; jj += 4) {
+            const float *const rows[4] = {
+                k_rows + (size_t)jj * (size_t)d_k,
+                k_rows + (size_t)(jj + 1) * (size_t)d_k,
+                k_rows + (size_t)(jj + 2) * (size_t)d_k,
+                k_rows + (size_t)(jj + 3) * (size_t)d_k,
+            };
+            const int done = F32_NAME(transpose_rows)(tile + jj, NB, rows, d_k, 1.0f);
+            for (int r = 0; r < 4; r++)
+                for (int c = done; c < d_k; c++)
+                    tile[(size_t)c * NB + (size_t)(jj + r)] = rows[r][c];
+        }
+#endif
+        for (; jj < left; jj++) {
+            const float *k_row = k_rows + (size_t)jj * (size_t)d_k;
+            for (int c = 0; c < d_k; c++) tile[(size_t)c * NB + jj] = k_row[c];
+        }
+        const int packed = F32_NAME(round_up)(left);
+        for (; jj < packed && jj % VW != 0; jj++)
+            for (int c = 0; c < d_k; c++) tile[(size_t)c * NB + jj] = 0.0f;
+        for (; jj < packed; jj += VW)
+            for (int c = 0; c < d_k; c++) V_STORE(tile + (size_t)c * NB + jj, V_ZERO());
     }
 }
 
@@ -346,12 +384,18 @@ static void F32_NAME(pack_q)(float *qt, const attn__f32_job *job, int i0)
     /* In base 2 the scores are in units of log2(e): e^(s - m) = 2^(s' - m'). */
     const float factor = F32_EXP2 ? job->scale * 1.44269504088896341f
                                   : job->scale;
+    const float *rows[MR];
     for (int r = 0; r < MR; r++) {
         const int i = i0 + r < job->n_q ? i0 + r : job->n_q - 1;
-        const float *q_row = job->q + (size_t)i * (size_t)job->d_k;
-        for (int c = 0; c < job->d_k; c++)
-            qt[(size_t)c * MR + (size_t)r] = q_row[c] * factor;
+        rows[r] = job->q + (size_t)i * (size_t)job->d_k;
     }
+    int done = 0;
+#if F32_TRANSPOSE_ROWS && MR == 4
+    done = F32_NAME(transpose_rows)(qt, MR, rows, job->d_k, factor);
+#endif
+    for (int r = 0; r < MR; r++)
+        for (int c = done; c < job->d_k; c++)
+            qt[(size_t)c * MR + (size_t)r] = rows[r][c] * factor;
 }
 
 #if !F32_P_ROWS
@@ -612,5 +656,6 @@ int F32_NAME(item)(const attn__f32_job *job)
 #undef F32_ROWS
 #undef F32_EXP2
 #undef F32_GROUPS
+#undef F32_TRANSPOSE_ROWS
 #undef MR
 #undef NB
