@@ -356,6 +356,9 @@ int attn__sdpa_block_backward(const attn__sdpa_grad_block *block,
 #define ATTN__F32_MR 12
 #define ATTN__F32_NB 128
 #define ATTN__F32_ROWS 48
+/* Floats of one tile of scores (or of P) for all the rows that go through
+ * the keys together: at least MR · F32_GROUPS · NB of every kernel. */
+#define ATTN__F32_TILE 2048
 
 /* One batch item for a float32 kernel, its inputs checked. */
 typedef struct attn__f32_job {
@@ -394,10 +397,10 @@ size_t attn__f32_packed_k_size(int n_k, int d_k);
  * ROWS are ATTN__F32_*, the most any kernel uses. */
 typedef struct attn__f32_scratch {
     float *kt;  /* [ceil(n_k / nb), d_k, nb] packed K, nb the kernel's tile */
-    float *s;   /* [MR, NB] one tile of scores */
+    float *s;   /* [TILE] a tile of scores, [MR, NB] per block of rows */
     float *acc; /* [ROWS, d_v] output accumulators, MR rows per block */
     float *qt;  /* [ROWS, d_k] blocks of query rows, as [d_k, MR] each */
-    float *pt;  /* [NB, MR] one tile of P, transposed */
+    float *pt;  /* [TILE] a tile of P, transposed: [NB, MR] per block */
 } attn__f32_scratch;
 
 void attn__f32_scratch_init(attn__f32_scratch *scratch,

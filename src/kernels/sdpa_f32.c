@@ -21,7 +21,7 @@ size_t attn__f32_packed_k_size(int n_k, int d_k)
     return cells;
 }
 
-/* kt, then s [MR, NB], acc [ROWS, d_v], qt [ROWS, d_k], pt [NB, MR]. */
+/* kt, then s [TILE], acc [ROWS, d_v], qt [ROWS, d_k], pt [TILE]. */
 size_t attn_sdpa_f32_work_size(int n_k, int d_k, int d_v)
 {
     const size_t packed = attn__f32_packed_k_size(n_k, d_k);
@@ -30,8 +30,7 @@ size_t attn_sdpa_f32_work_size(int n_k, int d_k, int d_v)
         attn__add_size(&rows, (size_t)d_v, (size_t)d_k) != ATTN_OK ||
         attn__mul_size(&rows, rows, ATTN__F32_ROWS) != ATTN_OK ||
         attn__add_size(&total, packed, rows) != ATTN_OK ||
-        attn__add_size(&total, total,
-                       2 * (size_t)ATTN__F32_NB * ATTN__F32_MR) != ATTN_OK)
+        attn__add_size(&total, total, 2 * (size_t)ATTN__F32_TILE) != ATTN_OK)
         return 0;
     return total;
 }
@@ -41,7 +40,7 @@ void attn__f32_scratch_init(attn__f32_scratch *scratch,
 {
     scratch->kt = job->work;
     scratch->s = scratch->kt + attn__f32_packed_k_size(job->n_k, job->d_k);
-    scratch->acc = scratch->s + (size_t)ATTN__F32_MR * ATTN__F32_NB;
+    scratch->acc = scratch->s + ATTN__F32_TILE;
     scratch->qt = scratch->acc + (size_t)ATTN__F32_ROWS * (size_t)job->d_v;
     scratch->pt = scratch->qt + (size_t)ATTN__F32_ROWS * (size_t)job->d_k;
 }

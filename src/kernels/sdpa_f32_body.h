@@ -45,7 +45,8 @@
 #define F32_GROUPS 1
 #endif
 #if F32_MR > ATTN__F32_MR || F32_NB > ATTN__F32_NB || \
-    F32_MR * F32_GROUPS > ATTN__F32_ROWS
+    F32_MR * F32_GROUPS > ATTN__F32_ROWS || \
+    F32_MR * F32_GROUPS * F32_NB > ATTN__F32_TILE
 #error "sdpa_f32_body.h: F32_MR, F32_GROUPS or F32_NB exceed the work array"
 #endif
 #define MR F32_MR
@@ -430,12 +431,17 @@ typedef struct {
     float m[MR], l[MR];
     float *qt;     /* [d_k, MR] */
     float *acc;    /* [MR, d_v] */
+    float *s;      /* [MR, NB] this tile's scores, then P */
+    float *pt;     /* [NB, MR] P transposed */
+    int nv;        /* keys of this tile it adds: 0 if none */
 } F32_NAME(online_block);
 
 static void F32_NAME(online_start)(F32_NAME(online_block) *b,
                                    const attn__f32_job *job, int i0,
-                                   float *qt, float *acc)
+                                   float *qt, float *acc, float *s, float *pt)
 {
+    b->s = s;
+    b->pt = pt;
     b->i0 = i0;
     b->rows = job->n_q - i0 < MR ? job->n_q - i0 : MR;
     b->keys = attn__f32_last_key(job, i0 + b->rows - 1) + 1;
@@ -449,18 +455,20 @@ static void F32_NAME(online_start)(F32_NAME(online_block) *b,
     for (size_t a = 0; a < (size_t)MR * (size_t)job->d_v; a++) acc[a] = 0.0f;
 }
 
-/* Adds the tile of keys from j0 to block b's sums and accumulators. */
+/* P of the tile of keys from j0 for block b, and its sums. */
 static int F32_NAME(online_tile)(F32_NAME(online_block) *b,
                                  const attn__f32_job *job, int j0,
                                  const attn__f32_scratch *w)
 {
     const int d_k = job->d_k, d_v = job->d_v, i0 = b->i0, rows = b->rows;
-    float *s = w->s;
+    float *s = b->s;
     const int nv = b->keys - j0 < NB ? b->keys - j0 : NB;
+    b->nv = 0;
     if (nv <= 0) return ATTN_OK;
     const int state = attn__f32_tile_state(job, i0, i0 + rows - 1, j0,
                                            j0 + nv - 1);
     if (state == ATTN__F32_TILE_SKIP) return ATTN_OK;
+    b->nv = nv;
     const int nb = F32_NAME(round_up)(nv);
     float row_max[MR];
     if (!F32_NAME(tile_scores)(s, row_max, b->qt,
@@ -497,14 +505,23 @@ static int F32_NAME(online_tile)(F32_NAME(online_block) *b,
         if (job->dropout > 0.0)
             F32_NAME(dropout_row)(row, job, i0 + r, j0, nv);
     }
-#if F32_P_ROWS
-    F32_NAME(tile_pv_rows)(b->acc, d_v, s, NB,
-                           job->v + (size_t)j0 * (size_t)d_v, nv);
-#else
-    F32_NAME(transpose_p)(w->pt, s, nv);
-    F32_NAME(tile_pv)(b->acc, d_v, w->pt, job->v + (size_t)j0 * (size_t)d_v, nv);
+#if !F32_P_ROWS
+    F32_NAME(transpose_p)(b->pt, s, nv);
 #endif
     return ATTN_OK;
+}
+
+static void F32_NAME(online_pv)(F32_NAME(online_block) *b,
+                                const attn__f32_job *job, int j0)
+{
+    if (b->nv == 0) return;
+#if F32_P_ROWS
+    F32_NAME(tile_pv_rows)(b->acc, job->d_v, b->s, NB,
+                           job->v + (size_t)j0 * (size_t)job->d_v, b->nv);
+#else
+    F32_NAME(tile_pv)(b->acc, job->d_v, b->pt,
+                      job->v + (size_t)j0 * (size_t)job->d_v, b->nv);
+#endif
 }
 
 /* The block's output rows: the accumulators over the sums. */
@@ -536,14 +553,18 @@ static int F32_NAME(blocks_online)(const attn__f32_job *job, int i0,
         F32_NAME(online_block) *b = &blocks[groups];
         F32_NAME(online_start)(b, job, i0 + groups * MR,
                                w->qt + (size_t)groups * MR * (size_t)job->d_k,
-                               w->acc + (size_t)groups * MR * (size_t)job->d_v);
+                               w->acc + (size_t)groups * MR * (size_t)job->d_v,
+                               w->s + (size_t)groups * MR * NB,
+                               w->pt + (size_t)groups * MR * NB);
         if (b->keys > keys) keys = b->keys;
     }
-    for (int j0 = 0; j0 < keys; j0 += NB)
+    for (int j0 = 0; j0 < keys; j0 += NB) {
         for (int g = 0; g < groups; g++) {
             const int status = F32_NAME(online_tile)(&blocks[g], job, j0, w);
             if (status != ATTN_OK) return status;
         }
+        for (int g = 0; g < groups; g++) F32_NAME(online_pv)(&blocks[g], job, j0);
+    }
     for (int g = 0; g < groups; g++) {
         const int status = F32_NAME(online_finish)(&blocks[g], job);
         if (status != ATTN_OK) return status;
