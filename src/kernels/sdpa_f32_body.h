@@ -36,9 +36,10 @@
  * keeps F32_MR query rows × 2 vectors of keys in registers and walks
  * d_k with one broadcast per row and two loads per step. Without weights
  * the softmax is online (a running max and sum per row, as FlashAttention):
- * the work array holds the packed K, one MR × NB tile of scores and
- * MR · F32_GROUPS rows of output accumulators, O(T·d) in all. Tiles every query of the block may
- * not see (causal, local, strided, key padding) are skipped.
+ * the work array holds the packed K and, for the F32_GROUPS blocks that go
+ * through the keys together, one tile of scores and of P and the output
+ * accumulators, O(T·d) in all. Tiles every query of a block may not see
+ * (causal, local, strided, key padding) are skipped.
  */
 
 #ifndef F32_GROUPS
@@ -455,7 +456,9 @@ static void F32_NAME(online_start)(F32_NAME(online_block) *b,
     for (size_t a = 0; a < (size_t)MR * (size_t)job->d_v; a++) acc[a] = 0.0f;
 }
 
-/* P of the tile of keys from j0 for block b, and its sums. */
+/* P of the tile of keys from j0 for block b (in b->s, or b->pt where P
+ * is read transposed), its sums added to b's, b's accumulators rescaled
+ * where its max grew; b->nv, the keys of the tile it adds (0: none). */
 static int F32_NAME(online_tile)(F32_NAME(online_block) *b,
                                  const attn__f32_job *job, int j0,
                                  const attn__f32_scratch *w)
@@ -511,6 +514,7 @@ static int F32_NAME(online_tile)(F32_NAME(online_block) *b,
     return ATTN_OK;
 }
 
+/* Adds P · V for the tile of keys from j0 that online_tile made P of. */
 static void F32_NAME(online_pv)(F32_NAME(online_block) *b,
                                 const attn__f32_job *job, int j0)
 {
@@ -541,9 +545,10 @@ static int F32_NAME(online_finish)(const F32_NAME(online_block) *b,
 }
 
 /* Online softmax: no weights, O(T·d) memory. F32_GROUPS blocks of MR
- * query rows from i0 go through the keys together, tile by tile, so each
- * tile of K and V is read from memory once for all of them and then from
- * the nearest cache. */
+ * query rows from i0 go through the keys together, tile by tile: first the
+ * scores and P of every block, then P · V of every block, so each tile of
+ * K and then of V is read from memory once for all of them and used while
+ * it is in the nearest cache. */
 static int F32_NAME(blocks_online)(const attn__f32_job *job, int i0,
                                    const attn__f32_scratch *w)
 {
