@@ -648,6 +648,24 @@ int attn_transformer_block_backward(const attn_block_grads *grads,
                                     double *work); /* [attn_transformer_
                                      block_backward_work_size(dims)] */
 
+/*
+ * The same gradients from the forward's intermediates instead of computing
+ * them again: saved holds what attn_transformer_block wrote for these
+ * inputs, parameters and options (ln1, sum1, ln2, sum2 and the attention's
+ * q, k, v, weights and concat; ATTN_ERR_NULL if one is missing), and the
+ * gradients are the same bits as attn_transformer_block_backward's. A
+ * trainer saves them from its forward pass.
+ */
+int attn_transformer_block_backward_saved(const attn_block_grads *grads,
+                                          const double *d_output,
+                                          const double *x,
+                                          const attn_block_outputs *saved,
+                                          const attn_block_params *params,
+                                          const attn_block_dims *dims,
+                                          const attn_options *opts,
+                                          double *work); /* [attn_
+                                 transformer_block_backward_work_size(dims)] */
+
 /* ---- Float32 fast path ----
  *
  * The same computations in float32, for speed: inputs, outputs and work are

@@ -258,7 +258,10 @@ typedef struct block_grads {
     double gamma2[DM], beta2[DM];
 } block_grads;
 
-static int block_backward(block_grads *g, const block_case *c)
+/* The backward pass from the forward's intermediates, or computing them
+ * again when saved is NULL. */
+static int block_backward_from(block_grads *g, const block_case *c,
+                               const attn_block_outputs *saved)
 {
     const attn_block_grads grads = {
         .x = g->x,
@@ -271,10 +274,18 @@ static int block_backward(block_grads *g, const block_case *c)
     double *work = malloc(length * sizeof *work);
     assert_non_null(work);
     const attn_block_params p = block_params(c);
-    const int status = attn_transformer_block_backward(
-        &grads, c->dy, c->x, &p, &c->dims, &c->opts, work);
+    const int status = saved != NULL
+        ? attn_transformer_block_backward_saved(&grads, c->dy, c->x, saved, &p,
+                                                &c->dims, &c->opts, work)
+        : attn_transformer_block_backward(&grads, c->dy, c->x, &p, &c->dims,
+                                          &c->opts, work);
     free(work);
     return status;
+}
+
+static int block_backward(block_grads *g, const block_case *c)
+{
+    return block_backward_from(g, c, NULL);
 }
 
 static void check_block(block_case *c)
@@ -393,6 +404,68 @@ static void test_transformer_block_backward_overwrites_its_buffers(
     assert_memory_equal(&clean, &dirty, sizeof clean);
 }
 
+/* Every intermediate of a forward pass, as a trainer keeps them. */
+typedef struct block_saved {
+    double q[B * N * DM], k[B * N * DM], v[B * N * DM], concat[B * N * DM];
+    double weights[B * H * N * N];
+    double ln1[B * N * DM], sum1[B * N * DM], ln2[B * N * DM];
+    double sum2[B * N * DM], output[B * N * DM];
+} block_saved;
+
+static attn_block_outputs saved_outputs(block_saved *s)
+{
+    const attn_block_outputs out = {
+        .attention = {.q = s->q, .k = s->k, .v = s->v, .concat = s->concat,
+                      .weights = s->weights},
+        .ln1 = s->ln1, .sum1 = s->sum1, .ln2 = s->ln2, .sum2 = s->sum2,
+        .output = s->output};
+    return out;
+}
+
+static void
+test_the_saved_forward_gives_the_same_bits_with_both_norms_masks_and_dropout(
+    void **state)
+{
+    (void)state;
+    for (int variant = 0; variant < 4; variant++) {
+        block_case c;
+        block_fill(&c, 70 + (uint64_t)variant,
+                   variant % 2 ? ATTN_NORM_PRE : ATTN_NORM_POST);
+        if (variant == 2) c.opts.mask.kinds = ATTN_MASK_CAUSAL;
+        if (variant == 3) { /* dropout: the weights are recomputed */
+            c.opts.dropout = 0.3;
+            c.opts.seed = 11;
+        }
+        block_saved s;
+        const attn_block_outputs saved = saved_outputs(&s);
+        assert_int_equal(block_forward(&saved, &c), ATTN_OK);
+        block_grads again, from_saved;
+        memset(&again, 0, sizeof again);
+        memset(&from_saved, 0, sizeof from_saved);
+        assert_int_equal(block_backward(&again, &c), ATTN_OK);
+        assert_int_equal(block_backward_from(&from_saved, &c, &saved),
+                         ATTN_OK);
+        assert_memory_equal(&again, &from_saved, sizeof again);
+    }
+}
+
+static void test_a_saved_forward_missing_an_intermediate_is_refused(
+    void **state)
+{
+    (void)state;
+    block_case c;
+    block_fill(&c, 74, ATTN_NORM_POST);
+    block_saved s;
+    attn_block_outputs saved = saved_outputs(&s);
+    assert_int_equal(block_forward(&saved, &c), ATTN_OK);
+    block_grads g;
+    saved.sum2 = NULL;
+    assert_int_equal(block_backward_from(&g, &c, &saved), ATTN_ERR_NULL);
+    saved = saved_outputs(&s);
+    saved.attention.weights = NULL;
+    assert_int_equal(block_backward_from(&g, &c, &saved), ATTN_ERR_NULL);
+}
+
 static void test_transformer_block_rejects_bad_arguments(void **state)
 {
     (void)state;
@@ -438,6 +511,10 @@ int main(void)
             test_transformer_block_intermediates_follow_the_definition),
         cmocka_unit_test(
             test_transformer_block_backward_overwrites_its_buffers),
+        cmocka_unit_test(
+            test_the_saved_forward_gives_the_same_bits_with_both_norms_masks_and_dropout),
+        cmocka_unit_test(
+            test_a_saved_forward_missing_an_intermediate_is_refused),
         cmocka_unit_test(test_transformer_block_rejects_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,65 +183,76 @@ int attn_transformer_block(const attn_block_outputs *out, const double *x,
     return ATTN_OK;
 }
 
-int attn_transformer_block_backward(const attn_block_grads *grads,
-                                    const double *d_output, const double *x,
-                                    const attn_block_params *params,
-                                    const attn_block_dims *dims,
-                                    const attn_options *opts, double *work)
+/* The forward's intermediates the backward pass reads. */
+typedef struct saved_sums {
+    const double *ln1, *sum1, *ln2, *sum2;
+} saved_sums;
+
+/* The attention's backward pass, from its saved intermediates when there
+ * are some. */
+static int mha_backward(const attn_mha_grads *mg, const double *d_mha,
+                        const double *mha_in,
+                        const attn_mha_outputs *mha_saved,
+                        const attn_block_params *p, const attn_block_dims *d,
+                        const attn_options *opts, double *step)
 {
-    if (grads == NULL || d_output == NULL || x == NULL || work == NULL)
-        return ATTN_ERR_NULL;
-    int status = check_args(params, dims);
-    if (status != ATTN_OK) return status;
-    const attn_block_params *p = params;
-    const attn_block_dims *d = dims;
+    const attn_mha_dims m = mha_dims_of(d);
+    return mha_saved != NULL
+        ? attn_multihead_backward_saved(mg, d_mha, mha_in, NULL, mha_saved,
+                                        &p->attention, &m, opts, step)
+        : attn_multihead_backward(mg, d_mha, mha_in, NULL, &p->attention, &m,
+                                  opts, step);
+}
+
+/* The backward pass from the forward's intermediates s; the attention's
+ * own from mha_saved, or computed again when it is NULL. scratch holds
+ * three gradients [rows, d_model] and the work of the steps. */
+static int backward(const attn_block_grads *grads, const double *d_output,
+                    const double *x, const saved_sums *s,
+                    const attn_mha_outputs *mha_saved,
+                    const attn_block_params *p, const attn_block_dims *d,
+                    const attn_options *opts, double *scratch)
+{
     const int rows = d->batch * d->n, dm = d->d_model;
     const size_t cells = (size_t)rows * (size_t)dm;
-    if (!attn__all_finite(d_output, cells)) return ATTN_ERR_NOT_FINITE;
-    const buffers b = buffers_at(work, d);
-    const attn_mha_outputs none = {0};
-    status = forward(&b, &none, x, p, d, opts);
-    if (status != ATTN_OK) return status;
-    double *g1 = b.rest, *g2 = g1 + cells, *g3 = g2 + cells;
+    double *g1 = scratch, *g2 = g1 + cells, *g3 = g2 + cells;
     double *step = g3 + cells;
-    const attn_mha_dims m = mha_dims_of(d);
     attn_mha_grads mg = grads->attention;
     mg.x_q = g1;
     mg.x_kv = NULL;
+    int status;
 
     if (d->norm == ATTN_NORM_POST) {
         /* out = LN2(sum2), sum2 = ln1 + FFN(ln1), ln1 = LN1(sum1),
          * sum1 = x + MHA(x). */
         status = attn_layer_norm_backward(g1, grads->gamma2, grads->beta2,
-                                          d_output, b.sum2, p->gamma2, rows,
+                                          d_output, s->sum2, p->gamma2, rows,
                                           dm);
         if (status == ATTN_OK)
             status = attn_feed_forward_backward(
-                g2, grads->w1, grads->b1, grads->w2, grads->b2, g1, b.ln1,
+                g2, grads->w1, grads->b1, grads->w2, grads->b2, g1, s->ln1,
                 p->w1, p->b1, p->w2, p->b2, rows, dm, d->d_ff, dm, step);
         if (status != ATTN_OK) return status;
         add_into(g2, g2, g1, cells); /* d ln1 */
         status = attn_layer_norm_backward(g3, grads->gamma1, grads->beta1,
-                                          g2, b.sum1, p->gamma1, rows, dm);
+                                          g2, s->sum1, p->gamma1, rows, dm);
         if (status == ATTN_OK)
-            status = attn_multihead_backward(&mg, g3, x, NULL, &p->attention,
-                                             &m, opts, step);
+            status = mha_backward(&mg, g3, x, mha_saved, p, d, opts, step);
         if (status != ATTN_OK) return status;
         copy_out(grads->attention.x_q, g1, cells);
         if (grads->x != NULL) add_into(grads->x, g3, g1, cells);
     } else {
         /* out = sum1 + FFN(LN2(sum1)), sum1 = x + MHA(LN1(x)). */
         status = attn_feed_forward_backward(
-            g1, grads->w1, grads->b1, grads->w2, grads->b2, d_output, b.ln2,
+            g1, grads->w1, grads->b1, grads->w2, grads->b2, d_output, s->ln2,
             p->w1, p->b1, p->w2, p->b2, rows, dm, d->d_ff, dm, step);
         if (status == ATTN_OK)
             status = attn_layer_norm_backward(g2, grads->gamma2, grads->beta2,
-                                              g1, b.sum1, p->gamma2, rows,
+                                              g1, s->sum1, p->gamma2, rows,
                                               dm);
         if (status != ATTN_OK) return status;
         add_into(g2, g2, d_output, cells); /* d sum1 */
-        status = attn_multihead_backward(&mg, g2, b.ln1, NULL, &p->attention,
-                                         &m, opts, step);
+        status = mha_backward(&mg, g2, s->ln1, mha_saved, p, d, opts, step);
         if (status == ATTN_OK)
             status = attn_layer_norm_backward(g3, grads->gamma1, grads->beta1,
                                               g1, x, p->gamma1, rows, dm);
@@ -251,4 +262,54 @@ int attn_transformer_block_backward(const attn_block_grads *grads,
     }
     return attn__all_finite(grads->x, cells) ? ATTN_OK
                                              : ATTN_ERR_OVERFLOW_VALUE;
+}
+
+/* The checks both backward passes make. */
+static int check_backward(const attn_block_grads *grads,
+                          const double *d_output, const double *x,
+                          const attn_block_params *params,
+                          const attn_block_dims *dims, const double *work)
+{
+    if (grads == NULL || d_output == NULL || x == NULL || work == NULL)
+        return ATTN_ERR_NULL;
+    const int status = check_args(params, dims);
+    if (status != ATTN_OK) return status;
+    const size_t cells = (size_t)dims->batch * (size_t)dims->n *
+                         (size_t)dims->d_model;
+    return attn__all_finite(d_output, cells) ? ATTN_OK : ATTN_ERR_NOT_FINITE;
+}
+
+int attn_transformer_block_backward(const attn_block_grads *grads,
+                                    const double *d_output, const double *x,
+                                    const attn_block_params *params,
+                                    const attn_block_dims *dims,
+                                    const attn_options *opts, double *work)
+{
+    int status = check_backward(grads, d_output, x, params, dims, work);
+    if (status != ATTN_OK) return status;
+    const buffers b = buffers_at(work, dims);
+    const attn_mha_outputs none = {0};
+    status = forward(&b, &none, x, params, dims, opts);
+    if (status != ATTN_OK) return status;
+    const saved_sums s = {b.ln1, b.sum1, b.ln2, b.sum2};
+    return backward(grads, d_output, x, &s, NULL, params, dims, opts, b.rest);
+}
+
+int attn_transformer_block_backward_saved(const attn_block_grads *grads,
+                                          const double *d_output,
+                                          const double *x,
+                                          const attn_block_outputs *saved,
+                                          const attn_block_params *params,
+                                          const attn_block_dims *dims,
+                                          const attn_options *opts,
+                                          double *work)
+{
+    int status = check_backward(grads, d_output, x, params, dims, work);
+    if (status != ATTN_OK) return status;
+    if (saved == NULL || saved->ln1 == NULL || saved->sum1 == NULL ||
+        saved->ln2 == NULL || saved->sum2 == NULL)
+        return ATTN_ERR_NULL;
+    const saved_sums s = {saved->ln1, saved->sum1, saved->ln2, saved->sum2};
+    return backward(grads, d_output, x, &s, &saved->attention, params, dims,
+                    opts, buffers_at(work, dims).rest);
 }
