@@ -170,14 +170,15 @@ static attn_mha_dims mha_dims(const attn__model *model, int batch, int n)
 
 /* ---- Buffers ---- */
 
-/* Doubles one layer's saved forward takes (attn__pass.saved): 0 with a
- * feed-forward network, whose block computes its forward again. */
+/* Doubles one layer's saved forward takes (attn__pass.saved): the
+ * attention's q, k, v, concat and weights, and with a feed-forward network
+ * the block's ln1, sum1, ln2 and sum2 too. */
 static size_t saved_per_layer(const attn__model *model, int batch)
 {
-    if (model->d_ff > 0) return 0;
     const size_t rows = (size_t)batch * (size_t)model->seq_length;
     const size_t t = (size_t)model->seq_length;
-    return 4 * rows * (size_t)model->d_model
+    const size_t row_arrays = model->d_ff > 0 ? 8 : 4;
+    return row_arrays * rows * (size_t)model->d_model
            + (size_t)batch * (size_t)model->heads * t * t;
 }
 
@@ -216,9 +217,9 @@ void attn__pass_place(attn__pass *pass, double *memory,
     pass->logits = pass->acts + ((size_t)model->layers + 1) * rows * d;
     pass->d_a = pass->logits + rows * (size_t)model->vocab;
     pass->d_b = pass->d_a + rows * d;
-    const size_t saved = (size_t)model->layers * saved_per_layer(model, batch);
-    pass->saved = saved > 0 ? pass->d_b + rows * d : NULL;
-    pass->work = pass->d_b + rows * d + saved;
+    pass->saved = pass->d_b + rows * d;
+    pass->work = pass->saved
+                 + (size_t)model->layers * saved_per_layer(model, batch);
     pass->work_count = work_count;
 }
 
@@ -252,22 +253,31 @@ static void embed(double *h, const double *params, const attn__model *model,
     }
 }
 
-/* Layer l's saved forward for [batch, n] (attn__pass.saved). */
-static attn_mha_outputs saved_forward(const attn__pass *pass,
-                                      const attn__model *model, int l,
-                                      int n)
+/* Layer l's saved forward for [batch, n] (attn__pass.saved): the
+ * attention's, then with a feed-forward network the block's own. */
+static attn_block_outputs saved_forward(const attn__pass *pass,
+                                        const attn__model *model, int l,
+                                        int n)
 {
     const size_t per_layer = saved_per_layer(model, pass->batch);
     const size_t item = (size_t)pass->batch * (size_t)n
                         * (size_t)model->d_model;
     double *at = pass->saved + (size_t)l * per_layer;
-    attn_mha_outputs outs;
+    attn_block_outputs outs;
     memset(&outs, 0, sizeof outs);
-    outs.q = at;
-    outs.k = at + item;
-    outs.v = at + 2 * item;
-    outs.concat = at + 3 * item;
-    outs.weights = at + 4 * item;
+    outs.attention.q = at;
+    outs.attention.k = at + item;
+    outs.attention.v = at + 2 * item;
+    outs.attention.concat = at + 3 * item;
+    outs.attention.weights = at + 4 * item;
+    if (model->d_ff > 0) {
+        double *block = outs.attention.weights + (size_t)pass->batch
+                        * (size_t)model->heads * (size_t)n * (size_t)n;
+        outs.ln1 = block;
+        outs.sum1 = block + item;
+        outs.ln2 = block + 2 * item;
+        outs.sum2 = block + 3 * item;
+    }
     return outs;
 }
 
@@ -277,30 +287,30 @@ static int layer_forward(double *out, double *weights, const double *in,
 {
     double *work = pass->work;
     const attn__layer_layout *layer = &model->layer[l];
+    attn_block_outputs outs = saved_forward(pass, model, l, n);
+    int status;
     if (model->d_ff > 0) {
         const attn_block_params bp = block_params(params, layer);
         const attn_block_dims dims = block_dims(model, batch, n);
-        attn_block_outputs outs;
-        memset(&outs, 0, sizeof outs);
-        outs.attention.weights = weights;
         outs.output = out;
-        return attn_transformer_block(&outs, in, &bp, &dims, &model->opts,
-                                      work);
+        status = attn_transformer_block(&outs, in, &bp, &dims, &model->opts,
+                                        work);
+    } else {
+        const attn_mha_params mp = mha_params(params, layer);
+        const attn_mha_dims dims = mha_dims(model, batch, n);
+        outs.attention.output = out;
+        status = attn_multihead(&outs.attention, in, NULL, &mp, &dims,
+                                &model->opts, work);
+        const size_t count = (size_t)batch * (size_t)n
+                             * (size_t)model->d_model;
+        for (size_t i = 0; status == ATTN_OK && i < count; i++)
+            out[i] += in[i]; /* the residual */
     }
-    const attn_mha_params mp = mha_params(params, layer);
-    const attn_mha_dims dims = mha_dims(model, batch, n);
-    attn_mha_outputs outs = saved_forward(pass, model, l, n);
-    outs.output = out;
-    const int status = attn_multihead(&outs, in, NULL, &mp, &dims,
-                                      &model->opts, work);
-    if (status != ATTN_OK) return status;
-    if (weights != NULL)
-        memcpy(weights, outs.weights, (size_t)batch * (size_t)model->heads
-                                      * (size_t)n * (size_t)n
-                                      * sizeof *weights);
-    const size_t count = (size_t)batch * (size_t)n * (size_t)model->d_model;
-    for (size_t i = 0; i < count; i++) out[i] += in[i]; /* the residual */
-    return ATTN_OK;
+    if (status == ATTN_OK && weights != NULL)
+        memcpy(weights, outs.attention.weights,
+               (size_t)batch * (size_t)model->heads * (size_t)n * (size_t)n
+               * sizeof *weights);
+    return status;
 }
 
 int attn__model_forward(attn__pass *pass, double *weights,
@@ -392,21 +402,22 @@ static int layer_backward(double *d_in, double *grads, const double *d_out,
 {
     double *work = pass->work;
     const attn__layer_layout *layer = &model->layer[l];
+    const attn_block_outputs saved = saved_forward(pass, model, l, n);
     if (model->d_ff > 0) {
         const attn_block_params bp = block_params(params, layer);
         const attn_block_dims dims = block_dims(model, batch, n);
         attn_block_grads g = block_grads(grads, layer);
         g.x = d_in;
-        return attn_transformer_block_backward(&g, d_out, in, &bp, &dims,
-                                               &model->opts, work);
+        return attn_transformer_block_backward_saved(
+            &g, d_out, in, &saved, &bp, &dims, &model->opts, work);
     }
     const attn_mha_params mp = mha_params(params, layer);
     const attn_mha_dims dims = mha_dims(model, batch, n);
     attn_mha_grads g = mha_grads(grads, layer);
     g.x_q = d_in;
-    const attn_mha_outputs saved = saved_forward(pass, model, l, n);
     const int status = attn_multihead_backward_saved(
-        &g, d_out, in, NULL, &saved, &mp, &dims, &model->opts, work);
+        &g, d_out, in, NULL, &saved.attention, &mp, &dims, &model->opts,
+        work);
     if (status != ATTN_OK) return status;
     const size_t count = (size_t)batch * (size_t)n * (size_t)model->d_model;
     for (size_t i = 0; i < count; i++) d_in[i] += d_out[i]; /* residual */

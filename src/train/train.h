@@ -94,10 +94,11 @@ typedef struct attn__pass {
     double *logits; /* [batch, T, vocab], softmax probabilities after loss */
     double *d_a;    /* [batch, T, d_model] */
     double *d_b;    /* [batch, T, d_model] */
-    double *saved;  /* attention-only models, per layer: the forward's Q, K,
-                       V and concat [batch, T, d_model] and weights [batch,
-                       heads, T, T], which its backward reads instead of
-                       computing them again; NULL with a feed-forward net */
+    double *saved;  /* per layer, what its backward reads instead of
+                       computing it again: the forward's Q, K, V and concat
+                       [batch, T, d_model] and weights [batch, heads, T, T],
+                       and with a feed-forward network the block's ln1,
+                       sum1, ln2 and sum2 [batch, T, d_model] */
     double *work;   /* [work_count] */
     size_t work_count;
 } attn__pass;
