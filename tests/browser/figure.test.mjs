@@ -148,6 +148,26 @@ test('the figure moves unless the learner asks for reduced motion', async () => 
   await lively.close();
 });
 
+test('an edit shows the figure\u2019s new numbers at once, and the next step moves again', async () => {
+  const page = await open(moving, '?preset=cat-sat-mat&step=7');
+  const animationOf = () => page.$eval('#walkthrough .aw-fig-bar', (bar) => getComputedStyle(bar).animationName);
+  assert.equal(await animationOf(), 'aw-fig-move');
+  // q[1][0], the first entry of the query this step multiplies by k[2].
+  const width = input.q[0].length;
+  await page.locator('#walkthrough .aw-editor').filter({ hasText: 'Q' }).first().locator('input').nth(width).fill('2.5');
+  const query = [2.5, ...input.q[1].slice(1)];
+  const products = query.map((x, t) => x * input.k[2][t]);
+  assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-term', (nodes) => nodes.map((n) => n.textContent)),
+    products.map((p, t) => `${shown3(query[t])} \u00d7 ${shown3(input.k[2][t])} = ${shown3(p)}`));
+  assert.equal(await animationOf(), 'none', 'the edit does not replay the movement');
+  const largest = Math.max(...products.map(Math.abs));
+  const bars = await lengths(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
+  bars.forEach((length, t) => close(length, Math.abs(products[t]) / largest, `product ${t + 1}'s bar after the edit`));
+  await page.locator('#walkthrough .aw-forward').click();
+  assert.equal(await animationOf(), 'aw-fig-move', 'a new step moves');
+  await page.close();
+});
+
 test('a figure of a softmax-only example shows its entries by name', async () => {
   let page = await open(still, '?preset=softmax-1-2-3');
   const count = Number((await page.textContent('#walkthrough .aw-counter')).split(' / ')[1]);

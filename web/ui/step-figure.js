@@ -18,9 +18,11 @@
 // (a bar's length is a value over the largest value it is drawn with).
 // Steps of any other shape have no figure. The movement is CSS keyframes
 // between two lengths held in custom properties, so under
-// prefers-reduced-motion the figure shows its final state at once.
+// prefers-reduced-motion the figure shows its final state at once, and so
+// does it when `still` (the same step again after an edit: the new numbers
+// at once, not the whole movement replayed on every keystroke).
 //
-//   createStepFigure(root) -> { element, show(step, { labelOf }) }
+//   createStepFigure(root) -> { element, show(step, { labelOf, still }) }
 //   step: { equations }; labelOf(ref) -> a short name for an operand's
 //   cell ("sat", "d3"), from the page's tokens.
 
@@ -287,11 +289,12 @@ export function createStepFigure(root) {
 
   return {
     element,
-    /** Draws the step's figure and starts its movement; hides the figure for other steps. */
+    /** Draws the step's figure and starts its movement (none when options.still); hides the figure for other steps. */
     show(step, options) {
       const kind = figureKind(step.equations);
       element.hidden = kind === null;
       element.dataset.kind = kind ?? '';
+      element.classList.toggle('aw-fig-still', Boolean(options.still));
       element.replaceChildren(...(kind ? DRAW[kind](step.equations, options) : []));
     },
   };

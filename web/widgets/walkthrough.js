@@ -235,7 +235,9 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     message.hidden = !text;
   }
 
-  function showStep(index) {
+  // still: the same step again after an edit, whose figure then shows its
+  // new numbers at once.
+  function showStep(index, { still = false } = {}) {
     if (steps.length === 0) return;
     steps[current]?.leave(view);
     current = Math.min(Math.max(0, index), steps.length - 1);
@@ -243,7 +245,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     const step = steps[current];
     stepTitle.textContent = `${current + 1}. ${step.title}`;
     step.enter(view);
-    figure.show(step, { labelOf: (ref, part) => cellName(model, ref, part) });
+    figure.show(step, { labelOf: (ref, part) => cellName(model, ref, part), still });
     tokenLines.show(model, steps, current);
     markStage();
     renderStepErrata(step);
@@ -377,7 +379,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     let index = keepStep ? steps.findIndex((step) => step.id === stepId) : 0;
     if (index < 0) index = Math.min(current, steps.length - 1);
     current = Math.min(current, steps.length - 1);
-    showStep(index);
+    showStep(index, { still: steps[index]?.id === stepId });
     renderErrataList();
     editStatus.textContent = edited
       ? 'Edited: every value below comes from your inputs.'
