@@ -136,3 +136,17 @@ test('an output array of the wrong type or length is an error that names it', as
                 /linearFlat: output must be a Float64Array .*got an array/);
   assert.ok(attn.sdpaFlat(input).output instanceof Float32Array, 'the engine stays usable');
 });
+
+test('a float32 call whose work array would pass maxBytes is refused before anything is allocated', async () => {
+  const attn = await loadEngine();
+  // One key of 100 000 numbers: the inputs are 1.6 MB, but the kernel packs K
+  // in tiles of keys and keeps blocks of query rows, some 90 MB here.
+  const d = 100000;
+  const q = new Float32Array(d).fill(0.5);
+  const before = attn.memoryStats();
+  assert.throws(() => attn.sdpaFlat({ q, k: q, v: q, nQ: 1, nK: 1, dK: d, dV: d, maxBytes: 16 * 1024 * 1024 }),
+                (e) => e.status === 12 && /sdpaFlat: the call needs \d+ bytes of WebAssembly memory, more than its limit of 16777216 bytes/.test(e.message));
+  assert.deepEqual(attn.memoryStats(), before, 'nothing was allocated');
+  const { output } = attn.sdpaFlat({ q, k: q, v: q, nQ: 1, nK: 1, dK: d, dV: d, maxBytes: 128 * 1024 * 1024 });
+  assert.equal(output[d - 1], 0.5, 'within a larger limit it runs: one key, so the output is its value row');
+});

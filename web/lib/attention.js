@@ -472,7 +472,11 @@ function createApi(wasm, engineMaxBytes) {
   // The bytes a *Flat call will allocate, checked against its limit before
   // anything is: `count` doubles plus a few bytes of options.
   function checkFlatBytes(caller, count, extraBytes, maxBytes) {
-    const total = 8 * count + extraBytes;
+    checkCallBytes(caller, 8 * count + extraBytes, maxBytes);
+  }
+
+  // `total` bytes of WebAssembly memory for one call, against its limit.
+  function checkCallBytes(caller, total, maxBytes) {
     if (total > maxBytes) {
       throw new AttentionError(`${caller}: the call needs ${total} bytes of WebAssembly memory, more than its limit of ${maxBytes} bytes; `
         + 'use smaller sizes or raise the limit (the maxBytes option)', ATTN_ERR_TOO_LARGE);
@@ -525,7 +529,7 @@ function createApi(wasm, engineMaxBytes) {
     checkInto('sdpaFlat', into, float32, batch * nQ * dV);
     if (float32) {
       return sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride,
-                        extra, weights, into);
+                        extra, weights, into, limit);
     }
     const allocations = new Allocations();
     try {
@@ -662,7 +666,7 @@ function createApi(wasm, engineMaxBytes) {
   const align16 = (bytes) => (bytes + 15) & ~15;
 
   function sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride,
-                      extra, weights, into) {
+                      extra, weights, into, limit) {
     const outputLength = batch * nQ * dV;
     const weightsLength = weights ? batch * nQ * nK : 0;
     const workLength = wasm.attn_sdpa_f32_work_size(nK, dK, dV);
@@ -671,11 +675,14 @@ function createApi(wasm, engineMaxBytes) {
     const allowedBytes = extra.allowed ? nQ * nK : 0;
     // Layout of the scratch block: options, q, k, v, output, weights, work,
     // key lengths, allowed.
-    const options = scratchBlock(align16(OPTIONS_BYTES) + align16(4 * q.length) +
-                                 align16(4 * k.length) + align16(4 * v.length) +
-                                 align16(4 * outputLength) + align16(4 * weightsLength) +
-                                 align16(4 * workLength) + align16(lengthsBytes) +
-                                 allowedBytes);
+    const bytes = align16(OPTIONS_BYTES) + align16(4 * q.length) + align16(4 * k.length) +
+                  align16(4 * v.length) + align16(4 * outputLength) + align16(4 * weightsLength) +
+                  align16(4 * workLength) + align16(lengthsBytes) + allowedBytes;
+    // The kernel's work array (K packed in tiles of keys, a tile of scores,
+    // blocks of query rows) counts too: with few keys and long rows it is
+    // many times the inputs.
+    checkCallBytes('sdpaFlat', bytes, limit);
+    const options = scratchBlock(bytes);
     const qp = options + align16(OPTIONS_BYTES);
     const kp = qp + align16(4 * q.length);
     const vp = kp + align16(4 * k.length);
