@@ -686,7 +686,7 @@ int attn_transformer_block_backward_saved(const attn_block_grads *grads,
 
 /* Length in floats of the work array attn_sdpa_f32 needs: K packed as
  * [ceil(n_k / 128), d_k, 128], then 2 × 2048 for a tile of scores and of
- * P, and 48 × (d_k + d_v) for up to 48 query rows and their output rows
+ * P, and 32 × (d_k + d_v) for up to 32 query rows and their output rows
  * that go through the keys together. */
 size_t attn_sdpa_f32_work_size(int n_k, int d_k, int d_v);
 

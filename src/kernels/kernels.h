@@ -355,7 +355,7 @@ int attn__sdpa_block_backward(const attn__sdpa_grad_block *block,
  * these. */
 #define ATTN__F32_MR 12
 #define ATTN__F32_NB 128
-#define ATTN__F32_ROWS 48
+#define ATTN__F32_ROWS 32
 /* Floats of one tile of scores (or of P) for all the rows that go through
  * the keys together: at least MR · F32_GROUPS · NB of every kernel. */
 #define ATTN__F32_TILE 2048
