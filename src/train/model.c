@@ -303,8 +303,8 @@ static int layer_forward(double *out, double *weights, const double *in,
                                 &model->opts, work);
         const size_t count = (size_t)batch * (size_t)n
                              * (size_t)model->d_model;
-        for (size_t i = 0; status == ATTN_OK && i < count; i++)
-            out[i] += in[i]; /* the residual */
+        if (status == ATTN_OK)
+            for (size_t i = 0; i < count; i++) out[i] += in[i]; /* residual */
     }
     if (status == ATTN_OK && weights != NULL)
         memcpy(weights, outs.attention.weights,
