@@ -149,4 +149,15 @@ test('a float32 call whose work array would pass maxBytes is refused before anyt
   assert.deepEqual(attn.memoryStats(), before, 'nothing was allocated');
   const { output } = attn.sdpaFlat({ q, k: q, v: q, nQ: 1, nK: 1, dK: d, dV: d, maxBytes: 128 * 1024 * 1024 });
   assert.equal(output[d - 1], 0.5, 'within a larger limit it runs: one key, so the output is its value row');
+  // The figure an error names is what the call takes: at that limit it runs, one byte less it does not.
+  for (const [name, run] of [['sdpaFlat', attn.sdpaFlat], ['linearFlat', attn.linearFlat]]) {
+    const small = { q: q.subarray(0, 12), k: q.subarray(0, 12), v: q.subarray(0, 12), nQ: 3, nK: 3, dK: 4, dV: 4 };
+    let needed;
+    assert.throws(() => run({ ...small, maxBytes: 1 }), (e) => {
+      needed = Number(/needs (\d+) bytes/.exec(e.message)?.[1]);
+      return e.status === 12 && e.message.startsWith(`${name}: `);
+    });
+    assert.equal(run({ ...small, maxBytes: needed }).output.length, 12, `${name} within ${needed} bytes`);
+    assert.throws(() => run({ ...small, maxBytes: needed - 1 }), (e) => e.status === 12, `${name} within ${needed - 1} bytes`);
+  }
 });

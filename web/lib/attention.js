@@ -469,8 +469,10 @@ function createApi(wasm, engineMaxBytes) {
     }
   }
 
-  // The bytes a *Flat call will allocate, checked against its limit before
-  // anything is: `count` doubles plus a few bytes of options.
+  // The bytes a float64 *Flat call will allocate, checked against its limit
+  // before anything is: `count` doubles plus a few bytes of options. (The
+  // float32 calls check the one block they allocate, in sdpaFlat32 and
+  // linearFlat32.)
   function checkFlatBytes(caller, count, extraBytes, maxBytes) {
     checkCallBytes(caller, 8 * count + extraBytes, maxBytes);
   }
@@ -491,10 +493,10 @@ function createApi(wasm, engineMaxBytes) {
     if (workLength === 0) {
       throw new AttentionError(`linearFlat: dK = ${dK} and dV = ${dV} need more work memory than size_t can count`, ATTN_ERR_TOO_LARGE);
     }
-    checkFlatBytes('linearFlat', q.length + k.length + v.length + batch * nQ * dV + workLength, 0, limit);
     const float32 = float32Inputs('linearFlat', q, k, v);
     checkInto('linearFlat', into, float32, batch * nQ * dV);
-    if (float32) return linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal, into);
+    if (float32) return linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal, into, limit);
+    checkFlatBytes('linearFlat', q.length + k.length + v.length + batch * nQ * dV + workLength, 0, limit);
     const allocations = new Allocations();
     try {
       const outputLength = batch * nQ * dV;
@@ -522,8 +524,6 @@ function createApi(wasm, engineMaxBytes) {
     checkFlag('sdpaFlat', 'causal', causal);
     checkFlag('sdpaFlat', 'weights', weights);
     const limit = maxBytes === undefined ? engineMaxBytes : checkMaxBytes('sdpaFlat', maxBytes);
-    checkFlatBytes('sdpaFlat', q.length + k.length + v.length + batch * nQ * dV
-                               + (weights ? batch * nQ * nK : 0) + nK, OPTIONS_BYTES, limit);
     const extra = flatMaskParts(keyLength, allowed, batch, nQ, nK);
     const float32 = float32Inputs('sdpaFlat', q, k, v);
     checkInto('sdpaFlat', into, float32, batch * nQ * dV);
@@ -531,6 +531,8 @@ function createApi(wasm, engineMaxBytes) {
       return sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride,
                         extra, weights, into, limit);
     }
+    checkFlatBytes('sdpaFlat', q.length + k.length + v.length + batch * nQ * dV
+                               + (weights ? batch * nQ * nK : 0) + nK, OPTIONS_BYTES, limit);
     const allocations = new Allocations();
     try {
       const options = allocations.bytes(OPTIONS_BYTES);
@@ -727,13 +729,14 @@ function createApi(wasm, engineMaxBytes) {
     return result;
   }
 
-  function linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal, into) {
+  function linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal, into, limit) {
     const outputLength = batch * nQ * dV;
     const workLength = wasm.attn_linear_f32_work_size(dK, dV);
     if (workLength === 0) throw new AttentionError('linearFlat: sizes too large', ATTN_ERR_TOO_LARGE);
-    const qp = scratchBlock(align16(4 * q.length) + align16(4 * k.length) +
-                            align16(4 * v.length) + align16(4 * outputLength) +
-                            4 * workLength);
+    const bytes = align16(4 * q.length) + align16(4 * k.length) + align16(4 * v.length) +
+                  align16(4 * outputLength) + 4 * workLength;
+    checkCallBytes('linearFlat', bytes, limit);
+    const qp = scratchBlock(bytes);
     const kp = qp + align16(4 * q.length);
     const vp = kp + align16(4 * k.length);
     const outputPointer = vp + align16(4 * v.length);
