@@ -104,3 +104,75 @@ test('a multiHead problem whose per-head results exceed the limit fails cleanly 
   const small = { ...problem, x: x.slice(0, 2) };
   assert.equal(attn.multiHead(small).output.length, 2);
 });
+
+// The float32 calls lay their inputs, results and work out in one block.
+// Its size was once added up in 32-bit arithmetic, which wraps negative at
+// 2^31 bytes: a block of weights that size passed the limit and the call
+// wrote over the module's memory. Each size here (one element below, at and
+// above 2^31 and 2^32 bytes of weights or of output) is refused with
+// ATTN_ERR_TOO_LARGE, under the default limit and under the largest one,
+// before anything is allocated, and the engine still answers afterwards.
+const FLOAT32_BOUNDARIES = [2 ** 31 - 4, 2 ** 31, 2 ** 31 + 4, 2 ** 32 - 4, 2 ** 32, 2 ** 32 + 4];
+
+// Two factors of `count` (nQ · nK = count), each small enough that the
+// inputs stay a few megabytes.
+function factorPair(count) {
+  for (let a = Math.floor(Math.sqrt(count)); a >= 1; a -= 1) {
+    if (count % a === 0) return [count / a, a];
+  }
+  return [count, 1];
+}
+
+function assertFloat32BlockRefused(attn, call, bytesAtLeast) {
+  for (const maxBytes of [undefined, 2 ** 32 - 1]) {
+    const before = attn.memoryStats();
+    assert.throws(() => call(maxBytes), (error) => {
+      assert.ok(error instanceof AttentionError, String(error));
+      assert.equal(error.status, TOO_LARGE, error.message);
+      const named = Number(/needs (\d+) bytes/.exec(error.message)?.[1]);
+      assert.ok(named >= bytesAtLeast, `${error.message} names at least ${bytesAtLeast} bytes`);
+      return true;
+    });
+    assert.deepEqual(attn.memoryStats(), before);
+  }
+}
+
+function assertEngineStillAnswers(attn) {
+  assert.deepEqual(Array.from(attn.softmax({ x: [0, 0] }).weights), [0.5, 0.5]);
+  const one = Float32Array.of(2);
+  assert.deepEqual(Array.from(attn.sdpaFlat({ q: one, k: one, v: Float32Array.of(3), nQ: 1, nK: 1, dK: 1, dV: 1 }).output), [3]);
+}
+
+test('float32 sdpaFlat refuses weights at each 2^31 and 2^32 boundary and the engine still answers', async () => {
+  const attn = await loadEngine();
+  assertEngineStillAnswers(attn); // the float32 scratch block exists before memoryStats is compared
+  for (const bytes of FLOAT32_BOUNDARIES) {
+    const [nQ, nK] = factorPair(bytes / 4);
+    const q = new Float32Array(nQ), k = new Float32Array(nK);
+    assertFloat32BlockRefused(attn, (maxBytes) => attn.sdpaFlat({ q, k, v: k, nQ, nK, dK: 1, dV: 1, weights: true, maxBytes }),
+                              bytes);
+    assertEngineStillAnswers(attn);
+  }
+});
+
+test('float32 sdpaFlat and linearFlat refuse an output at each 2^31 and 2^32 boundary', async () => {
+  const attn = await loadEngine();
+  assertEngineStillAnswers(attn);
+  for (const bytes of FLOAT32_BOUNDARIES) {
+    // One key: output rows of dV floats for nQ queries.
+    const [nQ, dV] = factorPair(bytes / 4);
+    const q = new Float32Array(nQ), k = new Float32Array(1), v = new Float32Array(dV);
+    for (const name of ['sdpaFlat', 'linearFlat']) {
+      assertFloat32BlockRefused(attn, (maxBytes) => attn[name]({ q, k, v, nQ, nK: 1, dK: 1, dV, maxBytes }), bytes);
+      assertEngineStillAnswers(attn);
+    }
+  }
+});
+
+test('the issue-23 float32 shape (n = 23,171 with weights) is refused and softmax still runs', async () => {
+  const attn = await loadEngine();
+  const n = 23171, f = new Float32Array(n);
+  assert.throws(() => attn.sdpaFlat({ q: f, k: f, v: f, nQ: n, nK: n, dK: 1, dV: 1, weights: true }),
+                (e) => e instanceof AttentionError && e.status === TOO_LARGE);
+  assert.deepEqual(Array.from(attn.softmax({ x: [0, 0] }).weights), [0.5, 0.5]);
+});

@@ -665,36 +665,53 @@ function createApi(wasm, engineMaxBytes) {
     return heap32;
   }
 
-  const align16 = (bytes) => (bytes + 15) & ~15;
+  // The offsets of consecutive parts of one scratch block, each 16-byte
+  // aligned, and the block's size, in plain Number arithmetic: a 32-bit
+  // `(b + 15) & ~15` wraps negative at 2^31 bytes, and a wrapped total once
+  // passed the limit and let a call write over the module's memory. The
+  // block is refused, before anything is allocated, past the call's limit
+  // or past what one WebAssembly block can be.
+  function blockLayout(caller, sizes, limit) {
+    const offsets = [];
+    let total = 0;
+    for (const size of sizes) {
+      offsets.push(total);
+      total += Math.ceil(size / 16) * 16;
+    }
+    checkCallBytes(caller, total, limit);
+    if (total > MAX_BLOCK_BYTES) {
+      throw new AttentionError(`${caller}: the call needs ${total} bytes of WebAssembly memory in one block, more than `
+        + `WebAssembly can allocate (${MAX_BLOCK_BYTES}); use smaller sizes`, ATTN_ERR_TOO_LARGE);
+    }
+    return { offsets, total };
+  }
+
+  // A float32 kernel's work length in floats; size_t comes back as a
+  // signed 32-bit number, and 0 means the C count overflowed.
+  function workFloats(caller, length) {
+    const floats = length >>> 0;
+    if (floats === 0) throw new AttentionError(`${caller}: sizes too large`, ATTN_ERR_TOO_LARGE);
+    return floats;
+  }
 
   function sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride,
                       extra, weights, into, limit) {
     const outputLength = batch * nQ * dV;
     const weightsLength = weights ? batch * nQ * nK : 0;
-    const workLength = wasm.attn_sdpa_f32_work_size(nK, dK, dV);
-    if (workLength === 0) throw new AttentionError('sdpaFlat: sizes too large', ATTN_ERR_TOO_LARGE);
-    const lengthsBytes = extra.lengths ? 4 * batch : 0;
-    const allowedBytes = extra.allowed ? nQ * nK : 0;
-    // Layout of the scratch block: options, q, k, v, output, weights, work,
-    // key lengths, allowed.
-    const bytes = align16(OPTIONS_BYTES) + align16(4 * q.length) + align16(4 * k.length) +
-                  align16(4 * v.length) + align16(4 * outputLength) + align16(4 * weightsLength) +
-                  align16(4 * workLength) + align16(lengthsBytes) + allowedBytes;
-    // The kernel's work array (K packed in tiles of keys, a tile of scores,
-    // blocks of query rows) counts too: with few keys and long rows it is
-    // many times the inputs.
-    checkCallBytes('sdpaFlat', bytes, limit);
-    const options = scratchBlock(bytes);
-    const qp = options + align16(OPTIONS_BYTES);
-    const kp = qp + align16(4 * q.length);
-    const vp = kp + align16(4 * k.length);
-    const outputPointer = vp + align16(4 * v.length);
-    const weightsPointer = outputPointer + align16(4 * outputLength);
-    const work = weightsPointer + align16(4 * weightsLength);
-    const lengthsPointer = work + align16(4 * workLength);
-    const allowedPointer = lengthsPointer + align16(lengthsBytes);
+    const workLength = workFloats('sdpaFlat', wasm.attn_sdpa_f32_work_size(nK, dK, dV));
+    // The scratch block: options, q, k, v, output, weights, work, key
+    // lengths, allowed. The kernel's work array (K packed in tiles of keys,
+    // a tile of scores, blocks of query rows) counts too: with few keys and
+    // long rows it is many times the inputs.
+    const { offsets, total } = blockLayout('sdpaFlat', [
+      OPTIONS_BYTES, 4 * q.length, 4 * k.length, 4 * v.length, 4 * outputLength,
+      4 * weightsLength, 4 * workLength, extra.lengths ? 4 * batch : 0,
+      extra.allowed ? nQ * nK : 0], limit);
+    const options = scratchBlock(total);
+    const [qp, kp, vp, outputPointer, weightsPointer, work, lengthsPointer, allowedPointer] =
+      offsets.slice(1).map((offset) => options + offset);
     const { f32, i32, f64 } = heapViews();
-    if (extra.lengths) i32.set(extra.lengths, lengthsPointer >> 2);
+    if (extra.lengths) i32.set(extra.lengths, lengthsPointer >>> 2);
     if (extra.allowed) new Uint8Array(f32.buffer).set(extra.allowed, allowedPointer);
     // attn_options, field by field (the layout described at OPTIONS_BYTES).
     let scaleKind = 0; // ATTN_SCALE_INV_SQRT_DK
@@ -703,9 +720,9 @@ function createApi(wasm, engineMaxBytes) {
     let maskKinds = causal ? ATTN_MASK_CAUSAL : 0;
     if (window !== undefined) maskKinds |= ATTN_MASK_LOCAL;
     if (stride !== undefined) maskKinds |= ATTN_MASK_STRIDED;
-    const o = options >> 2;
+    const o = options >>> 2;
     i32[o] = scaleKind;
-    f64[(options + OPTIONS_SCALE_FACTOR) >> 3] = typeof scale === 'number' ? scale : 1;
+    f64[(options + OPTIONS_SCALE_FACTOR) >>> 3] = typeof scale === 'number' ? scale : 1;
     if (extra.lengths) maskKinds |= ATTN_MASK_KEY_PADDING;
     if (extra.allowed) maskKinds |= ATTN_MASK_CUSTOM;
     i32[o + 4] = maskKinds; // mask.kinds
@@ -713,12 +730,12 @@ function createApi(wasm, engineMaxBytes) {
     i32[o + 6] = extra.allowed ? allowedPointer : 0; // mask.allowed
     i32[o + 7] = window === undefined ? 0 : window;
     i32[o + 8] = stride === undefined ? 1 : stride;
-    f64[(options + 40) >> 3] = 0; // dropout
-    i32[o + 12] = 0;              // seed, low and high words
+    f64[(options + 40) >>> 3] = 0; // dropout
+    i32[o + 12] = 0;               // seed, low and high words
     i32[o + 13] = 0;
-    f32.set(q, qp >> 2);
-    f32.set(k, kp >> 2);
-    f32.set(v, vp >> 2);
+    f32.set(q, qp >>> 2);
+    f32.set(k, kp >>> 2);
+    f32.set(v, vp >>> 2);
     const status = wasm.attn_sdpa_f32(weights ? weightsPointer : 0, outputPointer, qp, kp, vp,
                                       batch, nQ, nK, dK, dV, options, work);
     if (status !== 0) {
@@ -731,20 +748,15 @@ function createApi(wasm, engineMaxBytes) {
 
   function linearFlat32(q, k, v, batch, nQ, nK, dK, dV, causal, into, limit) {
     const outputLength = batch * nQ * dV;
-    const workLength = wasm.attn_linear_f32_work_size(dK, dV);
-    if (workLength === 0) throw new AttentionError('linearFlat: sizes too large', ATTN_ERR_TOO_LARGE);
-    const bytes = align16(4 * q.length) + align16(4 * k.length) + align16(4 * v.length) +
-                  align16(4 * outputLength) + 4 * workLength;
-    checkCallBytes('linearFlat', bytes, limit);
-    const qp = scratchBlock(bytes);
-    const kp = qp + align16(4 * q.length);
-    const vp = kp + align16(4 * k.length);
-    const outputPointer = vp + align16(4 * v.length);
-    const work = outputPointer + align16(4 * outputLength);
+    const workLength = workFloats('linearFlat', wasm.attn_linear_f32_work_size(dK, dV));
+    const { offsets, total } = blockLayout('linearFlat', [
+      4 * q.length, 4 * k.length, 4 * v.length, 4 * outputLength, 4 * workLength], limit);
+    const block = scratchBlock(total);
+    const [qp, kp, vp, outputPointer, work] = offsets.map((offset) => block + offset);
     const { f32 } = heapViews();
-    f32.set(q, qp >> 2);
-    f32.set(k, kp >> 2);
-    f32.set(v, vp >> 2);
+    f32.set(q, qp >>> 2);
+    f32.set(k, kp >>> 2);
+    f32.set(v, vp >>> 2);
     const status = wasm.attn_linear_f32(outputPointer, qp, kp, vp, batch, nQ, nK, dK, dV,
                                         causal ? 1 : 0, work);
     if (status !== 0) {
@@ -758,7 +770,7 @@ function createApi(wasm, engineMaxBytes) {
   // set() rather than slice(), whose lookup of the species constructor was
   // a tenth of a call at T = 4).
   function copyFloats(pointer, length, into = new Float32Array(length)) {
-    const start = pointer >> 2;
+    const start = pointer >>> 2;
     into.set(heapViews().f32.subarray(start, start + length));
     return into;
   }
