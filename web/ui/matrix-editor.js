@@ -1,7 +1,9 @@
 // Matrix grids: an editable one (typing, arrow keys between cells, an inline
 // message at a cell that does not hold a number, and no change reported
-// until every cell does, so the last good state stays on screen) and a
-// read-only one that the walkthrough highlights cell by cell.
+// until every cell does, so the last good state stays on screen) and one
+// that the walkthrough highlights cell by cell, whose cells can be edited
+// in place where the caller says how (onEdit). A message at a cell floats
+// below it, so a bad entry never moves the grid's columns.
 
 import { formatInput, fullPrecision, numberElement, parseNumber } from './format.js';
 
@@ -59,12 +61,59 @@ function moveFocus(event, grid, i, j, focusAt) {
   return true;
 }
 
+/** What is wrong with a cell's text ('' when it holds a number). */
+function checkNumber(text) {
+  if (text.trim() === '') return 'Empty: type a number';
+  return Number.isNaN(parseNumber(text)) ? `\u201c${text.trim().slice(0, 12)}\u201d is not a number` : '';
+}
+
+/** Shows `message` at the input's cell, or clears it (''). */
+function showCellError(input, message) {
+  const td = input.parentElement;
+  let bubble = td.querySelector('.aw-cell-error');
+  if (!message) {
+    input.removeAttribute('aria-invalid');
+    input.removeAttribute('aria-describedby');
+    bubble?.remove();
+    td.classList.remove('aw-invalid');
+    return;
+  }
+  if (!bubble) {
+    bubble = input.ownerDocument.createElement('span');
+    bubble.className = 'aw-cell-error';
+    bubble.id = `${input.id}-error`;
+    bubble.setAttribute('role', 'alert');
+    td.append(bubble);
+  }
+  bubble.textContent = message;
+  input.setAttribute('aria-invalid', 'true');
+  input.setAttribute('aria-describedby', bubble.id);
+  td.classList.add('aw-invalid');
+}
+
+function cellInput(doc, id, text, label) {
+  const input = doc.createElement('input');
+  input.type = 'text';
+  input.inputMode = 'decimal';
+  input.autocomplete = 'off';
+  input.spellcheck = false;
+  input.id = id;
+  input.className = 'aw-cell-input';
+  input.value = text;
+  input.setAttribute('aria-label', label);
+  return input;
+}
+
 /**
- * Read-only matrix: update({ values, rowLabels, colLabels, input }) then
+ * Matrix view: update({ values, rowLabels, colLabels, input }) then
  * mark({ cells: Map('i,j' -> class), rows: Map(i -> class), cols: Map(j -> class),
  *        hidden(i, j) -> true for values not computed yet }).
+ * With onEdit(i, j, value), an input matrix's cells are edited in place: a
+ * click, Enter, F2 or typing a number opens the cell; Enter or leaving it
+ * hands a number to onEdit (a cell that does not hold one keeps its message
+ * and stays open), Escape gives up.
  */
-export function createMatrixView(root, { title, name = title }) {
+export function createMatrixView(root, { title, name = title, onEdit = null }) {
   const doc = root.ownerDocument;
   const wrapper = doc.createElement('figure');
   wrapper.className = 'aw-matrix';
@@ -84,6 +133,7 @@ export function createMatrixView(root, { title, name = title }) {
   let grid = [];
   let focus = [0, 0];
   let marks = {};
+  const idPrefix = `aw-view-${++editors}`;
 
   function focusAt(i, j) {
     grid[focus[0]]?.[focus[1]]?.setAttribute('tabindex', '-1');
@@ -111,6 +161,7 @@ export function createMatrixView(root, { title, name = title }) {
   }
 
   function build() {
+    open = null;
     scroller.replaceChildren();
     grid = [];
     shown = [];
@@ -130,7 +181,15 @@ export function createMatrixView(root, { title, name = title }) {
         td.dataset.col = String(j);
         td.addEventListener('focus', () => { focus = [i, j]; detail.textContent = td.classList.contains('aw-future') ? '' : cellText(i, j); });
         td.addEventListener('blur', () => { detail.textContent = ''; });
-        td.addEventListener('keydown', (event) => moveFocus(event, grid, i, j, focusAt));
+        td.addEventListener('keydown', (event) => {
+          if (event.target === td && editable() && opensEditing(event)) {
+            if (event.key.length === 1) event.preventDefault();
+            openCell(i, j, event.key.length === 1 ? event.key : null);
+            return;
+          }
+          if (event.target === td) moveFocus(event, grid, i, j, focusAt);
+        });
+        td.addEventListener('click', () => { if (editable() && !td.querySelector('input')) openCell(i, j, null); });
         tr.append(td);
         grid[i].push(td);
         shown[i].push(undefined);
@@ -143,12 +202,68 @@ export function createMatrixView(root, { title, name = title }) {
     grid[focus[0]][focus[1]].tabIndex = 0;
   }
 
+  const editable = () => Boolean(onEdit && data?.input);
+  const opensEditing = (event) => event.key === 'Enter' || event.key === 'F2'
+    || (event.key.length === 1 && /[-+.,\d]/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey);
+  let open = null; // the cell being edited: { i, j, input }
+
+  // Replaces the cell's number with a text field holding it (or `typed`).
+  function openCell(i, j, typed) {
+    closeCell(false);
+    const td = grid[i][j];
+    const value = data.values[i][j];
+    const text = typed ?? (formatInput(value) === fullPrecision(value) ? formatInput(value) : String(value));
+    const input = cellInput(doc, `${idPrefix}-${i}-${j}`, text, `${name}, row ${data.rowLabels[i]}, column ${data.colLabels[j]}`);
+    open = { i, j, input };
+    shown[i][j] = 'editing';
+    td.replaceChildren(input);
+    td.classList.add('aw-editing');
+    input.addEventListener('input', () => showCellError(input, checkNumber(input.value)));
+    input.addEventListener('keydown', (event) => {
+      event.stopPropagation();
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        closeCell(false);
+        td.focus();
+      } else if (event.key === 'Enter') {
+        event.preventDefault();
+        if (closeCell(true)) td.focus();
+      }
+    });
+    input.addEventListener('blur', () => { if (open?.input === input) closeCell(true); });
+    input.focus();
+    if (typed === null) input.select();
+  }
+
+  // Closes the open cell; with commit, hands its number to onEdit first.
+  // A text that is not a number, or a number onEdit refuses (it returns
+  // the reason), keeps the cell open with the message at it (false).
+  function closeCell(commit) {
+    if (!open) return true;
+    const { i, j, input } = open;
+    const value = parseNumber(input.value);
+    if (commit && !Object.is(value, data.values[i][j])) {
+      const message = checkNumber(input.value) || onEdit(i, j, value) || '';
+      if (message) {
+        showCellError(input, message);
+        return false;
+      }
+    }
+    open = null;
+    grid[i][j].classList.remove('aw-editing');
+    shown[i][j] = undefined;
+    paint();
+    return true;
+  }
+
   function paint() {
     grid.forEach((row, i) => row.forEach((td, j) => {
+      if (open && open.i === i && open.j === j) return;
       const hidden = marks.hidden ? marks.hidden(i, j) : false;
       const value = data.values[i][j];
       const className = [marks.cells?.get(`${i},${j}`), marks.rows?.get(i), marks.cols?.get(j),
-                         hidden ? 'aw-future' : '', !hidden && value === -Infinity ? 'aw-masked' : '']
+                         hidden ? 'aw-future' : '', !hidden && value === -Infinity ? 'aw-masked' : '',
+                         editable() ? 'aw-editable' : '']
         .filter(Boolean).join(' ');
       if (td.className !== className) td.className = className;
       const state = hidden ? 'hidden' : value;
@@ -204,38 +319,9 @@ export function createMatrixEditor(root, { title, name = title, onChange }) {
     inputs[i][j].select();
   }
 
-  function showError(input, message) {
-    const td = input.parentElement;
-    let bubble = td.querySelector('.aw-cell-error');
-    if (!message) {
-      input.removeAttribute('aria-invalid');
-      input.removeAttribute('aria-describedby');
-      bubble?.remove();
-      td.classList.remove('aw-invalid');
-      return;
-    }
-    if (!bubble) {
-      bubble = doc.createElement('span');
-      bubble.className = 'aw-cell-error';
-      bubble.id = `${input.id}-error`;
-      bubble.setAttribute('role', 'alert');
-      td.append(bubble);
-    }
-    bubble.textContent = message;
-    input.setAttribute('aria-invalid', 'true');
-    input.setAttribute('aria-describedby', bubble.id);
-    td.classList.add('aw-invalid');
-  }
-
-  function check(input) {
-    const text = input.value;
-    if (text.trim() === '') return 'Empty: type a number';
-    return Number.isNaN(parseNumber(text)) ? `\u201c${text.trim().slice(0, 12)}\u201d is not a number` : '';
-  }
-
   function onInput(event) {
     const input = event.target;
-    showError(input, check(input));
+    showCellError(input, checkNumber(input.value));
     const values = currentValues();
     if (values) onChange?.(values);
   }
@@ -259,16 +345,10 @@ export function createMatrixEditor(root, { title, name = title, onChange }) {
       inputs.push([]);
       row.forEach((value, j) => {
         const td = doc.createElement('td');
-        const input = doc.createElement('input');
-        input.type = 'text';
-        input.inputMode = 'decimal';
-        input.autocomplete = 'off';
-        input.spellcheck = false;
-        input.id = `${idPrefix}-${i}-${j}`;
-        input.className = 'aw-cell-input';
-        input.value = formatInput(value) === fullPrecision(value) ? formatInput(value) : String(value);
+        const input = cellInput(doc, `${idPrefix}-${i}-${j}`,
+                                formatInput(value) === fullPrecision(value) ? formatInput(value) : String(value),
+                                `${name}, row ${rowLabels[i]}, column ${colLabels[j]}`);
         input.title = fullPrecision(value);
-        input.setAttribute('aria-label', `${name}, row ${rowLabels[i]}, column ${colLabels[j]}`);
         input.addEventListener('input', onInput);
         input.addEventListener('keydown', (event) => {
           if (event.key === 'Enter') {

@@ -129,7 +129,8 @@ export function mountWidget(name, element, {
   const parts = [];
   if (name === 'walkthrough') {
     parts.push(createExportBar(bar, { engine, getInput: widget.exportInput, getErrata: widget.exportErrata }));
-    root.querySelector('.aw-head')?.after(bar);
+    // Under the step, before the errata: the first screen is the example, its overview and the player.
+    (root.querySelector('.aw-stage') ?? root.querySelector('.aw-head'))?.after(bar);
   } else {
     root.querySelector('.aw-section-title')?.after(bar);
   }

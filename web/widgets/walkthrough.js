@@ -18,6 +18,7 @@ import { tutorialName } from '../presets.js';
 import { createStepFigure } from '../ui/step-figure.js';
 import { buildModel, buildSteps, canShowBackward, cellName, describeCell, engineInput, sourcesOf, stagesOf } from './walkthrough-steps.js';
 import { mount as mountLines } from './walkthrough-lines.js';
+import { mount as mountOverview } from './walkthrough-overview.js';
 import { causeText, errataOf, errataSection, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
 import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
@@ -70,12 +71,15 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   const notes = make('p', 'aw-notes');
   const message = make('p', 'aw-message');
   message.setAttribute('role', 'status');
-  header.append(presetLabel, source, notes, message);
+  header.append(presetLabel, source, message);
   root.append(header);
 
-  // Player
+  // The whole computation at a glance, filled in as the player goes.
+  const overview = mountOverview(root, { onJump: (index) => { player.pause(); showStep(index); notify(); } });
+
+  // Player, and the example's notes under it.
   const playerSlot = make('div', 'aw-player-slot');
-  root.append(playerSlot);
+  root.append(playerSlot, notes);
 
   // The stages of the computation, X -> Q, K, V -> ... -> weights x V: where
   // the current step is, and a way to jump to any stage.
@@ -247,6 +251,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     step.enter(view);
     figure.show(step, { labelOf: (ref, part) => cellName(model, ref, part), still });
     tokenLines.show(model, steps, current);
+    overview.show(current);
     markStage();
     renderStepErrata(step);
   }
@@ -330,7 +335,9 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     if (layout !== matLayout) {
       for (const matView of Object.values(matViews)) matView.destroy();
       matViews = {};
-      for (const [name, mat] of Object.entries(model.mats)) matViews[name] = createMatrixView(matsBox, { title: mat.title, name });
+      for (const [name, mat] of Object.entries(model.mats)) {
+        matViews[name] = createMatrixView(matsBox, { title: mat.title, name, onEdit: (i, j, value) => editCell(name, i, j, value) });
+      }
       matLayout = layout;
     }
     for (const [name, mat] of Object.entries(model.mats)) {
@@ -374,6 +381,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     steps = buildSteps(model);
     errata = edited ? [] : errataOf(preset, model, steps, { vector: problem.vector });
     rebuildViews();
+    overview.update(model, steps);
     renderStages();
     player.setCount(steps.length);
     let index = keepStep ? steps.findIndex((step) => step.id === stepId) : 0;
@@ -400,6 +408,22 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     if (rebuildEditors) buildEditor();
     notify();
     return true;
+  }
+
+  /**
+   * One cell of an input matrix, edited in place in the figure: the editor
+   * panel follows. Returns the engine's reason when it refuses the value,
+   * for the cell to show.
+   */
+  function editCell(name, i, j, value) {
+    const field = name === 'input' ? 'x' : name;
+    const values = problem.fields[field].map((row) => [...row]);
+    values[i][j] = value;
+    let refused = '';
+    if (!edit({ ...problem, fields: { ...problem.fields, [field]: values } }, { report: (text) => { refused = text; } })) return refused;
+    const editor = matrixEditors[field];
+    editor?.setValues(values, ...editorLabels(field));
+    return '';
   }
 
   // ---- Editor panel ----

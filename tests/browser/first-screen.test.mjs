@@ -1,0 +1,172 @@
+// What a learner meets first: the promise, the overview of the whole
+// computation and the player within the first screen on a laptop and a
+// phone; the overview filling in as the player steps (as many score cells
+// as the engine's step list has computed) and jumping to a stage; a number
+// of Q, K or V changed where it stands in the step's figure, with a bad
+// entry marked at its cell while the grid keeps its columns; and, on a wide
+// screen, the editor beside the step.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { WEB_ROOT, startSession } from './harness.mjs';
+import { loadAttention } from '../../web/lib/attention.js';
+
+let presets;
+let engineSteps;
+
+before(async () => {
+  presets = JSON.parse(await readFile(join(WEB_ROOT, 'presets.json'), 'utf8'));
+  const engine = await loadAttention();
+  const input = presets.presets.find((preset) => preset.id === 'cat-sat-mat').input;
+  // The engine's own step list, independent of the page's reading of it.
+  engineSteps = engine.walkthrough({ kind: 'scaledDotProduct', ...input }).steps.steps.map((step) => step.id);
+});
+
+const shownStep = async (page) => Number((await page.textContent('#walkthrough .aw-counter')).split(' / ')[0]);
+
+// The score cells the overview has coloured (a fill), of its scores grid.
+const filledScores = (page) => page.locator('#walkthrough .aw-overview-grid[data-matrix="scaled"] rect[fill]').count();
+
+for (const viewport of [{ width: 1440, height: 900 }, { width: 375, height: 812 }]) {
+  test(`at ${viewport.width} × ${viewport.height} the promise, the overview and the player are on the first screen`, async () => {
+    const session = await startSession({ viewport });
+    try {
+      const page = await session.openReady('index.html');
+      for (const selector of ['.lede', '#walkthrough .aw-overview', '#walkthrough .aw-play', '#walkthrough .aw-preset']) {
+        const box = await page.locator(selector).boundingBox();
+        assert.ok(box, `${selector} is shown`);
+        assert.ok(box.y >= 0 && box.y + box.height <= viewport.height,
+                  `${selector} spans ${Math.round(box.y)}–${Math.round(box.y + box.height)} px, within the first ${viewport.height}`);
+      }
+      // Every stage of the computation is in the overview: inputs, scores, weights, output.
+      assert.deepEqual(await page.locator('#walkthrough .aw-overview-title').allTextContents(),
+                       ['Q, K, V', 'Scores, scaled', 'Weights', 'Output']);
+      session.assertQuiet();
+    } finally {
+      await session.close();
+    }
+  });
+}
+
+test('the overview fills in a score cell per score step as the player goes forward', async () => {
+  const session = await startSession();
+  try {
+    const page = await session.openReady('index.html?preset=cat-sat-mat&step=1');
+    assert.equal(await filledScores(page), 0, 'nothing is computed at step 1');
+    const forward = page.locator('#walkthrough .aw-forward');
+    for (let step = 2; step <= 11; step += 1) {
+      await forward.click();
+      assert.equal(await shownStep(page), step);
+      const expected = engineSteps.slice(0, step).filter((id) => id.startsWith('score-')).length;
+      assert.equal(await filledScores(page), expected, `step ${step} (${engineSteps[step - 1]})`);
+    }
+    // The current step's cell is outlined, and its stage lit.
+    await page.locator('#walkthrough .aw-scrubber').focus();
+    await page.keyboard.press('Home');
+    await forward.click();
+    assert.equal(await page.locator('#walkthrough .aw-overview-now').count(), 1);
+    assert.equal(await page.locator('#walkthrough .aw-overview-stage[aria-current="step"] .aw-overview-title').textContent(), 'Scores, scaled');
+    session.assertQuiet();
+  } finally {
+    await session.close();
+  }
+});
+
+test('clicking a stage of the overview goes to its first step', async () => {
+  const session = await startSession();
+  try {
+    const page = await session.openReady('index.html?preset=cat-sat-mat&step=1');
+    await page.locator('#walkthrough .aw-overview-stage', { hasText: 'Weights' }).click();
+    assert.equal(await shownStep(page), engineSteps.findIndex((id) => id.startsWith('softmax-')) + 1);
+    await page.locator('#walkthrough .aw-overview-stage', { hasText: 'Output' }).click();
+    assert.equal(await shownStep(page), engineSteps.findIndex((id) => id.startsWith('output-')) + 1);
+    // The lines appear with the weights: every query's lines by the output steps.
+    const lines = page.locator('#walkthrough .aw-overview-lines line');
+    assert.equal(await lines.count(), 9);
+    for (const opacity of await lines.evaluateAll((all) => all.map((line) => Number(line.getAttribute('stroke-opacity'))))) {
+      assert.ok(opacity > 0.2, 'every weight of cat sat mat is above 0 and drawn');
+    }
+    session.assertQuiet();
+  } finally {
+    await session.close();
+  }
+});
+
+test('a number of Q changed in the step\u2019s figure runs through the engine and the editor follows', async () => {
+  const session = await startSession();
+  try {
+    const page = await session.openReady('index.html?preset=cat-sat-mat&step=1');
+    const cell = page.locator('#walkthrough .aw-mats [data-matrix="q"] td[data-row="1"][data-col="0"]');
+    await cell.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('2');
+    await page.keyboard.press('Enter');
+    assert.equal((await cell.textContent()).trim(), '2');
+    assert.equal(await page.inputValue('#walkthrough .aw-edit .aw-editor:first-of-type tbody tr:nth-child(2) td:nth-child(2) input'), '2');
+    // s[sat, mat] = 2·0.6 + 0.9·0.2 + 0.1·0.7 + 0.4·0.3 = 1.57, on its step.
+    const scoreStep = engineSteps.indexOf('score-1-2') + 1;
+    await page.locator('#walkthrough .aw-scrubber').focus();
+    await page.keyboard.press('Home');
+    for (let step = 1; step < scoreStep; step += 1) await page.keyboard.press('ArrowRight');
+    const score = page.locator('#walkthrough .aw-mats [data-matrix="scores"] td[data-row="1"][data-col="2"]');
+    assert.equal((await score.textContent()).trim(), '1.570');
+    assert.match(page.url(), /[?&]v=/, 'the edit is in the address');
+    session.assertQuiet();
+  } finally {
+    await session.close();
+  }
+});
+
+test('a bad entry in the figure is marked at its cell and the grid keeps its columns', async () => {
+  const session = await startSession();
+  try {
+    const page = await session.openReady('index.html?preset=cat-sat-mat&step=1');
+    const grid = page.locator('#walkthrough .aw-mats [data-matrix="k"] table');
+    const columns = () => grid.locator('thead th').evaluateAll((all) => all.map((th) => Math.round(th.getBoundingClientRect().x)));
+    const before = await columns();
+    const cell = grid.locator('td[data-row="2"][data-col="3"]');
+    await cell.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('abc');
+    await page.keyboard.press('Enter');
+    const input = cell.locator('input');
+    assert.equal(await input.getAttribute('aria-invalid'), 'true');
+    assert.equal(await cell.locator('.aw-cell-error').textContent(), '\u201cabc\u201d is not a number');
+    assert.deepEqual(await columns(), before, 'the columns stay where they were');
+    // Escape gives up: the example's own number again, nothing changed.
+    await page.keyboard.press('Escape');
+    assert.equal((await cell.textContent()).trim(), '0.3');
+    assert.doesNotMatch(page.url(), /[?&]v=/);
+    // The same in the editor panel's grid of K.
+    const panel = page.locator('#walkthrough .aw-edit .aw-editor').nth(1).locator('table');
+    const panelColumns = () => panel.locator('thead th').evaluateAll((all) => all.map((th) => Math.round(th.getBoundingClientRect().x)));
+    const panelBefore = await panelColumns();
+    await panel.locator('tbody tr:nth-child(3) td:nth-child(5) input').fill('0.3x');
+    assert.equal(await panel.locator('.aw-cell-error').textContent(), '\u201c0.3x\u201d is not a number');
+    assert.deepEqual(await panelColumns(), panelBefore, 'the panel\u2019s columns stay too');
+    session.assertQuiet();
+  } finally {
+    await session.close();
+  }
+});
+
+test('at 1440 px the editor sits beside the step, at 1000 px below it', async () => {
+  for (const [width, beside] of [[1440, true], [1000, false]]) {
+    const session = await startSession({ viewport: { width, height: 900 } });
+    try {
+      const page = await session.openReady('index.html?preset=cat-sat-mat&step=1');
+      const stage = await page.locator('#walkthrough .aw-stage').boundingBox();
+      const editor = await page.locator('#walkthrough .aw-edit').boundingBox();
+      if (beside) {
+        assert.ok(editor.x >= stage.x + stage.width, `the editor (x = ${editor.x}) is right of the step (ends at ${stage.x + stage.width})`);
+        assert.ok(Math.abs(editor.y - stage.y) < 2, 'and level with it');
+      } else {
+        assert.ok(editor.y >= stage.y + stage.height, 'the editor is below the step');
+      }
+    } finally {
+      await session.close();
+    }
+  }
+});

@@ -1,0 +1,279 @@
+// The walkthrough's overview: the whole computation of the example on
+// screen in one strip (its inputs, the scores, the weights as lines and as
+// a small heatmap, the output), each cell coloured by its value from the
+// step that computes it on, the current step's stage lit and the cells it
+// produces outlined. It draws the model's numbers (walkthrough-steps.js)
+// and computes none; each stage is a button that jumps to its first step.
+//
+//   const overview = mount(element, { onJump(stepIndex) })
+//     -> { element, update(model, steps), show(current), destroy() }
+//   model, steps: buildModel and buildSteps; current: the step index
+
+import { viridis } from '../ui/heatmap.js';
+import { svgElement } from '../ui/svg.js';
+
+// The largest cell, in CSS pixels (smaller on a phone), and the height and
+// width a grid may take before its cells shrink (a 16 × 64 X stays a small
+// picture).
+const MAX_CELL = 24;
+const MAX_PHONE_CELL = 14;
+const MAX_GRID_HEIGHT = 150;
+const MAX_GRID_WIDTH = 170;
+const PHONE = '(max-width: 600px)';
+// Row labels are drawn only where a row is tall enough to read them.
+const MIN_LABELLED_ROW = 12;
+const LINES_WIDTH = 90;
+const PHONE_LINES_WIDTH = 36;
+
+const GRID_TITLES = {
+  x: 'X', wq: 'W_Q', wk: 'W_K', wv: 'W_V', q: 'Q', k: 'K', v: 'V', input: 'x',
+  scores: 'Q\u00b7K\u1d40', scaled: 'scaled', weights: 'weights', output: 'output',
+};
+
+/**
+ * The strip's stages for a model, each { id, title, grids: [[name, ...]],
+ * lines }: a grid shows the last of its names that a step has computed
+ * (the scores, then the same cells scaled).
+ */
+function stagesOf(model) {
+  const computed = (name) => Boolean(model.mats[name]) && !model.mats[name].input;
+  const inputs = Object.values(model.mats).filter((mat) => mat.input).map((mat) => [mat.name]);
+  const stages = [{ id: 'inputs', title: inputs.map(([name]) => GRID_TITLES[name]).join(', '), grids: inputs }];
+  if (computed('q')) stages.push({ id: 'qkv', title: 'Q, K, V', grids: [['q'], ['k'], ['v']] });
+  const scores = ['scores', 'scaled'].filter(computed);
+  if (scores.length > 0) {
+    const title = model.mode === 'softmax' ? 'Softmax input' : model.mats.scaled ? 'Scores, scaled' : 'Scores';
+    stages.push({ id: 'scores', title, grids: [scores] });
+  }
+  if (computed('weights')) stages.push({ id: 'weights', title: 'Weights', grids: [['weights']], lines: model.mode !== 'softmax' });
+  if (computed('output')) stages.push({ id: 'output', title: 'Output', grids: [['output']] });
+  return stages;
+}
+
+// A signed value's colour: blue below zero, orange above, its opacity the
+// size against the grid's largest (readable with the common colour-vision
+// deficiencies, on a light or a dark page).
+function signedFill(value, largest) {
+  const t = largest > 0 ? Math.min(1, Math.abs(value) / largest) : 0;
+  return { fill: value < 0 ? '#2166ac' : '#e66101', opacity: 0.12 + 0.88 * t };
+}
+
+export function mount(element, { onJump }) {
+  const doc = element.ownerDocument;
+  const make = (tag, className, text) => {
+    const node = doc.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+  const root = make('figure', 'aw-overview');
+  const strip = make('div', 'aw-overview-strip');
+  const caption = make('figcaption', 'aw-overview-caption');
+  root.append(strip, caption);
+  element.append(root);
+
+  let model = null;
+  let stages = [];
+  // "name,i,j" -> the index of the step that computes that cell.
+  let firstStep = new Map();
+  let steps = [];
+  // Every drawn cell: { rect, names, i, j, drawn } (drawn: what it shows now).
+  let cells = [];
+  let lines = [];
+  let buttons = [];
+  let builtFor = '';
+
+  // A phone turned sideways (or a window resized past a phone's width) draws again.
+  const media = doc.defaultView.matchMedia?.(PHONE);
+  const redraw = () => {
+    if (!model) return;
+    build();
+    show(shown);
+  };
+  media?.addEventListener('change', redraw);
+  let shown = 0;
+
+  function update(nextModel, nextSteps) {
+    model = nextModel;
+    steps = nextSteps;
+    firstStep = new Map();
+    steps.forEach((step, index) => {
+      for (const { field, cells: produced } of step.produces) {
+        for (const cell of produced) {
+          const key = `${field},${cell.join(',')}`;
+          if (!firstStep.has(key)) firstStep.set(key, index);
+        }
+      }
+    });
+    stages = stagesOf(model);
+    const shape = JSON.stringify([stages, model.qTokens, model.kTokens,
+      Object.values(model.mats).map((mat) => [mat.name, mat.values.length, mat.values[0].length])]);
+    if (shape !== builtFor) build();
+    builtFor = shape;
+  }
+
+  function build() {
+    strip.replaceChildren();
+    cells = [];
+    lines = [];
+    buttons = [];
+    const rows = Math.max(...stages.flatMap((stage) => stage.grids.map(([name]) => model.mats[name].values.length)));
+    const phone = doc.defaultView.matchMedia?.(PHONE).matches;
+    const cell = Math.max(3, Math.min(phone ? MAX_PHONE_CELL : MAX_CELL, Math.floor(MAX_GRID_HEIGHT / rows)));
+    stages.forEach((stage, index) => {
+      if (index > 0) strip.append(make('span', 'aw-overview-arrow', '\u2192'));
+      const button = make('button', 'aw-overview-stage');
+      button.type = 'button';
+      button.dataset.stage = stage.id;
+      button.append(make('span', 'aw-overview-title', stage.title));
+      const body = make('span', 'aw-overview-body');
+      const first = model.mats[stage.grids[0][0]];
+      if (first.rowLabels === model.qTokens && cell >= MIN_LABELLED_ROW) body.append(rowLabels(model.qTokens, cell));
+      for (const names of stage.grids) body.append(grid(names, cell));
+      if (stage.lines) {
+        body.append(weightLines(cell));
+        body.append(rowLabels(model.kTokens, cell, 'aw-overview-keys'));
+      }
+      button.append(body);
+      button.addEventListener('click', () => onJump(firstStepOf(stage)));
+      buttons.push(button);
+      strip.append(button);
+    });
+  }
+
+  function rowLabels(labels, cell, className = '') {
+    const column = make('span', `aw-overview-labels ${className}`);
+    column.setAttribute('aria-hidden', 'true');
+    for (const label of labels) {
+      const item = make('span', 'aw-overview-label', label);
+      item.style.height = `${cell}px`;
+      item.style.lineHeight = `${cell}px`;
+      column.append(item);
+    }
+    return column;
+  }
+
+  function grid(names, cell) {
+    const values = model.mats[names[0]].values;
+    const phone = doc.defaultView.matchMedia?.(PHONE).matches;
+    const width = Math.max(2, Math.min(cell, Math.floor((phone ? MAX_GRID_WIDTH / 2 : MAX_GRID_WIDTH) / values[0].length)));
+    const box = make('span', 'aw-overview-grid');
+    box.dataset.matrix = names.at(-1);
+    const svg = svgElement(doc, 'svg', {
+      width: width * values[0].length, height: cell * values.length, 'aria-hidden': 'true',
+    });
+    values.forEach((row, i) => row.forEach((_, j) => {
+      const rect = svgElement(doc, 'rect', { x: j * width + 0.5, y: i * cell + 0.5, width: width - 1, height: cell - 1, rx: 1.5 });
+      svg.append(rect);
+      cells.push({ rect, names, i, j, drawn: null });
+    }));
+    box.append(svg, make('span', 'aw-overview-name', names.map((name) => GRID_TITLES[name]).join(' \u2192 ')));
+    return box;
+  }
+
+  function weightLines(cell) {
+    const { qTokens, kTokens } = model;
+    const width = doc.defaultView.matchMedia?.(PHONE).matches ? PHONE_LINES_WIDTH : LINES_WIDTH;
+    const svg = svgElement(doc, 'svg', {
+      class: 'aw-overview-lines', width, height: cell * Math.max(qTokens.length, kTokens.length), 'aria-hidden': 'true',
+    });
+    qTokens.forEach((_, i) => kTokens.forEach((__, j) => {
+      const line = svgElement(doc, 'line', { x1: 2, y1: (i + 0.5) * cell, x2: width - 2, y2: (j + 0.5) * cell });
+      svg.append(line);
+      lines.push({ line, i, j, drawn: null });
+    }));
+    return svg;
+  }
+
+  function firstStepOf(stage) {
+    const names = new Set(stage.grids.flat());
+    const index = steps.findIndex((step) => step.produces.some(({ field }) => names.has(field)));
+    return index < 0 ? 0 : index;
+  }
+
+  const known = (name, i, j, current) => model.mats[name].input || (firstStep.get(`${name},${i},${j}`) ?? Infinity) <= current;
+
+  function show(current) {
+    if (!model) return;
+    shown = current;
+    const step = steps[current];
+    const now = new Set();
+    for (const { field, cells: produced } of step.produces) for (const c of produced) now.add(`${field},${c[0]},${c[1]}`);
+    const largest = new Map();
+    for (const item of cells) {
+      const name = item.names.findLast((candidate) => known(candidate, item.i, item.j, current));
+      const value = name === undefined ? undefined : model.mats[name].values[item.i][item.j];
+      const lit = item.names.some((candidate) => now.has(`${candidate},${item.i},${item.j}`));
+      let state = 'future';
+      let paint = null;
+      if (value === -Infinity) state = 'masked';
+      else if (value !== undefined) {
+        if (name === 'weights') paint = { fill: viridis(value), opacity: 1 };
+        else {
+          if (!largest.has(name)) largest.set(name, Math.max(...model.mats[name].values.flat().filter(Number.isFinite).map(Math.abs)));
+          paint = signedFill(value, largest.get(name));
+        }
+        state = `${paint.fill} ${paint.opacity.toFixed(3)}`;
+      }
+      const drawn = `${state}${lit ? ' lit' : ''}`;
+      if (drawn === item.drawn) continue;
+      item.drawn = drawn;
+      item.rect.setAttribute('class', ['aw-overview-cell', paint ? '' : `aw-overview-${state}`, lit ? 'aw-overview-now' : '']
+        .filter(Boolean).join(' '));
+      if (paint) {
+        item.rect.setAttribute('fill', paint.fill);
+        item.rect.setAttribute('fill-opacity', paint.opacity.toFixed(3));
+      } else {
+        item.rect.removeAttribute('fill');
+        item.rect.removeAttribute('fill-opacity');
+      }
+    }
+    const weights = model.mats.weights;
+    for (const item of lines) {
+      const weight = known('weights', item.i, item.j, current) ? weights.values[item.i][item.j] : 0;
+      const drawn = weight > 0 ? weight.toFixed(4) : '';
+      if (drawn === item.drawn) continue;
+      item.drawn = drawn;
+      item.line.setAttribute('stroke-width', String(Math.max(0.5, weight * 6)));
+      item.line.setAttribute('stroke-opacity', String(weight > 0 ? 0.2 + 0.8 * weight : 0));
+    }
+    const active = stageOf(step, current);
+    buttons.forEach((button, index) => {
+      const stage = stages[index];
+      const computed = stage.grids.flat().filter((name) => model.mats[name]);
+      const done = computed.every((name) => model.mats[name].values.every((row, i) => row.every((_, j) => known(name, i, j, current))));
+      button.classList.toggle('aw-overview-active', index === active);
+      if (index === active) button.setAttribute('aria-current', 'step');
+      else button.removeAttribute('aria-current');
+      const where = firstStepOf(stage) + 1;
+      button.setAttribute('aria-label', `${stage.title}: ${done ? 'computed' : index === active ? 'being computed' : 'not computed yet'}; go to step ${where}`);
+    });
+    caption.textContent = captionOf(active, current);
+  }
+
+  // The stage a step works in: the one holding what it produces; the inputs
+  // before anything is computed, none for the steps after (the result, the
+  // backward pass).
+  function stageOf(step, current) {
+    const fields = new Set(step.produces.map(({ field }) => field));
+    const index = stages.findIndex((stage) => stage.grids.flat().some((name) => fields.has(name)));
+    if (index >= 0) return index;
+    return current === 0 ? 0 : -1;
+  }
+
+  function captionOf(active, current) {
+    const where = `Step ${current + 1} of ${steps.length}: ${steps[current].title}`;
+    if (active === 0 && current === 0) return `${where}. Each square is one number (orange positive, blue negative); the rest fills in as the steps compute it.`;
+    return active < 0 ? `${where}.` : `${where}, outlined in ${stages[active].title}.`;
+  }
+
+  return {
+    element: root,
+    update,
+    show,
+    destroy() {
+      media?.removeEventListener('change', redraw);
+      root.remove();
+    },
+  };
+}
