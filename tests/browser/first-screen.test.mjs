@@ -142,9 +142,13 @@ test('a bad entry in the figure is marked at its cell and the grid keeps its col
     // The same in the editor panel's grid of K.
     const panel = page.locator('#walkthrough .aw-edit .aw-editor').nth(1).locator('table');
     const panelColumns = () => panel.locator('thead th').evaluateAll((all) => all.map((th) => Math.round(th.getBoundingClientRect().x)));
+    const panelInput = panel.locator('tbody tr:nth-child(3) td:nth-child(5) input');
+    await panelInput.click(); // scrolls the panel to the cell first, if it must
     const panelBefore = await panelColumns();
-    await panel.locator('tbody tr:nth-child(3) td:nth-child(5) input').fill('0.3x');
+    await page.keyboard.press('End');
+    await page.keyboard.type('x');
     assert.equal(await panel.locator('.aw-cell-error').textContent(), '\u201c0.3x\u201d is not a number');
+    assert.equal(await panelInput.getAttribute('aria-invalid'), 'true');
     assert.deepEqual(await panelColumns(), panelBefore, 'the panel\u2019s columns stay too');
     session.assertQuiet();
   } finally {
