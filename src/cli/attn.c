@@ -53,8 +53,10 @@ static const char help_text[] =
     "                       output; only on success, so a failed run\n"
     "                       leaves no FILE (nor an empty one) behind\n"
     "      --max-bytes N    the most bytes the problem may hold in its\n"
-    "                       tensors and results (default 268435456, 256 MiB);\n"
-    "                       the input may be at most 4 N bytes of JSON\n"
+    "                       tensors and results (default 268435456, 256 MiB),\n"
+    "                       and the most reading and parsing its JSON may\n"
+    "                       take: about 80 bytes a number, and the input\n"
+    "                       may be at most N bytes\n"
     "      --title TEXT     the walkthrough's title instead of its own\n"
     "                       (\"Scaled dot-product attention\"), at most 200\n"
     "                       bytes\n"
@@ -277,7 +279,10 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
  * EFBIG) when the stream holds more than `limit` bytes. */
 static char *read_stream(FILE *in, size_t *length, size_t limit)
 {
-    size_t cap = READ_CHUNK, used = 0;
+    /* Never more than limit + 2 bytes: limit + 1 read tells it is too
+     * long, and the NUL. */
+    const size_t most = limit <= SIZE_MAX - 2 ? limit + 2 : SIZE_MAX;
+    size_t cap = READ_CHUNK < most ? READ_CHUNK : most, used = 0;
     char *text = malloc(cap);
     while (text != NULL) {
         used += fread(text + used, 1, cap - used - 1, in);
@@ -291,10 +296,11 @@ static char *read_stream(FILE *in, size_t *length, size_t limit)
             *length = used;
             return text;
         }
-        char *grown = cap <= SIZE_MAX / 2 ? realloc(text, cap * 2) : NULL;
+        const size_t grown_cap = cap <= most / 2 ? cap * 2 : most;
+        char *grown = realloc(text, grown_cap);
         if (grown == NULL) break;
         text = grown;
-        cap *= 2;
+        cap = grown_cap;
     }
     free(text);
     return NULL;
@@ -313,8 +319,8 @@ static int read_input(const char *path, size_t limit, char **text,
     if (path != NULL) fclose(in);
     if (*text == NULL && read_errno == EFBIG)
         return fail(error, error_cap, EXIT_BAD_INPUT,
-                    "%s holds more than %zu bytes of JSON, 4 times the "
-                    "problem's limit (--max-bytes)",
+                    "%s holds more than %zu bytes of JSON, the limit "
+                    "(--max-bytes)",
                     path != NULL ? path : "standard input", limit);
     if (*text == NULL)
         return fail(error, error_cap, read_errno == ENOMEM ? EXIT_INTERNAL
@@ -325,13 +331,6 @@ static int read_input(const char *path, size_t limit, char **text,
     return 0;
 }
 
-static int parse_json(cJSON **root, const char *text, size_t length,
-                      char *error, size_t error_cap)
-{
-    return attn_json_parse(root, text, length, error, error_cap) == ATTN_OK
-               ? 0 : EXIT_BAD_INPUT;
-}
-
 /* ---- Running and output ---- */
 
 /* ATTN_ERR_TOO_LARGE is the input's fault: 2, as for any bad problem. */
@@ -340,18 +339,38 @@ static int exit_status_for(int status)
     return status == ATTN_ERR_NOMEM ? EXIT_INTERNAL : EXIT_BAD_INPUT;
 }
 
-/* The formatted result into a new buffer (*output, *length). */
-static int run_problem(const cJSON *root, const cli_args *args,
+/* The input's problem: read, parsed and built within args->max_bytes
+ * (the text and its JSON tree count against it too), both freed before the
+ * problem runs. */
+static int read_problem(attn_problem **problem, const cli_args *args,
+                        char *error, size_t error_cap)
+{
+    char *text = NULL;
+    size_t length = 0;
+    const int exit_status = read_input(args->path, args->max_bytes, &text,
+                                       &length, error, error_cap);
+    if (exit_status != 0) return exit_status;
+    cJSON *root;
+    int status = attn_json_parse_limited(&root, text, length,
+                                         args->max_bytes, error, error_cap);
+    free(text);
+    if (status == ATTN_OK) {
+        status = attn_problem_from_json_limited(
+            problem, root, NULL, args->max_bytes, error, error_cap);
+        cJSON_Delete(root);
+    }
+    return status == ATTN_OK ? 0 : exit_status_for(status);
+}
+
+/* The formatted result into a new buffer (*output, *length); destroys
+ * problem. */
+static int run_problem(attn_problem *problem, const cli_args *args,
                        char **output, size_t *length, char *error,
                        size_t error_cap)
 {
     const int format = args->format;
-    attn_problem *problem;
-    int status = attn_problem_from_json_limited(
-        &problem, root, NULL, args->max_bytes, error, error_cap);
-    if (status != ATTN_OK) return exit_status_for(status);
-    status = attn_problem_set_document(problem, args->title,
-                                       args->heading_level);
+    int status = attn_problem_set_document(problem, args->title,
+                                           args->heading_level);
     if (status == ATTN_OK) status = attn_problem_run(problem);
     if (status == ATTN_OK)
         status = attn_problem_format(problem, format, NULL, 0, length);
@@ -484,21 +503,13 @@ static int write_output(const char *path, const char *output, size_t length,
 /* Input to output; 0, or an exit status with the message in error. */
 static int run_cli(const cli_args *args, char *error, size_t error_cap)
 {
-    char *text;
-    size_t length;
-    const size_t limit = args->max_bytes <= SIZE_MAX / 4
-                             ? args->max_bytes * 4 : SIZE_MAX - 1;
-    int exit_status = read_input(args->path, limit, &text, &length, error,
-                                 error_cap);
-    if (exit_status != 0) return exit_status;
-    cJSON *root = NULL;
-    exit_status = parse_json(&root, text, length, error, error_cap);
-    free(text);
+    attn_problem *problem;
+    int exit_status = read_problem(&problem, args, error, error_cap);
     if (exit_status != 0) return exit_status;
     char *output;
-    exit_status = run_problem(root, args, &output,
-                              &length, error, error_cap);
-    cJSON_Delete(root);
+    size_t length;
+    exit_status = run_problem(problem, args, &output, &length, error,
+                              error_cap);
     if (exit_status != 0) return exit_status;
     exit_status = write_output(args->output, output, length, error,
                                error_cap);

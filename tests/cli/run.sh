@@ -236,14 +236,20 @@ expect_error "deep nesting says how deep, not where cJSON gave up" \
 
 # ---- Sizes ----
 
+# 64 queries, keys and values of one number each: 986 bytes of JSON, a
+# parse tree of under 50,000 bytes, and weights of 64 x 64 that are not.
+rows="[$(seq -s, 64 | sed 's/[0-9][0-9]*/[&]/g')]"
 expect_error "a problem above --max-bytes fails before its results are allocated" \
-    'attn: softmax: its results and scratch space would make the problem hold 104 bytes, more than its limit of 100 bytes; use smaller inputs or raise the limit (maxBytes in the JS API, --max-bytes in build/attn)' \
-    '{"kind": "softmax", "x": [1, 2, 3, 4]}' --max-bytes 100
-expect_error "a field above --max-bytes is refused" \
-    'attn: x: a vector of 4 would make the problem hold 32 bytes, more than its limit of 16 bytes; use smaller inputs or raise the limit (maxBytes in the JS API, --max-bytes in build/attn)' \
-    '{"kind": "softmax", "x": [1, 2, 3, 4]}' --max-bytes=16
-expect_error "input longer than 4 times --max-bytes is refused unread" \
-    'attn: standard input holds more than 40 bytes of JSON, 4 times the problem'"'"'s limit (--max-bytes)' \
+    'attn: scaledDotProduct: its results and scratch space would make the problem hold 67072 bytes, more than its limit of 50000 bytes; use smaller inputs or raise the limit (maxBytes in the JS API, --max-bytes in build/attn)' \
+    "{\"kind\": \"scaledDotProduct\", \"q\": $rows, \"k\": $rows, \"v\": $rows}" --max-bytes 50000
+# 2 x 32 bytes of text, 2 x 2 containers + 4 commas + 1 = 9 nodes of 80
+# bytes, and 3 strings ("kind", "softmax", "x": 12 bytes) of 1 + 32 more
+# each: 64 + 720 + 12 + 99 = 895.
+expect_error "JSON whose parse would pass --max-bytes is refused before it is parsed" \
+    "attn: the input's JSON (32 bytes) would take about 895 bytes to read and parse, more than the limit of 100 bytes; use a smaller input or raise the limit (--max-bytes)" \
+    '{"kind":"softmax","x":[1,2,3,4]}' --max-bytes 100
+expect_error "input longer than --max-bytes is refused unread" \
+    'attn: standard input holds more than 10 bytes of JSON, the limit (--max-bytes)' \
     '{"kind": "softmax", "x": [1, 2, 3, 4, 5, 6, 7, 8]}' --max-bytes 10
 expect_error "--max-bytes must be a whole number" \
     'attn: --max-bytes: expected a whole number of bytes from 1 to 18446744073709551615, got "1e6"' \
