@@ -229,6 +229,13 @@ expect_error "a string first in a tensor is reported at its index as a string" \
 expect_error "a number among labels is reported at its index as a number" \
     'attn: tokens[1]: expected a string, got a number' \
     "{\"kind\": \"scaledDotProduct\", \"q\": [[1, 0], [0, 1], [1, 1]], $sdpa_ok, \"tokens\": [\"a\", 2, \"c\"]}"
+expect_error "labels that are not UTF-8 are refused, naming the label and the byte" \
+    'attn: tokens[1]: must be valid UTF-8 (byte 1 is 0xff)' \
+    "{\"kind\": \"scaledDotProduct\", \"q\": [[1, 0], [0, 1], [1, 1]], $sdpa_ok, \"tokens\": [\"a\", \"$(printf '\377\376')\", \"c\"]}" \
+    --format steps
+expect_error "a title that is not UTF-8 is refused" \
+    'attn: title: must be valid UTF-8 (byte 3 is 0xe2)' \
+    '{"kind": "softmax", "x": [1, 2]}' --title "ok$(printf '\342\202')" --format markdown
 deep=$(printf '%0.s[' $(seq 70))$(printf '%0.s]' $(seq 70))
 expect_error "deep nesting says how deep, not where cJSON gave up" \
     'attn: invalid input at line 1, column 65: nested deeper than 64 levels (a problem needs at most 4)' \
