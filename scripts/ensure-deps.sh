@@ -28,6 +28,8 @@ missing_packages() {
     has_command pdflatex || echo texlive-latex-base
     has_command pdftotext || echo poppler-utils
     has_command cmake || echo cmake
+    # Peak memory of build/attn (tests/cli/parse-memory.test.mjs).
+    [ -x /usr/bin/time ] || echo time
     # libFuzzer (make fuzz, and the short fuzz runs of make test): Debian's
     # clang 14 and its runtime libraries.
     has_command clang-14 || echo clang-14

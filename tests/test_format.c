@@ -438,6 +438,11 @@ static void test_a_document_title_or_level_out_of_range_is_refused(
     assert_string_equal(attn_problem_error(problem),
                         "title: must not hold control characters "
                         "(byte 2 is 0x1b)");
+    assert_int_equal(attn_problem_set_document(problem, "Caf\xc3\xa9 \xc0\xaf",
+                                               1),
+                     ATTN_ERR_INPUT);
+    assert_string_equal(attn_problem_error(problem),
+                        "title: must be valid UTF-8 (byte 7 is 0xc0)");
     char long_title[ATTN_TITLE_MAX + 2];
     memset(long_title, 'x', sizeof long_title - 1);
     long_title[sizeof long_title - 1] = '\0';

@@ -779,6 +779,33 @@ static void test_error_tokens_must_match_the_axes(void **state)
     attn_problem_destroy(problem);
 }
 
+static void test_error_strings_must_be_valid_utf8(void **state)
+{
+    (void)state;
+    attn_problem *problem = tutorial_000();
+    const char *const labels[] = {"cat", "\xff\xfe", "mat"};
+    assert_error(problem, attn_problem_set_strings(problem, "tokens", 3,
+                                                   labels),
+                 ATTN_ERR_INPUT,
+                 "tokens[1]: must be valid UTF-8 (byte 1 is 0xff)");
+    const char *const cut[] = {"caf\xc3\xa9", "s\xc3\xa9t", "m\xe2\x82"};
+    assert_error(problem, attn_problem_set_strings(problem, "queryTokens", 3,
+                                                   cut),
+                 ATTN_ERR_INPUT,
+                 "queryTokens[2]: must be valid UTF-8 (byte 2 is 0xe2)");
+    assert_error(problem, attn_problem_set_string(problem, "mask",
+                                                  "caus\xed\xa0\x80l"),
+                 ATTN_ERR_INPUT,
+                 "mask: must be valid UTF-8 (byte 5 is 0xed)");
+    /* A refused list leaves no labels: the run is unlabelled and fine. */
+    problem_run_ok(problem);
+    const char *const fine[] = {"caf\xc3\xa9", "\xe2\x82\xac", "\xf0\x9d\x84\x9e"};
+    assert_int_equal(attn_problem_set_strings(problem, "tokens", 3, fine),
+                     ATTN_OK);
+    problem_run_ok(problem);
+    attn_problem_destroy(problem);
+}
+
 static void test_error_tensor_shapes_and_values_at_set_time(void **state)
 {
     (void)state;
@@ -915,6 +942,7 @@ int main(void)
         cmocka_unit_test(test_error_options_out_of_range),
         cmocka_unit_test(test_error_key_length_per_batch_item),
         cmocka_unit_test(test_error_tokens_must_match_the_axes),
+        cmocka_unit_test(test_error_strings_must_be_valid_utf8),
         cmocka_unit_test(test_error_tensor_shapes_and_values_at_set_time),
         cmocka_unit_test(test_error_scores_path),
         cmocka_unit_test(test_error_luong_methods),

@@ -2,8 +2,10 @@
  * fields, the exact one-line messages for misshapen input (the JS API
  * gives the same words), errors of the problem layer passed through, and
  * allocation failures. */
+#include <malloc.h> /* malloc_usable_size: what a block really takes */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <setjmp.h>
@@ -416,6 +418,129 @@ static void test_from_json_limited_applies_the_limit_before_any_field(
     cJSON_Delete(root);
 }
 
+/* What cJSON's tree takes, measured: the most bytes the blocks cJSON
+ * allocates while the hooks are in hold at once, as malloc keeps them (a
+ * block's usable size and its size word). cJSON also allocates and frees
+ * a copy of each number as it reads it. */
+static size_t live_bytes, peak_bytes;
+
+static size_t kept(void *block)
+{
+    return malloc_usable_size(block) + sizeof(size_t);
+}
+
+static void *counting_malloc(size_t bytes)
+{
+    void *block = malloc(bytes);
+    if (block != NULL) {
+        live_bytes += kept(block);
+        if (live_bytes > peak_bytes) peak_bytes = live_bytes;
+    }
+    return block;
+}
+
+static void counting_free(void *block)
+{
+    if (block != NULL) live_bytes -= kept(block);
+    free(block);
+}
+
+static cJSON_Hooks counting_hooks = {counting_malloc, counting_free};
+
+/* The bytes attn_json_parse_limited says reading and parsing text takes
+ * (from its message at a limit of 1 byte), after checking that the tree
+ * cJSON builds takes no more than that count leaves for it, and that the
+ * limit is exact: the count itself passes, one byte less does not. */
+static size_t parse_bytes_checked(const char *text)
+{
+    const size_t length = strlen(text);
+    cJSON *root;
+    char error[ERROR_CAP];
+    assert_int_equal(attn_json_parse_limited(&root, text, length, 1, error,
+                                             sizeof error),
+                     ATTN_ERR_TOO_LARGE);
+    assert_null(root);
+    size_t in_message, bytes;
+    assert_int_equal(sscanf(error, "the input's JSON (%zu bytes) would take "
+                                   "about %zu bytes", &in_message, &bytes), 2);
+    assert_int_equal(in_message, length);
+    char expected[ERROR_CAP];
+    snprintf(expected, sizeof expected,
+             "the input's JSON (%zu bytes) would take about %zu bytes to "
+             "read and parse, more than the limit of 1 bytes; use a smaller "
+             "input or raise the limit (--max-bytes)", length, bytes);
+    assert_string_equal(error, expected);
+
+    assert_int_equal(attn_json_parse_limited(&root, text, length, bytes - 1,
+                                             error, sizeof error),
+                     ATTN_ERR_TOO_LARGE);
+    live_bytes = peak_bytes = 0;
+    cJSON_InitHooks(&counting_hooks);
+    const int status = attn_json_parse_limited(&root, text, length, bytes,
+                                               error, sizeof error);
+    cJSON_Delete(root);
+    cJSON_InitHooks(NULL);
+    assert_int_equal(status, ATTN_OK);
+    assert_int_equal(live_bytes, 0);
+    /* The text as read and the parser's copy take 2 × length. */
+    assert_true(peak_bytes > 0);
+    assert_true(peak_bytes <= bytes - 2 * length);
+    return bytes;
+}
+
+static void test_the_parse_limit_counts_the_text_and_the_tree_exactly(
+    void **state)
+{
+    (void)state;
+    /* A node of sizeof(cJSON) bytes and malloc's header for each of
+     * 2 × 1 container + 2 commas + 1 values; the text twice. */
+    const size_t node = sizeof(cJSON) + 2 * sizeof(void *);
+    assert_int_equal(parse_bytes_checked("[1,2,3]"), 2 * 7 + 5 * node);
+    /* Two strings (2 and 4 bytes between their quotes), each with a NUL
+     * and two headers: 2 × 13 + 3 nodes + 6 + 2 × (1 + 4 pointers). */
+    assert_int_equal(parse_bytes_checked("{\"ab\":\"c\\\"d\"}"),
+                     2 * 13 + 3 * node + 6 + 2 * (1 + 4 * sizeof(void *)));
+    /* Many strings of one letter, each a block of malloc's smallest. */
+    char labels[4096] = "{\"kind\": \"softmax\", \"x\": [1], \"tokens\": [";
+    for (int i = 0; i < 500; i++)
+        strcat(labels, i == 0 ? "\"a\"" : ", \"b\"");
+    strcat(labels, "]}");
+    parse_bytes_checked(labels);
+    parse_bytes_checked(
+        "{\"kind\": \"scaledDotProduct\", " T000_FIELDS ", \"mask\": "
+        "\"causal\", \"tokens\": [\"the\", \"cat\", \"sat\"]}");
+}
+
+static void test_the_parse_limit_refuses_before_cjson_allocates(void **state)
+{
+    (void)state;
+    /* 200,000 values: the count is far past the limit, so cJSON never
+     * runs and the hooks see nothing. */
+    enum { VALUES = 200000 };
+    char *text = malloc(2 * VALUES + 2);
+    assert_non_null(text);
+    text[0] = '[';
+    for (int i = 0; i < VALUES; i++) {
+        text[1 + 2 * i] = '1';
+        text[2 + 2 * i] = i + 1 < VALUES ? ',' : ']';
+    }
+    text[2 * VALUES + 1] = '\0';
+    live_bytes = peak_bytes = 0;
+    cJSON_InitHooks(&counting_hooks);
+    cJSON *root;
+    char error[ERROR_CAP];
+    const int status = attn_json_parse_limited(
+        &root, text, strlen(text), 1000000, error, sizeof error);
+    cJSON_InitHooks(NULL);
+    free(text);
+    assert_int_equal(status, ATTN_ERR_TOO_LARGE);
+    assert_int_equal(peak_bytes, 0);
+    /* 0 is the default limit, which attn_json_parse applies. */
+    assert_int_equal(attn_json_parse_limited(&root, "[1]", 3, 0, error,
+                                             sizeof error), ATTN_OK);
+    cJSON_Delete(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +563,9 @@ int main(void)
             test_mixed_arrays_are_reported_by_the_field_they_are_for),
         cmocka_unit_test(
             test_from_json_limited_applies_the_limit_before_any_field),
+        cmocka_unit_test(
+            test_the_parse_limit_counts_the_text_and_the_tree_exactly),
+        cmocka_unit_test(test_the_parse_limit_refuses_before_cjson_allocates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* The text buffer the walkthroughs and JSON are written into: appending
- * integers without printf gives what printf gives, truncating as it does. */
+ * integers without printf gives what printf gives, truncating as it does;
+ * and the UTF-8 check every string a problem takes goes through. */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -40,11 +41,52 @@ static void test_an_integer_past_the_end_is_cut_but_still_counted(void **state)
     assert_int_equal(text.length, 7);
 }
 
+/* Each text and the offset of the first byte that starts no valid
+ * character (its length when all are valid), from RFC 3629's table of
+ * well-formed sequences. */
+static void test_utf8_check_finds_the_first_bad_sequence(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        size_t bad;
+    } cases[] = {
+        {"", 0},
+        {"cat", 3},
+        {"caf\xc3\xa9", 5},                /* é, U+00E9 */
+        {"\xe2\x82\xac 5", 5},             /* €, U+20AC */
+        {"\xf0\x9d\x84\x9e", 4},          /* 𝄞, U+1D11E */
+        {"\xef\xbf\xbf\xf4\x8f\xbf\xbf", 7}, /* U+FFFF and U+10FFFF */
+        {"\xed\x9f\xbf", 3},              /* U+D7FF, the last before the surrogates */
+        {"\xff\xfe", 0},                   /* bytes no character starts with */
+        {"ab\x80", 2},                      /* a continuation byte alone */
+        {"\xc0\xaf", 0},                   /* '/' overlong in 2 bytes */
+        {"\xc1\xbf", 0},                   /* U+007F overlong */
+        {"\xe0\x80\xaf", 0},               /* '/' overlong in 3 bytes */
+        {"\xf0\x8f\xbf\xbf", 0},          /* U+FFFF overlong in 4 bytes */
+        {"x\xed\xa0\x80", 1},              /* U+D800, a surrogate */
+        {"x\xed\xbf\xbf", 1},              /* U+DFFF */
+        {"\xf4\x90\x80\x80", 0},          /* U+110000, past the last */
+        {"\xf5\x80\x80\x80", 0},
+        {"ok\xe2\x82", 2},                  /* € cut short at the end */
+        {"\xe2\x28\xa1", 0},               /* ( where a continuation goes */
+        {"\xc3\xa9\xc3", 2},               /* é then a lead byte alone */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const size_t got =
+            attn__utf8_check(cases[i].text, strlen(cases[i].text));
+        if (got != cases[i].bad)
+            fail_msg("case %zu: bad byte at %zu, expected %zu", i, got,
+                     cases[i].bad);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_appended_integers_read_as_printf_writes_them),
         cmocka_unit_test(test_an_integer_past_the_end_is_cut_but_still_counted),
+        cmocka_unit_test(test_utf8_check_finds_the_first_bad_sequence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,17 +1,24 @@
 /* attn.c: the command line. Reads one problem as JSON (a file or standard
  * input), runs it and prints the result as JSON, a text walkthrough,
  * Markdown or LaTeX. Every failure is one line on standard error. */
+/* POSIX: open, fchmod, lstat and fdopen for -o FILE. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "attention.h"
 #include "problem_json.h"
 #include "train_cli.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #define ATTN_CLI_VERSION "0.1.0"
 #define USAGE                                                              \
@@ -22,7 +29,9 @@ enum {
     EXIT_BAD_INPUT = 2, /* a bad option, an unreadable file or bad input */
     EXIT_INTERNAL = 1,  /* out of memory, or the result could not be written */
     ERROR_CAP = 1024,
-    READ_CHUNK = 64 * 1024
+    READ_CHUNK = 64 * 1024,
+    PARTIAL_SUFFIX = sizeof ".partial-" + 8, /* -o's temporary name */
+    NAME_ATTEMPTS = 100 /* names tried for it while they are taken */
 };
 
 static const char help_text[] =
@@ -44,8 +53,10 @@ static const char help_text[] =
     "                       output; only on success, so a failed run\n"
     "                       leaves no FILE (nor an empty one) behind\n"
     "      --max-bytes N    the most bytes the problem may hold in its\n"
-    "                       tensors and results (default 268435456, 256 MiB);\n"
-    "                       the input may be at most 4 N bytes of JSON\n"
+    "                       tensors and results (default 268435456, 256 MiB),\n"
+    "                       and the most reading and parsing its JSON may\n"
+    "                       take: about 80 bytes a number, and the input\n"
+    "                       may be at most N bytes\n"
     "      --title TEXT     the walkthrough's title instead of its own\n"
     "                       (\"Scaled dot-product attention\"), at most 200\n"
     "                       bytes\n"
@@ -268,7 +279,10 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
  * EFBIG) when the stream holds more than `limit` bytes. */
 static char *read_stream(FILE *in, size_t *length, size_t limit)
 {
-    size_t cap = READ_CHUNK, used = 0;
+    /* Never more than limit + 2 bytes: limit + 1 read tells it is too
+     * long, and the NUL. */
+    const size_t most = limit <= SIZE_MAX - 2 ? limit + 2 : SIZE_MAX;
+    size_t cap = READ_CHUNK < most ? READ_CHUNK : most, used = 0;
     char *text = malloc(cap);
     while (text != NULL) {
         used += fread(text + used, 1, cap - used - 1, in);
@@ -282,10 +296,11 @@ static char *read_stream(FILE *in, size_t *length, size_t limit)
             *length = used;
             return text;
         }
-        char *grown = cap <= SIZE_MAX / 2 ? realloc(text, cap * 2) : NULL;
+        const size_t grown_cap = cap <= most / 2 ? cap * 2 : most;
+        char *grown = realloc(text, grown_cap);
         if (grown == NULL) break;
         text = grown;
-        cap *= 2;
+        cap = grown_cap;
     }
     free(text);
     return NULL;
@@ -304,8 +319,8 @@ static int read_input(const char *path, size_t limit, char **text,
     if (path != NULL) fclose(in);
     if (*text == NULL && read_errno == EFBIG)
         return fail(error, error_cap, EXIT_BAD_INPUT,
-                    "%s holds more than %zu bytes of JSON, 4 times the "
-                    "problem's limit (--max-bytes)",
+                    "%s holds more than %zu bytes of JSON, the limit "
+                    "(--max-bytes)",
                     path != NULL ? path : "standard input", limit);
     if (*text == NULL)
         return fail(error, error_cap, read_errno == ENOMEM ? EXIT_INTERNAL
@@ -316,13 +331,6 @@ static int read_input(const char *path, size_t limit, char **text,
     return 0;
 }
 
-static int parse_json(cJSON **root, const char *text, size_t length,
-                      char *error, size_t error_cap)
-{
-    return attn_json_parse(root, text, length, error, error_cap) == ATTN_OK
-               ? 0 : EXIT_BAD_INPUT;
-}
-
 /* ---- Running and output ---- */
 
 /* ATTN_ERR_TOO_LARGE is the input's fault: 2, as for any bad problem. */
@@ -331,18 +339,38 @@ static int exit_status_for(int status)
     return status == ATTN_ERR_NOMEM ? EXIT_INTERNAL : EXIT_BAD_INPUT;
 }
 
-/* The formatted result into a new buffer (*output, *length). */
-static int run_problem(const cJSON *root, const cli_args *args,
+/* The input's problem: read, parsed and built within args->max_bytes
+ * (the text and its JSON tree count against it too), both freed before the
+ * problem runs. */
+static int read_problem(attn_problem **problem, const cli_args *args,
+                        char *error, size_t error_cap)
+{
+    char *text = NULL;
+    size_t length = 0;
+    const int exit_status = read_input(args->path, args->max_bytes, &text,
+                                       &length, error, error_cap);
+    if (exit_status != 0) return exit_status;
+    cJSON *root;
+    int status = attn_json_parse_limited(&root, text, length,
+                                         args->max_bytes, error, error_cap);
+    free(text);
+    if (status == ATTN_OK) {
+        status = attn_problem_from_json_limited(
+            problem, root, NULL, args->max_bytes, error, error_cap);
+        cJSON_Delete(root);
+    }
+    return status == ATTN_OK ? 0 : exit_status_for(status);
+}
+
+/* The formatted result into a new buffer (*output, *length); destroys
+ * problem. */
+static int run_problem(attn_problem *problem, const cli_args *args,
                        char **output, size_t *length, char *error,
                        size_t error_cap)
 {
     const int format = args->format;
-    attn_problem *problem;
-    int status = attn_problem_from_json_limited(
-        &problem, root, NULL, args->max_bytes, error, error_cap);
-    if (status != ATTN_OK) return exit_status_for(status);
-    status = attn_problem_set_document(problem, args->title,
-                                       args->heading_level);
+    int status = attn_problem_set_document(problem, args->title,
+                                           args->heading_level);
     if (status == ATTN_OK) status = attn_problem_run(problem);
     if (status == ATTN_OK)
         status = attn_problem_format(problem, format, NULL, 0, length);
@@ -371,8 +399,58 @@ static int put_result(FILE *out, const char *output, size_t length)
     return fflush(out);
 }
 
-/* To standard output, or to `path` through a file beside it that is renamed
- * over it once complete: an error never leaves a partial or empty file. */
+/* A number for a temporary file's name: from the system's random source
+ * when it opens, else from the time and the process id. Names need not be
+ * secret (create_beside never opens one that exists), only unlikely to be
+ * taken. */
+static uint64_t name_seed(void)
+{
+    uint64_t seed = 0;
+    const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &seed, sizeof seed) != (ssize_t)sizeof seed) seed = 0;
+        close(fd);
+    }
+    if (seed == 0)
+        seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15u ^ (uint64_t)getpid();
+    return seed;
+}
+
+/* Creates and opens for writing a new file named `path` + ".partial-"
+ * + 8 letters or digits, in name (path_length + PARTIAL_SUFFIX bytes):
+ * exclusively (O_EXCL: a file or link already there, even a dangling one,
+ * makes the attempt fail instead of being opened or followed), trying
+ * other names while one is taken. A descriptor, or -1 with errno set. */
+static int create_beside(char *name, const char *path, size_t path_length,
+                         mode_t mode)
+{
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    uint64_t state = name_seed();
+    memcpy(name, path, path_length);
+    memcpy(name + path_length, ".partial-", sizeof ".partial-" - 1);
+    char *suffix = name + path_length + sizeof ".partial-" - 1;
+    for (int attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
+        /* splitmix64: a new, well-mixed number from each step of state. */
+        uint64_t bits = (state += 0x9E3779B97F4A7C15u);
+        bits = (bits ^ (bits >> 30)) * 0xBF58476D1CE4E5B9u;
+        bits = (bits ^ (bits >> 27)) * 0x94D049BB133111EBu;
+        bits ^= bits >> 31;
+        for (int i = 0; i < 8; i++, bits /= 36)
+            suffix[i] = letters[bits % 36];
+        suffix[8] = '\0';
+        const int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+                                      O_CLOEXEC, mode);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1; /* errno is EEXIST */
+}
+
+/* To standard output, or to `path` through a new file beside it that is
+ * renamed over it once complete: an error never leaves a partial or empty
+ * file, and FILE is as it was. The result is never written through a link:
+ * the new file is created exclusively, and rename replaces a link at
+ * `path` rather than its target. An existing regular FILE keeps its
+ * permissions; a new one gets 0666 less the umask. */
 static int write_output(const char *path, const char *output, size_t length,
                         char *error, size_t error_cap)
 {
@@ -382,29 +460,40 @@ static int write_output(const char *path, const char *output, size_t length,
                         "cannot write the result: %s", strerror(errno));
         return 0;
     }
+    struct stat existing;
+    const int keep_mode = lstat(path, &existing) == 0 &&
+                          S_ISREG(existing.st_mode);
     const size_t path_length = strlen(path);
-    char *partial = malloc(path_length + sizeof ".partial");
+    char *partial = malloc(path_length + PARTIAL_SUFFIX);
     if (partial == NULL)
         return fail(error, error_cap, EXIT_INTERNAL, "out of memory");
-    memcpy(partial, path, path_length);
-    memcpy(partial + path_length, ".partial", sizeof ".partial");
-    FILE *out = fopen(partial, "wb");
+    /* Owner-only until the permissions are FILE's: the result is never
+     * readable by more people than FILE is. */
+    const int fd = create_beside(partial, path, path_length,
+                                 keep_mode ? 0600 : 0666);
+    FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
     int exit_status = 0;
     if (out == NULL) {
         exit_status = fail(error, error_cap, EXIT_BAD_INPUT,
                            "cannot write %s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(partial);
+        }
     } else {
-        const int failed = put_result(out, output, length) != 0;
+        int failed = put_result(out, output, length) != 0;
+        if (!failed && keep_mode)
+            failed = fchmod(fd, existing.st_mode & 07777) != 0;
         const int saved_errno = errno;
         if (fclose(out) != 0 || failed) {
             exit_status = fail(error, error_cap, EXIT_INTERNAL,
                                "cannot write %s: %s", path,
                                strerror(failed ? saved_errno : errno));
-            remove(partial);
+            unlink(partial);
         } else if (rename(partial, path) != 0) {
             exit_status = fail(error, error_cap, EXIT_BAD_INPUT,
                                "cannot write %s: %s", path, strerror(errno));
-            remove(partial);
+            unlink(partial);
         }
     }
     free(partial);
@@ -414,21 +503,13 @@ static int write_output(const char *path, const char *output, size_t length,
 /* Input to output; 0, or an exit status with the message in error. */
 static int run_cli(const cli_args *args, char *error, size_t error_cap)
 {
-    char *text;
-    size_t length;
-    const size_t limit = args->max_bytes <= SIZE_MAX / 4
-                             ? args->max_bytes * 4 : SIZE_MAX - 1;
-    int exit_status = read_input(args->path, limit, &text, &length, error,
-                                 error_cap);
-    if (exit_status != 0) return exit_status;
-    cJSON *root = NULL;
-    exit_status = parse_json(&root, text, length, error, error_cap);
-    free(text);
+    attn_problem *problem;
+    int exit_status = read_problem(&problem, args, error, error_cap);
     if (exit_status != 0) return exit_status;
     char *output;
-    exit_status = run_problem(root, args, &output,
-                              &length, error, error_cap);
-    cJSON_Delete(root);
+    size_t length;
+    exit_status = run_problem(problem, args, &output, &length, error,
+                              error_cap);
     if (exit_status != 0) return exit_status;
     exit_status = write_output(args->output, output, length, error,
                                error_cap);

@@ -123,20 +123,33 @@ static int parse_cjson(cJSON **root, const char *text, size_t length,
                 column, (int)(end + after - from), from);
 }
 
+/* What the text holds, counted by scan_json: enough to bound the bytes
+ * cJSON's tree of it takes before cJSON builds it. */
+typedef struct json_counts {
+    size_t containers; /* arrays and objects */
+    size_t commas;     /* outside strings */
+    size_t strings;    /* keys and values */
+    size_t string_bytes; /* their text between the quotes */
+} json_counts;
+
 /* What cJSON accepts but a problem must not hold, found in one pass over
  * the text before cJSON sees it: nesting deeper than ATTN_JSON_MAX_DEPTH
  * (cJSON's own limit, 1000, reports an unhelpful column) and the escape
  * \u0000 in a string (cJSON would cut the string there, so that
- * "softmax\u0000junk" read as "softmax"). */
-static int scan_json(const char *text, size_t length, char *error,
-                     size_t error_cap)
+ * "softmax\u0000junk" read as "softmax"). The same pass counts what the
+ * tree will hold (*counts). */
+static int scan_json(json_counts *counts, const char *text, size_t length,
+                     char *error, size_t error_cap)
 {
+    memset(counts, 0, sizeof *counts);
     int depth = 0, in_string = 0, line, column;
+    size_t string_start = 0;
     for (size_t i = 0; i < length; i++) {
         const char c = text[i];
         if (in_string) {
             if (c == '"') {
                 in_string = 0;
+                counts->string_bytes += i - string_start;
             } else if (c == '\\' && i + 1 < length) {
                 if (text[i + 1] == 'u' && i + 5 < length &&
                     strncmp(text + i + 2, "0000", 4) == 0) {
@@ -151,7 +164,12 @@ static int scan_json(const char *text, size_t length, char *error,
             }
         } else if (c == '"') {
             in_string = 1;
+            string_start = i + 1;
+            counts->strings++;
+        } else if (c == ',') {
+            counts->commas++;
         } else if (c == '[' || c == '{') {
+            counts->containers++;
             if (++depth > ATTN_JSON_MAX_DEPTH) {
                 line_and_column(text, text + i, &line, &column);
                 return fail(error, error_cap, ATTN_ERR_INPUT,
@@ -165,6 +183,37 @@ static int scan_json(const char *text, size_t length, char *error,
         }
     }
     return ATTN_OK;
+}
+
+static size_t add_bytes(size_t a, size_t b)
+{
+    return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+static size_t times_bytes(size_t count, size_t each)
+{
+    return count > SIZE_MAX / each ? SIZE_MAX : count * each;
+}
+
+/* About how many bytes reading and parsing `length` bytes of JSON that
+ * holds `counts` takes, at most (SIZE_MAX past it): the text, the
+ * terminated copy attn_json_parse_limited makes and cJSON's tree. */
+static size_t parse_bytes(const json_counts *counts, size_t length)
+{
+    /* A block as malloc keeps it: the bytes asked for and its header. */
+    const size_t header = 2 * sizeof(void *);
+    /* A node per value: each array or object, each of its members (one
+     * more than its commas, at most) and the root. */
+    const size_t nodes =
+        add_bytes(add_bytes(times_bytes(counts->containers, 2),
+                            counts->commas), 1);
+    size_t bytes = times_bytes(length, 2); /* the text and the copy */
+    bytes = add_bytes(bytes, times_bytes(nodes, sizeof(cJSON) + header));
+    /* Escapes only shorten a string; each gets a NUL, and malloc's header
+     * and rounding up take at most two headers more (a string of one
+     * letter takes 32 bytes in glibc's malloc on 64 bits). */
+    bytes = add_bytes(bytes, counts->string_bytes);
+    return add_bytes(bytes, times_bytes(counts->strings, 1 + 2 * header));
 }
 
 static int compare_names(const void *a, const void *b)
@@ -221,12 +270,28 @@ static int check_duplicate_keys(const cJSON *node, const char *where,
 int attn_json_parse(cJSON **root, const char *text, size_t length,
                     char *error, size_t error_cap)
 {
+    return attn_json_parse_limited(root, text, length, 0, error, error_cap);
+}
+
+int attn_json_parse_limited(cJSON **root, const char *text, size_t length,
+                            size_t max_bytes, char *error, size_t error_cap)
+{
     if (root == NULL || text == NULL || (error == NULL && error_cap > 0))
         return ATTN_ERR_NULL;
     *root = NULL;
     if (error_cap > 0) error[0] = '\0';
-    int status = scan_json(text, length, error, error_cap);
+    json_counts counts;
+    int status = scan_json(&counts, text, length, error, error_cap);
     if (status != ATTN_OK) return status;
+    const size_t limit = max_bytes != 0 ? max_bytes
+                                        : ATTN_PROBLEM_DEFAULT_MAX_BYTES;
+    const size_t bytes = parse_bytes(&counts, length);
+    if (bytes > limit)
+        return fail(error, error_cap, ATTN_ERR_TOO_LARGE,
+                    "the input's JSON (%zu bytes) would take about %zu bytes "
+                    "to read and parse, more than the limit of %zu bytes; "
+                    "use a smaller input or raise the limit (--max-bytes)",
+                    length, bytes, limit);
     /* cJSON and the messages read up to a NUL: a terminated copy. */
     char *copy = length < SIZE_MAX ? malloc(length + 1) : NULL;
     if (copy == NULL)

@@ -41,10 +41,26 @@ int attn_problem_from_json_limited(attn_problem **problem, const cJSON *root,
  * nesting deeper than ATTN_JSON_MAX_DEPTH and a key repeated in an object.
  * Returns ATTN_OK, or ATTN_ERR_INPUT with one line in error ("invalid JSON
  * at line 2, column 5, near ...", "kind: the key appears more than once in
- * the problem"), or ATTN_ERR_NOMEM. On failure *root is NULL.
+ * the problem"), ATTN_ERR_TOO_LARGE (below) or ATTN_ERR_NOMEM. On failure
+ * *root is NULL.
  */
 int attn_json_parse(cJSON **root, const char *text, size_t length,
                     char *error, size_t error_cap);
+
+/*
+ * The same, within a limit on what reading and parsing takes: the text, a
+ * terminated copy of it and cJSON's tree: a node of sizeof(cJSON) bytes per
+ * value with malloc's header (two pointers), and a block per string, its
+ * bytes, a NUL and two such headers.
+ * The tree is counted from the text before cJSON builds any of it, as
+ * 2 (arrays and objects) + (commas) + 1 nodes, an upper bound on its
+ * values: text that would take more than max_bytes is refused with
+ * ATTN_ERR_TOO_LARGE ("the input's JSON (N bytes) would take about M
+ * bytes to read and parse, more than the limit of L bytes; ..."). 0 = the
+ * default, ATTN_PROBLEM_DEFAULT_MAX_BYTES, which attn_json_parse uses.
+ */
+int attn_json_parse_limited(cJSON **root, const char *text, size_t length,
+                            size_t max_bytes, char *error, size_t error_cap);
 
 /* A tensor read from nested JSON arrays. rank 0 is a single number. */
 typedef struct attn_json_tensor {

@@ -127,23 +127,21 @@ static void print_ints(const char *key, const int *values, int n)
     printf("]");
 }
 
-/* The last line: settings, then the example and its attention. */
+/* The last line: settings, then the example (ints: its tokens, targets and
+ * counted positions, then room for the predictions, each [seqLength]) and
+ * its attention. */
 static int print_summary(attn_trainer *trainer, const train_args *args,
-                         char *error)
+                         int *ints)
 {
     const int t = (int)setting(trainer, "seqLength");
     const int layers = (int)setting(trainer, "layers");
     const int heads = (int)setting(trainer, "heads");
-    int *ints = malloc(4 * (size_t)t * sizeof *ints);
     double *weights = malloc((size_t)layers * heads * t * t * sizeof *weights);
-    int status = ints != NULL && weights != NULL ? ATTN_OK : ATTN_ERR_NOMEM;
-    int *tokens = ints, *targets = ints + t, *counted = ints + 2 * t;
+    if (weights == NULL) return ATTN_ERR_NOMEM;
+    const int *tokens = ints, *targets = ints + t, *counted = ints + 2 * t;
     int *predicted = ints + 3 * t;
-    if (status == ATTN_OK)
-        status = attn_trainer_example(trainer, tokens, targets, counted,
-                                      args->example);
-    if (status == ATTN_OK)
-        status = attn_trainer_predict(trainer, predicted, weights, tokens, t);
+    const int status =
+        attn_trainer_predict(trainer, predicted, weights, tokens, t);
     if (status == ATTN_OK) {
         printf("{\"config\":{\"task\":\"%s\"", args->task);
         for (size_t s = 0; s < sizeof shown_settings / sizeof *shown_settings;
@@ -173,17 +171,13 @@ static int print_summary(attn_trainer *trainer, const train_args *args,
                 printf("]");
             }
         printf("]}}\n");
-    } else {
-        snprintf(error, TRAIN_ERROR_CAP, "%s",
-                 status == ATTN_ERR_NOMEM ? "out of memory"
-                                          : attn_trainer_error(trainer));
     }
-    free(ints);
     free(weights);
     return status;
 }
 
-static int train(attn_trainer *trainer, const train_args *args, char *error)
+/* The steps, a line per log_every of them. */
+static int run_steps(attn_trainer *trainer, const train_args *args)
 {
     const int steps = (int)setting(trainer, "steps");
     const int every = args->log_every > 0 ? args->log_every : 10;
@@ -193,16 +187,35 @@ static int train(attn_trainer *trainer, const train_args *args, char *error)
         int status = attn_trainer_step(trainer, count, &loss);
         if (status == ATTN_OK)
             status = attn_trainer_evaluate(trainer, &held_loss, &accuracy);
-        if (status != ATTN_OK) {
-            snprintf(error, TRAIN_ERROR_CAP, "%s",
-                     attn_trainer_error(trainer));
-            return status;
-        }
+        if (status != ATTN_OK) return status;
         done += count;
         printf("{\"step\":%d,\"loss\":%.17g,\"heldOutLoss\":%.17g,"
                "\"accuracy\":%.17g}\n", done, loss, held_loss, accuracy);
     }
-    return print_summary(trainer, args, error);
+    return ATTN_OK;
+}
+
+static int train(attn_trainer *trainer, const train_args *args, char *error)
+{
+    const int t = (int)setting(trainer, "seqLength");
+    int *ints = malloc(4 * (size_t)t * sizeof *ints);
+    /* The example first: taking it builds the model, so every setting and
+     * the example are checked before the first step (the held-out set is
+     * the same before and after training). */
+    int status = ints == NULL ? ATTN_ERR_NOMEM
+                              : attn_trainer_example(trainer, ints, ints + t,
+                                                     ints + 2 * t,
+                                                     args->example);
+    if (status == ATTN_OK) status = run_steps(trainer, args);
+    if (status == ATTN_OK) status = print_summary(trainer, args, ints);
+    /* The trainer's own message, or (for this file's allocations) the
+     * status's. */
+    if (status != ATTN_OK)
+        snprintf(error, TRAIN_ERROR_CAP, "%s",
+                 *attn_trainer_error(trainer) != '\0'
+                     ? attn_trainer_error(trainer) : attn_status_text(status));
+    free(ints);
+    return status;
 }
 
 int attn_cli_train(int argc, char **argv)

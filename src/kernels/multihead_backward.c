@@ -8,9 +8,12 @@
  * K, V, dK, dV [n_kv, d_model]; two score rows [n_kv]. */
 static int work_length(size_t *length, const attn_mha_dims *d)
 {
-    size_t rows, cells;
-    int status = attn__add_size(&rows, 4 * (size_t)d->n_q,
-                                4 * (size_t)d->n_kv);
+    /* 4 n_q can pass SIZE_MAX where size_t has 32 bits (WebAssembly). */
+    size_t q_rows, kv_rows, rows, cells;
+    int status = attn__mul_size(&q_rows, (size_t)d->n_q, 4);
+    if (status == ATTN_OK)
+        status = attn__mul_size(&kv_rows, (size_t)d->n_kv, 4);
+    if (status == ATTN_OK) status = attn__add_size(&rows, q_rows, kv_rows);
     if (status == ATTN_OK)
         status = attn__mul_size(&cells, rows, (size_t)d->d_model);
     if (status == ATTN_OK)

@@ -308,6 +308,20 @@ int attn_problem_set_max_bytes(attn_problem *problem, size_t max_bytes)
     return ATTN_OK;
 }
 
+/* ATTN_ERR_INPUT naming `what` (a field, "tokens[1]") unless string is
+ * valid UTF-8: every string a problem keeps is, so every renderer writes
+ * only UTF-8. */
+static int check_utf8(attn_problem *problem, const char *what,
+                      const char *string)
+{
+    const size_t length = strlen(string);
+    const size_t bad = attn__utf8_check(string, length);
+    if (bad == length) return ATTN_OK;
+    return attn__fail(problem, ATTN_ERR_INPUT,
+                      "%s: must be valid UTF-8 (byte %zu is 0x%02x)", what,
+                      bad + 1, (unsigned)(unsigned char)string[bad]);
+}
+
 int attn_problem_set_document(attn_problem *problem, const char *title,
                               int heading_level)
 {
@@ -328,6 +342,8 @@ int attn_problem_set_document(attn_problem *problem, const char *title,
                               "title: must not hold control characters "
                               "(byte %zu is 0x%02x)", i + 1,
                               (unsigned)(unsigned char)title[i]);
+    if (title != NULL && check_utf8(problem, "title", title) != ATTN_OK)
+        return ATTN_ERR_INPUT;
     memcpy(problem->title, title != NULL ? title : "", length + 1);
     problem->heading_offset = heading_level > 0 ? heading_level - 1 : 0;
     return ATTN_OK;
@@ -581,6 +597,8 @@ int attn_problem_set_string(attn_problem *problem, const char *field,
         return attn__fail(problem, ATTN_ERR_NULL,
                           "attn_problem_set_string: field and value must "
                           "not be NULL");
+    /* Before the value is quoted in any message. */
+    if (check_utf8(problem, field, string) != ATTN_OK) return ATTN_ERR_INPUT;
     /* Described through a const-free view of the caller's text. */
     char preview[ATTN__ERROR_CAP / 4];
     snprintf(preview, sizeof preview, "%s", string);
@@ -607,10 +625,15 @@ int attn_problem_set_strings(attn_problem *problem, const char *field,
     int status;
     const int index = begin_set(problem, field, ATTN__STRINGS, &value, &status);
     if (index < 0) return status;
-    for (int i = 0; i < count; i++)
+    for (int i = 0; i < count; i++) {
         if (strings[i] == NULL)
             return attn__fail(problem, ATTN_ERR_NULL,
                               "%s[%d]: must not be NULL", field, i);
+        char what[ATTN__ERROR_CAP / 4];
+        snprintf(what, sizeof what, "%s[%d]", field, i);
+        if (check_utf8(problem, what, strings[i]) != ATTN_OK)
+            return ATTN_ERR_INPUT;
+    }
     value.strings = attn__allocate(problem, (size_t)count * sizeof(char *));
     if (value.strings == NULL)
         return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory", field);

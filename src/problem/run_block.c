@@ -131,14 +131,14 @@ static int forward(attn_problem *problem)
     const attn_block_dims dims = dims_of(info);
     const int reorder = info->batch > 1;
     double *core = NULL;
-    double *work = attn__allocate(
-        problem, attn_transformer_block_work_size(&dims) * sizeof(double));
+    double *work = attn__allocate_doubles(
+        problem, attn_transformer_block_work_size(&dims));
     int missing = work == NULL || !out.attention.output || !out.sum1 ||
                   !out.ln1 || !out.hidden || !out.ffn || !out.sum2 ||
                   !out.ln2 || !out.output || !weights;
     if (!missing && reorder) {
-        core = attn__allocate(problem, (size_t)info->batch * (size_t)heads *
-                                           grid * sizeof(double));
+        core = attn__allocate_doubles(problem, (size_t)info->batch *
+                                                   (size_t)heads * grid);
         missing = core == NULL;
     }
     int status = ATTN_OK;
@@ -182,9 +182,8 @@ static int gradients(attn_problem *problem)
     const attn_block_dims dims = dims_of(info);
     double *work = NULL;
     if (!missing) {
-        work = attn__allocate(problem,
-                              attn_transformer_block_backward_work_size(&dims) *
-                                  sizeof(double));
+        work = attn__allocate_doubles(
+            problem, attn_transformer_block_backward_work_size(&dims));
         missing = work == NULL;
     }
     int status = ATTN_OK;

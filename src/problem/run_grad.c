@@ -32,8 +32,8 @@ int attn__sdpa_gradients(attn_problem *problem, const double *grad_output)
         attn__add_query_result(problem, "gradWeights", 1, info->n_k, 0);
     double *grad_scaled =
         attn__add_query_result(problem, "gradScaled", 1, info->n_k, 0);
-    double *work = attn__allocate(
-        problem, attn_sdpa_backward_work_size(info->n_k) * sizeof(double));
+    double *work = attn__allocate_doubles(
+        problem, attn_sdpa_backward_work_size(info->n_k));
     if (grad_q == NULL || grad_k == NULL || grad_v == NULL ||
         grad_weights == NULL || grad_scaled == NULL || work == NULL) {
         attn__release(problem, work);
@@ -100,14 +100,13 @@ int attn__multihead_gradients(attn_problem *problem)
     double *core[2] = {NULL, NULL};
     double *work = NULL;
     if (!missing) {
-        work = attn__allocate(
-            problem, attn_multihead_backward_work_size(&dims) * sizeof(double));
+        work = attn__allocate_doubles(problem,
+                                      attn_multihead_backward_work_size(&dims));
         missing = work == NULL;
     }
     for (int i = 0; i < 2 && reorder && !missing; i++) {
-        core[i] = attn__allocate(problem, (size_t)info->batch *
-                                              (size_t)heads * grid *
-                                              sizeof(double));
+        core[i] = attn__allocate_doubles(problem, (size_t)info->batch *
+                                                      (size_t)heads * grid);
         missing = core[i] == NULL;
     }
     int status = ATTN_OK;
@@ -159,11 +158,10 @@ int attn__additive_gradients(attn_problem *problem)
     double *grad_v = add_param_grad(problem, "v", "gradV", &missing);
     double *grad_b = add_param_grad(problem, "b", "gradB", &missing);
     double *work = missing ? NULL
-                           : attn__allocate(
+                           : attn__allocate_doubles(
                                  problem, attn_additive_backward_work_size(
                                               info->n_k, info->d_s,
-                                              info->d_a) *
-                                              sizeof(double));
+                                              info->d_a));
     if (work == NULL) return attn__fail_nomem(problem);
     const int status = attn_additive_backward(
         grad_query, grad_keys, grad_ws, grad_wh, grad_b, grad_v,
@@ -187,11 +185,10 @@ int attn__luong_gradients(attn_problem *problem)
     double *grad_v = add_param_grad(problem, "v", "gradV", &missing);
     double *grad_b = add_param_grad(problem, "b", "gradB", &missing);
     double *work = missing ? NULL
-                           : attn__allocate(
+                           : attn__allocate_doubles(
                                  problem, attn_luong_backward_work_size(
                                               info->method, info->n_k,
-                                              info->d_s, info->d_a) *
-                                              sizeof(double));
+                                              info->d_s, info->d_a));
     if (work == NULL) return attn__fail_nomem(problem);
     const int status = attn_luong_backward(
         grad_query, grad_keys, grad_w, grad_b, grad_v,
@@ -216,9 +213,9 @@ int attn__linear_gradients(attn_problem *problem)
         attn__add_rows_result(problem, "gradV", 0, info->n_k, info->d_v);
     double *work =
         grad_q && grad_k && grad_v
-            ? attn__allocate(problem, attn_linear_backward_work_size(
-                                          info->n_q, info->d_k, info->d_v) *
-                                          sizeof(double))
+            ? attn__allocate_doubles(problem, attn_linear_backward_work_size(
+                                                  info->n_q, info->d_k,
+                                                  info->d_v))
             : NULL;
     if (work == NULL) return attn__fail_nomem(problem);
     const int status = attn_linear_backward(

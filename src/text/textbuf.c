@@ -118,3 +118,39 @@ size_t attn__text_width(const char *string)
         if ((*c & 0xC0) != 0x80 && *c >= 0x20) width++;
     return width;
 }
+
+size_t attn__utf8_check(const char *string, size_t length)
+{
+    const unsigned char *s = (const unsigned char *)string;
+    size_t i = 0;
+    while (i < length) {
+        const unsigned lead = s[i];
+        /* The sequence's length, and the range of its second byte that
+         * rules out overlong forms, surrogates and code points past
+         * U+10FFFF (RFC 3629, section 4). */
+        size_t size;
+        unsigned low = 0x80, high = 0xBF;
+        if (lead < 0x80) {
+            i++;
+            continue;
+        } else if (lead >= 0xC2 && lead <= 0xDF) {
+            size = 2;
+        } else if (lead >= 0xE0 && lead <= 0xEF) {
+            size = 3;
+            if (lead == 0xE0) low = 0xA0;
+            if (lead == 0xED) high = 0x9F;
+        } else if (lead >= 0xF0 && lead <= 0xF4) {
+            size = 4;
+            if (lead == 0xF0) low = 0x90;
+            if (lead == 0xF4) high = 0x8F;
+        } else {
+            return i;
+        }
+        if (length - i < size || s[i + 1] < low || s[i + 1] > high)
+            return i;
+        for (size_t k = 2; k < size; k++)
+            if ((s[i + k] & 0xC0) != 0x80) return i;
+        i += size;
+    }
+    return length;
+}

@@ -63,4 +63,10 @@ void attn__format_rounded(char out[ATTN__NUMBER_CAP], double x);
  * control characters (the walkthrough's label marks), which take none. */
 size_t attn__text_width(const char *string);
 
+/* The offset of the first byte of string[0..length) that starts no valid
+ * UTF-8 character (a byte no character starts with, a continuation byte
+ * alone, an overlong form, a surrogate, a code point past U+10FFFF, or a
+ * character cut short); length when the whole text is valid. */
+size_t attn__utf8_check(const char *string, size_t length);
+
 #endif /* ATTN_TEXTBUF_H */

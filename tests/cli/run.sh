@@ -229,6 +229,13 @@ expect_error "a string first in a tensor is reported at its index as a string" \
 expect_error "a number among labels is reported at its index as a number" \
     'attn: tokens[1]: expected a string, got a number' \
     "{\"kind\": \"scaledDotProduct\", \"q\": [[1, 0], [0, 1], [1, 1]], $sdpa_ok, \"tokens\": [\"a\", 2, \"c\"]}"
+expect_error "labels that are not UTF-8 are refused, naming the label and the byte" \
+    'attn: tokens[1]: must be valid UTF-8 (byte 1 is 0xff)' \
+    "{\"kind\": \"scaledDotProduct\", \"q\": [[1, 0], [0, 1], [1, 1]], $sdpa_ok, \"tokens\": [\"a\", \"$(printf '\377\376')\", \"c\"]}" \
+    --format steps
+expect_error "a title that is not UTF-8 is refused" \
+    'attn: title: must be valid UTF-8 (byte 3 is 0xe2)' \
+    '{"kind": "softmax", "x": [1, 2]}' --title "ok$(printf '\342\202')" --format markdown
 deep=$(printf '%0.s[' $(seq 70))$(printf '%0.s]' $(seq 70))
 expect_error "deep nesting says how deep, not where cJSON gave up" \
     'attn: invalid input at line 1, column 65: nested deeper than 64 levels (a problem needs at most 4)' \
@@ -236,14 +243,20 @@ expect_error "deep nesting says how deep, not where cJSON gave up" \
 
 # ---- Sizes ----
 
+# 64 queries, keys and values of one number each: 986 bytes of JSON, a
+# parse tree of under 50,000 bytes, and weights of 64 x 64 that are not.
+rows="[$(seq -s, 64 | sed 's/[0-9][0-9]*/[&]/g')]"
 expect_error "a problem above --max-bytes fails before its results are allocated" \
-    'attn: softmax: its results and scratch space would make the problem hold 104 bytes, more than its limit of 100 bytes; use smaller inputs or raise the limit (maxBytes in the JS API, --max-bytes in build/attn)' \
-    '{"kind": "softmax", "x": [1, 2, 3, 4]}' --max-bytes 100
-expect_error "a field above --max-bytes is refused" \
-    'attn: x: a vector of 4 would make the problem hold 32 bytes, more than its limit of 16 bytes; use smaller inputs or raise the limit (maxBytes in the JS API, --max-bytes in build/attn)' \
-    '{"kind": "softmax", "x": [1, 2, 3, 4]}' --max-bytes=16
-expect_error "input longer than 4 times --max-bytes is refused unread" \
-    'attn: standard input holds more than 40 bytes of JSON, 4 times the problem'"'"'s limit (--max-bytes)' \
+    'attn: scaledDotProduct: its results and scratch space would make the problem hold 67072 bytes, more than its limit of 50000 bytes; use smaller inputs or raise the limit (maxBytes in the JS API, --max-bytes in build/attn)' \
+    "{\"kind\": \"scaledDotProduct\", \"q\": $rows, \"k\": $rows, \"v\": $rows}" --max-bytes 50000
+# 2 x 32 bytes of text, 2 x 2 containers + 4 commas + 1 = 9 nodes of 80
+# bytes, and 3 strings ("kind", "softmax", "x": 12 bytes) of 1 + 32 more
+# each: 64 + 720 + 12 + 99 = 895.
+expect_error "JSON whose parse would pass --max-bytes is refused before it is parsed" \
+    "attn: the input's JSON (32 bytes) would take about 895 bytes to read and parse, more than the limit of 100 bytes; use a smaller input or raise the limit (--max-bytes)" \
+    '{"kind":"softmax","x":[1,2,3,4]}' --max-bytes 100
+expect_error "input longer than --max-bytes is refused unread" \
+    'attn: standard input holds more than 10 bytes of JSON, the limit (--max-bytes)' \
     '{"kind": "softmax", "x": [1, 2, 3, 4, 5, 6, 7, 8]}' --max-bytes 10
 expect_error "--max-bytes must be a whole number" \
     'attn: --max-bytes: expected a whole number of bytes from 1 to 18446744073709551615, got "1e6"' \
@@ -255,7 +268,7 @@ rm -f "$work/result.json"
 expect_error "-o leaves no file behind when the problem fails" \
     'attn: x[1]: expected a number, got a string' \
     '{"kind": "softmax", "x": [1, "a"]}' -o "$work/result.json"
-if [ -e "$work/result.json" ] || [ -e "$work/result.json.partial" ]; then
+if compgen -G "$work/result.json*" >/dev/null; then
     fail "-o on failure creates nothing" "found $(ls "$work")"
 else
     pass

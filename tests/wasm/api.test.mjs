@@ -156,8 +156,11 @@ test('format places a walkthrough in a document: its title and heading level, or
   assert.equal(attn.format(problem, 'markdown', {}), attn.format(problem, 'markdown'));
   assert.equal(attn.steps(problem).title, 'Softmax');
   assert.match(attn.format(problem, 'steps', { title: 'Lecture 7' }), /^\{"title":"Lecture 7",/);
-  assert.throws(() => attn.format(problem, 'markdown', { headingLevel: 5 }),
-    { name: 'AttentionError', message: 'heading level: must be 1 to 4 (0 for 1), got 5', status: 6 });
+  // 1 to 4, as --heading-level takes (C's 0 for "the default" is not a level).
+  for (const level of [0, -1, 5]) {
+    assert.throws(() => attn.format(problem, 'markdown', { headingLevel: level }),
+      { name: 'AttentionError', message: `heading level: must be 1 to 4, got ${level}`, status: 6 });
+  }
   assert.throws(() => attn.format(problem, 'markdown', { headingLevel: 1.5 }), /heading level: must be 1 to 4, got 1\.5/);
   assert.throws(() => attn.format(problem, 'markdown', { title: 'a\u0007b' }),
     { message: 'title: must not hold control characters (byte 2 is 0x07)', status: 10 });

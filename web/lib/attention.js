@@ -388,7 +388,9 @@ function createApi(wasm, engineMaxBytes) {
     if (title !== undefined && (typeof title !== 'string' || title.includes('\0'))) {
       throw inputError(`title: expected text without control characters, got ${describe(title)}`);
     }
-    if (headingLevel !== undefined && !Number.isInteger(headingLevel)) {
+    // 1 to 4, as build/attn's --heading-level: C's 0 ("the default, 1") is
+    // what leaving headingLevel out means here.
+    if (headingLevel !== undefined && !(Number.isInteger(headingLevel) && headingLevel >= 1 && headingLevel <= 4)) {
       const got = typeof headingLevel === 'number' ? headingLevel : describe(headingLevel);
       throw engineError(ATTN_ERR_RANGE, `heading level: must be 1 to 4, got ${got}`);
     }
