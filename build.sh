@@ -16,7 +16,10 @@
 #                                bytes (the page trains in its worker, on the
 #                                module above)
 #
-# Each is rebuilt only when an input is newer.
+# and each again without WebAssembly SIMD, as attention-scalar.wasm and
+# attention-page-scalar.wasm, for browsers that lack it (Safari before 16.4;
+# web/lib/attention.js's engineFile picks the build that runs). Each is
+# rebuilt only when an input is newer.
 #
 #   ./build.sh
 #   ATTN_WASM_OUT=x.wasm ATTN_WASM_OPT=-Oz ./build.sh
@@ -58,6 +61,9 @@ up_to_date() { # out layers [more inputs]
 # are. INPUTS: files besides the sources whose change rebuilds OUT.
 build() {
     out=$1 opt=$2 layers=$3 filter=$4 small=$5 inputs=${6:-}
+    # -msimd128: WASM SIMD, for the float32 kernels (src/kernels/sdpa_f32.c);
+    # a -scalar.wasm is the same without it.
+    case "$out" in *-scalar.wasm) simd='' ;; *) simd=-msimd128 ;; esac
     if up_to_date "$out" "$layers" "$inputs"; then
         echo "build.sh: $out is up to date"
         return 0
@@ -71,14 +77,13 @@ build() {
     if [ -n "$small" ]; then
         small_sources=$(echo "$sources" | grep -E "$small" | grep -v f32)
         for f in $small_sources; do
-            emcc -std=c11 -Oz -msimd128 -Wall -Wextra -Isrc -c "$f" -o "$tmp/$(basename "$f" .c).o"
+            emcc -std=c11 -Oz $simd -Wall -Wextra -Isrc -c "$f" -o "$tmp/$(basename "$f" .c).o"
         done
         sources="$(echo "$sources" | grep -v -x -F "$small_sources") $(ls "$tmp"/*.o)"
     fi
     # Never -ffast-math: it lets the compiler delete isinf/isnan guards.
-    # -msimd128: WASM SIMD, for the float32 kernels (src/kernels/sdpa_f32.c).
-    # shellcheck disable=SC2086 # $sources is a list of paths without spaces
-    emcc -std=c11 "$opt" -msimd128 -Wall -Wextra -Isrc $sources \
+    # shellcheck disable=SC2086 # $sources is a list of paths without spaces; $simd may be empty
+    emcc -std=c11 "$opt" $simd -Wall -Wextra -Isrc $sources \
         --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 \
         -sEXPORTED_FUNCTIONS="$(exports_of "$filter")" \
         -o "$tmp/out.wasm"
@@ -99,7 +104,9 @@ trap 'rm -rf web/lib/*.tmp.$$ "${ATTN_WASM_OUT:-.}.tmp.$$"' EXIT
 if [ -n "${ATTN_WASM_OUT:-}" ]; then
     build "$ATTN_WASM_OUT" "${ATTN_WASM_OPT:--O2}" "$ALL_LAYERS" '^$' ''
 else
-    build web/lib/attention.wasm -O2 "$ALL_LAYERS" '^$' ''
-    build web/lib/attention-page.wasm -O2 "$PAGE_LAYERS" "^attn_trainer_\\|$(not_called_by_page)" \
-        '^src/(kernels|problem)/' web/lib/attention.js
+    for variant in '' -scalar; do
+        build "web/lib/attention$variant.wasm" -O2 "$ALL_LAYERS" '^$' ''
+        build "web/lib/attention-page$variant.wasm" -O2 "$PAGE_LAYERS" "^attn_trainer_\\|$(not_called_by_page)" \
+            '^src/(kernels|problem)/' web/lib/attention.js
+    done
 fi

@@ -25,9 +25,10 @@ async function main() {
     inject: [join(REPO, 'scripts', 'element-script-url.js')],
     define: { 'import.meta.url': 'scriptUrl' },
   });
-  await copyFile(join(WEB, 'lib', 'attention.wasm'), join(DIST, 'attention.wasm'));
+  // The engine, and its build for browsers without WebAssembly SIMD.
+  for (const file of ['attention.wasm', 'attention-scalar.wasm']) await copyFile(join(WEB, 'lib', file), join(DIST, file));
   const bytes = Object.values(result.metafile.outputs)[0].bytes;
-  console.log(`build-element: web/dist/attention-walkthrough.js ${(bytes / 1024).toFixed(1)} KB, web/dist/attention.wasm`);
+  console.log(`build-element: web/dist/attention-walkthrough.js ${(bytes / 1024).toFixed(1)} KB, web/dist/attention.wasm and attention-scalar.wasm`);
 }
 
 main().catch((error) => {

@@ -5,7 +5,7 @@
 // trainer's settings change, trainer=<its settings as JSON> (the run is
 // reproducible from its seed).
 
-import { loadAttention } from './lib/attention.js';
+import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
 import { loadWidget, mountWidget } from './widgets/registry.js';
 import { isMultiHeadPreset } from './presets.js';
 
@@ -13,8 +13,9 @@ import { isMultiHeadPreset } from './presets.js';
 const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'online', 'block', 'trainer'];
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
-// The engine without the trainer (build.sh): the trainer's worker loads the whole one.
-const PAGE_ENGINE = new URL('./lib/attention-page.wasm', import.meta.url);
+// The engine without the trainer (build.sh), its scalar build where WebAssembly
+// SIMD is missing: the trainer's worker loads the whole one.
+const PAGE_ENGINE = new URL(`./lib/${engineFile('attention-page')}`, import.meta.url);
 // The one-file build (scripts/build-single.mjs) inlines the engine and presets here.
 const inlined = globalThis.attentionSingleFile;
 
@@ -81,6 +82,12 @@ function replaceUrl(state) {
   }
 }
 
+// The one-file page carries the SIMD engine only (its size budget); the
+// served page has a build without SIMD too.
+const SINGLE_FILE_NEEDS_SIMD = 'This one-file copy of the page needs a browser with WebAssembly SIMD (Safari 16.4 '
+  + 'or later, any current Chrome, Edge or Firefox); this one has WebAssembly without it. The page served from '
+  + 'its folder (./run.sh) works here too, a little slower.';
+
 function showFailure(element, text) {
   const p = document.createElement('p');
   p.className = 'aw-message aw-failure';
@@ -113,6 +120,15 @@ function inlinedFile(base64) {
 
 async function start() {
   const slot = document.getElementById('walkthrough-widget');
+  // Where WebAssembly is off, one plain sentence where each figure would be.
+  const support = wasmSupport();
+  const unable = support === 'none' ? WASM_OFF_MESSAGE
+    : inlined && support === 'scalar' ? SINGLE_FILE_NEEDS_SIMD : '';
+  if (unable) {
+    for (const element of [slot, ...sectionSlots().map(([, other]) => other)]) showFailure(element, unable);
+    document.documentElement.dataset.ready = 'unable';
+    return;
+  }
   let engine;
   let presets;
   try {

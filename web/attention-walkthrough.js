@@ -21,7 +21,7 @@
 // Built by scripts/build-element.mjs into web/dist/ (`make element`): this
 // source imports CSS as text, which only the bundler understands.
 
-import { loadAttention } from './lib/attention.js';
+import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
 import { loadMath } from './ui/math.js';
 import { embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
 import presets from './presets.json' with { type: 'json' };
@@ -116,11 +116,13 @@ class AttentionWalkthrough extends ElementBase {
     try {
       const base = this.#assetBase();
       loadMath(new URL('../vendor/katex/katex.mjs', base));
-      engineLoading ??= loadAttention({ wasmUrl: new URL('attention.wasm', base).href });
+      engineLoading ??= loadAttention({ wasmUrl: new URL(engineFile('attention'), base).href });
       [engine] = await Promise.all([engineLoading, loadWidget(options.name)]);
     } catch (error) {
       engineLoading = null;
-      if (generation === this.#generation) shell.replaceChildren(message(`The widget could not start: ${error.message}`, true));
+      if (generation === this.#generation) {
+        shell.replaceChildren(message(wasmSupport() === 'none' ? WASM_OFF_MESSAGE : `The widget could not start: ${error.message}`, true));
+      }
       return;
     }
     if (generation !== this.#generation) return;

@@ -14,12 +14,13 @@
 // https://course.example) only a parent of that origin receives it,
 // otherwise any parent does ('*': the height is no secret).
 
-import { loadAttention } from './lib/attention.js';
+import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
 import { WIDGETS, embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
-// The engine without the trainer (build.sh): the trainer's worker loads the whole one.
-const PAGE_ENGINE = new URL('./lib/attention-page.wasm', import.meta.url);
+// The engine without the trainer (build.sh), its scalar build where WebAssembly
+// SIMD is missing: the trainer's worker loads the whole one.
+const PAGE_ENGINE = new URL(`./lib/${engineFile('attention-page')}`, import.meta.url);
 const HEIGHT_MESSAGE = 'attention-embed:height';
 
 /** The origin height messages may go to: parentOrigin if it is one, else '*'. */
@@ -74,7 +75,7 @@ async function start() {
     [engine, presets] = await Promise.all([loadAttention({ wasmUrl: PAGE_ENGINE }), loadPresets(), loadWidget(options.name)]);
   } catch (error) {
     box.replaceChildren();
-    showMessage(box, `The widget could not start: ${error.message}`, true);
+    showMessage(box, wasmSupport() === 'none' ? WASM_OFF_MESSAGE : `The widget could not start: ${error.message}`, true);
     return;
   }
   // For screen readers, the outline of the main page around the widget: the

@@ -108,14 +108,42 @@ const TRAINER_SETTINGS = ['seed', 'layers', 'heads', 'dModel', 'dFF', 'seqLength
 const FLAG_SETTINGS = ['scale', 'causal'];
 const ATTN_TRAINER_HELD_OUT = 256;
 
+// A module of one function that makes a v128 (i32.const 0, i8x16.splat):
+// it validates only where the engine's WebAssembly SIMD runs.
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
+                                   10, 8, 1, 6, 0, 65, 0, 253, 15, 11]);
+
+/**
+ * What this JavaScript engine can run: 'simd' (every build), 'scalar' (the
+ * -scalar.wasm builds only: WebAssembly without SIMD, as in Safari before
+ * 16.4) or 'none' (WebAssembly is off, as in Safari's Lockdown Mode).
+ */
+export function wasmSupport() {
+  if (typeof WebAssembly !== 'object' || typeof WebAssembly.validate !== 'function') return 'none';
+  return WebAssembly.validate(SIMD_PROBE) ? 'simd' : 'scalar';
+}
+
+/** The file of the engine build `name` ('attention', 'attention-page') that runs here. */
+export function engineFile(name) {
+  return `${name}${wasmSupport() === 'scalar' ? '-scalar' : ''}.wasm`;
+}
+
+/** What a page says where WebAssembly is off, in place of its figures. */
+export const WASM_OFF_MESSAGE = 'This browser has WebAssembly turned off (Safari\u2019s Lockdown Mode and some '
+  + 'school-managed browsers do that). Every number here is computed with it, so the figures, the walkthrough '
+  + 'and the controls cannot run; the explanations and formulas still read. With WebAssembly on, or in '
+  + 'another browser, everything works.';
+
 /**
  * Loads the engine. options.wasmBinary (an ArrayBuffer or a typed array of
  * the module's bytes) is used as is; otherwise the module is fetched from
  * options.wasmUrl, resolved as fetch would (against the document in a
- * browser), by default attention.wasm next to this file.
+ * browser), by default the build of attention.wasm next to this file that
+ * runs here (attention-scalar.wasm without WebAssembly SIMD).
  */
 export async function loadAttention(options = {}) {
   const maxBytes = checkMaxBytes('loadAttention', options.maxBytes);
+  if (wasmSupport() === 'none') throw new AttentionError(WASM_OFF_MESSAGE, ATTN_ERR_STATE);
   const bytes = await wasmBytes(options);
   const module = await WebAssembly.compile(bytes);
   const instance = await WebAssembly.instantiate(module, importsFor(module));
@@ -145,7 +173,7 @@ async function wasmBytes({ wasmBinary, wasmUrl } = {}) {
     throw new TypeError('loadAttention: wasmBinary must be an ArrayBuffer or a typed array');
   }
   const url = wasmUrl === undefined
-    ? new URL('./attention.wasm', import.meta.url)
+    ? new URL(`./${engineFile('attention')}`, import.meta.url)
     : new URL(wasmUrl, globalThis.document?.baseURI ?? import.meta.url);
   const inNode = typeof process === 'object' && Boolean(process.versions?.node);
   if (url.protocol === 'file:' && inNode) {

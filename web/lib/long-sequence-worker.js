@@ -3,10 +3,10 @@
 // stays responsive however long a call takes. Every measurement gets a new
 // instance of the page's engine module, compiled once.
 
-import { loadAttention } from './attention.js';
+import { engineFile, loadAttention } from './attention.js';
 import { measureLongSequences } from './long-sequences.js';
 
-const MODULE = new URL('./attention-page.wasm', import.meta.url);
+const MODULE = new URL(`./${engineFile('attention-page')}`, import.meta.url);
 
 self.addEventListener('message', async (event) => {
   if (event.data?.type !== 'measure') return;

@@ -9,6 +9,7 @@
 import { createLineChart } from '../ui/line-chart.js';
 import { FULL_WEIGHTS_LIMIT, LONG_D, LONG_SIZES, METHODS } from '../lib/long-sequences.js';
 import { button, dataTable, scrollBox } from './sections-common.js';
+import { scalarEngineNote } from '../ui/engine-note.js';
 
 const LABELS = {
   full: 'full (T \u00d7 T weights formed)',
@@ -31,6 +32,8 @@ export function mountLongSequences(parent, { doc, make }) {
       + 'without ever holding the weights: it goes through the keys in tiles and keeps, per query, the largest score so far and a running '
       + 'sum, rescaling what it has summed whenever the maximum grows (as FlashAttention does). Its time still grows like T\u00b2, its '
       + 'memory only like T. Linear attention grows like T in both.'));
+  const slowNote = scalarEngineNote(doc, 'Measuring long sequences');
+  if (slowNote) panel.append(slowNote);
   const startButton = button(doc, { label: 'Measure long sequences', onClick: () => start() });
   const progress = make('p', 'aw-timing-progress');
   progress.setAttribute('role', 'status');

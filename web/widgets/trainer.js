@@ -15,6 +15,7 @@
 // Every number comes from the engine's trainer (attn.createTrainer); this
 // file draws what the session reports.
 
+import { scalarEngineNote } from '../ui/engine-note.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { createLineChart } from '../ui/line-chart.js';
 import { walkthroughLink } from '../ui/embed-button.js';
@@ -107,6 +108,8 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
   controls.append(taskChoice.element, trainButton, stepButton, resetButton, speedChoice.element);
   const taskText = make('p', 'aw-trainer-task');
   root.append(controls, taskText);
+  const slowNote = scalarEngineNote(doc, 'Training');
+  if (slowNote) root.append(slowNote);
 
   const settings = make('details', 'aw-trainer-settings');
   settings.append(make('summary', '', 'Model and training settings'));

@@ -1,0 +1,83 @@
+// Browsers without WebAssembly SIMD (Safari before 16.4, the older iPads of
+// school labs) get the engine's scalar build and the same numbers; browsers
+// with WebAssembly off (Safari's Lockdown Mode) get one plain sentence where
+// each figure would be, and the chapters' explanations still read. Both are
+// made here by changing the page's WebAssembly before any script runs.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSession } from './harness.mjs';
+import { WASM_OFF_MESSAGE } from '../../web/lib/attention.js';
+
+let session;
+
+before(async () => {
+  session = await startSession();
+});
+
+after(async () => {
+  await session?.close();
+});
+
+// WebAssembly.validate says no to every module that uses SIMD: the probe's
+// bytes, here, which is all the page asks.
+function withoutSimd() {
+  const validate = WebAssembly.validate.bind(WebAssembly);
+  WebAssembly.validate = (bytes) => {
+    const view = new Uint8Array(ArrayBuffer.isView(bytes) ? bytes.buffer : bytes);
+    return !view.includes(253) && validate(bytes); // 0xfd: the SIMD opcodes' prefix
+  };
+}
+
+function withoutWasm() {
+  delete globalThis.WebAssembly;
+}
+
+async function openWith(init, path) {
+  const page = await session.newPage();
+  const engines = [];
+  page.on('request', (request) => {
+    const name = new URL(request.url()).pathname.split('/').pop();
+    if (name.endsWith('.wasm') && request.resourceType() !== 'other') engines.push(name);
+    else if (name.endsWith('.wasm')) engines.push(name);
+  });
+  await page.addInitScript(init);
+  await page.goto(session.url(path));
+  return { page, engines };
+}
+
+test('without SIMD the page runs the scalar engine and shows the same numbers', async () => {
+  const { page, engines } = await openWith(withoutSimd, 'index.html?preset=cat-sat-mat&step=7');
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.ok(engines.includes('attention-page-scalar.wasm'), `fetched ${engines.join(', ')}`);
+  // s[sat, mat] = 0.3·0.6 + 0.9·0.2 + 0.1·0.7 + 0.4·0.3 = 0.55, as with SIMD.
+  const score = page.locator('#walkthrough .aw-mats [data-matrix="scores"] td[data-row="1"][data-col="2"]');
+  assert.equal((await score.textContent()).trim(), '0.550');
+  // The sections that lean on speed say they run slower here.
+  await page.locator('#efficient-widget').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#efficient-widget[data-mounted="true"]');
+  assert.match(await page.locator('#efficient .aw-engine-note').textContent(), /runs slower in this browser/);
+  await page.close();
+  session.assertQuiet();
+});
+
+test('with WebAssembly off the page says so plainly where each figure would be', async () => {
+  const { page } = await openWith(withoutWasm, 'index.html');
+  await page.waitForSelector('html[data-ready="unable"]');
+  const messages = await page.locator('.widget-slot .aw-failure').allTextContents();
+  assert.equal(messages.length, await page.locator('.widget-slot').count(), 'one message per section');
+  for (const text of messages) assert.equal(text, WASM_OFF_MESSAGE);
+  assert.doesNotMatch(await page.textContent('body'), /is not defined|TypeError|ReferenceError/);
+  // The chapters' own words are still there to read.
+  assert.ok((await page.locator('.section-intro').first().textContent()).length > 20);
+  await page.close();
+  session.assertQuiet();
+});
+
+test('the embed says the same where WebAssembly is off', async () => {
+  const { page } = await openWith(withoutWasm, 'embed.html?widget=walkthrough');
+  await page.waitForSelector('.aw-failure');
+  assert.equal(await page.locator('.aw-failure').textContent(), WASM_OFF_MESSAGE);
+  await page.close();
+  session.assertQuiet();
+});
