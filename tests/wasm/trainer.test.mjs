@@ -181,9 +181,12 @@ test('a replayed step shows exactly the predictions, weights and held-out figure
   driven.handle({ type: 'speed', speed: 'fast' });
   driven.handle({ type: 'play' });
   while (driven.progress().at(-1).step < 40) driven.tick();
+  const played = driven.progress().at(-1).step;
+  assert.equal(played % SPEEDS.fast.steps, 0);
   driven.handle({ type: 'step' }); // stepping pauses, one batch more
-  assert.equal(driven.progress().at(-1).step, 41);
-  for (const step of [0, 1, 17, 41]) {
+  const latest = driven.progress().at(-1).step;
+  assert.equal(latest, played + 1);
+  for (const step of [0, 1, 17, latest]) {
     driven.handle({ type: 'replay', step, request: step });
     const recorded = driven.replies.at(-1);
     assert.equal(recorded.type, 'recorded');
@@ -200,5 +203,5 @@ test('a replayed step shows exactly the predictions, weights and held-out figure
   }
   // A step between recorded ones (none here) or past the latest gives the one before it.
   driven.handle({ type: 'replay', step: 1000, request: 9 });
-  assert.equal(driven.replies.at(-1).step, 41);
+  assert.equal(driven.replies.at(-1).step, latest);
 });

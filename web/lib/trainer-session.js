@@ -35,7 +35,7 @@ export const SHOWN_EXAMPLE = 0;
 export const SPEEDS = {
   slow: { label: 'Slow', steps: 1, wait: 600 },
   normal: { label: 'Normal', steps: 1, wait: 300 },
-  fast: { label: 'Fast', steps: 2, wait: 100 },
+  fast: { label: 'Fast', steps: 3, wait: 100 },
   full: { label: 'Full speed', steps: 5, wait: 0 },
 };
 export const DEFAULT_SPEED = 'normal';

@@ -111,13 +111,15 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
     options: Object.entries(TASK_LABELS).map(([value, label]) => ({ value, label })),
     onChange: (task) => store.update({ task, layers: 0, heads: 0, learningRate: 0 }),
   });
-  const trainButton = button(doc, { label: 'Train', className: 'aw-train', onClick: () => {
-    if (playing) pause();
-    else {
-      follow(); // Train shows training as it goes
-      play();
-    }
-  } });
+  const trainButton = button(doc, {
+    label: 'Train', className: 'aw-train',
+    // Train shows training as it goes, wherever the timeline was.
+    onClick: () => {
+      if (playing) return pause();
+      follow();
+      return play();
+    },
+  });
   const stepButton = button(doc, { label: 'Step one batch', className: 'aw-train-step', onClick: () => { follow(); sendAll({ type: 'step' }); } });
   const resetButton = button(doc, { label: 'Reset', className: 'aw-train-reset', onClick: () => restart() });
   const speedChoice = choice(doc, {
@@ -157,7 +159,7 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
   const predictions = scrollBox(make, 'aw-trainer-predictions', 'The example, its targets and the model\u2019s predictions');
   learning.append(charts, exampleHead, predictions);
   const headsBox = make('div', 'aw-trainer-heads-box');
-  const headsTitle = make('h4', 'aw-trainer-heads-title', 'Where each head looks: a row per position, its weights on the positions it reads');
+  const headsTitle = make('h4', 'aw-trainer-heads-title', 'Where each head looks: a row per position, over the positions it reads');
   const heatBox = make('div', 'aw-trainer-heads');
   const heatDetail = make('p', 'aw-heatmap-detail');
   headsBox.append(headsTitle, heatBox, heatDetail);
@@ -356,7 +358,10 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
   function buildHeatmaps() {
     for (const heatmap of heatmaps) heatmap.destroy();
     heatmaps = [];
-    heatBox.style.setProperty('--heads', String(config.heads));
+    // Up to four maps a row on a wide screen, so that a second layer's fit too.
+    const columns = Math.min(4, config.layers * config.heads);
+    heatBox.style.setProperty('--columns', String(columns));
+    heatBox.classList.toggle('aw-trainer-heads-dense', columns > 2);
     for (let l = 0; l < config.layers; l++) {
       for (let h = 0; h < config.heads; h++) {
         heatmaps.push(createHeatmap(heatBox, {
