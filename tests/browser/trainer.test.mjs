@@ -3,8 +3,8 @@
 // predicted reversed, a head shows the anti-diagonal, a typed sequence of
 // one's own comes back reversed; the speed sets how many steps each
 // report moves; the timeline replays a recorded step (by keyboard, by a
-// drag, while training goes on) and Live follows training again; Step one
-// batch takes exactly one step; the comparison without scaling draws a
+// drag, while training goes on) and Live follows training again; training
+// pauses off screen; Step one batch takes exactly one step; the comparison without scaling draws a
 // second curve; bad tokens get a message beside the field; at 1440 x 900
 // the curves, the example and the heads share one screen. What is right
 // is computed here: the reverse of the tokens the page shows, and the
@@ -236,6 +236,22 @@ test('at 1440 x 900, with the section\u2019s heading at the top, the curves, the
   assert.ok(narrow.accuracy.bottom <= narrow.loss.top && narrow.loss.bottom <= narrow.table.top
     && narrow.table.bottom <= narrow.head1.top && narrow.head1.bottom <= narrow.head2.top, 'curves, then the example, then the heads, one under another');
   for (const [name, box] of Object.entries(narrow)) assert.ok(box.left >= 0 && box.right <= 375, `${name} fits 375 px across: ${JSON.stringify(box)}`);
+  await page.close();
+});
+
+test('training pauses while the section is off screen and goes on when it comes back', async () => {
+  const page = await openTrainer();
+  await page.selectOption(`${ROOT} [data-control="speed"] select`, 'slow');
+  await page.click(`${ROOT} .aw-train`);
+  await statusMatching(page, /^Step [1-9]/);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForFunction((root) => document.querySelector(`${root} .aw-train`).textContent === 'Train', ROOT);
+  const [, paused] = await statusMatching(page, /^Step (\d+)/);
+  await page.locator(`${ROOT} .aw-trainer-status`).scrollIntoViewIfNeeded();
+  await page.waitForFunction((root) => document.querySelector(`${root} .aw-train`).textContent === 'Pause', ROOT);
+  await page.waitForFunction(([root, step]) => Number(/^Step (\d+)/.exec(document.querySelector(`${root} .aw-trainer-status`).textContent)?.[1]) > step,
+                             [ROOT, Number(paused)]);
+  await page.click(`${ROOT} .aw-train`);
   await page.close();
 });
 
