@@ -239,6 +239,21 @@ test('at 1440 x 900, with the section\u2019s heading at the top, the curves, the
   await page.close();
 });
 
+test('Pause and Train again at once (a double click): training goes on and the button still offers Pause', async () => {
+  const page = await openTrainer();
+  await page.selectOption(`${ROOT} [data-control="speed"] select`, 'fast');
+  await page.click(`${ROOT} .aw-train`);
+  const [, before] = await statusMatching(page, /^Step ([1-9]\d*) /);
+  await page.dblclick(`${ROOT} .aw-train`);
+  // The report of the Pause arrives after Train was pressed again: it is not the last word.
+  await page.waitForFunction(([root, step]) => Number(/^Step (\d+)/.exec(document.querySelector(`${root} .aw-trainer-status`).textContent)?.[1]) >= step,
+                             [ROOT, Number(before) + 15]);
+  assert.equal(await page.textContent(`${ROOT} .aw-train`), 'Pause');
+  assert.equal(await page.getAttribute(`${ROOT} .aw-train`, 'aria-pressed'), 'true');
+  await page.click(`${ROOT} .aw-train`);
+  await page.close();
+});
+
 test('training pauses while the section is off screen and goes on when it comes back', async () => {
   const page = await openTrainer();
   await page.selectOption(`${ROOT} [data-control="speed"] select`, 'slow');

@@ -14,8 +14,10 @@
 //   { type: 'head', layer, head, tokens }  what that head attends with
 // and hears back:
 //   { type: 'created', config, example }      the held-out example shown
-//   { type: 'progress', ...snapshot, playing, timeline }  after every report:
-//       the latest snapshot and every recorded step's { step, loss, heldOut }
+//   { type: 'progress', ...snapshot, playing, handled, timeline }  after every
+//       report: the latest snapshot, whether it plays, how many messages it
+//       had handled (so the page can tell a report sent before its latest
+//       Train or Pause) and every recorded step's { step, loss, heldOut }
 //   { type: 'recorded', request, ...snapshot }  the answer to 'replay'
 //   { type: 'prediction', tokens, predicted, attention }
 //   { type: 'head', layer, head, tokens, q, k, v, causal, scale }
@@ -60,6 +62,7 @@ export function createTrainerSession(engine, post, schedule = (callback, wait) =
   let lastLoss = null; // the last batch's loss; null before any step
   let record = [];     // snapshots, oldest first; the last is the latest step
   let stride = 1;      // the steps kept are the multiples of stride (and the latest)
+  let handled = 0;     // messages handled, the one being handled included
 
   const fail = (error) => {
     playing = false;
@@ -84,7 +87,7 @@ export function createTrainerSession(engine, post, schedule = (callback, wait) =
 
   function report() {
     const timeline = record.map(({ step, loss, heldOut }) => ({ step, loss, heldOut }));
-    post({ type: 'progress', ...record.at(-1), playing, timeline });
+    post({ type: 'progress', ...record.at(-1), playing, handled, timeline });
   }
 
   function train(count) {
@@ -168,6 +171,7 @@ export function createTrainerSession(engine, post, schedule = (callback, wait) =
   };
 
   return function handle(message) {
+    handled += 1;
     const handler = handlers[message?.type];
     if (!handler) {
       post({ type: 'error', message: `trainer session: unknown message ${JSON.stringify(message?.type)}` });

@@ -54,6 +54,7 @@ function startSession(engine, onReply) {
   let heard = false;
   let inPage = null;
   const sent = [];
+  let messages = 0; // sent, to tell the session's reports to the latest from older ones
   const onPage = () => {
     worker?.terminate();
     worker = null;
@@ -72,7 +73,9 @@ function startSession(engine, onReply) {
   }
   return {
     inWorker: () => Boolean(worker),
+    messages: () => messages,
     send(message) {
+      messages += 1;
       if (inPage) return inPage(message);
       if (!heard) sent.push(message);
       worker.postMessage(message);
@@ -286,7 +289,9 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
       curves[name] = reply.timeline;
       if (name === 'main') {
         latest = reply;
-        if (!reply.playing && playing) { // it paused at its step budget
+        // It paused at its step budget; a report sent before the page's
+        // latest message (a Pause, then Train again) is no news.
+        if (!reply.playing && playing && reply.handled === sessions.main.messages()) {
           playing = false;
           syncControls();
         }
