@@ -1,7 +1,7 @@
 // A small line chart that grows as points arrive (training curves, times
 // per sequence length): one or more series over a shared x axis, linear
 // from 0 (training steps) or doubling (lengths), a linear or logarithmic y
-// axis, and a legend; the SVG is built once and its lines are updated in
+// axis, and a legend; the SVG and the legend are built once and updated in
 // place.
 //
 //   const chart = createLineChart(root, { title, domain?, log?, format, unit?, x? });
@@ -118,14 +118,18 @@ export function createLineChart(root, { title, domain = null, log = false, forma
         return point ? `${s.label}: ${format(point[1])}${unit} ${xAxis.at(point[0])}` : `${s.label}: ${s.none ?? 'no steps yet'}`;
       });
       svg.setAttribute('aria-label', `${title}. ${described.join('; ')}`);
-      legend.replaceChildren(...series.map((s, k) => {
-        const item = doc.createElement('span');
-        item.className = 'aw-chart-key';
-        item.style.setProperty('--key-colour', COLOURS[k % COLOURS.length]);
+      while (legend.children.length > series.length) legend.lastChild.remove();
+      series.forEach((s, k) => {
+        let item = legend.children[k];
+        if (!item) {
+          item = doc.createElement('span');
+          item.className = 'aw-chart-key';
+          item.style.setProperty('--key-colour', COLOURS[k % COLOURS.length]);
+          legend.append(item);
+        }
         item.dataset.dashed = String(Boolean(s.dashed));
         item.textContent = described[k];
-        return item;
-      }));
+      });
     },
     mark(x) {
       marked = x;
