@@ -32,7 +32,7 @@ export const SHOWN_EXAMPLE = 0;
 
 // How fast training goes: `steps` batches, a report, then `wait` ms before
 // the next. At the default pace "reverse", which reaches 99% in about 21
-// steps, takes some 7 seconds to get there: slow enough to watch a head
+// steps, takes some 6 seconds to get there: slow enough to watch a head
 // form. Full speed reports every few steps and does not wait.
 export const SPEEDS = {
   slow: { label: 'Slow', steps: 1, wait: 600 },
