@@ -1,14 +1,21 @@
 // "Watch attention learn" on the page, driven as a learner would: Train
 // runs the engine's trainer in a Web Worker until the held-out example is
 // predicted reversed, a head shows the anti-diagonal, a typed sequence of
-// one's own comes back reversed; Step one batch takes exactly one step;
-// the comparison without scaling draws a second curve; bad tokens get a
-// message beside the field. What is right is computed here: the reverse
-// of the tokens the page shows.
+// one's own comes back reversed; the speed sets how many steps each
+// report moves; the timeline replays a recorded step (by keyboard, by a
+// drag, while training goes on) and Live follows training again; training
+// pauses off screen; Step one batch takes exactly one step; the comparison without scaling draws a
+// second curve; bad tokens get a message beside the field; at 1440 x 900
+// the curves, the example and the heads share one screen. What is right
+// is computed here: the reverse of the tokens the page shows, and the
+// weights of a trainer run here, in Node, with the same seed to the step
+// replayed (training is deterministic for a seed).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { heatmapValues, startSession } from './harness.mjs';
+import { loadAttention } from '../../web/lib/attention.js';
+import { SHOWN_EXAMPLE } from '../../web/lib/trainer-session.js';
 
 const ROOT = '#trainer [data-section="trainer"]';
 let session;
@@ -29,6 +36,45 @@ async function openTrainer() {
 }
 
 const statusText = (page) => page.textContent(`${ROOT} .aw-trainer-status`);
+const TIMELINE = `${ROOT} [data-control="timeline"] input`;
+const HEAD = (k) => `${ROOT} .aw-trainer-heads figure.aw-heatmap:nth-of-type(${k})`;
+
+/** Waits until the status line matches pattern; returns its match. */
+async function statusMatching(page, pattern) {
+  await page.waitForFunction(([root, source]) => new RegExp(source).test(document.querySelector(`${root} .aw-trainer-status`).textContent),
+                             [ROOT, pattern.source]);
+  return pattern.exec(await statusText(page));
+}
+
+/** Trains at full speed until the trainer pauses at its budget of 150 steps. */
+async function trainToBudget(page) {
+  await page.selectOption(`${ROOT} [data-control="speed"] select`, 'full');
+  await page.click(`${ROOT} .aw-train`);
+  await statusMatching(page, /^Step 150 \(budget 150\)/);
+  await page.waitForFunction((root) => document.querySelector(`${root} .aw-train`).textContent === 'Train', ROOT);
+}
+
+// The default settings ("reverse", seed 1) trained here to a given step.
+let engine;
+async function reverseAt(step) {
+  engine ??= await loadAttention();
+  const trainer = engine.createTrainer({ task: 'reverse', seed: 1 });
+  if (step > 0) trainer.step(step);
+  const example = trainer.example(SHOWN_EXAMPLE);
+  const { predicted, attention } = trainer.predict(example.tokens);
+  const heldOut = trainer.evaluate();
+  trainer.dispose();
+  return { predicted, attention, heldOut };
+}
+
+/** Asserts that the page shows exactly the weights and predictions of "reverse" at `step`. */
+async function assertShowsStep(page, step) {
+  const expected = await reverseAt(step);
+  assert.deepEqual(await heatmapValues(page, HEAD(1)), expected.attention[0][0], `step ${step}: head 1's weights`);
+  assert.deepEqual(await heatmapValues(page, HEAD(2)), expected.attention[0][1], `step ${step}: head 2's weights`);
+  assert.deepEqual((await predictionTable(page)).Model, expected.predicted.map(String), `step ${step}: the predictions`);
+  assert.match(await statusText(page), new RegExp(`held-out accuracy ${(100 * expected.heldOut.accuracy).toFixed(1)}%$`));
+}
 
 /** The table's rows by their heading: Position, Input, Target, Model. */
 async function predictionTable(page) {
@@ -37,9 +83,10 @@ async function predictionTable(page) {
   ])));
 }
 
-test('Train runs in a worker until the held-out example comes back reversed and a head attends along the anti-diagonal', async () => {
+test('Train at full speed runs in a worker until the held-out example comes back reversed and a head attends along the anti-diagonal', async () => {
   const page = await openTrainer();
   assert.equal(await page.inputValue(`${ROOT} [data-control="task"] select`), 'reverse');
+  await page.selectOption(`${ROOT} [data-control="speed"] select`, 'full');
   await page.click(`${ROOT} .aw-train`);
   assert.equal(await page.textContent(`${ROOT} .aw-train`), 'Pause');
   await page.waitForFunction((root) => /held-out accuracy (99\.\d|100\.0)%/.test(document.querySelector(`${root} .aw-trainer-status`).textContent), ROOT);
@@ -50,7 +97,7 @@ test('Train runs in a worker until the held-out example comes back reversed and 
   const n = table.Input.length;
   const count = await page.locator(`${ROOT} .aw-trainer-heads figure.aw-heatmap`).count();
   const heads = [];
-  for (let k = 1; k <= count; k++) heads.push(await heatmapValues(page, `${ROOT} .aw-trainer-heads figure.aw-heatmap:nth-of-type(${k})`));
+  for (let k = 1; k <= count; k++) heads.push(await heatmapValues(page, HEAD(k)));
   assert.equal(heads.length, 2, 'one layer of two heads');
   const onMirror = heads.map((weights) => weights.reduce((sum, row, i) => sum + row[n - 1 - i], 0) / n);
   assert.ok(Math.max(...onMirror) > 0.9, `a head puts over 0.9 of each query on the mirrored position on average: ${onMirror}`);
@@ -64,6 +111,163 @@ test('Train runs in a worker until the held-out example comes back reversed and 
   assert.match(await page.textContent(`${ROOT} .aw-trainer-example-title`), /Held-out example 1/);
   await page.close();
   session.assertQuiet();
+});
+
+test('the speed sets the pace: Normal by default, and at Slow every report moves training by exactly one step until Pause', async () => {
+  const page = await openTrainer();
+  const speeds = await page.$$eval(`${ROOT} [data-control="speed"] option`, (options) => options.map((option) => option.textContent));
+  assert.deepEqual(speeds, ['Slow', 'Normal', 'Fast', 'Full speed']);
+  assert.equal(await page.inputValue(`${ROOT} [data-control="speed"] select`), 'normal');
+  await page.selectOption(`${ROOT} [data-control="speed"] select`, 'slow');
+  // Every status line the page shows, as it shows it.
+  await page.evaluate((root) => {
+    const status = document.querySelector(`${root} .aw-trainer-status`);
+    window.seenSteps = [];
+    new MutationObserver(() => window.seenSteps.push(Number(/^Step (\d+)/.exec(status.textContent)?.[1])))
+      .observe(status, { childList: true, characterData: true, subtree: true });
+  }, ROOT);
+  await page.click(`${ROOT} .aw-train`);
+  await statusMatching(page, /^Step [4-9] /);
+  await page.click(`${ROOT} .aw-train`);
+  assert.equal(await page.textContent(`${ROOT} .aw-train`), 'Train');
+  const seen = [...new Set(await page.evaluate(() => window.seenSteps))];
+  assert.deepEqual(seen, seen.map((_, k) => k), `from step 0, one step a report: ${seen}`);
+  await page.close();
+});
+
+test('after training, the timeline replays a recorded step exactly, by keyboard and by a drag, and Live shows the latest again', async () => {
+  const page = await openTrainer();
+  assert.equal(await page.isDisabled(TIMELINE), true, 'nothing to replay before training');
+  await trainToBudget(page);
+  assert.equal(await page.getAttribute(`${ROOT} .aw-trainer-live`, 'aria-pressed'), 'true');
+  assert.equal(await page.inputValue(TIMELINE), '150', 'one position a step, at the latest');
+
+  await page.focus(TIMELINE);
+  await page.keyboard.press('Home');
+  await statusMatching(page, /^Replaying step 0 \(training is at step 150\) · held-out loss/);
+  await assertShowsStep(page, 0);
+  for (let k = 0; k < 17; k++) await page.keyboard.press('ArrowRight');
+  await statusMatching(page, /^Replaying step 17 \(training is at step 150\) · batch loss /);
+  await assertShowsStep(page, 17);
+  assert.equal(await page.textContent(`${ROOT} [data-control="timeline"] output`), 'step 17 of 150');
+  assert.equal(await page.getAttribute(`${ROOT} .aw-trainer-live`, 'aria-pressed'), 'false');
+  assert.match(await page.textContent(`${ROOT} .aw-trainer-example-title`), /^Held-out example 1 at step 17:/);
+  // A marker on both curves at step 17 of the 150 across the plot.
+  const markers = await page.$$eval(`${ROOT} .aw-line-chart svg`, (charts) => charts.map((svg) => {
+    const frame = svg.querySelector('.aw-chart-frame');
+    const marker = svg.querySelector('.aw-chart-marker');
+    return { visibility: marker.getAttribute('visibility'), x: Number(marker.getAttribute('x1')), left: Number(frame.getAttribute('x')), width: Number(frame.getAttribute('width')) };
+  }));
+  for (const { visibility, x, left, width } of markers) {
+    assert.equal(visibility, 'visible');
+    assert.ok(Math.abs(x - (left + (width * 17) / 150)) < 0.06, `the marker at step 17: x = ${x}`);
+  }
+
+  // A drag along the track, from a fifth of the way to three fifths.
+  const box = await page.locator(TIMELINE).boundingBox();
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + box.width * 0.2, y);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.6, y, { steps: 8 });
+  await page.mouse.up();
+  const [, dragged] = await statusMatching(page, /^Replaying step (\d+) /);
+  assert.ok(Math.abs(Number(dragged) - 90) <= 6, `three fifths of 150 steps: ${dragged}`);
+  assert.equal(await page.inputValue(TIMELINE), dragged);
+  await assertShowsStep(page, Number(dragged));
+
+  await page.click(`${ROOT} .aw-trainer-live`);
+  await statusMatching(page, /^Step 150 \(budget 150\)/);
+  assert.equal(await page.getAttribute(`${ROOT} .aw-trainer-live`, 'aria-pressed'), 'true');
+  assert.equal(await page.inputValue(TIMELINE), '150');
+  assert.deepEqual(await page.$$eval(`${ROOT} .aw-chart-marker`, (lines) => lines.map((line) => line.getAttribute('visibility'))), ['hidden', 'hidden']);
+  await assertShowsStep(page, 150);
+  await page.close();
+  session.assertQuiet();
+});
+
+test('while training goes on, a replayed step stays on screen exactly as recorded, and Live follows training again to its end', async () => {
+  const page = await openTrainer();
+  await page.selectOption(`${ROOT} [data-control="speed"] select`, 'fast');
+  await page.click(`${ROOT} .aw-train`);
+  await statusMatching(page, /^Step (\d{2,}) /);
+  await page.focus(TIMELINE);
+  for (let k = 0; k < 3; k++) await page.keyboard.press('ArrowLeft');
+  const replayed = Number(await page.inputValue(TIMELINE)); // below 256 steps every step is recorded
+  await statusMatching(page, new RegExp(`^Replaying step ${replayed} `));
+  // Training goes on underneath: ten steps more.
+  await page.waitForFunction(([root, step]) => Number(/training is at step (\d+)/.exec(document.querySelector(`${root} .aw-trainer-status`).textContent)?.[1]) >= step,
+                             [ROOT, replayed + 10]);
+  assert.match(await statusText(page), new RegExp(`^Replaying step ${replayed} `));
+  assert.equal(await page.inputValue(TIMELINE), String(replayed), 'the timeline grows; its thumb stays on the step replayed');
+  await assertShowsStep(page, replayed);
+
+  // Live follows training again, to where it stops by itself: its budget.
+  await page.click(`${ROOT} .aw-trainer-live`);
+  await statusMatching(page, /^Step \d+ \(budget 150\)/);
+  await statusMatching(page, /^Step 150 \(budget 150\)/);
+  await page.waitForFunction((root) => document.querySelector(`${root} .aw-train`).textContent === 'Train', ROOT);
+  assert.equal(await page.inputValue(TIMELINE), '150', 'the thumb at the latest step');
+  await assertShowsStep(page, 150);
+  await page.close();
+});
+
+test('at 1440 x 900, with the section\u2019s heading at the top, the curves, the example\u2019s predictions and every head are on screen; at 375 they stack', async () => {
+  const page = await openTrainer();
+  // Where each part is once the heading is scrolled to the top, by name.
+  const onScreen = async () => {
+    await page.evaluate((root) => window.scrollBy(0, document.querySelector(`${root} .aw-section-title`).getBoundingClientRect().top), ROOT);
+    return page.evaluate((root) => {
+      const parts = { timeline: '.aw-trainer-timeline', accuracy: '.aw-line-chart', loss: '.aw-line-chart + .aw-line-chart', table: '.aw-trainer-table',
+                      head1: '.aw-trainer-heads .aw-heatmap', head2: '.aw-trainer-heads .aw-heatmap + .aw-heatmap' };
+      return Object.fromEntries(Object.entries(parts).map(([name, selector]) => {
+        const { top, bottom, left, right } = document.querySelector(`${root} ${selector}`).getBoundingClientRect();
+        return [name, { top, bottom, left, right }];
+      }));
+    }, ROOT);
+  };
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const wide = await onScreen();
+  for (const [name, box] of Object.entries(wide)) assert.ok(box.top >= 0 && box.bottom <= 900 && box.right <= 1440, `${name} fits 1440 x 900: ${JSON.stringify(box)}`);
+  assert.ok(wide.head1.left > wide.loss.right && wide.head1.left > wide.table.right, 'the heads beside the curves and the example');
+  assert.ok(Math.abs(wide.head1.top - wide.head2.top) < 1 && wide.head2.left > wide.head1.right, 'the heads side by side');
+
+  await page.setViewportSize({ width: 375, height: 812 });
+  const narrow = await onScreen();
+  assert.ok(narrow.accuracy.bottom <= narrow.loss.top && narrow.loss.bottom <= narrow.table.top
+    && narrow.table.bottom <= narrow.head1.top && narrow.head1.bottom <= narrow.head2.top, 'curves, then the example, then the heads, one under another');
+  for (const [name, box] of Object.entries(narrow)) assert.ok(box.left >= 0 && box.right <= 375, `${name} fits 375 px across: ${JSON.stringify(box)}`);
+  await page.close();
+});
+
+test('Pause and Train again at once (a double click): training goes on and the button still offers Pause', async () => {
+  const page = await openTrainer();
+  await page.selectOption(`${ROOT} [data-control="speed"] select`, 'fast');
+  await page.click(`${ROOT} .aw-train`);
+  const [, before] = await statusMatching(page, /^Step ([1-9]\d*) /);
+  await page.dblclick(`${ROOT} .aw-train`);
+  // The report of the Pause arrives after Train was pressed again: it is not the last word.
+  await page.waitForFunction(([root, step]) => Number(/^Step (\d+)/.exec(document.querySelector(`${root} .aw-trainer-status`).textContent)?.[1]) >= step,
+                             [ROOT, Number(before) + 15]);
+  assert.equal(await page.textContent(`${ROOT} .aw-train`), 'Pause');
+  assert.equal(await page.getAttribute(`${ROOT} .aw-train`, 'aria-pressed'), 'true');
+  await page.click(`${ROOT} .aw-train`);
+  await page.close();
+});
+
+test('training pauses while the section is off screen and goes on when it comes back', async () => {
+  const page = await openTrainer();
+  await page.selectOption(`${ROOT} [data-control="speed"] select`, 'slow');
+  await page.click(`${ROOT} .aw-train`);
+  await statusMatching(page, /^Step [1-9]/);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.waitForFunction((root) => document.querySelector(`${root} .aw-train`).textContent === 'Train', ROOT);
+  const [, paused] = await statusMatching(page, /^Step (\d+)/);
+  await page.locator(`${ROOT} .aw-trainer-status`).scrollIntoViewIfNeeded();
+  await page.waitForFunction((root) => document.querySelector(`${root} .aw-train`).textContent === 'Pause', ROOT);
+  await page.waitForFunction(([root, step]) => Number(/^Step (\d+)/.exec(document.querySelector(`${root} .aw-trainer-status`).textContent)?.[1]) > step,
+                             [ROOT, Number(paused)]);
+  await page.click(`${ROOT} .aw-train`);
+  await page.close();
 });
 
 test('Step one batch takes exactly one step each time it is pressed', async () => {

@@ -2,10 +2,14 @@
 // "reverse" to 99% within its budget, the attention and predictions it
 // reports, the same losses as build/attn train for the same seed, errors
 // that name the setting, and memory that stays flat across create/dispose.
+// Then the page's training session (web/lib/trainer-session.js), its
+// waits added up rather than waited: the pace of each speed, the bounded
+// record, and a replayed step that is exactly a second trainer's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { haveNativeCli, loadEngine, nativeCli } from './support.mjs';
+import { createTrainerSession, MAX_RECORDED, SHOWN_EXAMPLE, SPEEDS } from '../../web/lib/trainer-session.js';
 
 test('a trainer resolves every setting from its task\u2019s defaults and the ones given', async () => {
   const attn = await loadEngine();
@@ -106,4 +110,98 @@ test('a head\u2019s queries, keys and values, through scaledDotProduct, give exa
     assert.throws(() => trainer.head(trainer.config.layers, 0, tokens), /trainer.head: layer must be a whole number from 0 to/);
     trainer.dispose();
   }
+});
+
+/**
+ * A session whose ticks run one at a time when the test says (tick), the
+ * waits they asked for added up in `waited` instead of waited.
+ */
+function drivenSession(attn) {
+  const driven = { replies: [], waiting: [], waited: 0 };
+  driven.handle = createTrainerSession(attn, (reply) => driven.replies.push(reply), (callback, wait) => driven.waiting.push({ callback, wait }));
+  driven.tick = () => {
+    const { callback, wait } = driven.waiting.shift();
+    driven.waited += wait;
+    callback();
+  };
+  driven.progress = () => driven.replies.filter((reply) => reply.type === 'progress');
+  return driven;
+}
+
+test('at the default pace "reverse" takes 5 to 15 seconds to reach 99% held-out accuracy, one step a report; full speed waits for nothing', async () => {
+  const attn = await loadEngine();
+  const paced = drivenSession(attn);
+  paced.handle({ type: 'create', settings: { task: 'reverse', seed: 1 } });
+  paced.handle({ type: 'play' });
+  while (paced.progress().at(-1).heldOut.accuracy < 0.99) paced.tick();
+  const steps = paced.progress().map((reply) => reply.step);
+  assert.deepEqual(steps, steps.map((_, k) => k), 'step 0 on creating, then one step a report');
+  assert.ok(paced.waited >= 5000 && paced.waited <= 15000, `${paced.waited} ms of waits to reach 99% at step ${steps.at(-1)}`);
+  assert.equal(paced.waited, (steps.at(-1) - 1) * SPEEDS.normal.wait, 'the first steps come at once');
+
+  const full = drivenSession(attn);
+  full.handle({ type: 'create', settings: { task: 'reverse', seed: 1 } });
+  full.handle({ type: 'speed', speed: 'full' });
+  full.handle({ type: 'play' });
+  while (full.waiting.length > 0) full.tick();
+  assert.equal(full.waited, 0);
+  assert.deepEqual(full.progress().map((reply) => reply.step), Array.from({ length: 31 }, (_, k) => 5 * k), 'five steps a report, pausing at the budget of 150');
+  assert.equal(full.progress().at(-1).playing, false);
+  full.handle({ type: 'speed', speed: 'warp' });
+  assert.equal(full.replies.at(-1).message, 'trainer session: speed must be one of slow, normal, fast, full, got "warp"');
+});
+
+test('the record keeps at most MAX_RECORDED steps however long it trains: evenly spaced, from step 0 to the latest', async () => {
+  const attn = await loadEngine();
+  const driven = drivenSession(attn);
+  // A small model, so that a thousand steps are quick.
+  driven.handle({ type: 'create', settings: { task: 'copy', seed: 4, dModel: 8, seqLength: 4, batchSize: 4, steps: 5000 } });
+  driven.handle({ type: 'speed', speed: 'full' });
+  driven.handle({ type: 'play' });
+  while (driven.progress().at(-1).step < 1003) driven.tick();
+  driven.handle({ type: 'pause' });
+  const { timeline, step } = driven.progress().at(-1);
+  assert.equal(step, 1005);
+  assert.ok(timeline.length <= MAX_RECORDED, `${timeline.length} recorded`);
+  // 1005 steps: thinned twice (near steps 256 and 510), every 4th step is kept, and the latest.
+  const kept = timeline.map((point) => point.step);
+  assert.deepEqual(kept, [...Array.from({ length: 252 }, (_, k) => 4 * k), 1005]);
+  for (const point of timeline) {
+    assert.ok(Number.isFinite(point.loss) || point.step === 0, `step ${point.step}: the batch loss`);
+    assert.ok(point.heldOut.accuracy >= 0 && point.heldOut.accuracy <= 1);
+  }
+  assert.equal(timeline[0].loss, null, 'no batch before step 0');
+});
+
+test('a replayed step shows exactly the predictions, weights and held-out figures of a second trainer run with the same seed to that step', async () => {
+  const attn = await loadEngine();
+  const driven = drivenSession(attn);
+  const settings = { task: 'reverse', seed: 1 };
+  driven.handle({ type: 'create', settings });
+  driven.handle({ type: 'speed', speed: 'fast' });
+  driven.handle({ type: 'play' });
+  while (driven.progress().at(-1).step < 40) driven.tick();
+  const played = driven.progress().at(-1).step;
+  assert.equal(played % SPEEDS.fast.steps, 0);
+  driven.handle({ type: 'step' }); // stepping pauses, one batch more
+  const latest = driven.progress().at(-1).step;
+  assert.equal(latest, played + 1);
+  for (const step of [0, 1, 17, latest]) {
+    driven.handle({ type: 'replay', step, request: step });
+    const recorded = driven.replies.at(-1);
+    assert.equal(recorded.type, 'recorded');
+    assert.equal(recorded.request, step);
+    assert.equal(recorded.step, step);
+    const again = attn.createTrainer(settings);
+    if (step > 0) assert.equal(again.step(step).loss, recorded.loss, `step ${step}: the batch loss`);
+    const { tokens } = again.example(SHOWN_EXAMPLE);
+    const { predicted, attention } = again.predict(tokens);
+    assert.deepEqual(recorded.attention, attention, `step ${step}: every head's weights`);
+    assert.deepEqual(recorded.predicted, predicted, `step ${step}: the predictions`);
+    assert.deepEqual(recorded.heldOut, again.evaluate(), `step ${step}: held-out loss and accuracy`);
+    again.dispose();
+  }
+  // A step between recorded ones (none here) or past the latest gives the one before it.
+  driven.handle({ type: 'replay', step: 1000, request: 9 });
+  assert.equal(driven.replies.at(-1).step, latest);
 });

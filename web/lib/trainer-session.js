@@ -1,53 +1,103 @@
 // A training session: one engine trainer (attn.createTrainer) driven by
 // messages, the same whether it runs in a Web Worker (trainer-worker.js)
 // or, where a worker cannot start (a page opened from disk, a bundle), on
-// the page between frames. The page sends:
+// the page between frames. It paces training (SPEEDS: so many steps, then a
+// wait) and records it: for every recorded step, the batch loss, the
+// held-out loss and accuracy, and the model's predictions and every head's
+// weights on the example shown, so that any recorded step can be shown
+// again. The page sends:
 //   { type: 'create', settings }    a new trainer (the old one disposed)
 //   { type: 'play' } / { type: 'pause' } / { type: 'step' } (one batch)
-//   { type: 'speed', steps }        batches between two reports
+//   { type: 'speed', speed }        a key of SPEEDS
+//   { type: 'replay', step, request }  the recorded step at or before `step`
 //   { type: 'predict', tokens }     the model on the learner's own input
 //   { type: 'head', layer, head, tokens }  what that head attends with
 // and hears back:
 //   { type: 'created', config, example }      the held-out example shown
-//   { type: 'progress', step, loss, heldOut: { loss, accuracy },
-//     predicted, attention, playing }         after every report
+//   { type: 'progress', ...snapshot, playing, handled, timeline }  after every
+//       report: the latest snapshot, whether it plays, how many messages it
+//       had handled (so the page can tell a report sent before its latest
+//       Train or Pause) and every recorded step's { step, loss, heldOut }
+//   { type: 'recorded', request, ...snapshot }  the answer to 'replay'
 //   { type: 'prediction', tokens, predicted, attention }
 //   { type: 'head', layer, head, tokens, q, k, v, causal, scale }
 //   { type: 'error', message }                the engine's message
+// A snapshot is { step, loss (the last batch's; null at step 0),
+// heldOut: { loss, accuracy }, predicted, attention [layer][head][query][key] }.
 //
 //   const handle = createTrainerSession(engine, post, schedule);
 //   handle(message);   post(reply) is called for every reply
 
 export const SHOWN_EXAMPLE = 0;
 
+// How fast training goes: `steps` batches, a report, then `wait` ms before
+// the next. At the default pace "reverse", which reaches 99% in about 21
+// steps, takes some 6 seconds to get there: slow enough to watch a head
+// form. Full speed reports every few steps and does not wait.
+export const SPEEDS = {
+  slow: { label: 'Slow', steps: 1, wait: 600 },
+  normal: { label: 'Normal', steps: 1, wait: 300 },
+  fast: { label: 'Fast', steps: 3, wait: 100 },
+  full: { label: 'Full speed', steps: 5, wait: 0 },
+};
+export const DEFAULT_SPEED = 'normal';
+
+// The record keeps at most this many snapshots: when it would hold more, every
+// other one goes (the recorded steps stay evenly spaced, twice as far apart),
+// so a session that trains for hours holds as much as one of a few minutes.
+export const MAX_RECORDED = 256;
+
 /**
- * engine: the loaded attention API; post(reply); schedule(callback) runs
- * callback later (a task: the worker or the page stays responsive).
+ * engine: the loaded attention API; post(reply); schedule(callback, wait)
+ * runs callback after `wait` ms (a task: the worker or the page stays
+ * responsive).
  */
-export function createTrainerSession(engine, post, schedule = (callback) => setTimeout(callback, 0)) {
+export function createTrainerSession(engine, post, schedule = (callback, wait) => setTimeout(callback, wait)) {
   let trainer = null;
   let example = null;
   let playing = false;
-  let stepsPerReport = 5;
+  let speed = SPEEDS[DEFAULT_SPEED];
   let pending = false;
   let lastStep = 0;
   let lastLoss = null; // the last batch's loss; null before any step
+  let record = [];     // snapshots, oldest first; the last is the latest step
+  let stride = 1;      // the steps kept are the multiples of stride (and the latest)
+  let handled = 0;     // messages handled, the one being handled included
 
   const fail = (error) => {
     playing = false;
     post({ type: 'error', message: error.message });
   };
 
-  function report() {
+  function snapshot() {
     const heldOut = trainer.evaluate();
     const { predicted, attention } = trainer.predict(example.tokens);
-    post({ type: 'progress', step: lastStep, loss: lastLoss, heldOut, predicted, attention, playing });
+    return { step: lastStep, loss: lastLoss, heldOut, predicted, attention };
+  }
+
+  /** Records the current step; the previous latest goes if it was kept only for being the latest. */
+  function keep() {
+    if (record.length > 0 && record.at(-1).step % stride !== 0) record.pop();
+    record.push(snapshot());
+    if (record.length > MAX_RECORDED) {
+      stride *= 2;
+      record = record.filter((kept, k) => kept.step % stride === 0 || k === record.length - 1);
+    }
+  }
+
+  function report() {
+    const timeline = record.map(({ step, loss, heldOut }) => ({ step, loss, heldOut }));
+    post({ type: 'progress', ...record.at(-1), playing, handled, timeline });
   }
 
   function train(count) {
-    const done = trainer.step(count);
-    lastStep = done.step;
-    lastLoss = done.loss;
+    for (let k = 0; k < count; k++) {
+      const done = trainer.step(1);
+      lastStep = done.step;
+      lastLoss = done.loss;
+      // Between reports only the steps the record keeps are measured.
+      if (lastStep % stride === 0 || k === count - 1) keep();
+    }
     // The documented budget reached: pause there; Train goes on from it.
     if (playing && lastStep % trainer.config.steps === 0) playing = false;
   }
@@ -57,19 +107,19 @@ export function createTrainerSession(engine, post, schedule = (callback) => setT
     if (!playing || !trainer) return;
     try {
       const toBudget = trainer.config.steps - (lastStep % trainer.config.steps);
-      train(Math.min(stepsPerReport, toBudget));
+      train(Math.min(speed.steps, toBudget));
       report();
     } catch (error) {
       fail(error);
       return;
     }
-    if (playing) later();
+    if (playing) later(speed.wait);
   }
 
-  function later() {
+  function later(wait) {
     if (pending) return;
     pending = true;
-    schedule(tick);
+    schedule(tick, wait);
   }
 
   const handlers = {
@@ -81,12 +131,15 @@ export function createTrainerSession(engine, post, schedule = (callback) => setT
       example = trainer.example(SHOWN_EXAMPLE);
       lastStep = 0;
       lastLoss = null;
+      record = [];
+      stride = 1;
       post({ type: 'created', config: trainer.config, example });
+      keep();
       report();
     },
     play() {
       playing = true;
-      later();
+      later(0); // the first steps at once: Train answers without a wait
     },
     pause() {
       playing = false;
@@ -97,8 +150,15 @@ export function createTrainerSession(engine, post, schedule = (callback) => setT
       train(1);
       report();
     },
-    speed({ steps }) {
-      stepsPerReport = steps;
+    speed({ speed: name }) {
+      if (!Object.hasOwn(SPEEDS, name)) throw new Error(`trainer session: speed must be one of ${Object.keys(SPEEDS).join(', ')}, got ${JSON.stringify(name)}`);
+      speed = SPEEDS[name];
+    },
+    replay({ step, request }) {
+      // The latest snapshot at or before `step` (the step asked for may have
+      // been thinned out since the page last heard the timeline).
+      const found = record.findLast((kept) => kept.step <= step) ?? record[0];
+      post({ type: 'recorded', request, ...found });
     },
     predict({ tokens }) {
       const { predicted, attention } = trainer.predict(tokens);
@@ -111,12 +171,13 @@ export function createTrainerSession(engine, post, schedule = (callback) => setT
   };
 
   return function handle(message) {
+    handled += 1;
     const handler = handlers[message?.type];
     if (!handler) {
       post({ type: 'error', message: `trainer session: unknown message ${JSON.stringify(message?.type)}` });
       return;
     }
-    if (message.type !== 'create' && !trainer) {
+    if (message.type !== 'create' && message.type !== 'speed' && !trainer) {
       post({ type: 'error', message: 'trainer session: no trainer yet (send create first)' });
       return;
     }

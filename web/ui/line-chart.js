@@ -1,11 +1,12 @@
 // A small line chart that grows as points arrive (training curves, times
 // per sequence length): one or more series over a shared x axis, linear
 // from 0 (training steps) or doubling (lengths), a linear or logarithmic y
-// axis, and a legend; the SVG is built once and its lines are updated in
+// axis, and a legend; the SVG and the legend are built once and updated in
 // place.
 //
 //   const chart = createLineChart(root, { title, domain?, log?, format, unit?, x? });
 //   chart.update([{ label, dashed, points: [[x, y], ...] }], xMax);
+//   chart.mark(x);   a vertical line at x (a replayed step), null for none
 //
 // x: { label, doubling, from, tick(x), at(x) } names the x axis (default:
 // training steps from 0); doubling spaces powers of two evenly from `from`;
@@ -30,7 +31,8 @@ export function createLineChart(root, { title, domain = null, log = false, forma
   const svg = svgElement(doc, 'svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'aw-line-chart-svg', role: 'img' });
   const axes = svgElement(doc, 'g', { class: 'aw-chart-axes' });
   const lines = svgElement(doc, 'g');
-  svg.append(axes, lines);
+  const marker = svgElement(doc, 'line', { class: 'aw-chart-marker', y1: PAD.top, y2: HEIGHT - PAD.bottom, visibility: 'hidden' });
+  svg.append(axes, lines, marker);
   const legend = doc.createElement('p');
   legend.className = 'aw-chart-legend';
   figure.append(caption, svg, legend);
@@ -81,12 +83,21 @@ export function createLineChart(root, { title, domain = null, log = false, forma
     : value / xMax);
 
   let drawnFor = '';
+  let xRange = null; // set by update
+  let marked = null;
+
+  function placeMarker() {
+    marker.setAttribute('visibility', marked === null ? 'hidden' : 'visible');
+    if (marked === null || !xRange) return;
+    const x = xOf(Math.min(marked, xRange[1]), ...xRange).toFixed(1);
+    marker.setAttribute('x1', x);
+    marker.setAttribute('x2', x);
+  }
 
   return {
     element: figure,
     update(series, xMax) {
-      const xMin = xAxis.doubling ? xAxis.from : 0;
-      const xRange = [xMin, xMax];
+      xRange = [xAxis.doubling ? xAxis.from : 0, xMax];
       const yRange = yDomain(series);
       const key = `${xRange}|${yRange}`;
       if (key !== drawnFor) drawAxes(xRange, yRange);
@@ -99,21 +110,30 @@ export function createLineChart(root, { title, domain = null, log = false, forma
           lines.append(line);
         }
         line.setAttribute('stroke-dasharray', s.dashed ? '5 3' : 'none');
-        line.setAttribute('points', s.points.map(([x, y]) => `${xOf(x, xMin, xMax).toFixed(1)},${yOf(y, yRange).toFixed(1)}`).join(' '));
+        line.setAttribute('points', s.points.map(([x, y]) => `${xOf(x, ...xRange).toFixed(1)},${yOf(y, yRange).toFixed(1)}`).join(' '));
       });
+      placeMarker();
       const described = series.map((s) => {
         const point = s.points.at(-1);
         return point ? `${s.label}: ${format(point[1])}${unit} ${xAxis.at(point[0])}` : `${s.label}: ${s.none ?? 'no steps yet'}`;
       });
       svg.setAttribute('aria-label', `${title}. ${described.join('; ')}`);
-      legend.replaceChildren(...series.map((s, k) => {
-        const item = doc.createElement('span');
-        item.className = 'aw-chart-key';
-        item.style.setProperty('--key-colour', COLOURS[k % COLOURS.length]);
+      while (legend.children.length > series.length) legend.lastChild.remove();
+      series.forEach((s, k) => {
+        let item = legend.children[k];
+        if (!item) {
+          item = doc.createElement('span');
+          item.className = 'aw-chart-key';
+          item.style.setProperty('--key-colour', COLOURS[k % COLOURS.length]);
+          legend.append(item);
+        }
         item.dataset.dashed = String(Boolean(s.dashed));
         item.textContent = described[k];
-        return item;
-      }));
+      });
+    },
+    mark(x) {
+      marked = x;
+      placeMarker();
     },
     destroy() { figure.remove(); },
   };

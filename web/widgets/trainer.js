@@ -1,11 +1,15 @@
 // "Watch attention learn": a tiny transformer trains on a task whose right
 // attention pattern the learner can predict (reverse: the anti-diagonal;
 // previous token: the diagonal below the main one; induction: the stripe),
-// in a Web Worker (web/lib/trainer-worker.js), and the section shows, live,
+// in a Web Worker (web/lib/trainer-worker.js), at a pace one can follow
+// (the session's SPEEDS, up to full speed), and the section shows, live,
 // the held-out loss and accuracy, every head's attention on a held-out
-// example and the model's predictions turning right. The learner can train
-// the same model without the 1/√d_head scale side by side, and type a
-// sequence of their own.
+// example and the model's predictions turning right. The session records
+// every step it measures; the timeline replays any of them (its weights,
+// predictions and losses, and a marker on the curves) while training goes
+// on or after it, so the moment a head forms can be found again. The
+// learner can train the same model without the 1/√d_head scale side by
+// side, and type a sequence of their own.
 //
 //   mount(element, { engine, state?, onChange?, openWalkthrough? }) -> { destroy(), getState(), setState(state) }
 //   state: { task, seed, layers, heads, learningRate, scale }
@@ -19,8 +23,8 @@ import { scalarEngineNote } from '../ui/engine-note.js';
 import { createHeatmap } from '../ui/heatmap.js';
 import { createLineChart } from '../ui/line-chart.js';
 import { walkthroughLink } from '../ui/embed-button.js';
-import { createTrainerSession, SHOWN_EXAMPLE } from '../lib/trainer-session.js';
-import { button, checkbox, choice, clampInt, scrollBox, sectionRoot, sectionState } from './sections-common.js';
+import { createTrainerSession, DEFAULT_SPEED, SHOWN_EXAMPLE, SPEEDS } from '../lib/trainer-session.js';
+import { button, checkbox, choice, clampInt, scrollBox, sectionRoot, sectionState, slider } from './sections-common.js';
 
 const TASKS = {
   reverse: 'Each position predicts the token at the mirrored position (the sequence reversed). Watch a head form the anti-diagonal.',
@@ -32,7 +36,6 @@ const TASKS = {
 };
 const TASK_LABELS = { reverse: 'Reverse', previousToken: 'Previous token', induction: 'Induction (repeat a sequence)', lookup: 'Key\u2013value lookup', sort: 'Sort', copy: 'Copy' };
 const RATES = [0.001, 0.003, 0.01, 0.03];
-const SPEEDS = [1, 5, 25];
 const DEFAULT_STATE = { task: 'reverse', seed: 1, layers: 0, heads: 0, learningRate: 0, scale: true };
 const UNSCALED = 'unscaled';
 // The walkthrough's editor takes at most 12 tokens and 16 columns
@@ -52,6 +55,7 @@ function startSession(engine, onReply) {
   let heard = false;
   let inPage = null;
   const sent = [];
+  let messages = 0; // sent, to tell the session's reports to the latest from older ones
   const onPage = () => {
     worker?.terminate();
     worker = null;
@@ -70,7 +74,9 @@ function startSession(engine, onReply) {
   }
   return {
     inWorker: () => Boolean(worker),
+    messages: () => messages,
     send(message) {
+      messages += 1;
       if (inPage) return inPage(message);
       if (!heard) sent.push(message);
       worker.postMessage(message);
@@ -86,10 +92,22 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
     intro: [
       'Every other section shows attention with weights someone chose. Here a tiny transformer (token embeddings plus learned '
       + 'positions, one or two layers of multi-head attention, a softmax over the vocabulary) learns a task from random examples, '
-      + 'trained with Adam by the same engine, exactly. Pick a task, press Train and watch its heads find the pattern.',
+      + 'trained with Adam by the same engine, exactly. Pick a task, press Train and watch its heads find the pattern; then drag '
+      + 'the timeline back to find the step where a head formed.',
     ],
   });
   root.dataset.runsIn = 'page';
+
+  let config = null;
+  let example = null;
+  let latest = null;    // the main session's latest snapshot
+  let replaying = null; // the recorded step the timeline shows; null: the latest, following training
+  let replayed = null;  // that step's snapshot, once the session has sent it
+  let requests = 0;     // replay requests sent: only the answer to the last is shown
+  let own = null;       // the learner's own sequence and the model's answer
+  let playing = false;
+  let sessions = {};    // 'main' and, when comparing, 'unscaled'
+  const curves = { main: [], unscaled: [] }; // each session's timeline: { step, loss, heldOut }
 
   const controls = make('div', 'aw-controls');
   const taskChoice = choice(doc, {
@@ -97,19 +115,81 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
     options: Object.entries(TASK_LABELS).map(([value, label]) => ({ value, label })),
     onChange: (task) => store.update({ task, layers: 0, heads: 0, learningRate: 0 }),
   });
-  const trainButton = button(doc, { label: 'Train', className: 'aw-train', onClick: () => (playing ? pause() : play()) });
-  const stepButton = button(doc, { label: 'Step one batch', className: 'aw-train-step', onClick: () => sendAll({ type: 'step' }) });
+  const trainButton = button(doc, {
+    label: 'Train', className: 'aw-train',
+    // Train shows training as it goes, wherever the timeline was.
+    onClick: () => {
+      if (playing) return pause();
+      follow();
+      return play();
+    },
+  });
+  const stepButton = button(doc, { label: 'Step one batch', className: 'aw-train-step', onClick: () => { follow(); sendAll({ type: 'step' }); } });
   const resetButton = button(doc, { label: 'Reset', className: 'aw-train-reset', onClick: () => restart() });
   const speedChoice = choice(doc, {
-    label: 'Batches between updates', name: 'speed', value: 5,
-    options: SPEEDS.map((value) => ({ value, label: String(value) })),
-    onChange: (value) => sendAll({ type: 'speed', steps: Number(value) }),
+    label: 'Speed', name: 'speed', value: DEFAULT_SPEED,
+    options: Object.entries(SPEEDS).map(([value, { label }]) => ({ value, label })),
+    onChange: (speed) => sendAll({ type: 'speed', speed }),
   });
   controls.append(taskChoice.element, trainButton, stepButton, resetButton, speedChoice.element);
   const taskText = make('p', 'aw-trainer-task');
-  root.append(controls, taskText);
+  const status = make('p', 'aw-trainer-status');
+  status.setAttribute('aria-live', 'polite');
+  root.append(controls, taskText, status);
   const slowNote = scalarEngineNote(doc, 'Training');
   if (slowNote) root.append(slowNote);
+
+  // The timeline: one position per recorded step; its last is the latest.
+  const timeline = make('div', 'aw-trainer-timeline');
+  const scrubber = slider(doc, {
+    label: 'Timeline', name: 'timeline', min: 0, max: 0, value: 0,
+    format: (index) => {
+      const point = curves.main[index];
+      return point ? `step ${point.step} of ${curves.main.at(-1).step}` : 'step 0';
+    },
+    onInput: (index) => scrubTo(index),
+  });
+  const liveButton = button(doc, { label: 'Live', className: 'aw-trainer-live', onClick: () => follow() });
+  liveButton.title = 'Show the latest step again, and follow training';
+  timeline.append(scrubber.element, liveButton);
+  root.append(timeline);
+
+  // Curves and the example's predictions beside the heads (one screen at 1440 × 900).
+  const stage = make('div', 'aw-trainer-stage');
+  const learning = make('div', 'aw-trainer-learning');
+  const charts = make('div', 'aw-trainer-charts');
+  const accuracyChart = createLineChart(charts, { title: 'Held-out accuracy', domain: [0, 1], format: (v) => `${(100 * v).toFixed(1)}%` });
+  const lossChart = createLineChart(charts, { title: 'Held-out loss (log scale)', log: true, format: formatLoss });
+  const exampleHead = make('h4', 'aw-trainer-example-title');
+  exampleHead.hidden = true; // until there is an example to show
+  const predictions = scrollBox(make, 'aw-trainer-predictions', 'The example, its targets and the model\u2019s predictions');
+  learning.append(charts, exampleHead, predictions);
+  const headsBox = make('div', 'aw-trainer-heads-box');
+  const headsTitle = make('h4', 'aw-trainer-heads-title', 'Where each head looks: a row per position, over the positions it reads');
+  const heatBox = make('div', 'aw-trainer-heads');
+  const heatDetail = make('p', 'aw-heatmap-detail');
+  headsBox.append(headsTitle, heatBox, heatDetail);
+  stage.append(learning, headsBox);
+  root.append(stage);
+  let heatmaps = [];
+
+  const ownBox = make('div', 'aw-controls aw-trainer-own');
+  const ownInput = make('input', 'aw-trainer-own-input');
+  ownInput.type = 'text';
+  const ownLabel = make('label', 'aw-choice');
+  ownLabel.append(doc.createTextNode('Your own tokens '), ownInput);
+  const ownError = make('span', 'aw-field-error');
+  ownError.setAttribute('role', 'alert');
+  const ownRun = button(doc, { label: 'Show what the model does', className: 'aw-trainer-own-run', onClick: () => predictOwn() });
+  const backButton = button(doc, { label: 'Back to the held-out example', className: 'aw-trainer-own-back', onClick: () => { own = null; show(); } });
+  backButton.hidden = true;
+  ownInput.addEventListener('keydown', (event) => { if (event.key === 'Enter') predictOwn(); });
+  ownBox.append(ownLabel, ownRun, backButton, ownError);
+  root.append(ownBox);
+
+  const openBox = make('div', 'aw-controls aw-trainer-open');
+  const openNote = make('p', 'aw-trainer-open-note');
+  root.append(openBox, openNote);
 
   const settings = make('details', 'aw-trainer-settings');
   settings.append(make('summary', '', 'Model and training settings'));
@@ -130,50 +210,7 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
   settings.append(settingsBox);
   root.append(settings);
 
-  const status = make('p', 'aw-trainer-status');
-  status.setAttribute('aria-live', 'polite');
-  root.append(status);
-
-  const charts = make('div', 'aw-trainer-charts');
-  const accuracyChart = createLineChart(charts, { title: 'Held-out accuracy', domain: [0, 1], format: (v) => `${(100 * v).toFixed(1)}%` });
-  const lossChart = createLineChart(charts, { title: 'Held-out loss (log scale)', log: true, format: formatLoss });
-  root.append(charts);
-
-  const exampleHead = make('h4', 'aw-trainer-example-title');
-  exampleHead.hidden = true; // until there is an example to show
-  const predictions = scrollBox(make, 'aw-trainer-predictions', 'The example, its targets and the model\u2019s predictions');
-  root.append(exampleHead, predictions);
-
-  const ownBox = make('div', 'aw-controls aw-trainer-own');
-  const ownInput = make('input', 'aw-trainer-own-input');
-  ownInput.type = 'text';
-  const ownLabel = make('label', 'aw-choice');
-  ownLabel.append(doc.createTextNode('Your own tokens '), ownInput);
-  const ownError = make('span', 'aw-field-error');
-  ownError.setAttribute('role', 'alert');
-  const ownRun = button(doc, { label: 'Show what the model does', className: 'aw-trainer-own-run', onClick: () => predictOwn() });
-  const backButton = button(doc, { label: 'Back to the held-out example', className: 'aw-trainer-own-back', onClick: () => { own = null; showLatest(); } });
-  backButton.hidden = true;
-  ownInput.addEventListener('keydown', (event) => { if (event.key === 'Enter') predictOwn(); });
-  ownBox.append(ownLabel, ownRun, backButton, ownError);
-  root.append(ownBox);
-
-  const heatBox = make('div', 'aw-trainer-heads');
-  const heatDetail = make('p', 'aw-heatmap-detail');
-  const openBox = make('div', 'aw-controls aw-trainer-open');
-  const openNote = make('p', 'aw-trainer-open-note');
-  root.append(heatBox, heatDetail, openBox, openNote);
-  let heatmaps = [];
-
-  // ---- State and sessions ----
-
-  let config = null;
-  let example = null;
-  let latest = null;   // the last progress of the main session
-  let own = null;      // the learner's own sequence and the model's answer
-  let playing = false;
-  let sessions = {};   // 'main' and, when comparing, 'unscaled'
-  const curves = { main: [], unscaled: [] };
+  // ---- Sessions ----
 
   function normalise(next) {
     const task = Object.hasOwn(TASKS, next.task) ? next.task : DEFAULT_STATE.task;
@@ -210,15 +247,18 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
     playing = false;
     latest = null;
     own = null;
-    curves.main.length = 0;
-    curves.unscaled.length = 0;
+    replaying = null;
+    replayed = null;
+    curves.main = [];
+    curves.unscaled = [];
     const current = store.current;
     sessions = { main: startSession(engine, (reply) => heard('main', reply)) };
     if (compareBox.input.checked && current.scale) sessions[UNSCALED] = startSession(engine, (reply) => heard(UNSCALED, reply));
     sessions.main.send({ type: 'create', settings: settingsOf(current, current.scale) });
     sessions[UNSCALED]?.send({ type: 'create', settings: settingsOf(current, false) });
-    sendAll({ type: 'speed', steps: Number(speedChoice.select.value) });
+    sendAll({ type: 'speed', speed: speedChoice.select.value });
     syncControls();
+    syncTimeline();
     drawCharts();
   }
 
@@ -249,23 +289,74 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
       example = reply.example;
       buildHeatmaps();
     } else if (reply.type === 'progress') {
-      const points = curves[name];
-      if (points.at(-1)?.step !== reply.step) points.push({ step: reply.step, ...reply.heldOut });
+      curves[name] = reply.timeline;
       if (name === 'main') {
         latest = reply;
-        if (!reply.playing && playing) { // it paused at its step budget
+        // It paused at its step budget; a report sent before the page's
+        // latest message (a Pause, then Train again) is no news.
+        if (!reply.playing && playing && reply.handled === sessions.main.messages()) {
           playing = false;
           syncControls();
         }
-        if (!own) showLatest();
+        syncTimeline();
+        show();
       }
       drawCharts();
+    } else if (reply.type === 'recorded') {
+      if (reply.request !== requests || replaying === null) return; // an answer overtaken by a later move
+      replayed = reply;
+      show();
     } else if (reply.type === 'prediction') {
       own = reply;
-      showOwn();
+      follow(); // the model as it is now answered
     } else if (reply.type === 'head') {
       openHead(reply);
     }
+  }
+
+  // ---- The timeline ----
+
+  /** The scrubber moved (keys, a drag, a click): its last position follows training, any other replays. */
+  function scrubTo(index) {
+    const points = curves.main;
+    if (index >= points.length - 1) follow();
+    else replay(points[index].step);
+  }
+
+  function replay(step) {
+    replaying = step;
+    replayed = null;
+    own = null; // the timeline shows the held-out example as it was
+    requests += 1;
+    sessions.main.send({ type: 'replay', step, request: requests });
+    syncTimeline();
+  }
+
+  /** Back to the latest step, following training. */
+  function follow() {
+    replaying = null;
+    replayed = null;
+    syncTimeline();
+    show();
+  }
+
+  function syncTimeline() {
+    const points = curves.main;
+    scrubber.setRange(0, Math.max(0, points.length - 1));
+    let index = points.length - 1;
+    if (replaying !== null) {
+      index = Math.max(0, points.findLastIndex((point) => point.step <= replaying));
+      // The step replayed has been thinned out of the record: the one before it.
+      if (points[index].step !== replaying) {
+        replay(points[index].step);
+        return;
+      }
+    }
+    scrubber.set(Math.max(0, index));
+    scrubber.input.disabled = points.length < 2;
+    liveButton.setAttribute('aria-pressed', String(replaying === null));
+    accuracyChart.mark(replaying);
+    lossChart.mark(replaying);
   }
 
   // ---- Drawing ----
@@ -275,6 +366,10 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
   function buildHeatmaps() {
     for (const heatmap of heatmaps) heatmap.destroy();
     heatmaps = [];
+    // Up to four maps a row on a wide screen, so that a second layer's fit too.
+    const columns = Math.min(4, config.layers * config.heads);
+    heatBox.style.setProperty('--columns', String(columns));
+    heatBox.classList.toggle('aw-trainer-heads-dense', columns > 2);
     for (let l = 0; l < config.layers; l++) {
       for (let h = 0; h < config.heads; h++) {
         heatmaps.push(createHeatmap(heatBox, {
@@ -290,7 +385,7 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
     openBox.replaceChildren();
     openBox.hidden = !fits;
     openNote.textContent = fits
-      ? 'Open a head in the walkthrough: its queries, keys and values on the example shown, step by step, forward and back.'
+      ? 'Open a head in the walkthrough: its queries, keys and values on the example shown, at the latest step, step by step, forward and back.'
       : `The walkthrough takes at most ${WALKTHROUGH_TOKENS} tokens and ${WALKTHROUGH_WIDTH} columns; this model\u2019s heads `
         + `see ${config.seqLength} tokens of ${width} columns.`;
     if (!fits) return;
@@ -300,6 +395,7 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
           label: `Open layer ${l + 1}, head ${h + 1} in the walkthrough`, className: 'aw-trainer-open-head',
           onClick: () => {
             if (playing) pause();
+            follow(); // the head's queries and keys are the latest step's
             sessions.main.send({ type: 'head', layer: l, head: h, tokens: own ? own.tokens : example.tokens });
           },
         }));
@@ -336,51 +432,61 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
     });
   }
 
+  // The table is built when its tokens change; each step fills in the model's row.
+  let tableFor = '';
+  let modelCells = [];
+
   function predictionRows(tokens, targets, counted, predicted) {
-    const table = make('table', 'aw-table aw-trainer-table');
-    const rows = [['Position', tokens.map((_, i) => String(i + 1))], ['Input', tokens.map(String)]];
-    if (targets) rows.push(['Target', targets.map((t, i) => (counted[i] ? String(t) : '\u00b7'))]);
-    table.append(...rows.map(([head, cells]) => {
-      const tr = make('tr');
-      const th = make('th', '', head);
-      th.scope = 'row';
-      tr.append(th, ...cells.map((text) => make('td', '', text)));
-      return tr;
-    }));
-    const tr = make('tr', 'aw-trainer-predicted');
-    const th = make('th', '', 'Model');
-    th.scope = 'row';
-    tr.append(th, ...predicted.map((p, i) => {
-      const td = make('td', '', String(p));
-      if (targets && counted[i]) {
-        const right = p === targets[i];
-        td.className = right ? 'aw-right' : 'aw-wrong';
-        td.setAttribute('aria-label', `${p}, ${right ? 'right' : `wrong (target ${targets[i]})`}`);
-      }
-      return td;
-    }));
-    table.append(tr);
-    predictions.replaceChildren(table);
+    const key = JSON.stringify([tokens, targets, counted]);
+    if (key !== tableFor) {
+      tableFor = key;
+      const table = make('table', 'aw-table aw-trainer-table');
+      const rows = [['Position', tokens.map((_, i) => String(i + 1))], ['Input', tokens.map(String)]];
+      if (targets) rows.push(['Target', targets.map((t, i) => (counted[i] ? String(t) : '\u00b7'))]);
+      rows.push(['Model', tokens.map(() => '')]);
+      table.append(...rows.map(([head, cells]) => {
+        const tr = make('tr');
+        const th = make('th', '', head);
+        th.scope = 'row';
+        tr.append(th, ...cells.map((text) => make('td', '', text)));
+        return tr;
+      }));
+      table.lastChild.className = 'aw-trainer-predicted';
+      modelCells = [...table.lastChild.querySelectorAll('td')];
+      predictions.replaceChildren(table);
+    }
+    predicted.forEach((p, i) => {
+      const td = modelCells[i];
+      td.textContent = String(p);
+      if (!targets || !counted[i]) return;
+      const right = p === targets[i];
+      td.className = right ? 'aw-right' : 'aw-wrong';
+      td.setAttribute('aria-label', `${p}, ${right ? 'right' : `wrong (target ${targets[i]})`}`);
+    });
   }
 
-  function showLatest() {
-    if (!latest || !example) return;
-    exampleHead.textContent = `Held-out example ${SHOWN_EXAMPLE + 1}: what the model predicts and where each head looks`;
-    exampleHead.hidden = false;
-    predictionRows(example.tokens, example.targets, example.counted, latest.predicted);
-    drawHeads(example.tokens, latest.attention);
-    const { accuracy, loss } = latest.heldOut;
-    status.textContent = `Step ${latest.step} (budget ${config.steps})`
-      + `${latest.loss === null ? '' : ` \u00b7 batch loss ${formatLoss(latest.loss)}`}`
+  /** The status line, the example (or the learner's own tokens) and the heads, for the step shown. */
+  function show() {
+    const snapshot = replaying === null ? latest : replayed;
+    if (!snapshot || !example) return;
+    const { accuracy, loss } = snapshot.heldOut;
+    const where = replaying === null
+      ? `Step ${snapshot.step} (budget ${config.steps})`
+      : `Replaying step ${snapshot.step} (training is at step ${latest.step})`;
+    status.textContent = `${where}${snapshot.loss === null ? '' : ` \u00b7 batch loss ${formatLoss(snapshot.loss)}`}`
       + ` \u00b7 held-out loss ${formatLoss(loss)} \u00b7 held-out accuracy ${(100 * accuracy).toFixed(1)}%`;
-    backButton.hidden = true;
-  }
-
-  function showOwn() {
-    exampleHead.textContent = 'Your own tokens: what the model predicts and where each head looks';
-    predictionRows(own.tokens, null, null, own.predicted);
-    drawHeads(own.tokens, own.attention);
-    backButton.hidden = false;
+    status.classList.toggle('aw-trainer-replaying', replaying !== null);
+    exampleHead.hidden = false;
+    backButton.hidden = !own;
+    if (own) {
+      exampleHead.textContent = 'Your own tokens: what the model predicts';
+      predictionRows(own.tokens, null, null, own.predicted);
+      drawHeads(own.tokens, own.attention);
+      return;
+    }
+    exampleHead.textContent = `Held-out example ${SHOWN_EXAMPLE + 1} at step ${snapshot.step}: what the model predicts`;
+    predictionRows(example.tokens, example.targets, example.counted, snapshot.predicted);
+    drawHeads(example.tokens, snapshot.attention);
   }
 
   function predictOwn() {
@@ -407,8 +513,8 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
     const budget = config?.steps ?? 100;
     const last = Math.max(0, ...shown.flatMap((s) => s.points.map((p) => p.step)));
     const xMax = Math.max(budget, Math.ceil(last / budget) * budget);
-    accuracyChart.update(shown.map((s) => ({ ...s, points: s.points.map((p) => [p.step, p.accuracy]) })), xMax);
-    lossChart.update(shown.map((s) => ({ ...s, points: s.points.map((p) => [p.step, p.loss]) })), xMax);
+    accuracyChart.update(shown.map((s) => ({ ...s, points: s.points.map((p) => [p.step, p.heldOut.accuracy]) })), xMax);
+    lossChart.update(shown.map((s) => ({ ...s, points: s.points.map((p) => [p.step, p.heldOut.loss]) })), xMax);
   }
 
   function syncControls() {
