@@ -282,7 +282,16 @@ test('a getter that throws while a call reads its input gives an AttentionError 
   assert.deepEqual(attn.softmax({ x: [0, 0] }).weights, [0.5, 0.5]);
 });
 
-test('loadAttention refuses bytes that are not the engine with an AttentionError', async () => {
+test('loadAttention refuses options, addresses and bytes that cannot be the engine with an AttentionError', async () => {
+  for (const [options, message] of [
+    [null, 'loadAttention: expected an object of options, got null'],
+    [5, 'loadAttention: expected an object of options, got a number'],
+    [{ wasmUrl: Symbol('url') }, 'loadAttention: wasmUrl must be a string or a URL, got a symbol'],
+    [{ wasmUrl: 5 }, 'loadAttention: wasmUrl must be a string or a URL, got a number'],
+    [{ wasmUrl: 'http://[' }, 'loadAttention: wasmUrl "http://[" is not a URL'],
+  ]) {
+    await assert.rejects(loadAttention(options), { name: 'AttentionError', status: 10, message });
+  }
   await assert.rejects(loadAttention({ wasmBinary: 5 }), {
     name: 'AttentionError', status: 10, message: 'loadAttention: wasmBinary must be an ArrayBuffer or a typed array',
   });

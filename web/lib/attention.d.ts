@@ -508,7 +508,8 @@ export type AttentionStatus =
 
 /**
  * What every call on the engine throws for any bad input (and loadAttention
- * for a bad maxBytes or bytes that are not the engine): an Error whose
+ * for bad options, a wasmUrl that is not a URL or bytes that are not the
+ * engine; a failed fetch stays a plain Error): an Error whose
  * message names the field and the expected shape (build/attn's words) and
  * whose status is the attn_status code, so `error instanceof
  * AttentionError` tells the engine's errors apart. When the caller's own

@@ -122,8 +122,12 @@ const ATTN_TRAINER_HELD_OUT = 256;
  * browser), by default attention.wasm next to this file.
  */
 export async function loadAttention(options = {}) {
-  const maxBytes = checkMaxBytes('loadAttention', options.maxBytes);
-  const bytes = await wasmBytes(options);
+  if (options === null || typeof options !== 'object' || isList(options)) {
+    throw inputError(`loadAttention: expected an object of options, got ${describe(options)}`);
+  }
+  const { maxBytes: limit, wasmBinary, wasmUrl } = readInput('loadAttention: options', () => ({ ...options }));
+  const maxBytes = checkMaxBytes('loadAttention', limit);
+  const bytes = await wasmBytes(wasmBinary, wasmUrl);
   const module = await WebAssembly.compile(bytes);
   const instance = await WebAssembly.instantiate(module, importsFor(module));
   // A standalone module (no main) runs its static constructors here.
@@ -143,7 +147,7 @@ function checkMaxBytes(caller, maxBytes) {
   return maxBytes;
 }
 
-async function wasmBytes({ wasmBinary, wasmUrl } = {}) {
+async function wasmBytes(wasmBinary, wasmUrl) {
   if (wasmBinary !== undefined) {
     if (wasmBinary instanceof ArrayBuffer) return checkModule(new Uint8Array(wasmBinary), 'wasmBinary');
     if (ArrayBuffer.isView(wasmBinary)) {
@@ -151,9 +155,16 @@ async function wasmBytes({ wasmBinary, wasmUrl } = {}) {
     }
     throw inputError('loadAttention: wasmBinary must be an ArrayBuffer or a typed array');
   }
-  const url = wasmUrl === undefined
-    ? new URL('./attention.wasm', import.meta.url)
-    : new URL(wasmUrl, globalThis.document?.baseURI ?? import.meta.url);
+  if (wasmUrl !== undefined && typeof wasmUrl !== 'string' && !(wasmUrl instanceof URL)) {
+    throw inputError(`loadAttention: wasmUrl must be a string or a URL, got ${describe(wasmUrl)}`);
+  }
+  let url;
+  try {
+    url = new URL(wasmUrl ?? './attention.wasm', wasmUrl === undefined ? import.meta.url
+                                                                       : globalThis.document?.baseURI ?? import.meta.url);
+  } catch {
+    throw inputError(`loadAttention: wasmUrl ${describeValue(String(wasmUrl))} is not a URL`);
+  }
   const inNode = typeof process === 'object' && Boolean(process.versions?.node);
   if (url.protocol === 'file:' && inNode) {
     // Node's fetch does not read file: URLs.
