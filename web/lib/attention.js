@@ -430,7 +430,8 @@ function createApi(wasm, engineMaxBytes) {
     return { result: parseResult(result), steps: parseSteps(list) };
   }
 
-  function format(input, style = 'json', document = undefined) {
+  // document: { title?, headingLevel? }; undefined or null for neither.
+  function format(input, style = 'json', document) {
     if (!Object.hasOwn(FORMATS, style)) {
       const got = typeof style === 'string' ? JSON.stringify(style) : describe(style);
       throw new AttentionError(`format: expected "markdown", "latex", "text", "json" or "steps", got ${got}`,
