@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // A static file server with no dependencies, for the page and its browser
-// tests. It serves one directory on 127.0.0.1 only, never outside it, and
-// sends Cache-Control: no-store so an edited file shows on the next reload,
-// and Access-Control-Allow-Origin: * so the embeddable element works from
-// a page on another origin.
+// tests. It serves one directory on 127.0.0.1 only, never outside it and
+// never a dotfile in it (.git, .env: a 404), and sends Cache-Control:
+// no-store so an edited file shows on the next reload,
+// Access-Control-Allow-Origin: * so the embeddable element works from a
+// page on another origin, and a Content-Security-Policy that lets no other
+// site frame anything but embed.html.
 //
 //   node scripts/serve.mjs [dir] [port]     dir defaults to web/, port to
 //                                           $PORT or 8000; 0 = any free port
@@ -15,7 +17,7 @@ import { createReadStream } from 'node:fs';
 import { gzip as gzipCallback } from 'node:zlib';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { extname, resolve, sep } from 'node:path';
+import { extname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HOST = '127.0.0.1';
@@ -28,6 +30,14 @@ export const MAX_HEADER_BYTES = 96 * 1024;
 // (the heatmaps' PNG downloads draw their SVG through one).
 export const CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; "
   + "style-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'";
+
+// Added to the policy for every file but EMBED_PAGE, which courses frame:
+// no other site may frame the page (clickjacking). frame-ancestors governs
+// whatever a response becomes when it is framed (an HTML page, but an SVG
+// or a text file opened in a frame is a document too) and is ignored for
+// scripts, styles and the engine, so it goes with every file.
+export const NO_FRAMING = "frame-ancestors 'none'";
+export const EMBED_PAGE = 'embed.html';
 
 // Content types worth compressing.
 const COMPRESSIBLE = /^(text\/|application\/(json|wasm|javascript)|image\/svg)/;
@@ -68,7 +78,7 @@ async function fileFor(root, pathname) {
   } catch {
     return null;
   }
-  if (decoded.includes('\0')) return null;
+  if (decoded.includes('\0') || hasDotSegment(decoded.split('/'))) return null;
   let candidate = resolve(root, `.${decoded}`);
   if (candidate !== root && !candidate.startsWith(root + sep)) return null;
   try {
@@ -80,10 +90,18 @@ async function fileFor(root, pathname) {
     if (!info.isFile()) return null;
     const real = await realpath(candidate);
     if (real !== root && !real.startsWith(root + sep)) return null;
+    // A link with an ordinary name to a dotfile inside root.
+    if (hasDotSegment(relative(root, real).split(sep))) return null;
     return { path: real, size: info.size, modified: info.mtimeMs };
   } catch {
     return null;
   }
+}
+
+// Dotfiles and dot folders are never served (a .git or .env in the root
+// would be a leak); no file the page needs has such a name.
+function hasDotSegment(segments) {
+  return segments.some((segment) => segment.startsWith('.'));
 }
 
 // The path of a request target (origin form "/a?b" or absolute form
@@ -149,7 +167,7 @@ async function serveFile(root, policy, request, response) {
     Vary: 'Accept-Encoding',
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
-    ...(policy ? { 'Content-Security-Policy': policy } : {}),
+    ...(policy ? { 'Content-Security-Policy': policyFor(root, file.path, policy) } : {}),
   });
   if (method === 'HEAD') {
     response.end();
@@ -162,6 +180,12 @@ async function serveFile(root, policy, request, response) {
   const stream = createReadStream(file.path);
   stream.on('error', () => response.destroy());
   stream.pipe(response);
+}
+
+// The policy a file is sent with: embed.html in the root may be framed by
+// any site, every other file by none.
+function policyFor(root, path, policy) {
+  return path === resolve(root, EMBED_PAGE) ? policy : `${policy}; ${NO_FRAMING}`;
 }
 
 // Each file's gzipped bytes, kept while the file is unchanged: the page
@@ -182,8 +206,9 @@ async function gzipped({ path, size, modified }) {
  * Serves `root` on 127.0.0.1:`port` (0 = any free port). Resolves to
  * { server, port, url, close() } once it is listening.
  */
-// contentSecurityPolicy: the policy sent with every file; null sends none
-// (the browser tests' stand-ins for other sites, which have their own).
+// contentSecurityPolicy: the policy sent with every file (and NO_FRAMING
+// with every file but embed.html); null sends none (the browser tests'
+// stand-ins for other sites, which have their own).
 export async function startServer({ root = 'web', port = DEFAULT_PORT, contentSecurityPolicy = CONTENT_SECURITY_POLICY } = {}) {
   const rootPath = await realpath(resolve(root));
   if (!(await stat(rootPath)).isDirectory()) throw new Error(`serve: ${root} is not a directory`);

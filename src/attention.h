@@ -50,8 +50,10 @@ typedef enum attn_status {
     ATTN_ERR_INPUT = 10,         /* a problem field is missing, unknown or
                                     misshapen; attn_problem_error says which */
     ATTN_ERR_STATE = 11,         /* call out of order (attn_problem_*) */
-    ATTN_ERR_TOO_LARGE = 12      /* a problem would hold more bytes than its
-                                    limit (attn_problem_set_max_bytes) */
+    ATTN_ERR_TOO_LARGE = 12      /* a problem or trainer would hold more
+                                    bytes than its limit
+                                    (attn_problem_set_max_bytes,
+                                    attn_trainer_set_max_bytes) */
 } attn_status;
 
 /* English text for a status code; an unknown code gives "unknown status". */
@@ -906,6 +908,13 @@ int attn_trainer_create(attn_trainer **trainer, const char *task,
 void attn_trainer_destroy(attn_trainer *trainer); /* NULL is fine */
 int attn_trainer_set(attn_trainer *trainer, const char *setting,
                      double value);
+/* Limits the bytes the trainer holds: itself and, once built, its model,
+ * gradients, Adam's moments, batches, held-out set and working memory.
+ * Building a model above the limit fails with ATTN_ERR_TOO_LARGE and a
+ * message giving both numbers, having allocated nothing. A trainer starts
+ * with no limit (the largest settings need about 400 MB); 0 removes it.
+ * Fixed once the model is built (ATTN_ERR_STATE). */
+int attn_trainer_set_max_bytes(attn_trainer *trainer, size_t max_bytes);
 /* A setting, or "step": the steps taken. */
 int attn_trainer_get(const attn_trainer *trainer, const char *setting,
                      double *value);

@@ -1,7 +1,7 @@
 /* The trainer (attn_trainer_*): its model's gradients against central
  * finite differences, seeded runs repeating bit for bit, learning a task,
- * errors that name the setting, the attention it reports, and allocation
- * failures. */
+ * errors that name the setting, the attention it reports, allocation
+ * failures and the byte limit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +328,85 @@ static void test_every_allocation_failure_is_reported_and_frees_everything(void 
     }
 }
 
+/* ---- The byte limit ---- */
+
+enum { MESSAGE_CAP = 320 };
+
+/* An allocator that adds up the bytes it hands out. */
+typedef struct sizing_allocator {
+    size_t bytes;
+    long calls;
+} sizing_allocator;
+
+static void *sizing_allocate(void *context, size_t bytes)
+{
+    sizing_allocator *sizes = context;
+    sizes->bytes += bytes;
+    sizes->calls++;
+    return malloc(bytes);
+}
+
+static void sizing_release(void *context, void *block)
+{
+    (void)context;
+    free(block);
+}
+
+/* A trainer with the given limit, built by one step: its status, the
+ * bytes and calls its allocator saw, and (when refused) its message. */
+static int build_with_limit(size_t max_bytes, sizing_allocator *sizes,
+                            char *message, size_t cap)
+{
+    *sizes = (sizing_allocator){0, 0};
+    const attn_allocator allocator = {sizing_allocate, sizing_release, sizes};
+    attn_trainer *trainer;
+    assert_int_equal(attn_trainer_create(&trainer, "sort", &allocator),
+                     ATTN_OK);
+    assert_int_equal(attn_trainer_set(trainer, "batchSize", 512), ATTN_OK);
+    assert_int_equal(attn_trainer_set_max_bytes(trainer, max_bytes), ATTN_OK);
+    double loss;
+    const int status = attn_trainer_step(trainer, 1, &loss);
+    snprintf(message, cap, "%s", attn_trainer_error(trainer));
+    if (status == ATTN_OK)
+        expect_error(trainer, attn_trainer_set_max_bytes(trainer, 1),
+                     ATTN_ERR_STATE,
+                     "maxBytes: the limit is fixed once the model is built; "
+                     "make a new trainer to change it");
+    attn_trainer_destroy(trainer);
+    return status;
+}
+
+static void test_a_trainer_above_its_byte_limit_is_refused_before_it_allocates_its_model(void **state)
+{
+    (void)state;
+    sizing_allocator sizes;
+    char message[MESSAGE_CAP];
+    assert_int_equal(build_with_limit(1000000, &sizes, message, sizeof message),
+                     ATTN_ERR_TOO_LARGE);
+    assert_int_equal(sizes.calls, 1); /* the trainer, not its model */
+    size_t needed = 0;
+    assert_int_equal(sscanf(message, "the trainer needs %zu bytes", &needed), 1);
+    char expected[MESSAGE_CAP];
+    snprintf(expected, sizeof expected,
+             "the trainer needs %zu bytes for its model, batches and working "
+             "memory, more than its limit of 1000000 bytes; use a smaller "
+             "batchSize, dModel, dFF or seqLength, or raise the limit "
+             "(maxBytes in the JS API)", needed);
+    assert_string_equal(message, expected);
+    /* The figure named is exactly what the trainer allocates in all, and
+     * exactly the limit at which it builds. */
+    assert_int_equal(build_with_limit(needed, &sizes, message, sizeof message),
+                     ATTN_OK);
+    assert_int_equal(sizes.bytes, needed);
+    assert_int_equal(sizes.calls, 2);
+    assert_int_equal(build_with_limit(needed - 1, &sizes, message,
+                                      sizeof message),
+                     ATTN_ERR_TOO_LARGE);
+    assert_int_equal(build_with_limit(0, &sizes, message, sizeof message),
+                     ATTN_OK); /* no limit */
+    assert_int_equal(sizes.bytes, needed);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_the_held_out_set_does_not_depend_on_the_seed),
         cmocka_unit_test(test_bad_settings_get_errors_that_name_the_setting),
         cmocka_unit_test(test_every_allocation_failure_is_reported_and_frees_everything),
+        cmocka_unit_test(test_a_trainer_above_its_byte_limit_is_refused_before_it_allocates_its_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,6 +45,7 @@ struct attn_trainer {
     const attn__task *task;
     double settings[ATTN__SET_COUNT];
     char error[ERROR_CAP];
+    size_t max_bytes;    /* 0: no limit (attn_trainer_set_max_bytes) */
     int step;
     uint64_t rng;        /* the training batches' stream */
     /* Built on first use: */
@@ -153,6 +154,18 @@ int attn_trainer_set(attn_trainer *trainer, const char *setting, double value)
     return ATTN_OK;
 }
 
+int attn_trainer_set_max_bytes(attn_trainer *trainer, size_t max_bytes)
+{
+    if (trainer == NULL) return ATTN_ERR_NULL;
+    trainer->error[0] = '\0';
+    if (built(trainer))
+        return fail(trainer, ATTN_ERR_STATE,
+                    "maxBytes: the limit is fixed once the model is built; "
+                    "make a new trainer to change it");
+    trainer->max_bytes = max_bytes;
+    return ATTN_OK;
+}
+
 int attn_trainer_get(const attn_trainer *trainer, const char *setting,
                      double *value)
 {
@@ -219,9 +232,20 @@ static int build(attn_trainer *trainer)
     const size_t doubles = 4 * model->count + pass_doubles;
     const size_t ints = 2 * (size_t)batch * t + 2 * (size_t)HELD_OUT * t;
     const size_t bytes = (size_t)batch * t + (size_t)HELD_OUT * t;
-    void *block = trainer->allocator.allocate(
-        trainer->allocator.context,
-        doubles * sizeof(double) + ints * sizeof(int) + bytes);
+    const size_t block_bytes =
+        doubles * sizeof(double) + ints * sizeof(int) + bytes;
+    /* The trainer itself counts too: what a caller's limit bounds is all
+     * the trainer holds. */
+    const size_t total = sizeof *trainer + block_bytes;
+    if (trainer->max_bytes > 0 && total > trainer->max_bytes)
+        return fail(trainer, ATTN_ERR_TOO_LARGE,
+                    "the trainer needs %zu bytes for its model, batches and "
+                    "working memory, more than its limit of %zu bytes; use a "
+                    "smaller batchSize, dModel, dFF or seqLength, or raise "
+                    "the limit (maxBytes in the JS API)",
+                    total, trainer->max_bytes);
+    void *block = trainer->allocator.allocate(trainer->allocator.context,
+                                              block_bytes);
     if (block == NULL)
         return fail(trainer, ATTN_ERR_NOMEM,
                     "could not allocate the model and its buffers");

@@ -3,12 +3,13 @@
 // the custom element on a host page under the same policy run with no
 // `securitypolicyviolation` at all (KaTeX's inline styles go through the
 // CSSOM, embed.html's styles are a file). The embed's height messages go
-// to the parent origin it is given.
+// to the parent origin it is given. Another site may frame the embed, and
+// not the page.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSession } from './harness.mjs';
-import { CONTENT_SECURITY_POLICY } from '../../scripts/serve.mjs';
+import { startHost, startSession } from './harness.mjs';
+import { CONTENT_SECURITY_POLICY, NO_FRAMING } from '../../scripts/serve.mjs';
 import { WIDGETS } from '../../web/widgets/registry.js';
 
 let session;
@@ -35,12 +36,16 @@ async function watchedPage() {
 
 const violations = (page) => page.evaluate(() => window.violations);
 
-test('the server sends the strict policy with the page and its files', async () => {
-  for (const path of ['index.html', 'embed.html', 'app.js', 'lib/attention.wasm', 'style.css']) {
+test('the server sends the strict policy with the page and its files, and frame-ancestors \'none\' with all but the embed', async () => {
+  for (const path of ['index.html', '', 'app.js', 'lib/attention.wasm', 'style.css']) {
     const response = await fetch(session.url(path));
-    assert.equal(response.headers.get('content-security-policy'), CONTENT_SECURITY_POLICY, path);
+    assert.equal(response.headers.get('content-security-policy'), `${CONTENT_SECURITY_POLICY}; ${NO_FRAMING}`, path);
     await response.arrayBuffer();
   }
+  const embed = await fetch(session.url('embed.html?widget=masks'));
+  assert.equal(embed.headers.get('content-security-policy'), CONTENT_SECURITY_POLICY);
+  await embed.arrayBuffer();
+  assert.equal(NO_FRAMING, "frame-ancestors 'none'");
   assert.match(CONTENT_SECURITY_POLICY, /style-src 'self';/);
   assert.doesNotMatch(CONTENT_SECURITY_POLICY, /unsafe-inline/);
 });
@@ -99,4 +104,22 @@ test('the embed sends its height to the parent origin it is given, and says so w
   await page.waitForSelector('html[data-ready="true"]');
   assert.match(await page.textContent('#embed'), /parentOrigin \u201ccourse\.example\u201d is not an origin such as https:\/\/course\.example/);
   await page.close();
+});
+
+test('a page on another site can frame the embed but not the page itself', async () => {
+  const host = await startHost(session, {
+    'frames.html': '<!doctype html><title>frames</title><script>window.loaded = [];</script>'
+      + `<iframe id="page" src="${session.url('index.html')}" onload="loaded.push('page')" width="600" height="300"></iframe>`
+      + `<iframe id="embed" src="${session.url('embed.html?widget=masks')}" onload="loaded.push('embed')" width="600" height="300"></iframe>`,
+  });
+  const page = await session.newPage();
+  await page.goto(host.url('frames.html'));
+  await page.waitForFunction(() => window.loaded.length === 2);
+  const embed = await (await page.$('#embed')).contentFrame();
+  await embed.waitForSelector('html[data-ready="true"]');
+  // Chromium shows its own error page in place of a refused frame.
+  const refused = await (await page.$('#page')).contentFrame();
+  assert.equal(refused.url(), 'chrome-error://chromewebdata/');
+  await page.close();
+  await host.close();
 });

@@ -350,13 +350,13 @@ test('each heatmap downloads as an SVG with its styles inlined and as a PNG', as
   const page = await session.open('index.html?preset=cat-sat-mat&step=12');
   await page.waitForSelector('html[data-ready="true"]');
   const figure = page.locator('#walkthrough .aw-heatmap').filter({ hasText: 'Attention weights' });
-  const [svgDownload] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: /as SVG/ }).click()]);
+  const [svgDownload] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: 'Download SVG of Attention weights', exact: true }).click()]);
   assert.equal(svgDownload.suggestedFilename(), 'attention-weights.svg');
   const svg = await readFile(await svgDownload.path(), 'utf8');
   assert.match(svg, /^<svg[^>]* xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   assert.match(svg, /style="fill: ?rgb\(/, 'computed fills inlined');
   assert.doesNotMatch(svg, /class="/);
-  const [pngDownload] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: /as PNG/ }).click()]);
+  const [pngDownload] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: 'Download PNG of Attention weights', exact: true }).click()]);
   assert.equal(pngDownload.suggestedFilename(), 'attention-weights.png');
   const png = await readFile(await pngDownload.path());
   assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

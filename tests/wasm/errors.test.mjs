@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { haveNativeCli, loadEngine, runNative } from './support.mjs';
-import { AttentionError } from '../../web/lib/attention.js';
+import { AttentionError, loadAttention } from '../../web/lib/attention.js';
 
 const Q = [[1, 0], [0, 1], [1, 1]];
 const V = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
@@ -173,4 +173,131 @@ test('dropout without a seed uses seed 0, the documented default', async () => {
   const unseeded = attn.run(sdpa({ dropout: 0.5 }));
   assert.deepEqual(unseeded, attn.run(sdpa({ dropout: 0.5, seed: 0 })));
   assert.notDeepEqual(unseeded.weights, attn.run(sdpa({ dropout: 0.5, seed: 1 })).weights);
+});
+
+// ---- Every bad input an AttentionError (the issue "Safe at every size, second pass") ----
+
+// Asserts that call throws an AttentionError with this status and message.
+function assertAttentionError(call, status, message) {
+  assert.throws(call, (error) => {
+    assert.ok(error instanceof AttentionError, `${error?.constructor?.name}: ${error?.message}`);
+    assert.equal(error.message, message);
+    assert.equal(error.status, status, error.message);
+    return true;
+  });
+}
+
+test('sdpaFlat refuses a keyLength outside 0..nK instead of wrapping it to 32 bits', async () => {
+  const attn = await loadEngine();
+  const q = Float64Array.from([1, 0, 0, 1]);
+  const v = Float64Array.from([1, 2, 3, 4]);
+  const base = { q, k: q, v, nQ: 2, nK: 2, dK: 2, dV: 2 };
+  for (const [keyLength, message] of [
+    [2 ** 32 + 1, 'sdpaFlat: keyLength must be an integer from 0 to nK = 2, got 4294967297'],
+    [3, 'sdpaFlat: keyLength must be an integer from 0 to nK = 2, got 3'],
+    [-1, 'sdpaFlat: keyLength must be an integer from 0 to nK = 2, got -1'],
+    [1.5, 'sdpaFlat: keyLength must be an integer from 0 to nK = 2, got 1.5'],
+    [[2 ** 32 + 1], 'sdpaFlat: keyLength[0] must be an integer from 0 to nK = 2, got 4294967297'],
+  ]) {
+    for (const inputs of [base, { ...base, q: new Float32Array(q), k: new Float32Array(q), v: new Float32Array(v) }]) {
+      assertAttentionError(() => attn.sdpaFlat({ ...inputs, keyLength }), 6, message);
+    }
+  }
+  // keyLength 1 keeps only key 0, so every query gets v[0] = (1, 2).
+  assert.deepEqual(Array.from(attn.sdpaFlat({ ...base, keyLength: 1 }).output), [1, 2, 1, 2]);
+  // As the problem path refuses it.
+  assertAttentionError(() => attn.scaledDotProduct({ q: [[1, 0], [0, 1]], k: [[1, 0], [0, 1]], v: [[1, 2], [3, 4]], keyLength: 2 ** 32 + 1 }),
+                       10, 'keyLength: 4294967297 is outside 0..2 (n_k)');
+});
+
+test('typed arrays of BigInts, Symbols and other non-numbers are AttentionErrors naming the entry', async () => {
+  const attn = await loadEngine();
+  const q = new Float64Array(4);
+  const flat = { q, k: q, v: q, nQ: 2, nK: 2, dK: 2, dV: 2 };
+  for (const name of ['sdpaFlat', 'linearFlat']) {
+    assertAttentionError(() => attn[name]({ ...flat, q: new BigInt64Array(4) }), 10,
+                         `${name}: q must hold numbers, got a BigInt64Array`);
+    assertAttentionError(() => attn[name]({ ...flat, k: new BigUint64Array(4), v: new BigUint64Array(4), q: new BigUint64Array(4) }), 10,
+                         `${name}: q must hold numbers, got a BigUint64Array`);
+    assertAttentionError(() => attn[name]({ ...flat, v: [1, 2, Symbol('s'), 4] }), 10,
+                         `${name}: v[2] must be a number, got a symbol`);
+    assertAttentionError(() => attn[name]({ ...flat, k: [1, '2', 3, 4] }), 10,
+                         `${name}: k[1] must be a number, got a string`);
+    assertAttentionError(() => attn[name](null), 10, `${name}: expected an object of inputs, got null`);
+    assertAttentionError(() => attn[name](), 10, `${name}: expected an object of inputs, got nothing`);
+  }
+  assertAttentionError(() => attn.sdpaFlat({ ...flat, allowed: [true, Symbol('s'), 1, 0] }), 10,
+                       'sdpaFlat: allowed[1] must be true, false or a number, got a symbol');
+  assertAttentionError(() => attn.sdpaFlat({ ...flat, allowed: new BigInt64Array(4) }), 10,
+                       'sdpaFlat: allowed must hold numbers, got a BigInt64Array');
+  assertAttentionError(() => attn.run({ kind: 'softmax', x: new BigInt64Array(2) }), 10, 'x[0]: expected a number, got a bigint');
+  assertAttentionError(() => attn.run({ kind: 'softmax', x: [1, Symbol('s')] }), 10, 'x[1]: expected a number, got a symbol');
+  assertAttentionError(() => attn.run({ kind: 'softmax', x: [1, 2], scale: 2n }), 10,
+                       'scale: expected a number, a boolean, a string or an array, got a bigint');
+  assertAttentionError(() => attn.run({ kind: Symbol('softmax') }), 10,
+                       `kind: expected one of ${KINDS}, got a symbol`);
+  assertAttentionError(() => attn.format({ kind: 'softmax', x: [1] }, 'markdown', 5), 10,
+                       'format: document must be an object { title, headingLevel }, got a number');
+});
+
+test('arrays too long to hold are refused by their length before a single entry is read', async () => {
+  const attn = await loadEngine();
+  assertAttentionError(() => attn.run({ kind: 'softmax', x: new Array(2 ** 32 - 1) }), 12,
+    'x: a vector of 4294967295 would make the problem hold 34359738360 bytes, more than its limit of 268435456 bytes; '
+    + 'use smaller inputs or raise the limit (maxBytes in the JS API, --max-bytes in build/attn)');
+  // 20,000 × 20,000 (rows sharing one array): an entry late in the row
+  // records whether the walk reached it; the size is known from the lengths.
+  let readLate = false;
+  const row = new Array(20000).fill(0.5);
+  Object.defineProperty(row, 19999, { get() { readLate = true; return 0.5; } });
+  const x = new Array(20000).fill(row);
+  assertAttentionError(() => attn.run({ kind: 'softmax', x }), 12,
+    'x: 20000x20000 would make the problem hold 3200000000 bytes, more than its limit of 268435456 bytes; '
+    + 'use smaller inputs or raise the limit (maxBytes in the JS API, --max-bytes in build/attn)');
+  assert.equal(readLate, false);
+  // Labels: no tensor within the limit has 2^32 - 1 rows.
+  const tokens = new Array(2 ** 32 - 1).fill('a', 0, 4);
+  assertAttentionError(() => attn.run(sdpa({ tokens })), 12,
+    'tokens: 4294967295 labels, more than any tensor within the limit of 268435456 bytes has rows (33554432)');
+  const trainer = attn.createTrainer({ task: 'copy' });
+  assertAttentionError(() => trainer.predict(new Array(2 ** 32 - 1)), 6,
+                       'trainer.predict: tokens: the model reads 1 to seqLength = 8 tokens, got 4294967295');
+  trainer.dispose();
+});
+
+test('a getter that throws while a call reads its input gives an AttentionError naming the field', async () => {
+  const attn = await loadEngine();
+  const boom = () => { throw new Error('boom'); };
+  const withGetter = (object, name) => Object.defineProperty(object, name, { get: boom, enumerable: true });
+  assertAttentionError(() => attn.run(withGetter({ kind: 'softmax' }, 'x')), 10, 'x: reading it threw Error: boom');
+  assertAttentionError(() => attn.run({ kind: 'softmax', x: withGetter([1, 2, 3], 1) }), 10, 'x: reading it threw Error: boom');
+  assertAttentionError(() => attn.run(withGetter({ x: [1] }, 'kind')), 10, 'kind: reading it threw Error: boom');
+  const q = new Float64Array(4);
+  assertAttentionError(() => attn.sdpaFlat(withGetter({ q, k: q, v: q, nQ: 2, nK: 2, dK: 2 }, 'dV')), 10,
+                       'sdpaFlat: input: reading it threw Error: boom');
+  assertAttentionError(() => attn.createTrainer(withGetter({ task: 'copy' }, 'seed')), 10, 'seed: reading it threw Error: boom');
+  assertAttentionError(() => attn.format({ kind: 'softmax', x: [1] }, 'markdown', withGetter({}, 'title')), 10,
+                       'format: document: reading it threw Error: boom');
+  // The engine's memory is as it was, and it answers.
+  assert.deepEqual(attn.softmax({ x: [0, 0] }).weights, [0.5, 0.5]);
+});
+
+test('loadAttention refuses options, addresses and bytes that cannot be the engine with an AttentionError', async () => {
+  for (const [options, message] of [
+    [null, 'loadAttention: expected an object of options, got null'],
+    [5, 'loadAttention: expected an object of options, got a number'],
+    [{ wasmUrl: Symbol('url') }, 'loadAttention: wasmUrl must be a string or a URL, got a symbol'],
+    [{ wasmUrl: 5 }, 'loadAttention: wasmUrl must be a string or a URL, got a number'],
+    [{ wasmUrl: 'http://[' }, 'loadAttention: wasmUrl "http://[" is not a URL'],
+  ]) {
+    await assert.rejects(loadAttention(options), { name: 'AttentionError', status: 10, message });
+  }
+  await assert.rejects(loadAttention({ wasmBinary: 5 }), {
+    name: 'AttentionError', status: 10, message: 'loadAttention: wasmBinary must be an ArrayBuffer or a typed array',
+  });
+  await assert.rejects(loadAttention({ wasmBinary: new TextEncoder().encode('<!doctype html>') }), {
+    name: 'AttentionError', status: 10,
+    message: 'loadAttention: wasmBinary is not the engine (a WebAssembly module starts with \\0asm; this starts with "<!doctype html>"); '
+      + 'give loadAttention its wasmUrl, or the element its base attribute',
+  });
 });

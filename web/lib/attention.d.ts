@@ -407,7 +407,7 @@ export interface SdpaFlatInput {
   window?: number;
   /** The Sparse Transformer's strided pattern (j <= i implied). */
   stride?: number;
-  /** Mask the keys at index >= keyLength: one number, or one per batch item. */
+  /** Mask the keys at index >= keyLength: one integer from 0 to nK, or one per batch item. */
   keyLength?: number | readonly number[];
   /** A custom mask, flat [nQ, nK]: true (or 1) = may attend. */
   allowed?: readonly (boolean | number)[] | Uint8Array;
@@ -507,13 +507,17 @@ export type AttentionStatus =
   | 12; // ATTN_ERR_TOO_LARGE (above maxBytes, or beyond what wasm32 can hold)
 
 /**
- * What every call on the engine throws (and loadAttention for a bad
- * maxBytes): an Error whose message names the field and the expected shape
- * (build/attn's words) and whose status is the attn_status code, so
- * `error instanceof AttentionError` tells the engine's errors apart.
+ * What every call on the engine throws for any bad input (and loadAttention
+ * for bad options, a wasmUrl that is not a URL or bytes that are not the
+ * engine; a failed fetch stays a plain Error): an Error whose
+ * message names the field and the expected shape (build/attn's words) and
+ * whose status is the attn_status code, so `error instanceof
+ * AttentionError` tells the engine's errors apart. When the caller's own
+ * code threw while the call read its input (a getter), that exception is
+ * the `cause`.
  */
 export class AttentionError extends Error {
-  constructor(message: string, status: AttentionStatus);
+  constructor(message: string, status: AttentionStatus, options?: { cause?: unknown });
   readonly name: 'AttentionError';
   status: AttentionStatus;
 }
@@ -600,7 +604,14 @@ export interface Attention {
   linearFlat(input: LinearFlatInput): SdpaFlatResult;
 
   /** A tiny transformer that learns a task (README, "Training a tiny
-   * transformer"); bad settings throw an AttentionError naming the setting. */
+   * transformer"); bad settings throw an AttentionError naming the setting.
+   * Its model, Adam's moments, batches and held-out set count against the
+   * engine's maxBytes: above it the call throws ATTN_ERR_TOO_LARGE (12),
+   * naming the bytes needed and the limit (the largest settings need some
+   * 380 MiB, more than the default 256 MiB). The trainer's memory belongs
+   * to the returned object: dispose() frees it at once; a trainer dropped
+   * without dispose() is freed when the garbage collector finds neither it
+   * nor any of its methods reachable, which may be much later. */
   createTrainer(settings: TrainerSettings): Trainer;
 
   memoryStats(): MemoryStats;
@@ -658,6 +669,8 @@ export interface Trainer {
   /** The queries, keys and values (each [tokens, dModel / heads]) a head
    * attends with: scaled dot-product attention on them gives its weights. */
   head(layer: number, head: number, tokens: number[]): { q: number[][]; k: number[][]; v: number[][] };
+  /** Frees the trainer's engine memory now (a second call does nothing);
+   * every other method then throws ATTN_ERR_STATE. */
   dispose(): void;
 }
 

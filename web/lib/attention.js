@@ -32,21 +32,26 @@
 //     step(n) -> { step, loss }, evaluate() -> { loss, accuracy },
 //     example(i), predict(tokens) -> { predicted, attention[layer][head] },
 //     attention(layer, head, i), head(layer, head, tokens) -> { q, k, v },
-//     dispose()
+//     dispose() (frees it now; a trainer dropped without it is freed once
+//     garbage-collected)
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
 //
-// Bad input throws an AttentionError (exported; extends Error) whose message
-// names the field (the same words as build/attn) and whose `status` is the
-// attn_status code. The engine stays usable after an error, with its memory
-// as it was. Runs in Node >= 18 and in browsers without a bundler.
+// Bad input of any kind (a wrong type, a BigInt or Symbol, an array too
+// long, a getter that throws) throws an AttentionError (exported; extends
+// Error) whose message names the field (the same words as build/attn) and
+// whose `status` is the attn_status code. The engine stays usable after an
+// error, with its memory as it was. Runs in Node >= 18 and in browsers
+// without a bundler.
 //
 // Sizes: a problem may hold at most `maxBytes` bytes of inputs and results
 // (default DEFAULT_MAX_BYTES, 256 MiB; loadAttention({ maxBytes }) changes
 // it), and sdpaFlat / linearFlat may allocate at most `maxBytes` bytes of
 // WebAssembly memory per call (the same default, or their own maxBytes
-// option). Above it a call throws with status ATTN_ERR_TOO_LARGE (12)
-// before it allocates anything. No block can exceed MAX_BLOCK_BYTES (2 GiB
-// - 1), the most a wasm32 module can address in one piece.
+// option), and a trainer at most `maxBytes` in all. Above it a call throws
+// with status ATTN_ERR_TOO_LARGE (12) before it allocates anything; an
+// array's size is known from its lengths before its entries are read. No
+// block can exceed MAX_BLOCK_BYTES (2 GiB - 1), the most a wasm32 module
+// can address in one piece.
 
 const FORMATS = { json: 0, text: 1, markdown: 2, latex: 3, steps: 4 }; // attn_format
 const ATTN_ERR_SIZE = 2;
@@ -66,10 +71,12 @@ const MAX_INT32 = 2 ** 31 - 1;
 /**
  * What every call on the engine throws: an Error with the attn_status code
  * (attention.h) in `status`, so `error instanceof AttentionError` holds.
+ * One made from an exception the caller's own code threw while the call
+ * read its input (a getter) has that exception as its `cause`.
  */
 export class AttentionError extends Error {
-  constructor(message, status) {
-    super(message);
+  constructor(message, status, options) {
+    super(message, options);
     this.name = 'AttentionError';
     this.status = status;
   }
@@ -142,9 +149,13 @@ export const WASM_OFF_MESSAGE = 'This browser has WebAssembly turned off (Safari
  * runs here (attention-scalar.wasm without WebAssembly SIMD).
  */
 export async function loadAttention(options = {}) {
-  const maxBytes = checkMaxBytes('loadAttention', options.maxBytes);
+  if (options === null || typeof options !== 'object' || isList(options)) {
+    throw inputError(`loadAttention: expected an object of options, got ${describe(options)}`);
+  }
+  const { maxBytes: limit, wasmBinary, wasmUrl } = readInput('loadAttention: options', () => ({ ...options }));
+  const maxBytes = checkMaxBytes('loadAttention', limit);
   if (wasmSupport() === 'none') throw new AttentionError(WASM_OFF_MESSAGE, ATTN_ERR_STATE);
-  const bytes = await wasmBytes(options);
+  const bytes = await wasmBytes(wasmBinary, wasmUrl);
   const module = await WebAssembly.compile(bytes);
   const instance = await WebAssembly.instantiate(module, importsFor(module));
   // A standalone module (no main) runs its static constructors here.
@@ -164,17 +175,24 @@ function checkMaxBytes(caller, maxBytes) {
   return maxBytes;
 }
 
-async function wasmBytes({ wasmBinary, wasmUrl } = {}) {
+async function wasmBytes(wasmBinary, wasmUrl) {
   if (wasmBinary !== undefined) {
-    if (wasmBinary instanceof ArrayBuffer) return new Uint8Array(wasmBinary);
+    if (wasmBinary instanceof ArrayBuffer) return checkModule(new Uint8Array(wasmBinary), 'wasmBinary');
     if (ArrayBuffer.isView(wasmBinary)) {
-      return new Uint8Array(wasmBinary.buffer, wasmBinary.byteOffset, wasmBinary.byteLength);
+      return checkModule(new Uint8Array(wasmBinary.buffer, wasmBinary.byteOffset, wasmBinary.byteLength), 'wasmBinary');
     }
-    throw new TypeError('loadAttention: wasmBinary must be an ArrayBuffer or a typed array');
+    throw inputError('loadAttention: wasmBinary must be an ArrayBuffer or a typed array');
   }
-  const url = wasmUrl === undefined
-    ? new URL(`./${engineFile('attention')}`, import.meta.url)
-    : new URL(wasmUrl, globalThis.document?.baseURI ?? import.meta.url);
+  if (wasmUrl !== undefined && typeof wasmUrl !== 'string' && !(wasmUrl instanceof URL)) {
+    throw inputError(`loadAttention: wasmUrl must be a string or a URL, got ${describe(wasmUrl)}`);
+  }
+  let url;
+  try {
+    url = new URL(wasmUrl ?? `./${engineFile('attention')}`, wasmUrl === undefined ? import.meta.url
+                                                                       : globalThis.document?.baseURI ?? import.meta.url);
+  } catch {
+    throw inputError(`loadAttention: wasmUrl ${describeValue(String(wasmUrl))} is not a URL`);
+  }
   const inNode = typeof process === 'object' && Boolean(process.versions?.node);
   if (url.protocol === 'file:' && inNode) {
     // Node's fetch does not read file: URLs.
@@ -185,11 +203,15 @@ async function wasmBytes({ wasmBinary, wasmUrl } = {}) {
   if (!response.ok) {
     throw new Error(`loadAttention: fetching ${url} failed with HTTP ${response.status}`);
   }
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  // A server that answers every path with its index page gives HTML here.
+  return checkModule(new Uint8Array(await response.arrayBuffer()), url);
+}
+
+// Bytes that begin as a WebAssembly module does. A server that answers
+// every path with its index page gives HTML here.
+function checkModule(bytes, source) {
   if (bytes.length < 4 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
     const start = new TextDecoder().decode(bytes.subarray(0, 16)).replace(/\s+/g, ' ');
-    throw new Error(`loadAttention: ${url} is not the engine (a WebAssembly module starts with \\0asm; this starts with "${start}"); `
+    throw inputError(`loadAttention: ${source} is not the engine (a WebAssembly module starts with \\0asm; this starts with "${start}"); `
       + 'give loadAttention its wasmUrl, or the element its base attribute');
   }
   return bytes;
@@ -312,25 +334,18 @@ function createApi(wasm, engineMaxBytes) {
       if (value.includes('\0')) throw inputError(`${field}: must not contain a NUL character`);
       status = wasm.attn_problem_set_string(problem, name, allocations.string(value));
     } else if (isList(value) && value.length > 0 && typeof value[0] === 'string'
-               && (Array.from(value).every((entry) => typeof entry === 'string')
-                   || takesStrings(problem, name))) {
+               && (allStrings(value) || takesStrings(problem, name))) {
       // Strings, or a mix for a field of labels (the probe above: the field
       // takes a list of strings), reported at the first entry that is not
       // one. A mix for a tensor field is read as a tensor below, which
       // reports its first entry that is not a number.
+      checkLabelCount(field, value.length, budget.maxBytes);
       const strings = stringsOf(field, value).map((text) => allocations.string(text));
       status = wasm.attn_problem_set_strings(problem, name, strings.length,
                                              allocations.pointers(strings));
     } else if (isList(value)) {
-      const { dims, data } = tensorOf(field, value);
-      const bytes = 8 * data.length;
-      if (budget.held + bytes > budget.maxBytes) {
-        throw new AttentionError(
-          `${field}: ${describeShape(dims)} would make the problem hold ${budget.held + bytes} bytes, `
-          + `more than its limit of ${budget.maxBytes} bytes; use smaller inputs or raise the limit `
-          + '(maxBytes in the JS API, --max-bytes in build/attn)', ATTN_ERR_TOO_LARGE);
-      }
-      budget.held += bytes;
+      const { dims, data } = tensorOf(field, value, budget);
+      budget.held += 8 * data.length;
       status = wasm.attn_problem_set_tensor(problem, name, dims.length,
                                             allocations.ints(dims), allocations.doubles(data));
     } else {
@@ -346,7 +361,7 @@ function createApi(wasm, engineMaxBytes) {
     if (input === null || typeof input !== 'object' || isList(input)) {
       throw inputError(`expected a problem object, got ${describe(input)}`);
     }
-    const { kind } = input;
+    const kind = readInput('kind', () => input.kind);
     if (kind === undefined) throw inputError(`kind: missing; expected one of ${KIND_NAMES}`);
     if (typeof kind !== 'string') {
       throw inputError(`kind: expected one of ${KIND_NAMES}, got ${describe(kind)}`);
@@ -368,8 +383,13 @@ function createApi(wasm, engineMaxBytes) {
         throw engineError(created, `kind: ${readCString(wasm.attn_status_text(created))}`);
       }
       const budget = { held: 0, maxBytes: engineMaxBytes };
-      for (const [field, value] of Object.entries(input)) {
-        if (field !== 'kind' && value !== undefined) setField(problem, field, value, allocations, budget);
+      for (const field of Object.keys(input)) {
+        if (field === 'kind') continue;
+        // Reading a field (and its entries) can run the caller's getters.
+        readInput(field, () => {
+          const value = input[field];
+          if (value !== undefined) setField(problem, field, value, allocations, budget);
+        });
       }
       setDocument(problem, document, allocations);
       const ran = wasm.attn_problem_run(problem);
@@ -440,13 +460,18 @@ function createApi(wasm, engineMaxBytes) {
     return { result: parseResult(result), steps: parseSteps(list) };
   }
 
-  function format(input, style = 'json', document = {}) {
+  // document: { title?, headingLevel? }; undefined or null for neither.
+  function format(input, style = 'json', document) {
     if (!Object.hasOwn(FORMATS, style)) {
       const got = typeof style === 'string' ? JSON.stringify(style) : describe(style);
       throw new AttentionError(`format: expected "markdown", "latex", "text", "json" or "steps", got ${got}`,
                                ATTN_ERR_OPTION);
     }
-    return runAndFormat(input, [FORMATS[style]], document ?? {})[0];
+    if (document !== undefined && document !== null && (typeof document !== 'object' || isList(document))) {
+      throw inputError(`format: document must be an object { title, headingLevel }, got ${describe(document)}`);
+    }
+    const placed = readInput('format: document', () => ({ title: document?.title, headingLevel: document?.headingLevel }));
+    return runAndFormat(input, [FORMATS[style]], placed)[0];
   }
 
   /**
@@ -471,6 +496,38 @@ function createApi(wasm, engineMaxBytes) {
     checkLength(caller, 'q', q, batch * nQ * dK, 'batch·nQ·dK');
     checkLength(caller, 'k', k, batch * nK * dK, 'batch·nK·dK');
     checkLength(caller, 'v', v, batch * nK * dV, 'batch·nK·dV');
+    checkFlatValues(caller, 'q', q, 'a number');
+    checkFlatValues(caller, 'k', k, 'a number');
+    checkFlatValues(caller, 'v', v, 'a number');
+  }
+
+  // The entries of a flat array, of a length already checked: typed arrays
+  // of numbers pass as they are; BigInt arrays, and plain arrays with an
+  // entry that is not a number (or, for allowed, a boolean), are refused
+  // naming it, where copying them into WebAssembly memory threw a TypeError
+  // (BigInts, Symbols) or made NaN of them (strings).
+  function checkFlatValues(caller, name, values, expected) {
+    if (values instanceof Float32Array || values instanceof Float64Array) return;
+    if (values instanceof BigInt64Array || values instanceof BigUint64Array) {
+      throw inputError(`${caller}: ${name} must hold numbers, got a ${values.constructor.name}`);
+    }
+    if (ArrayBuffer.isView(values)) return;
+    const booleans = expected !== 'a number';
+    for (let i = 0; i < values.length; i++) {
+      const type = typeof values[i];
+      if (type !== 'number' && !(booleans && type === 'boolean')) {
+        throw inputError(`${caller}: ${name}[${i}] must be ${expected}, got ${describe(values[i])}`);
+      }
+    }
+  }
+
+  // A *Flat call's one argument, an object, copied (its getters run once,
+  // here, where what they throw becomes an AttentionError).
+  function flatInput(caller, input) {
+    if (input === null || typeof input !== 'object' || isList(input)) {
+      throw inputError(`${caller}: expected an object of inputs, got ${describe(input)}`);
+    }
+    return readInput(`${caller}: input`, () => ({ ...input }));
   }
 
   function checkFlatSize(caller, name, size) {
@@ -515,7 +572,8 @@ function createApi(wasm, engineMaxBytes) {
     }
   }
 
-  function linearFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, causal = false, maxBytes, output: into }) {
+  function linearFlat(input) {
+    const { q, k, v, batch = 1, nQ, nK, dK, dV, causal = false, maxBytes, output: into } = flatInput('linearFlat', input);
     checkFlatShapes('linearFlat', { q, k, v, batch, nQ, nK, dK, dV });
     checkFlag('linearFlat', 'causal', causal);
     const limit = maxBytes === undefined ? engineMaxBytes : checkMaxBytes('linearFlat', maxBytes);
@@ -542,8 +600,9 @@ function createApi(wasm, engineMaxBytes) {
     }
   }
 
-  function sdpaFlat({ q, k, v, batch = 1, nQ, nK, dK, dV, scale, causal = false,
-                      window, stride, keyLength, allowed, weights = false, maxBytes, output: into }) {
+  function sdpaFlat(input) {
+    const { q, k, v, batch = 1, nQ, nK, dK, dV, scale, causal = false, window, stride, keyLength, allowed,
+            weights = false, maxBytes, output: into } = flatInput('sdpaFlat', input);
     checkFlatShapes('sdpaFlat', { q, k, v, batch, nQ, nK, dK, dV });
     checkFlatInteger('window', window, 0);
     checkFlatInteger('stride', stride, 1);
@@ -561,8 +620,10 @@ function createApi(wasm, engineMaxBytes) {
       return sdpaFlat32(q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride,
                         extra, weights, into, limit);
     }
+    // The mask's key lengths (4 bytes each) and allowed bytes count too.
     checkFlatBytes('sdpaFlat', q.length + k.length + v.length + batch * nQ * dV
-                               + (weights ? batch * nQ * nK : 0) + nK, OPTIONS_BYTES, limit);
+                               + (weights ? batch * nQ * nK : 0) + nK,
+                   OPTIONS_BYTES + (extra.lengths ? 4 * batch : 0) + (extra.allowed ? nQ * nK : 0), limit);
     const allocations = new Allocations();
     try {
       const options = allocations.bytes(OPTIONS_BYTES);
@@ -635,15 +696,26 @@ function createApi(wasm, engineMaxBytes) {
     if (keyLength === undefined && allowed === undefined) return NO_MASK_PARTS;
     let lengths = null;
     if (keyLength !== undefined) {
-      const list = typeof keyLength === 'number' ? new Array(batch).fill(keyLength) : keyLength;
-      if (!isList(list) || list.length !== batch || !Array.from(list).every(Number.isInteger)) {
+      // Each in 0..nK, as attn_mask_check takes them: Int32Array.from would
+      // wrap 2^32 + 1 to 1.
+      const one = typeof keyLength === 'number';
+      if (!one && (!isList(keyLength) || keyLength.length !== batch)) {
         throw new AttentionError(`sdpaFlat: keyLength must be an integer or ${batch} integers (one per batch item)`, ATTN_ERR_INPUT);
       }
-      lengths = Int32Array.from(list);
+      lengths = new Int32Array(batch);
+      for (let b = 0; b < batch; b++) {
+        const length = one ? keyLength : keyLength[b];
+        if (!Number.isInteger(length) || length < 0 || length > nK) {
+          throw new AttentionError(`sdpaFlat: keyLength${one ? '' : `[${b}]`} must be an integer from 0 to nK = ${nK}, `
+            + `got ${describeValue(length)}`, ATTN_ERR_RANGE);
+        }
+        lengths[b] = length;
+      }
     }
     let bytes = null;
     if (allowed !== undefined) {
       checkLength('sdpaFlat', 'allowed', allowed, nQ * nK, 'nQ·nK');
+      checkFlatValues('sdpaFlat', 'allowed', allowed, 'true, false or a number');
       bytes = Uint8Array.from(allowed, (x) => (x ? 1 : 0));
     }
     return { lengths, allowed: bytes };
@@ -826,6 +898,12 @@ function createApi(wasm, engineMaxBytes) {
 
   // ---- Training (attn_trainer_*): a tiny transformer learning a task ----
 
+  // A trainer dropped without dispose() is destroyed once the garbage
+  // collector finds it unreachable. The target is the handle every method
+  // of the trainer refers to, so that a method kept on its own (const {
+  // step } = trainer) keeps the trainer too; the held value is its pointer.
+  const trainerRegistry = new FinalizationRegistry((pointer) => wasm.attn_trainer_destroy(pointer));
+
   function createTrainer(options = {}) {
     if (options === null || typeof options !== 'object' || isList(options)) {
       throw inputError(`createTrainer: expected an object of settings, got ${describe(options)}`);
@@ -834,7 +912,8 @@ function createApi(wasm, engineMaxBytes) {
       // build.sh's attention-page.wasm: the page's first load, which trains in a worker on attention.wasm.
       throw new AttentionError('createTrainer: this engine module was built without the trainer; load attention.wasm', ATTN_ERR_STATE);
     }
-    const { task, ...settings } = options;
+    // Read once, here: a getter that throws is named by its setting.
+    const { task, ...settings } = Object.fromEntries(Object.keys(options).map((name) => [name, readInput(name, () => options[name])]));
     if (typeof task !== 'string' || !TRAINER_TASKS.includes(task)) {
       throw engineError(ATTN_ERR_OPTION, `task: expected one of ${TRAINER_TASKS.join(', ')}, got ${describe(task)}`);
     }
@@ -845,6 +924,8 @@ function createApi(wasm, engineMaxBytes) {
       const created = wasm.attn_trainer_create(slot, allocations.string(task), 0);
       if (created !== 0) throw engineError(created);
       trainer = readU32(slot);
+      // The model it builds counts against maxBytes like a problem does.
+      wasm.attn_trainer_set_max_bytes(trainer, engineMaxBytes);
       for (const [name, value] of Object.entries(settings)) {
         if (value === undefined) continue;
         if (!TRAINER_SETTINGS.includes(name)) {
@@ -876,10 +957,11 @@ function createApi(wasm, engineMaxBytes) {
   }
 
   function trainerApi(task, trainer) {
-    let live = true;
+    const handle = { live: true };
+    trainerRegistry.register(handle, trainer, handle);
     // Calls the engine with scratch memory; throws its error as an AttentionError.
     const call = (name, body) => {
-      if (!live) throw new AttentionError(`trainer.${name}: this trainer was disposed`, ATTN_ERR_STATE);
+      if (!handle.live) throw new AttentionError(`trainer.${name}: this trainer was disposed`, ATTN_ERR_STATE);
       const allocations = new Allocations();
       try {
         return body(allocations, (status) => { if (status !== 0) throw trainerError(trainer, status); });
@@ -911,7 +993,12 @@ function createApi(wasm, engineMaxBytes) {
       });
     }
 
+    // The length first, in the engine's words: a list of 2^32 - 1 was
+    // once walked entry by entry (minutes) before its size was refused.
     function checkTokens(caller, tokens) {
+      if (isList(tokens) && tokens.length > length) {
+        throw engineError(ATTN_ERR_RANGE, `${caller}: tokens: the model reads 1 to seqLength = ${length} tokens, got ${tokens.length}`);
+      }
       if (!isList(tokens) || tokens.length === 0 || !tokens.every((t) => Number.isInteger(t))) {
         throw inputError(`${caller}: tokens: expected a list of 1 to ${length} whole numbers, got ${describe(tokens)}`);
       }
@@ -980,8 +1067,9 @@ function createApi(wasm, engineMaxBytes) {
         return predict(example(index).tokens).attention[layer][head];
       },
       dispose() {
-        if (!live) return;
-        live = false;
+        if (!handle.live) return;
+        handle.live = false;
+        trainerRegistry.unregister(handle);
         wasm.attn_trainer_destroy(trainer);
       },
     });
@@ -1022,6 +1110,19 @@ function inputError(message) {
   return new AttentionError(message, ATTN_ERR_INPUT);
 }
 
+// Runs read(), which reads the caller's values: an exception their own code
+// throws (a getter) becomes an AttentionError naming `what`, with the
+// exception as its cause. The engine's own errors pass through.
+function readInput(what, read) {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof AttentionError) throw error;
+    const thrown = error instanceof Error ? `${error.name}: ${error.message}` : describeValue(error);
+    throw new AttentionError(`${what}: reading it threw ${thrown}`, ATTN_ERR_INPUT, { cause: error });
+  }
+}
+
 // "a vector of 3", "3x4", "2x3x4": the C layer's words for a shape.
 function describeShape(dims) {
   return dims.length === 1 ? `a vector of ${dims[0]}` : dims.join('x');
@@ -1045,8 +1146,32 @@ function describe(value) {
   if (typeof value === 'boolean') return 'a boolean';
   if (typeof value === 'number') return 'a number';
   if (typeof value === 'string') return 'a string';
+  // Not in JSON, so not in the C adapter's words.
+  if (typeof value === 'bigint') return 'a bigint';
+  if (typeof value === 'symbol') return 'a symbol';
+  if (typeof value === 'function') return 'a function';
   if (isList(value)) return 'an array';
   return 'an object';
+}
+
+// Whether every entry is a string, stopping at the first that is not (a
+// sparse array of 2^32 - 1 entries stops at its first hole).
+function allStrings(values) {
+  for (let i = 0; i < values.length; i++) {
+    if (typeof values[i] !== 'string') return false;
+  }
+  return true;
+}
+
+// Labels name the rows or columns of a tensor, which holds 8 bytes an
+// entry: a list longer than maxBytes / 8 labels none within the limit,
+// and is refused before it is walked.
+function checkLabelCount(field, count, maxBytes) {
+  const most = Math.floor(maxBytes / 8);
+  if (count > most) {
+    throw new AttentionError(`${field}: ${count} labels, more than any tensor within the limit of ${maxBytes} bytes has rows (${most})`,
+                             ATTN_ERR_TOO_LARGE);
+  }
 }
 
 function stringsOf(field, values) {
@@ -1061,8 +1186,12 @@ function stringsOf(field, values) {
 
 // Nested arrays of numbers or booleans (true = 1) of rank 1 to 3 become
 // { dims, data } with data row-major. The first entry at each level gives
-// the dimensions; every other entry must match them.
-function tensorOf(field, value) {
+// the dimensions; every other entry must match them. The bytes the tensor
+// adds to the problem (budget: { held, maxBytes }) are checked from those
+// lengths before a single entry is read: a 20,000 × 20,000 array was once
+// walked for 16 s before its size error, and a length of 2^32 - 1 failed
+// in JS's own allocation.
+function tensorOf(field, value, budget) {
   const dims = [];
   for (let level = value; isList(level); level = level[0]) {
     if (dims.length === MAX_RANK) {
@@ -1071,7 +1200,18 @@ function tensorOf(field, value) {
     if (level.length === 0) throw inputError(`${field}: must not be empty`);
     dims.push(level.length);
   }
-  const data = new Float64Array(dims.reduce((a, b) => a * b, 1));
+  const count = dims.reduce((a, b) => a * b, 1);
+  if (budget.held + 8 * count > budget.maxBytes) {
+    throw new AttentionError(
+      `${field}: ${describeShape(dims)} would make the problem hold ${budget.held + 8 * count} bytes, `
+      + `more than its limit of ${budget.maxBytes} bytes; use smaller inputs or raise the limit `
+      + '(maxBytes in the JS API, --max-bytes in build/attn)', ATTN_ERR_TOO_LARGE);
+  }
+  if (8 * count > MAX_BLOCK_BYTES) {
+    throw new AttentionError(`${field}: ${describeShape(dims)} is ${8 * count} bytes, more than WebAssembly can allocate `
+      + `in one block (${MAX_BLOCK_BYTES})`, ATTN_ERR_TOO_LARGE);
+  }
+  const data = new Float64Array(count);
   const reader = { data, next: 0 };
   if (dims.length === 1) fillRow(reader, value, field);
   else if (dims.length === 2) fillMatrix(reader, value, field);

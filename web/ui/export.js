@@ -112,6 +112,9 @@ function smallButton(doc, text, label, onClick) {
 /** "Download SVG" and "Download PNG" under a heatmap; getSvg() -> its <svg>, getTitle() -> its title. */
 export function createHeatmapDownloads(figure, { getSvg, getTitle }) {
   const doc = figure.ownerDocument;
+  // The name starts with the words on the button, then says which heatmap
+  // (WCAG 2.5.3, label in name: a speech user says what they see).
+  const labelOf = (format) => `Download ${format} of ${getTitle()}`;
   const tools = doc.createElement('div');
   tools.className = 'aw-heatmap-tools';
   const save = (format) => () => {
@@ -122,8 +125,8 @@ export function createHeatmapDownloads(figure, { getSvg, getTitle }) {
     else downloadPng(svg, name);
   };
   tools.append(
-    smallButton(doc, 'Download SVG', `Download ${getTitle()} as SVG`, save('svg')),
-    smallButton(doc, 'Download PNG', `Download ${getTitle()} as PNG`, save('png')),
+    smallButton(doc, 'Download SVG', labelOf('SVG'), save('svg')),
+    smallButton(doc, 'Download PNG', labelOf('PNG'), save('png')),
   );
   figure.append(tools);
   return {
@@ -131,8 +134,8 @@ export function createHeatmapDownloads(figure, { getSvg, getTitle }) {
     /** The heatmap's title changed: so do the buttons' names. */
     relabel() {
       const [svgButton, pngButton] = tools.children;
-      svgButton.setAttribute('aria-label', `Download ${getTitle()} as SVG`);
-      pngButton.setAttribute('aria-label', `Download ${getTitle()} as PNG`);
+      svgButton.setAttribute('aria-label', labelOf('SVG'));
+      pngButton.setAttribute('aria-label', labelOf('PNG'));
     },
   };
 }
