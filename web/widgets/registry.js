@@ -122,16 +122,13 @@ export function mountWidget(name, element, {
   const entry = WIDGETS[name];
   if (!entry) throw new Error(`mountWidget: no widget called ${JSON.stringify(name)}`);
   if (!mounts[name]) throw new Error(`mountWidget: ${name} is not loaded yet (await loadWidget(${JSON.stringify(name)}))`);
+  // A page whose own heading (the element with id `heading`) names the
+  // section keeps one heading: the section is built without its title
+  // (sections-common.js, sectionRoot).
+  if (heading) element.dataset.awHeading = heading;
   const widget = mounts[name](element, { engine, presets, state, onChange, openWalkthrough });
   const root = element.lastElementChild;
   const doc = element.ownerDocument;
-
-  // A page whose own heading (the element with id `heading`) names the
-  // section keeps one heading: the widget's title goes.
-  if (heading) {
-    root.querySelector('.aw-section-title')?.remove();
-    root.setAttribute('aria-labelledby', heading);
-  }
 
   const bar = doc.createElement('div');
   bar.className = 'aw-share';
