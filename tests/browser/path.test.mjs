@@ -72,19 +72,20 @@ for (const view of VIEWS) {
   });
 }
 
-test('at 1440 px each contents link lands on its chapter, clicked from the top of the page after reading elsewhere', async () => {
-  const view = VIEWS[0];
-  const page = await openAt('index.html', view);
-  await page.waitForSelector('html[data-ready="true"]');
-  // Far chapters first: each click then has unmounted sections above its target.
-  for (const id of [...CHAPTERS].reverse()) {
-    await page.keyboard.press('Home');
-    await page.waitForFunction(() => window.scrollY === 0);
-    await page.click(`.page-nav a[href="#${id}"]`);
-    await assertLanded(page, id, `the contents link to ${id}`);
-  }
-  await page.close();
-});
+for (const view of VIEWS) {
+  test(`at ${view.width} px each contents link lands on its chapter, clicked from the top of the page after reading elsewhere`, async () => {
+    const page = await openAt('index.html', view);
+    await page.waitForSelector('html[data-ready="true"]');
+    // Far chapters first: each click then has unmounted sections above its target.
+    for (const id of [...CHAPTERS].reverse()) {
+      await page.keyboard.press('Home');
+      await page.waitForFunction(() => window.scrollY === 0);
+      await page.click(`.page-nav a[href="#${id}"]`);
+      await assertLanded(page, id, `the contents link to ${id}`);
+    }
+    await page.close();
+  });
+}
 
 test('at 375 px, with no scroll anchoring, each chapter in the path bar lands after scrolling elsewhere, and the bar marks it', async () => {
   const view = VIEWS[1];
