@@ -125,7 +125,7 @@ test-browser: wasm vendor single element
 	node --test tests/browser/*.test.mjs
 
 # The whole page as one file that works from disk with no network:
-# build/attention.html (scripts/build-single.mjs, under 400 KB).
+# build/attention.html (scripts/build-single.mjs, under 420 KB).
 single: wasm
 	node scripts/build-single.mjs
 

@@ -8,9 +8,11 @@
 import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
 import { loadWidget, mountWidget } from './widgets/registry.js';
 import { isMultiHeadPreset } from './presets.js';
+import { followPath } from './path.js';
 
-// Each section widget mounts into the element with id `${id}-widget`.
-const SECTIONS = ['plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'online', 'block', 'trainer'];
+// Each section widget mounts into the element with id `${id}-widget`, under
+// the heading `${id}-title`; the chapters' order is index.html's.
+const SECTIONS = [...document.querySelectorAll('main > .page-section')].map((section) => section.id).filter((id) => id !== 'walkthrough');
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 // The engine without the trainer (build.sh), its scalar build where WebAssembly
@@ -118,6 +120,31 @@ function inlinedFile(base64) {
   return new Response(new Blob([packed]).stream().pipeThrough(new DecompressionStream('gzip')));
 }
 
+// Resolves, once the engine is in and the walkthrough mounted, with the
+// function that mounts a section (start() below).
+let engineReady;
+const started = new Promise((resolve) => { engineReady = resolve; });
+// The sections are mounted one at a time, each in a task of its own.
+let queue = Promise.resolve();
+
+/** Mounts every section down to id (the ones above it first), once the engine is in. */
+async function mountThrough(id) {
+  const mountSection = await started;
+  const slots = sectionSlots();
+  const through = slots.findIndex(([slotId]) => slotId === id);
+  for (const [slotId, element] of slots.slice(0, through + 1)) {
+    queue = queue.then(() => mountSection(slotId, element));
+  }
+  await queue;
+}
+
+// Links land from the first moment: the address's #id before the engine is in.
+const path = followPath({
+  chapters: [...document.querySelectorAll('main > .page-section')],
+  bar: document.querySelector('.path-bar'),
+  mountThrough,
+});
+
 async function start() {
   const slot = document.getElementById('walkthrough-widget');
   // Where WebAssembly is off, one plain sentence where each figure would be.
@@ -160,10 +187,11 @@ async function start() {
   window.awWidgets = widgets;
   document.documentElement.dataset.ready = 'true';
   // Each section is fetched and mounted when it comes within a screen of
-  // the view, one at a time, each in a task of its own.
+  // the view, or when a link leads below it.
   const slots = sectionSlots();
-  let queue = Promise.resolve();
+  // A section asked for twice (it neared the view and a link led past it) mounts once.
   const mountSection = async (id, element) => {
+    if (element.dataset.mounted) return;
     await nextTask();
     try {
       await loadWidget(id);
@@ -192,7 +220,8 @@ async function start() {
         },
       },
     }[id] ?? {};
-    widgets[id] = mountWidget(id, element, { engine, presets, theme: 'auto', ...addressed });
+    // The page's chapter heading names the section; the widget's own title is for embeds.
+    widgets[id] = mountWidget(id, element, { engine, presets, theme: 'auto', heading: `${id}-title`, ...addressed });
     element.dataset.mounted = 'true';
     if (slots.every(([, slotElement]) => slotElement.dataset.mounted)) document.documentElement.dataset.sections = 'mounted';
   };
@@ -205,14 +234,9 @@ async function start() {
     }
   }, { rootMargin: '100% 0px' });
   await nextFrame();
-  if (multiHeadPreset) {
-    // The sections down to the multi-head one first, so that it stays
-    // where the page scrolls to.
-    const through = slots.findIndex(([id]) => id === 'multihead');
-    for (const [id, element] of slots.slice(0, through + 1)) queue = queue.then(() => mountSection(id, element));
-    await queue;
-    document.getElementById('multihead')?.scrollIntoView({ block: 'start' });
-  }
+  engineReady(mountSection);
+  // An address without a chapter of its own opens a multi-head shapes preset in its section.
+  if (multiHeadPreset && !window.location.hash) path.land('multihead');
   for (const [, element] of slots) if (!element.dataset.mounted) observer.observe(element);
 }
 

@@ -7,9 +7,11 @@
 //   await loadWidget(name); then
 //   mountWidget(name, element, { engine, presets?, state?, onChange?,
 //                                controls?, theme?, autoplay?,
-//                                openWalkthrough? }) -> the widget
+//                                openWalkthrough?, heading? }) -> the widget
 //   openWalkthrough(state): on a page with the walkthrough, shows it in
 //   that state (the trainer opens a head there); elsewhere a link does
+//   heading: the id of the page's heading for the section, which then
+//   names it in place of the widget's own title
 //   controls: null (all) or a list of CONTROL_NAMES[name] to show
 //   theme: 'light' | 'dark' | 'auto' (follows prefers-color-scheme)
 //
@@ -115,11 +117,15 @@ export function embedOptions(get) {
 }
 
 export function mountWidget(name, element, {
-  engine, presets, state = {}, onChange, controls = null, theme = null, autoplay = false, layout = 'full', openWalkthrough,
+  engine, presets, state = {}, onChange, controls = null, theme = null, autoplay = false, layout = 'full', openWalkthrough, heading = null,
 }) {
   const entry = WIDGETS[name];
   if (!entry) throw new Error(`mountWidget: no widget called ${JSON.stringify(name)}`);
   if (!mounts[name]) throw new Error(`mountWidget: ${name} is not loaded yet (await loadWidget(${JSON.stringify(name)}))`);
+  // A page whose own heading (the element with id `heading`) names the
+  // section keeps one heading: the section is built without its title
+  // (sections-common.js, sectionRoot).
+  if (heading) element.dataset.awHeading = heading;
   const widget = mounts[name](element, { engine, presets, state, onChange, openWalkthrough });
   const root = element.lastElementChild;
   const doc = element.ownerDocument;

@@ -43,22 +43,35 @@ export function builder(doc) {
 
 let sectionCount = 0;
 
+// A section whose page names it with a heading of its own has no title: its
+// headings move up a level, into the place the title leaves.
+const LEVEL_UP = { h4: 'h3', h5: 'h4', h6: 'h5' };
+
 /**
  * The box a section lives in: a root with the shared widget look, a title,
  * an introduction, a status line for engine messages. Returns the pieces
- * and a unique id prefix for labels.
+ * and a unique id prefix for labels. When element.dataset.awHeading names
+ * the page's heading for the section (mountWidget's heading option), that
+ * heading labels the root and there is no title; make() then builds h4 as
+ * h3 and so on.
  */
 export function sectionRoot(element, { name, title, intro = [] }) {
   const doc = element.ownerDocument;
-  const make = builder(doc);
+  const pageHeading = element.dataset.awHeading;
+  const build = builder(doc);
+  const make = pageHeading ? (tag, ...rest) => build(LEVEL_UP[tag] ?? tag, ...rest) : build;
   const id = `aw-${name}-${++sectionCount}`;
   const root = make('div', `aw-root aw-section aw-${name}`);
   root.dataset.section = name;
-  const heading = make('h3', 'aw-section-title', title);
-  heading.id = `${id}-title`;
   root.setAttribute('role', 'group');
-  root.setAttribute('aria-labelledby', heading.id);
-  root.append(heading);
+  if (pageHeading) {
+    root.setAttribute('aria-labelledby', pageHeading);
+  } else {
+    const heading = make('h3', 'aw-section-title', title);
+    heading.id = `${id}-title`;
+    root.setAttribute('aria-labelledby', heading.id);
+    root.append(heading);
+  }
   for (const paragraph of intro) root.append(make('p', 'aw-section-intro', paragraph));
   const status = make('p', 'aw-message');
   status.setAttribute('role', 'status');

@@ -1,0 +1,121 @@
+// The page's chapters as one path. Two jobs:
+//
+// - A link to a chapter (the contents, the path bar, a "Next" link, an
+//   address ending in #id) lands on its heading and stays there. The
+//   sections above it grow from a placeholder to their full height as they
+//   mount, which would push the heading down the page (WebKit has no scroll
+//   anchoring to hold it, and Chrome's holds whatever it picks). So the
+//   sections through the target are mounted at once, and every time a
+//   section changes size the page scrolls the target back to its place,
+//   until the reader scrolls for themselves.
+// - The path bar marks the chapter being read (aria-current="true"): the
+//   last one whose box reaches into the top 40% of the view.
+//
+//   followPath({ chapters, bar, mountThrough }) -> { land(id) }
+//   chapters: the <section>s, in order; bar: the path <nav>;
+//   mountThrough(id): mounts every section down to id, resolves when done.
+//
+// html[data-landed="id"] says a landing is complete: the sections through
+// it mounted and the heading in place (tests wait on it).
+
+export function followPath({ chapters, bar, mountThrough }) {
+  const doc = chapters[0]?.ownerDocument ?? document;
+  const view = doc.defaultView;
+  const byId = new Map(chapters.map((section) => [section.id, section]));
+  let pinned = null;
+  // Where the page was last scrolled to hold the target: a scroll event that
+  // finds the page elsewhere (and the target out of place) is the reader's.
+  let heldAt = -1;
+  let landing = 0;
+
+  /** The scroll position that puts section's top at its scroll-margin-top (where headings go). */
+  function placeOf(section) {
+    const margin = Number.parseFloat(view.getComputedStyle(section).scrollMarginTop) || 0;
+    const wanted = view.scrollY + section.getBoundingClientRect().top - margin;
+    const most = doc.documentElement.scrollHeight - view.innerHeight;
+    return Math.max(0, Math.min(most, wanted));
+  }
+
+  function hold() {
+    if (!pinned) return;
+    const place = placeOf(pinned);
+    if (Math.abs(view.scrollY - place) >= 1) view.scrollTo({ top: place, behavior: 'instant' });
+    heldAt = view.scrollY;
+  }
+
+  function release() {
+    pinned = null;
+    landing += 1;
+    delete doc.documentElement.dataset.landed;
+  }
+
+  async function land(id) {
+    const section = byId.get(id);
+    if (!section) return;
+    pinned = section;
+    const mine = ++landing;
+    delete doc.documentElement.dataset.landed;
+    hold();
+    await mountThrough(id);
+    if (mine !== landing) return; // the reader moved on, or another link was followed
+    hold();
+    doc.documentElement.dataset.landed = id;
+  }
+
+  // Layout runs before ResizeObserver callbacks and paint: the target is put
+  // back before the frame in which it moved is drawn.
+  const resizes = new view.ResizeObserver(hold);
+  for (const section of chapters) resizes.observe(section);
+
+  view.addEventListener('scroll', () => {
+    if (!pinned) return;
+    const place = placeOf(pinned);
+    if (Math.abs(view.scrollY - place) < 1) {
+      heldAt = view.scrollY;
+    } else if (Math.abs(view.scrollY - heldAt) < 1) {
+      hold(); // the page moved under the held position
+    } else {
+      release();
+    }
+  }, { passive: true });
+
+  const chapterOfHash = (hash) => (byId.has(hash.slice(1)) ? hash.slice(1) : null);
+  // A link to the chapter already in the address changes no hash: its click
+  // is the one sign of it. The browser's own jump goes to the same place.
+  doc.addEventListener('click', (event) => {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const link = event.target.closest?.('a[href^="#"]');
+    const id = link && chapterOfHash(link.getAttribute('href'));
+    if (id) land(id);
+  });
+  view.addEventListener('hashchange', () => {
+    const id = chapterOfHash(view.location.hash);
+    if (id && byId.get(id) !== pinned) land(id);
+  });
+
+  // Where the reader is: the sections in the top 40% of the view; the last of
+  // them is the chapter being read (between two sections, and above the first,
+  // the last one marked stays: index.html marks chapter 1 to begin with).
+  const links = new Map([...bar.querySelectorAll('a[href^="#"]')].map((link) => [chapterOfHash(link.getAttribute('href')), link]));
+  const inBand = new Set();
+  const mark = () => {
+    const current = chapters.findLast((section) => inBand.has(section));
+    if (!current) return;
+    for (const [id, link] of links) {
+      if (id === current.id) link.setAttribute('aria-current', 'true');
+      else link.removeAttribute('aria-current');
+    }
+  };
+  const band = new view.IntersectionObserver((entries) => {
+    for (const { target, isIntersecting } of entries) {
+      if (isIntersecting) inBand.add(target);
+      else inBand.delete(target);
+    }
+    mark();
+  }, { rootMargin: '0px 0px -60% 0px' });
+  for (const section of chapters) band.observe(section);
+
+  const first = chapterOfHash(view.location.hash);
+  if (first) land(first);
+  return { land };
+}
