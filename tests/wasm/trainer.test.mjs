@@ -116,6 +116,50 @@ test('a head\u2019s queries, keys and values, through scaledDotProduct, give exa
   }
 });
 
+test('a trainer above maxBytes is refused with ATTN_ERR_TOO_LARGE before its model is allocated', async () => {
+  const wasmBinary = await readFile(wasmPath);
+  const attn = await loadAttention({ wasmBinary, maxBytes: 1e6 });
+  // The largest settings: some 380 MiB.
+  const largest = { task: 'reverse', batchSize: 512, seqLength: 32, dModel: 64, dFF: 256, layers: 2, heads: 4, vocab: 64 };
+  const before = attn.memoryStats();
+  let needed;
+  assert.throws(() => attn.createTrainer(largest), (error) => {
+    assert.ok(error instanceof AttentionError, String(error));
+    assert.equal(error.status, 12);
+    needed = Number(/^the trainer needs (\d+) bytes/.exec(error.message)?.[1]);
+    assert.equal(error.message, `the trainer needs ${needed} bytes for its model, batches and working memory, `
+      + 'more than its limit of 1000000 bytes; use a smaller batchSize, dModel, dFF or seqLength, or raise the limit '
+      + '(maxBytes in the JS API)');
+    return true;
+  });
+  assert.deepEqual(attn.memoryStats(), before);
+  assert.ok(needed > 370 * 2 ** 20 && needed < 390 * 2 ** 20, `${needed} bytes`);
+  // The bytes named are what the trainer then holds (malloc adds a few
+  // bytes to each of its two blocks), and exactly the limit at which it is made.
+  const exact = await loadAttention({ wasmBinary, maxBytes: needed });
+  const empty = exact.memoryStats().allocatedBytes;
+  const trainer = exact.createTrainer(largest);
+  const held = exact.memoryStats().allocatedBytes - empty;
+  assert.ok(held >= needed && held <= needed + 64, `holds ${held} bytes for ${needed} named`);
+  trainer.dispose();
+  const short = await loadAttention({ wasmBinary, maxBytes: needed - 1 });
+  assert.throws(() => short.createTrainer(largest), { status: 12 });
+  // The default limit (256 MiB) refuses it too, and takes every task's defaults.
+  const engine = await loadEngine();
+  assert.throws(() => engine.createTrainer(largest), { status: 12 });
+  for (const task of ['copy', 'reverse', 'sort', 'previousToken', 'induction', 'lookup']) engine.createTrainer({ task }).dispose();
+});
+
+test('trainers dropped without dispose() are freed once collected; one held by a method of it stays usable', () => {
+  // node --test gives a test file no gc(): the fixture runs with --expose-gc.
+  const fixture = fileURLToPath(new URL('./fixtures/dropped-trainers.mjs', import.meta.url));
+  const report = JSON.parse(execFileSync(process.execPath, ['--expose-gc', fixture], { encoding: 'utf8' }));
+  assert.ok(report.held > 100 * 5e6, `100 sort trainers held ${report.held} bytes`);
+  assert.equal(report.afterDropped, report.one, 'collected, the 100 dropped trainers are freed, and only they');
+  assert.equal(report.stepped, 2, 'the trainer a method still refers to steps on');
+  assert.equal(report.afterAll, 0, 'once the method is dropped too, the heap is as it was');
+});
+
 /**
  * A session whose ticks run one at a time when the test says (tick), the
  * waits they asked for added up in `waited` instead of waited.
@@ -208,49 +252,4 @@ test('a replayed step shows exactly the predictions, weights and held-out figure
   // A step between recorded ones (none here) or past the latest gives the one before it.
   driven.handle({ type: 'replay', step: 1000, request: 9 });
   assert.equal(driven.replies.at(-1).step, latest);
-
-// ---- Sizes and ownership ----
-
-test('a trainer above maxBytes is refused with ATTN_ERR_TOO_LARGE before its model is allocated', async () => {
-  const wasmBinary = await readFile(wasmPath);
-  const attn = await loadAttention({ wasmBinary, maxBytes: 1e6 });
-  // The largest settings: some 380 MiB.
-  const largest = { task: 'reverse', batchSize: 512, seqLength: 32, dModel: 64, dFF: 256, layers: 2, heads: 4, vocab: 64 };
-  const before = attn.memoryStats();
-  let needed;
-  assert.throws(() => attn.createTrainer(largest), (error) => {
-    assert.ok(error instanceof AttentionError, String(error));
-    assert.equal(error.status, 12);
-    needed = Number(/^the trainer needs (\d+) bytes/.exec(error.message)?.[1]);
-    assert.equal(error.message, `the trainer needs ${needed} bytes for its model, batches and working memory, `
-      + 'more than its limit of 1000000 bytes; use a smaller batchSize, dModel, dFF or seqLength, or raise the limit '
-      + '(maxBytes in the JS API)');
-    return true;
-  });
-  assert.deepEqual(attn.memoryStats(), before);
-  assert.ok(needed > 370 * 2 ** 20 && needed < 390 * 2 ** 20, `${needed} bytes`);
-  // The bytes named are what the trainer then holds (malloc adds a few
-  // bytes to each of its two blocks), and exactly the limit at which it is made.
-  const exact = await loadAttention({ wasmBinary, maxBytes: needed });
-  const empty = exact.memoryStats().allocatedBytes;
-  const trainer = exact.createTrainer(largest);
-  const held = exact.memoryStats().allocatedBytes - empty;
-  assert.ok(held >= needed && held <= needed + 64, `holds ${held} bytes for ${needed} named`);
-  trainer.dispose();
-  const short = await loadAttention({ wasmBinary, maxBytes: needed - 1 });
-  assert.throws(() => short.createTrainer(largest), { status: 12 });
-  // The default limit (256 MiB) refuses it too, and takes every task's defaults.
-  const engine = await loadEngine();
-  assert.throws(() => engine.createTrainer(largest), { status: 12 });
-  for (const task of ['copy', 'reverse', 'sort', 'previousToken', 'induction', 'lookup']) engine.createTrainer({ task }).dispose();
-});
-
-test('trainers dropped without dispose() are freed once collected; one held by a method of it stays usable', () => {
-  // node --test gives a test file no gc(): the fixture runs with --expose-gc.
-  const fixture = fileURLToPath(new URL('./fixtures/dropped-trainers.mjs', import.meta.url));
-  const report = JSON.parse(execFileSync(process.execPath, ['--expose-gc', fixture], { encoding: 'utf8' }));
-  assert.ok(report.held > 100 * 5e6, `100 sort trainers held ${report.held} bytes`);
-  assert.equal(report.afterDropped, report.one, 'collected, the 100 dropped trainers are freed, and only they');
-  assert.equal(report.stepped, 2, 'the trainer a method still refers to steps on');
-  assert.equal(report.afterAll, 0, 'once the method is dropped too, the heap is as it was');
 });
