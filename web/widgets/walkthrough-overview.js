@@ -263,7 +263,7 @@ export function mount(element, { onJump }) {
 
   function captionOf(active, current) {
     const where = `Step ${current + 1} of ${steps.length}: ${steps[current].title}`;
-    if (active === 0 && current === 0) return `${where}. Each square is one number (orange positive, blue negative); the rest fills in as the steps compute it.`;
+    if (active === 0 && current === 0) return `${where}. Each square is a number, orange above 0 and blue below; the rest fills in as it is computed.`;
     return active < 0 ? `${where}.` : `${where}, outlined in ${stages[active].title}.`;
   }
 
