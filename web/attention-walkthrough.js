@@ -10,18 +10,27 @@
 // CSS does not reach it and ours does not leak out; only KaTeX's @font-face
 // rules go to the document, because fonts declared in a shadow root are not
 // used. The engine (attention.wasm) is loaded from beside the script, KaTeX
-// from ../vendor/katex/; the presets are in the bundle. Where a bundler
-// moved the script away from them, say where they are: the first element's
-// base attribute (base="https://cdn.example/attention/dist/", the folder of
-// attention.wasm) or, before any element renders,
+// from ../vendor/katex/, each found relative to the script's own URL
+// (element-assets.js), so a bundler that follows new URL(…, import.meta.url)
+// copies them; the presets are in the bundle. Where they are elsewhere, say
+// where: the first element's base attribute
+// (base="https://cdn.example/attention/dist/", the folder of attention.wasm)
+// or, before any element renders,
 // customElements.get('attention-walkthrough').assetBase = '…'.
+// The notebook and anywidget builds carry the engine inside instead.
+//
+// Each change of the widget's state (a step, a preset, edited values)
+// dispatches 'attention-change' with the state ({ preset, step from 1, … })
+// as its detail, for hosts that keep it (anywidget.js).
 // Imported where there is no DOM (Node, server-side rendering) it defines
 // nothing and throws nothing.
 //
-// Built by scripts/build-element.mjs into web/dist/ (`make element`): this
-// source imports CSS as text, which only the bundler understands.
+// Built by scripts/build-element.mjs into web/dist/ (`make element`): a
+// classic script (.js) and an ES module (.mjs); this source imports CSS as
+// text, which only the bundler understands.
 
 import { loadAttention } from './lib/attention.js';
+import { elementAssets } from './element-assets.js';
 import { loadMath } from './ui/math.js';
 import { embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
 import presets from './presets.json' with { type: 'json' };
@@ -41,10 +50,13 @@ const SHELL_CSS = ':host{display:block!important}:host([hidden]){display:none!im
 let engineLoading = null;
 let sheets = null;
 
-function styleSheets(base) {
+// KaTeX's @font-face sources: its woff2 (the only format vendored), at the
+// URL the assets give, in place of the woff2, woff and ttf list.
+const FONT_SOURCE = /url\(fonts\/([^)]+\.woff2)\) format\("woff2"\)(?:,url\([^)]*\) format\("[^"]*"\))*/g;
+
+function styleSheets(assets) {
   if (sheets) return sheets;
-  const fonts = new URL('../vendor/katex/fonts/', base).href;
-  const katex = katexCss.replace(/url\(fonts\//g, `url(${fonts}`);
+  const katex = katexCss.replace(FONT_SOURCE, (_, name) => `url(${assets.font(name)}) format("woff2")`);
   const fontFaces = katex.match(/@font-face\{[^}]*\}/g) ?? [];
   const fontSheet = new CSSStyleSheet();
   fontSheet.replaceSync(fontFaces.join('\n'));
@@ -70,7 +82,7 @@ class AttentionWalkthrough extends ElementBase {
   connectedCallback() {
     if (!this.shadowRoot) {
       const root = this.attachShadow({ mode: 'open' });
-      root.adoptedStyleSheets = styleSheets(this.#assetBase());
+      root.adoptedStyleSheets = styleSheets(this.#assets());
       // Keys typed or pressed inside the widget are the widget's: a host's
       // own handlers (a slide deck's arrows and Space) see the element as
       // the focused one and would act on them too.
@@ -92,10 +104,10 @@ class AttentionWalkthrough extends ElementBase {
     if (this.isConnected && this.#shell) this.#render();
   }
 
-  /** The mounted widget ({ getState(), setState() }), once the engine has loaded. */
-  /** The base attribute, else AttentionWalkthrough.assetBase, else the script's own folder. */
-  #assetBase() {
-    return new URL(this.getAttribute('base') ?? AttentionWalkthrough.assetBase ?? './', SCRIPT_URL || document.baseURI);
+  /** From the base attribute, else AttentionWalkthrough.assetBase, else where the build put them. */
+  #assets() {
+    const base = this.getAttribute('base') ?? AttentionWalkthrough.assetBase;
+    return elementAssets(base === null ? null : new URL(base, SCRIPT_URL || document.baseURI));
   }
 
   /** The widget, its state with `step` counted from 1 as in the attribute
@@ -103,8 +115,7 @@ class AttentionWalkthrough extends ElementBase {
   get widget() {
     const inner = this.#widget;
     if (!inner) return null;
-    const shift = (state, by) => (Number.isInteger(state?.step) ? { ...state, step: state.step + by } : state);
-    return { ...inner, getState: () => shift(inner.getState(), 1), setState: (state) => inner.setState(shift(state, -1)) };
+    return { ...inner, getState: () => shiftStep(inner.getState(), 1), setState: (state) => inner.setState(shiftStep(state, -1)) };
   }
 
   async #render() {
@@ -114,9 +125,9 @@ class AttentionWalkthrough extends ElementBase {
     const options = embedOptions((name) => this.getAttribute(name));
     let engine;
     try {
-      const base = this.#assetBase();
-      loadMath(new URL('../vendor/katex/katex.mjs', base));
-      engineLoading ??= loadAttention({ wasmUrl: new URL('attention.wasm', base).href });
+      const assets = this.#assets();
+      loadMath(assets.katex);
+      engineLoading ??= Promise.resolve(assets.engine()).then(loadAttention);
       [engine] = await Promise.all([engineLoading, loadWidget(options.name)]);
     } catch (error) {
       engineLoading = null;
@@ -126,12 +137,15 @@ class AttentionWalkthrough extends ElementBase {
     if (generation !== this.#generation) return;
     this.#widget?.destroy();
     shell.replaceChildren();
-    this.#widget = mountWidget(options.name, shell, { engine, presets, ...options });
+    const onChange = (state) => this.dispatchEvent(new CustomEvent('attention-change', { detail: shiftStep(state, 1) }));
+    this.#widget = mountWidget(options.name, shell, { engine, presets, ...options, onChange });
     if (options.notices.length) shell.prepend(message(options.notices.join(' '), false));
     this.dataset.ready = 'true';
     this.dispatchEvent(new Event('attention-ready'));
   }
 }
+
+const shiftStep = (state, by) => (Number.isInteger(state?.step) ? { ...state, step: state.step + by } : state);
 
 function message(text, failure) {
   const p = document.createElement('p');
