@@ -81,3 +81,23 @@ export function typeset(tex, { display, output }) {
     return undefined;
   }
 }
+
+// The builds that carry no KaTeX (the one-file page, the notebook and
+// anywidget builds) draw the formulas as MathML, without KaTeX's stylesheet:
+// its size and spacing around display math.
+export const MATHML_CSS = '.katex{font-size:1.15em}.katex math[display=block]{margin:.5em 0}';
+
+/** Every constant formula in files (the bundled modules), typeset as MathML: { tex: markup }. */
+export async function mathmlFormulas(files) {
+  const math = {};
+  for (const tex of await formulaSources(files)) {
+    const markup = typeset(tex, { display: true, output: 'mathml' });
+    // The TeX source is in the element's data-tex already; xmlns is implied in HTML.
+    if (markup) {
+      math[tex] = markup
+        .replace(' xmlns="http://www.w3.org/1998/Math/MathML"', '')
+        .replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/, '');
+    }
+  }
+  return math;
+}

@@ -33,6 +33,7 @@ import { loadAttention } from './lib/attention.js';
 import { elementAssets } from './element-assets.js';
 import { loadMath } from './ui/math.js';
 import { embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
+import { SDPA_MODES } from './widgets/walkthrough-problem.js';
 import presets from './presets.json' with { type: 'json' };
 import pageCss from './style.css';
 import sectionsCss from './sections.css';
@@ -40,6 +41,8 @@ import katexCss from './vendor/katex/katex.min.css';
 
 const SCRIPT_URL = import.meta.url;
 const ATTRIBUTES = ['widget', 'preset', 'step', 'values', 'backward', 'controls', 'theme', 'autoplay', 'layout'];
+// What a walkthrough's setState takes: changing one of these moves it without a redraw.
+const STATE_ATTRIBUTES = ['preset', 'step', 'values', 'backward'];
 
 // The host element is a block whatever the host's CSS says; inside it, an
 // `all: initial` shell stops inherited properties (fonts, line height,
@@ -76,6 +79,7 @@ class AttentionWalkthrough extends ElementBase {
   static assetBase = null;
 
   #widget = null;
+  #shown = null;
   #shell = null;
   #generation = 0;
 
@@ -100,8 +104,34 @@ class AttentionWalkthrough extends ElementBase {
     this.#widget = null;
   }
 
-  attributeChangedCallback() {
-    if (this.isConnected && this.#shell) this.#render();
+  attributeChangedCallback(name) {
+    if (!this.isConnected || !this.#shell) return;
+    // A walkthrough on screen moves to a new step, preset or values in place.
+    if (STATE_ATTRIBUTES.includes(name) && this.#widget && this.#shown === 'walkthrough') {
+      const { name: widget, state } = this.#options();
+      if (widget === 'walkthrough') {
+        const current = this.#widget.getState();
+        const same = (key) => JSON.stringify(current[key] ?? null) === JSON.stringify(state[key] ?? null);
+        if (!['preset', 'step', 'values', 'backward'].every(same)) this.#widget.setState(state);
+        return;
+      }
+    }
+    this.#render();
+  }
+
+  /**
+   * The embed options from the attributes. Edited values without a preset
+   * start from the first example of their kind (a softmax's values need a
+   * softmax example), as a notebook's show(problem) gives them.
+   */
+  #options() {
+    const options = embedOptions((name) => this.getAttribute(name));
+    const { state } = options;
+    if (options.name === 'walkthrough' && state.values?.mode && state.preset === undefined) {
+      const family = SDPA_MODES.includes(state.values.mode) ? SDPA_MODES : [state.values.mode];
+      state.preset = presets.presets.find((preset) => family.includes(preset.mode) && !(preset.input.numHeads > 1))?.id;
+    }
+    return options;
   }
 
   /** From the base attribute, else AttentionWalkthrough.assetBase, else where the build put them. */
@@ -122,7 +152,7 @@ class AttentionWalkthrough extends ElementBase {
     const generation = ++this.#generation;
     const shell = this.#shell;
     if (!this.#widget) shell.replaceChildren(message('Loading the engine\u2026', false));
-    const options = embedOptions((name) => this.getAttribute(name));
+    const options = this.#options();
     let engine;
     try {
       const assets = this.#assets();
@@ -139,6 +169,7 @@ class AttentionWalkthrough extends ElementBase {
     shell.replaceChildren();
     const onChange = (state) => this.dispatchEvent(new CustomEvent('attention-change', { detail: shiftStep(state, 1) }));
     this.#widget = mountWidget(options.name, shell, { engine, presets, ...options, onChange });
+    this.#shown = options.name;
     if (options.notices.length) shell.prepend(message(options.notices.join(' '), false));
     this.dataset.ready = 'true';
     this.dispatchEvent(new Event('attention-ready'));
