@@ -36,7 +36,7 @@ SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 .PHONY: all lib shared cli test deps test-layers test-native test-sanitize \
         test-cli test-wasm test-browser test-dist wasm vendor presets bench serve \
         clean install uninstall
-.PHONY: single test-single element fuzz test-fuzz fuzz-build
+.PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python
 
 all: lib shared cli
 lib: $(BUILD)/libattention.a
@@ -134,7 +134,33 @@ test-single: single
 
 test: deps
 	$(MAKE) test-layers test-native test-sanitize test-cli test-wasm test-browser \
-	    test-dist test-fuzz
+	    test-dist test-python test-fuzz
+
+# ---- Python (python/, the package attention_explainer) ----
+# `make python-package` puts the shared library and the element's
+# self-contained notebook script beside the package's modules, where
+# `pip install ./python` picks them up. `make test-python` installs it,
+# offline, into a virtual environment on Debian's Python (PEP 668 keeps the
+# system one for Debian), runs its tests with Debian's pytest, executes the
+# example notebook with jupyter nbconvert and opens the HTML in chromium.
+PYTHON  ?= /usr/bin/python3
+PY_VENV := $(BUILD)/python-venv
+PY_PKG  := python/attention_explainer
+
+python-package: shared element
+	cp $(BUILD)/libattention.so $(PY_PKG)/libattention.so
+	cp web/dist/attention-notebook.js $(PY_PKG)/attention-notebook.js
+
+test-python: python-package
+	rm -rf $(PY_VENV) $(BUILD)/python
+	$(PYTHON) -m venv --system-site-packages $(PY_VENV)
+	$(PY_VENV)/bin/pip install --quiet --no-build-isolation --no-index ./python
+	cd $(BUILD) && python-venv/bin/python -m pytest -q ../python/tests
+	$(PY_VENV)/bin/python -m ipykernel install --sys-prefix --name attention-explainer >/dev/null
+	$(PY_VENV)/bin/python -m nbconvert --execute --to html \
+	    --ExecutePreprocessor.kernel_name=attention-explainer \
+	    --output-dir $(BUILD)/python python/examples/walkthrough.ipynb
+	node --test tests/browser/notebook.test.mjs
 
 # Dependencies point one way (ARCHITECTURE.md): no upward include or import, no cycle.
 test-layers:
