@@ -36,7 +36,7 @@ SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 .PHONY: all lib shared cli test deps test-layers test-native test-sanitize \
         test-cli test-wasm test-browser test-dist wasm vendor presets bench serve \
         clean install uninstall
-.PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python
+.PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p
 
 all: lib shared cli
 lib: $(BUILD)/libattention.a
@@ -120,8 +120,14 @@ serve: wasm vendor element
 element: wasm vendor
 	node scripts/build-element.mjs
 
-# tests/browser/ holds the one-file page's test too, hence `single`.
-test-browser: wasm vendor single element
+# The walkthrough as H5P content for an LMS: build/attention-walkthrough.h5p
+# (scripts/build-h5p.mjs), the element's self-contained script inside.
+h5p: element
+	node scripts/build-h5p.mjs
+
+# tests/browser/ holds the one-file page's and the H5P package's tests too,
+# hence `single` and `h5p`.
+test-browser: wasm vendor single element h5p
 	node --test tests/browser/*.test.mjs
 
 # The whole page as one file that works from disk with no network:
