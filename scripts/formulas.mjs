@@ -31,7 +31,7 @@ function constantString(node) {
 // costs bytes; one missed makes the page load KaTeX to typeset it.
 function looksLikeTex(text) {
   if (/\\[A-Za-z]/.test(text)) return true;
-  if (/^[\w.-]+\.[a-z]{2,4}$/.test(text)) return false; // a file name
+  if (/^[\w./-]+\.[a-z0-9]{2,5}$/.test(text)) return false; // a file name or path (KaTeX_Main-Regular.woff2)
   if (/[^\x20-\x7e]/.test(text)) return false; // a label: our TeX writes √ and ᵀ as commands
   return /[_^]/.test(text) && !/[A-Za-z]{3,} [A-Za-z]{3,}/.test(text) && !/^\w{5,}$/.test(text);
 }

@@ -46,7 +46,8 @@ const STATE_ATTRIBUTES = ['preset', 'step', 'values', 'backward'];
 
 // The host element is a block whatever the host's CSS says; inside it, an
 // `all: initial` shell stops inherited properties (fonts, line height,
-// letter spacing, text transforms) from coming in.
+// letter spacing, text transforms) from coming in. (In the compact layout
+// the shell is the widget's height from the start: style.css.)
 const SHELL_CSS = ':host{display:block!important}:host([hidden]){display:none!important}'
   + '.aw-shell{all:initial;display:block}';
 
@@ -125,7 +126,10 @@ class AttentionWalkthrough extends ElementBase {
    * softmax example), as a notebook's show(problem) gives them.
    */
   #options() {
-    const options = embedOptions((name) => this.getAttribute(name));
+    const options = embedOptions((name) => this.getAttribute(name), {
+      names: this.getAttributeNames(),
+      write: (name, value) => `${name}="${value}"`,
+    });
     const { state } = options;
     if (options.name === 'walkthrough' && state.values?.mode && state.preset === undefined) {
       const family = SDPA_MODES.includes(state.values.mode) ? SDPA_MODES : [state.values.mode];
