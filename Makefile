@@ -161,12 +161,12 @@ test-python: python-package
 	rm -rf $(PY_VENV) $(BUILD)/python
 	$(PYTHON) -m venv --system-site-packages $(PY_VENV)
 	$(PY_VENV)/bin/pip install --quiet --no-build-isolation --no-index ./python
-	cd $(BUILD) && python-venv/bin/python -m pytest -q ../python/tests
+	cd $(BUILD) && python-venv/bin/python -m pytest -q -p no:cacheprovider ../python/tests
 	$(PY_VENV)/bin/python -m ipykernel install --sys-prefix --name attention-explainer >/dev/null
 	$(PY_VENV)/bin/python -m nbconvert --execute --to html \
 	    --ExecutePreprocessor.kernel_name=attention-explainer \
 	    --output-dir $(BUILD)/python python/examples/walkthrough.ipynb
-	node --test tests/browser/notebook.test.mjs
+	node --test tests/python/
 
 # Dependencies point one way (ARCHITECTURE.md): no upward include or import, no cycle.
 test-layers:

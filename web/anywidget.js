@@ -19,6 +19,8 @@ const TRAITS = ['widget', 'preset', 'step', 'values', 'layout', 'controls', 'the
 /** A trait's value as the attribute's text, or null for none. */
 function attributeText(name, value) {
   if (value === null || value === undefined || value === '') return null;
+  // traitlets' Dict starts empty: no edited values.
+  if (name === 'values' && typeof value === 'object' && Object.keys(value).length === 0) return null;
   if (name === 'values') return typeof value === 'string' ? value : JSON.stringify(value);
   if (name === 'controls' && Array.isArray(value)) return value.length ? value.join(',') : 'none';
   return String(value);

@@ -1,7 +1,7 @@
 """show(): what a notebook cell receives (the element, its attributes, the
 self-contained script), and the errors a wrong argument gets. The notebook
 in examples/ is executed and opened in chromium by
-tests/browser/notebook.test.mjs."""
+tests/python/notebook.test.mjs."""
 
 import html
 import json

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { REPO, startSession } from './harness.mjs';
+import { REPO, startSession } from '../browser/harness.mjs';
 
 const NOTEBOOK = join(REPO, 'build', 'python', 'walkthrough.html');
 let session;
