@@ -98,6 +98,12 @@ def test_linear_attention_matches_its_feature_map_formula_causal_or_not():
     np.testing.assert_allclose(ae.linear(q, k, v, causal=True)["output"], causal, rtol=1e-12)
 
 
+def test_the_online_softmax_tile_by_tile_gives_the_textbook_output():
+    q, k, v = random(3, 4), random(5, 4), random(5, 2)
+    result = ae.online_softmax(q, k, v, tile=2)
+    np.testing.assert_allclose(result["output"], softmax_rows(q @ k.T / 2.0) @ v, rtol=1e-12)
+
+
 def test_gradients_of_sdpa_equal_finite_differences():
     q, k, v, grad_output = random(2, 3), random(3, 3), random(3, 2), random(2, 2)
     result = ae.sdpa(q, k, v, grad_output=grad_output)
