@@ -36,7 +36,7 @@ SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 .PHONY: all lib shared cli test deps test-layers test-native test-sanitize \
         test-cli test-wasm test-browser test-dist wasm vendor presets bench serve \
         clean install uninstall
-.PHONY: single test-single element fuzz test-fuzz fuzz-build
+.PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p
 
 all: lib shared cli
 lib: $(BUILD)/libattention.a
@@ -120,8 +120,14 @@ serve: wasm vendor element
 element: wasm vendor
 	node scripts/build-element.mjs
 
-# tests/browser/ holds the one-file page's test too, hence `single`.
-test-browser: wasm vendor single element
+# The walkthrough as H5P content for an LMS: build/attention-walkthrough.h5p
+# (scripts/build-h5p.mjs), the element's self-contained script inside.
+h5p: element
+	node scripts/build-h5p.mjs
+
+# tests/browser/ holds the one-file page's and the H5P package's tests too,
+# hence `single` and `h5p`.
+test-browser: wasm vendor single element h5p
 	node --test tests/browser/*.test.mjs
 
 # The whole page as one file that works from disk with no network:
@@ -134,7 +140,33 @@ test-single: single
 
 test: deps
 	$(MAKE) test-layers test-native test-sanitize test-cli test-wasm test-browser \
-	    test-dist test-fuzz
+	    test-dist test-python test-fuzz
+
+# ---- Python (python/, the package attention_explainer) ----
+# `make python-package` puts the shared library and the element's
+# self-contained notebook script beside the package's modules, where
+# `pip install ./python` picks them up. `make test-python` installs it,
+# offline, into a virtual environment on Debian's Python (PEP 668 keeps the
+# system one for Debian), runs its tests with Debian's pytest, executes the
+# example notebook with jupyter nbconvert and opens the HTML in chromium.
+PYTHON  ?= /usr/bin/python3
+PY_VENV := $(BUILD)/python-venv
+PY_PKG  := python/attention_explainer
+
+python-package: shared element
+	cp $(BUILD)/libattention.so $(PY_PKG)/libattention.so
+	cp web/dist/attention-notebook.js $(PY_PKG)/attention-notebook.js
+
+test-python: python-package
+	rm -rf $(PY_VENV) $(BUILD)/python
+	$(PYTHON) -m venv --system-site-packages $(PY_VENV)
+	$(PY_VENV)/bin/pip install --quiet --no-build-isolation --no-index ./python
+	cd $(BUILD) && python-venv/bin/python -m pytest -q -p no:cacheprovider ../python/tests
+	$(PY_VENV)/bin/python -m ipykernel install --sys-prefix --name attention-explainer >/dev/null
+	$(PY_VENV)/bin/python -m nbconvert --execute --to html \
+	    --ExecutePreprocessor.kernel_name=attention-explainer \
+	    --output-dir $(BUILD)/python python/examples/walkthrough.ipynb
+	node --test tests/python/
 
 # Dependencies point one way (ARCHITECTURE.md): no upward include or import, no cycle.
 test-layers:

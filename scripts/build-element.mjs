@@ -1,34 +1,121 @@
 #!/usr/bin/env node
 // Builds the <attention-walkthrough> custom element (web/attention-walkthrough.js)
-// into one classic script, web/dist/attention-walkthrough.js, with the
-// stylesheets and presets inside it, and copies the engine beside it
-// (web/dist/attention.wasm). KaTeX stays in web/vendor/katex/ and is loaded
-// from there when a formula is first shown. web/dist/ is not committed.
+// into web/dist/, with the stylesheets and presets inside, and copies the
+// engine beside it (web/dist/attention.wasm). KaTeX stays in
+// web/vendor/katex/ and is loaded from there when a formula is first shown.
+// web/dist/ is not committed.
+//
+// - attention-walkthrough.js: one classic script, for a <script src> tag;
+//   it finds its engine and KaTeX relative to its own address.
+// - attention-walkthrough.mjs: the same as an ES module, for bundlers
+//   (the package's `import` condition): every file it loads is written
+//   new URL('<literal>', import.meta.url) (element-assets.js), which Vite,
+//   webpack and Parcel copy into the app.
+// - attention-notebook.js and attention-anywidget.mjs: self-contained, for
+//   hosts that load a script or module from text and serve nothing beside
+//   it (a notebook's output cell, anywidget): the engine gzipped inside
+//   (element-assets-inline.js), the formulas typeset in advance as MathML
+//   and no KaTeX, as in the one-file page. The first is the element as a
+//   classic script (Python's show() writes it into the cell); the second
+//   default-exports anywidget's { render } (web/anywidget.js).
 //
 //   node scripts/build-element.mjs      (after ./build.sh and vendor; `make element`)
 
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleClassicScript } from './bundle-common.mjs';
+import { gzipSync } from 'node:zlib';
+import { bundleClassicScript, bundleModule } from './bundle-common.mjs';
+import { MATHML_CSS, mathmlFormulas } from './formulas.mjs';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const WEB = join(REPO, 'web');
 const DIST = join(WEB, 'dist');
+const ENTRY = join(WEB, 'attention-walkthrough.js');
+
+/** element-assets.js names every vendored font; a KaTeX update that adds one must add it there. */
+async function checkFontList() {
+  const listed = [...(await readFile(join(WEB, 'element-assets.js'), 'utf8')).matchAll(/'\.\.\/vendor\/katex\/fonts\/([^']+)'/g)]
+    .map(([, name]) => name).sort();
+  const vendored = (await readdir(join(WEB, 'vendor', 'katex', 'fonts'))).filter((name) => name.endsWith('.woff2')).sort();
+  if (listed.join() !== vendored.join()) {
+    throw new Error(`build-element: web/element-assets.js lists the fonts ${listed.join(', ')}; web/vendor/katex/fonts/ has ${vendored.join(', ')}`);
+  }
+}
+
+/**
+ * The self-contained builds' stand-ins: the inline assets for
+ * element-assets.js, the engine for their import, MathML for
+ * vendor/formulas.js and its small stylesheet for KaTeX's.
+ */
+function selfContained({ wasmGzip, math }) {
+  return {
+    name: 'self-contained',
+    setup(build) {
+      build.onResolve({ filter: /\/element-assets\.js$/ }, () => ({ path: join(WEB, 'element-assets-inline.js') }));
+      build.onResolve({ filter: /^attention-inline:engine$/ }, () => ({ path: 'engine', namespace: 'attention-inline' }));
+      build.onResolve({ filter: /\/vendor\/formulas\.js$/ }, () => ({ path: 'formulas', namespace: 'attention-inline' }));
+      build.onResolve({ filter: /\/vendor\/katex\/katex\.min\.css$/ }, () => ({ path: 'katex-css', namespace: 'attention-inline' }));
+      const contents = { engine: `export default ${JSON.stringify(wasmGzip)};`, formulas: `export default ${JSON.stringify(math)};` };
+      build.onLoad({ filter: /.*/, namespace: 'attention-inline' }, ({ path }) => (path === 'katex-css'
+        ? { contents: MATHML_CSS, loader: 'text' }
+        : { contents: contents[path], loader: 'js' }));
+    },
+  };
+}
+
+/** Builds the notebook script and the anywidget module, with the engine and formulas inside. */
+async function buildSelfContained() {
+  const wasmGzip = gzipSync(await readFile(join(WEB, 'lib', 'attention.wasm')), { level: 9 }).toString('base64');
+  const entries = [
+    { build: bundleClassicScript, entry: ENTRY, out: 'attention-notebook.js', classic: true },
+    { build: bundleModule, entry: join(WEB, 'anywidget.js'), out: 'attention-anywidget.mjs', classic: false },
+  ];
+  const results = [];
+  for (const { build, entry, out, classic } of entries) {
+    const options = {
+      entryPoints: [entry],
+      outfile: join(DIST, out),
+      loader: { '.css': 'text' },
+      // Loaded from text, these have no address of their own: the page's stands in.
+      inject: [join(REPO, 'scripts', 'element-script-url.js')],
+      define: { 'import.meta.url': 'scriptUrl' },
+    };
+    // First which modules it holds, for the formulas they typeset; then the build.
+    const probe = await build({ ...options, write: false, plugins: [selfContained({ wasmGzip: '', math: {} })] });
+    const files = Object.keys(probe.metafile.inputs).filter((file) => file.endsWith('.js') && !file.includes(':'))
+      .map((file) => join(REPO, file));
+    const math = await mathmlFormulas(files);
+    const result = await build({ ...options, plugins: [selfContained({ wasmGzip, math })] });
+    if (classic && /<\/script|<!--/i.test(await readFile(join(DIST, out), 'utf8'))) {
+      throw new Error(`build-element: ${out} contains </script or <!--, so it cannot be written into a page's <script>`);
+    }
+    results.push(`${out} ${kb(result)}`);
+  }
+  return results;
+}
+
+const kb = (result) => `${(Object.values(result.metafile.outputs)[0].bytes / 1024).toFixed(1)} KB`;
 
 async function main() {
   await mkdir(DIST, { recursive: true });
-  const result = await bundleClassicScript({
-    entryPoints: [join(WEB, 'attention-walkthrough.js')],
+  await checkFontList();
+  const classic = await bundleClassicScript({
+    entryPoints: [ENTRY],
     outfile: join(DIST, 'attention-walkthrough.js'),
     loader: { '.css': 'text' },
     inject: [join(REPO, 'scripts', 'element-script-url.js')],
     define: { 'import.meta.url': 'scriptUrl' },
   });
+  const module = await bundleModule({
+    entryPoints: [ENTRY],
+    outfile: join(DIST, 'attention-walkthrough.mjs'),
+    loader: { '.css': 'text' },
+  });
   // The engine, and its build for browsers without WebAssembly SIMD.
   for (const file of ['attention.wasm', 'attention-scalar.wasm']) await copyFile(join(WEB, 'lib', file), join(DIST, file));
-  const bytes = Object.values(result.metafile.outputs)[0].bytes;
-  console.log(`build-element: web/dist/attention-walkthrough.js ${(bytes / 1024).toFixed(1)} KB, web/dist/attention.wasm and attention-scalar.wasm`);
+  const contained = await buildSelfContained();
+  console.log(`build-element: web/dist/attention-walkthrough.js ${kb(classic)}, attention-walkthrough.mjs ${kb(module)}, attention.wasm and attention-scalar.wasm, ${contained.join(', ')}`);
 }
 
 main().catch((error) => {

@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { bundleClassicScript } from './bundle-common.mjs';
-import { formulaSources, typeset } from './formulas.mjs';
+import { MATHML_CSS, mathmlFormulas } from './formulas.mjs';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const WEB = join(REPO, 'web');
@@ -36,9 +36,6 @@ const BUDGET_BYTES = 420 * 1024; // 407 KB with every section, presets gzipped, 
 
 // Exports emscripten adds to every standalone module by itself.
 const RUNTIME_EXPORTS = new Set(['_initialize', '__errno_location', 'stackSave', 'stackRestore', 'stackAlloc']);
-
-// Drawn without KaTeX's stylesheet: its size and spacing around display math.
-const MATH_CSS = '.katex{font-size:1.15em}.katex math[display=block]{margin:.5em 0}';
 
 function exportedFunctions(bytes) {
   return WebAssembly.Module.exports(new WebAssembly.Module(bytes))
@@ -92,21 +89,6 @@ async function bundleScripts() {
   };
 }
 
-/** Every constant formula in the bundled modules, typeset as MathML. */
-async function formulasIn(files) {
-  const math = {};
-  for (const tex of await formulaSources(files)) {
-    const markup = typeset(tex, { display: true, output: 'mathml' });
-    // The TeX source is in the element's data-tex already; xmlns is implied in HTML.
-    if (markup) {
-      math[tex] = markup
-        .replace(' xmlns="http://www.w3.org/1998/Math/MathML"', '')
-        .replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/, '');
-    }
-  }
-  return math;
-}
-
 /** JSON that is safe inside a <script> element. */
 function scriptJson(value) {
   return JSON.stringify(value).replace(/<\//g, '<\\/').replace(/<!--/g, '<\\u0021--');
@@ -124,7 +106,7 @@ async function inlineStyles(html) {
     if (href.startsWith('vendor/katex/')) continue;
     css += await readFile(join(WEB, href), 'utf8');
   }
-  const minified = (await esbuild.transform(css + MATH_CSS, { loader: 'css', minify: true })).code;
+  const minified = (await esbuild.transform(css + MATHML_CSS, { loader: 'css', minify: true })).code;
   if (/url\(/.test(minified)) throw new Error('build-single: a stylesheet refers to another file (url())');
   const withoutLinks = links.reduce((page, [tag]) => page.replace(tag, ''), html);
   // A function replacement: the inserted text may contain $& or $'.
@@ -138,7 +120,7 @@ async function main() {
     readFile(join(WEB, 'presets.json'), 'utf8'),
     bundleScripts(),
   ]);
-  const math = await formulasIn(bundle.inputs.filter((file) => file.startsWith(join(WEB, '')) && file.endsWith('.js')));
+  const math = await mathmlFormulas(bundle.inputs.filter((file) => file.startsWith(join(WEB, '')) && file.endsWith('.js')));
 
   const moduleTag = '<script type="module" src="app.js"></script>\n';
   if (!html.includes(moduleTag)) throw new Error(`build-single: web/index.html no longer has ${moduleTag.trim()}`);

@@ -34,6 +34,15 @@ missing_packages() {
     # clang 14 and its runtime libraries.
     has_command clang-14 || echo clang-14
     has_package libclang-rt-14-dev || echo libclang-rt-14-dev
+    # The Python package (make test-python): numpy, a virtual environment
+    # with setuptools to install it offline, pytest, and nbconvert with a
+    # kernel to execute the example notebook.
+    has_package python3-numpy || echo python3-numpy
+    has_package python3-venv || echo python3-venv
+    has_package python3-setuptools || echo python3-setuptools
+    has_package python3-pytest || echo python3-pytest
+    has_package jupyter-nbconvert || echo jupyter-nbconvert
+    has_package python3-ipykernel || echo python3-ipykernel
 }
 
 # Runs a command as root: directly, or through sudo (never waiting for a

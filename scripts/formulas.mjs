@@ -31,7 +31,7 @@ function constantString(node) {
 // costs bytes; one missed makes the page load KaTeX to typeset it.
 function looksLikeTex(text) {
   if (/\\[A-Za-z]/.test(text)) return true;
-  if (/^[\w.-]+\.[a-z]{2,4}$/.test(text)) return false; // a file name
+  if (/^[\w./-]+\.[a-z0-9]{2,5}$/.test(text)) return false; // a file name or path (KaTeX_Main-Regular.woff2)
   if (/[^\x20-\x7e]/.test(text)) return false; // a label: our TeX writes √ and ᵀ as commands
   return /[_^]/.test(text) && !/[A-Za-z]{3,} [A-Za-z]{3,}/.test(text) && !/^\w{5,}$/.test(text);
 }
@@ -80,4 +80,24 @@ export function typeset(tex, { display, output }) {
   } catch {
     return undefined;
   }
+}
+
+// The builds that carry no KaTeX (the one-file page, the notebook and
+// anywidget builds) draw the formulas as MathML, without KaTeX's stylesheet:
+// its size and spacing around display math.
+export const MATHML_CSS = '.katex{font-size:1.15em}.katex math[display=block]{margin:.5em 0}';
+
+/** Every constant formula in files (the bundled modules), typeset as MathML: { tex: markup }. */
+export async function mathmlFormulas(files) {
+  const math = {};
+  for (const tex of await formulaSources(files)) {
+    const markup = typeset(tex, { display: true, output: 'mathml' });
+    // The TeX source is in the element's data-tex already; xmlns is implied in HTML.
+    if (markup) {
+      math[tex] = markup
+        .replace(' xmlns="http://www.w3.org/1998/Math/MathML"', '')
+        .replace(/<annotation encoding="application\/x-tex">[\s\S]*?<\/annotation>/, '');
+    }
+  }
+  return math;
 }

@@ -6,6 +6,7 @@
 // reproducible from its seed).
 
 import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
+import { inlinedFile } from './lib/inlined-file.js';
 import { loadWidget, mountWidget } from './widgets/registry.js';
 import { isMultiHeadPreset } from './presets.js';
 import { followPath } from './path.js';
@@ -112,12 +113,6 @@ function sectionSlots() {
   return SECTIONS
     .map((id) => [id, document.getElementById(`${id}-widget`)])
     .filter(([, element]) => element);
-}
-
-/** A file the one-file page carries gzipped, as base64 (scripts/build-single.mjs). */
-function inlinedFile(base64) {
-  const packed = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-  return new Response(new Blob([packed]).stream().pipeThrough(new DecompressionStream('gzip')));
 }
 
 // Resolves, once the engine is in and the walkthrough mounted, with the

@@ -10,20 +10,30 @@
 // CSS does not reach it and ours does not leak out; only KaTeX's @font-face
 // rules go to the document, because fonts declared in a shadow root are not
 // used. The engine (attention.wasm) is loaded from beside the script, KaTeX
-// from ../vendor/katex/; the presets are in the bundle. Where a bundler
-// moved the script away from them, say where they are: the first element's
-// base attribute (base="https://cdn.example/attention/dist/", the folder of
-// attention.wasm) or, before any element renders,
+// from ../vendor/katex/, each found relative to the script's own URL
+// (element-assets.js), so a bundler that follows new URL(…, import.meta.url)
+// copies them; the presets are in the bundle. Where they are elsewhere, say
+// where: the first element's base attribute
+// (base="https://cdn.example/attention/dist/", the folder of attention.wasm)
+// or, before any element renders,
 // customElements.get('attention-walkthrough').assetBase = '…'.
+// The notebook and anywidget builds carry the engine inside instead.
+//
+// Each change of the widget's state (a step, a preset, edited values)
+// dispatches 'attention-change' with the state ({ preset, step from 1, … })
+// as its detail, for hosts that keep it (anywidget.js).
 // Imported where there is no DOM (Node, server-side rendering) it defines
 // nothing and throws nothing.
 //
-// Built by scripts/build-element.mjs into web/dist/ (`make element`): this
-// source imports CSS as text, which only the bundler understands.
+// Built by scripts/build-element.mjs into web/dist/ (`make element`): a
+// classic script (.js) and an ES module (.mjs); this source imports CSS as
+// text, which only the bundler understands.
 
-import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
+import { WASM_OFF_MESSAGE, loadAttention, wasmSupport } from './lib/attention.js';
+import { elementAssets } from './element-assets.js';
 import { loadMath } from './ui/math.js';
 import { embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
+import { SDPA_MODES } from './widgets/walkthrough-problem.js';
 import presets from './presets.json' with { type: 'json' };
 import pageCss from './style.css';
 import sectionsCss from './sections.css';
@@ -31,20 +41,26 @@ import katexCss from './vendor/katex/katex.min.css';
 
 const SCRIPT_URL = import.meta.url;
 const ATTRIBUTES = ['widget', 'preset', 'step', 'values', 'backward', 'controls', 'theme', 'autoplay', 'layout'];
+// What a walkthrough's setState takes: changing one of these moves it without a redraw.
+const STATE_ATTRIBUTES = ['preset', 'step', 'values', 'backward'];
 
 // The host element is a block whatever the host's CSS says; inside it, an
 // `all: initial` shell stops inherited properties (fonts, line height,
-// letter spacing, text transforms) from coming in.
+// letter spacing, text transforms) from coming in. (In the compact layout
+// the shell is the widget's height from the start: style.css.)
 const SHELL_CSS = ':host{display:block!important}:host([hidden]){display:none!important}'
   + '.aw-shell{all:initial;display:block}';
 
 let engineLoading = null;
 let sheets = null;
 
-function styleSheets(base) {
+// KaTeX's @font-face sources: its woff2 (the only format vendored), at the
+// URL the assets give, in place of the woff2, woff and ttf list.
+const FONT_SOURCE = /url\(fonts\/([^)]+\.woff2)\) format\("woff2"\)(?:,url\([^)]*\) format\("[^"]*"\))*/g;
+
+function styleSheets(assets) {
   if (sheets) return sheets;
-  const fonts = new URL('../vendor/katex/fonts/', base).href;
-  const katex = katexCss.replace(/url\(fonts\//g, `url(${fonts}`);
+  const katex = katexCss.replace(FONT_SOURCE, (_, name) => `url(${assets.font(name)}) format("woff2")`);
   const fontFaces = katex.match(/@font-face\{[^}]*\}/g) ?? [];
   const fontSheet = new CSSStyleSheet();
   fontSheet.replaceSync(fontFaces.join('\n'));
@@ -64,13 +80,14 @@ class AttentionWalkthrough extends ElementBase {
   static assetBase = null;
 
   #widget = null;
+  #shown = null;
   #shell = null;
   #generation = 0;
 
   connectedCallback() {
     if (!this.shadowRoot) {
       const root = this.attachShadow({ mode: 'open' });
-      root.adoptedStyleSheets = styleSheets(this.#assetBase());
+      root.adoptedStyleSheets = styleSheets(this.#assets());
       // Keys typed or pressed inside the widget are the widget's: a host's
       // own handlers (a slide deck's arrows and Space) see the element as
       // the focused one and would act on them too.
@@ -88,14 +105,43 @@ class AttentionWalkthrough extends ElementBase {
     this.#widget = null;
   }
 
-  attributeChangedCallback() {
-    if (this.isConnected && this.#shell) this.#render();
+  attributeChangedCallback(name) {
+    if (!this.isConnected || !this.#shell) return;
+    // A walkthrough on screen moves to a new step, preset or values in place.
+    if (STATE_ATTRIBUTES.includes(name) && this.#widget && this.#shown === 'walkthrough') {
+      const { name: widget, state } = this.#options();
+      if (widget === 'walkthrough') {
+        const current = this.#widget.getState();
+        const same = (key) => JSON.stringify(current[key] ?? null) === JSON.stringify(state[key] ?? null);
+        if (!['preset', 'step', 'values', 'backward'].every(same)) this.#widget.setState(state);
+        return;
+      }
+    }
+    this.#render();
   }
 
-  /** The mounted widget ({ getState(), setState() }), once the engine has loaded. */
-  /** The base attribute, else AttentionWalkthrough.assetBase, else the script's own folder. */
-  #assetBase() {
-    return new URL(this.getAttribute('base') ?? AttentionWalkthrough.assetBase ?? './', SCRIPT_URL || document.baseURI);
+  /**
+   * The embed options from the attributes. Edited values without a preset
+   * start from the first example of their kind (a softmax's values need a
+   * softmax example), as a notebook's show(problem) gives them.
+   */
+  #options() {
+    const options = embedOptions((name) => this.getAttribute(name), {
+      names: this.getAttributeNames(),
+      write: (name, value) => `${name}="${value}"`,
+    });
+    const { state } = options;
+    if (options.name === 'walkthrough' && state.values?.mode && state.preset === undefined) {
+      const family = SDPA_MODES.includes(state.values.mode) ? SDPA_MODES : [state.values.mode];
+      state.preset = presets.presets.find((preset) => family.includes(preset.mode) && !(preset.input.numHeads > 1))?.id;
+    }
+    return options;
+  }
+
+  /** From the base attribute, else AttentionWalkthrough.assetBase, else where the build put them. */
+  #assets() {
+    const base = this.getAttribute('base') ?? AttentionWalkthrough.assetBase;
+    return elementAssets(base === null ? null : new URL(base, SCRIPT_URL || document.baseURI));
   }
 
   /** The widget, its state with `step` counted from 1 as in the attribute
@@ -103,20 +149,19 @@ class AttentionWalkthrough extends ElementBase {
   get widget() {
     const inner = this.#widget;
     if (!inner) return null;
-    const shift = (state, by) => (Number.isInteger(state?.step) ? { ...state, step: state.step + by } : state);
-    return { ...inner, getState: () => shift(inner.getState(), 1), setState: (state) => inner.setState(shift(state, -1)) };
+    return { ...inner, getState: () => shiftStep(inner.getState(), 1), setState: (state) => inner.setState(shiftStep(state, -1)) };
   }
 
   async #render() {
     const generation = ++this.#generation;
     const shell = this.#shell;
     if (!this.#widget) shell.replaceChildren(message('Loading the engine\u2026', false));
-    const options = embedOptions((name) => this.getAttribute(name));
+    const options = this.#options();
     let engine;
     try {
-      const base = this.#assetBase();
-      loadMath(new URL('../vendor/katex/katex.mjs', base));
-      engineLoading ??= loadAttention({ wasmUrl: new URL(engineFile('attention'), base).href });
+      const assets = this.#assets();
+      loadMath(assets.katex);
+      engineLoading ??= Promise.resolve(assets.engine()).then(loadAttention);
       [engine] = await Promise.all([engineLoading, loadWidget(options.name)]);
     } catch (error) {
       engineLoading = null;
@@ -128,12 +173,16 @@ class AttentionWalkthrough extends ElementBase {
     if (generation !== this.#generation) return;
     this.#widget?.destroy();
     shell.replaceChildren();
-    this.#widget = mountWidget(options.name, shell, { engine, presets, ...options });
+    const onChange = (state) => this.dispatchEvent(new CustomEvent('attention-change', { detail: shiftStep(state, 1) }));
+    this.#widget = mountWidget(options.name, shell, { engine, presets, ...options, onChange });
+    this.#shown = options.name;
     if (options.notices.length) shell.prepend(message(options.notices.join(' '), false));
     this.dataset.ready = 'true';
     this.dispatchEvent(new Event('attention-ready'));
   }
 }
+
+const shiftStep = (state, by) => (Number.isInteger(state?.step) ? { ...state, step: state.step + by } : state);
 
 function message(text, failure) {
   const p = document.createElement('p');

@@ -67,7 +67,7 @@ async function start() {
   const params = new URLSearchParams(window.location.search);
   const parent = parentOriginOf(params.get('parentOrigin'));
   reportHeight(box, params.get('id') ?? '', parent.origin);
-  const options = embedOptions((name) => params.get(name));
+  const options = embedOptions((name) => params.get(name), { names: [...new Set(params.keys())] });
   if (parent.notice) options.notices.push(parent.notice);
   let engine;
   let presets;

@@ -11,10 +11,13 @@ import typesetInAdvance from '../vendor/formulas.js';
 
 let katexPromise = null;
 
-/** Loads KaTeX once; resolves to the module or null when it is missing. */
+/**
+ * Loads KaTeX once; resolves to the module or null when it is missing.
+ * null for the URL: there is no KaTeX (the notebook and anywidget builds).
+ */
 export function loadMath(baseUrl = new URL('../vendor/katex/katex.mjs', import.meta.url)) {
   // The one-file page carries no KaTeX: what was not typeset in advance shows as TeX.
-  if (globalThis.attentionSingleFile) return Promise.resolve(null);
+  if (globalThis.attentionSingleFile || baseUrl === null) return (katexPromise ??= Promise.resolve(null));
   katexPromise ??= import(baseUrl.href)
     .then((module) => module.default ?? module)
     .catch(() => null);

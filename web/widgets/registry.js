@@ -69,6 +69,8 @@ export const THEMES = ['light', 'dark', 'auto'];
 // 'compact': a fixed height that fits a 1280 × 720 slide, whatever the step
 // (what does not fit scrolls inside); 'full': the widget's natural height.
 export const LAYOUTS = ['full', 'compact'];
+// Room left below a step's payoff when its pane scrolls to show it (px).
+const PAYOFF_MARGIN = 12;
 
 const controlNamesOf = (name) => CONTROL_NAMES[name === 'walkthrough' ? 'walkthrough' : 'section'];
 
@@ -79,13 +81,49 @@ export function parseControls(text) {
   return text.split(',').map((part) => part.trim()).filter(Boolean);
 }
 
+// Every option's name (embed.js also reads id and parentOrigin; an element
+// has its base and the attributes of any HTML element).
+const OPTION_NAMES = ['widget', 'preset', 'step', 'v', 'values', 'backward', 'controls', 'theme', 'autoplay', 'layout'];
+const NOT_OPTIONS = new Set(['id', 'parentorigin', 'base', 'class', 'style', 'title', 'hidden', 'lang', 'dir', 'tabindex',
+  'slot', 'part', 'role', 'nonce', 'is', 'inert', 'autofocus', 'draggable', 'translate', 'spellcheck', 'exportparts']);
+
+/**
+ * The notice for a name that is not an option, naming the one it most
+ * likely meant: compact=1 -> layout=compact, Step -> step. write(name,
+ * value) spells an option as the embed does (layout=compact or
+ * layout="compact").
+ */
+function unknownOptionNotice(name, write) {
+  const lower = name.toLowerCase();
+  const meant = (option, value) => `\u201c${name.slice(0, 40)}\u201d is not an option; did you mean ${write(option, value)}?`;
+  if (LAYOUTS.includes(lower)) return meant('layout', lower);
+  if (THEMES.includes(lower)) return meant('theme', lower);
+  if (Object.values(CONTROL_NAMES).flat().includes(lower)) return meant('controls', lower);
+  const spelled = OPTION_NAMES.find((option) => option.toLowerCase() === lower.replace(/[-_]/g, ''));
+  if (spelled) return meant(spelled, '\u2026');
+  return `\u201c${name.slice(0, 40)}\u201d is not an option (the options are ${OPTION_NAMES.join(', ')}); it was left out.`;
+}
+
 /**
  * Reads the embed options from text values (URL parameters or attributes):
  * get(name) returns the text or null. Unknown widgets fall back to the
- * walkthrough with a notice.
+ * walkthrough with a notice. names (the parameters or attributes given)
+ * and write(name, value) (how the embed spells one) let a name that is not
+ * an option, or a layout or theme that is not one, get a notice too.
  */
-export function embedOptions(get) {
+export function embedOptions(get, { names = [], write = (name, value) => `${name}=${value}` } = {}) {
   const notices = [];
+  for (const name of names) {
+    const lower = name.toLowerCase();
+    if (OPTION_NAMES.includes(name) || NOT_OPTIONS.has(lower) || /^(data-|aria-|on)/.test(lower)) continue;
+    notices.push(unknownOptionNotice(name, write));
+  }
+  for (const [option, allowed] of [['layout', LAYOUTS], ['theme', THEMES]]) {
+    const value = get(option);
+    if (value !== null && !allowed.includes(value)) {
+      notices.push(`${option} \u201c${value.slice(0, 40)}\u201d is not one of ${allowed.join(', ')}; showing ${allowed === LAYOUTS ? 'full' : 'light'}.`);
+    }
+  }
   let name = get('widget') ?? 'walkthrough';
   if (!Object.hasOwn(WIDGETS, name)) {
     notices.push(`There is no widget called \u201c${name.slice(0, 40)}\u201d; showing the walkthrough.`);
@@ -165,6 +203,8 @@ export function mountWidget(name, element, {
       region.setAttribute('role', 'region');
       region.setAttribute('aria-label', label);
     }
+    const explain = root.querySelector('.aw-stage > .aw-explain');
+    if (explain) parts.push(keepPayoffInView(explain));
   }
   const reduced = doc.defaultView.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
   if (autoplay && !reduced) root.querySelector('.aw-play')?.click();
@@ -175,6 +215,44 @@ export function mountWidget(name, element, {
       for (const part of parts) part.destroy();
       bar.remove();
       widget.destroy();
+    },
+  };
+}
+
+/**
+ * In the compact layout the step's text scrolls inside its pane, and its
+ * figure ends with the step's payoff (the sum of the products, the softmax
+ * bars, the stacked output): each new step starts its pane at the top and
+ * scrolls it only as far as that end needs to show. The step is new when
+ * its title changes (an edit redraws the figure under the same title).
+ */
+function keepPayoffInView(pane) {
+  let title = null;
+  let frame = 0;
+  const reveal = () => {
+    frame = 0;
+    const heading = pane.querySelector('.aw-step-title')?.textContent ?? '';
+    if (heading === title) return;
+    title = heading;
+    pane.scrollTop = 0;
+    const figure = pane.querySelector('.aw-fig');
+    if (!figure) return;
+    const end = (figure.querySelector('.aw-fig-total') ?? figure).getBoundingClientRect();
+    const box = pane.getBoundingClientRect();
+    // A slide deck may scale the widget: client pixels to the pane's own.
+    const scale = box.height / pane.offsetHeight || 1;
+    const below = (end.bottom - box.bottom) / scale;
+    if (below > 0) pane.scrollTop = Math.ceil(below) + PAYOFF_MARGIN;
+  };
+  const observer = new MutationObserver(() => {
+    frame ||= requestAnimationFrame(reveal);
+  });
+  observer.observe(pane, { childList: true, subtree: true, characterData: true });
+  frame = requestAnimationFrame(reveal);
+  return {
+    destroy() {
+      observer.disconnect();
+      cancelAnimationFrame(frame);
     },
   };
 }

@@ -1,0 +1,208 @@
+"""The C library through ctypes: problems in, results out.
+
+A problem is a dict as build/attn and the JS API take it: "kind" and the
+fields by the JS API's names. Each value goes to the setter of its type
+(attn_problem_set_number, _bool, _string, _strings, _tensor), as the CLI's
+JSON adapter (src/cli/problem_json.c) sends JSON members; arrays go through
+numpy as float64. Results come back through the engine's own JSON
+formatter, with every array as a numpy array.
+"""
+
+import ctypes
+import ctypes.util
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+# src/attention.h: attn_format.
+FORMATS = {"json": 0, "text": 1, "markdown": 2, "latex": 3, "steps": 4}
+KINDS = ("scaledDotProduct", "multiHead", "additive", "luong", "linear", "softmax",
+         "weightedSum", "transformerBlock", "onlineSoftmax")
+# src/attention.h: attn_status (stable numbers).
+ATTN_OK = 0
+ATTN_ERR_OPTION = 5
+ATTN_ERR_INPUT = 10
+
+
+class AttentionError(Exception):
+    """An error from the engine: status is its attn_status code, the message its own line."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _library_path():
+    """The shared library: $ATTENTION_EXPLAINER_LIBRARY, beside the package, or the loader's."""
+    named = os.environ.get("ATTENTION_EXPLAINER_LIBRARY")
+    if named:
+        return named
+    beside = Path(__file__).with_name("libattention.so")
+    if beside.exists():
+        return str(beside)
+    found = ctypes.util.find_library("attention")
+    if found:
+        return found
+    raise OSError("attention_explainer: libattention.so is neither beside the package nor where the "
+                  "loader looks; build it with `make python-package` before `pip install ./python`, "
+                  "or `make install` it, or name it in ATTENTION_EXPLAINER_LIBRARY")
+
+
+def _load():
+    lib = ctypes.CDLL(_library_path())
+    p = ctypes.c_void_p
+    c_str = ctypes.c_char_p
+    signatures = {
+        "attn_status_text": (c_str, [ctypes.c_int]),
+        "attn_problem_create": (ctypes.c_int, [ctypes.POINTER(p), c_str, p]),
+        "attn_problem_destroy": (None, [p]),
+        "attn_problem_set_tensor": (ctypes.c_int, [p, c_str, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                                   ctypes.POINTER(ctypes.c_double)]),
+        "attn_problem_set_number": (ctypes.c_int, [p, c_str, ctypes.c_double]),
+        "attn_problem_set_bool": (ctypes.c_int, [p, c_str, ctypes.c_int]),
+        "attn_problem_set_string": (ctypes.c_int, [p, c_str, c_str]),
+        "attn_problem_set_strings": (ctypes.c_int, [p, c_str, ctypes.c_int, ctypes.POINTER(c_str)]),
+        "attn_problem_run": (ctypes.c_int, [p]),
+        "attn_problem_error": (c_str, [p]),
+        "attn_problem_format": (ctypes.c_int, [p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
+                                               ctypes.POINTER(ctypes.c_size_t)]),
+        "attn_problem_set_document": (ctypes.c_int, [p, c_str, ctypes.c_int]),
+    }
+    for name, (restype, argtypes) in signatures.items():
+        function = getattr(lib, name)
+        function.restype = restype
+        function.argtypes = argtypes
+    return lib
+
+
+_lib = None
+
+
+def library():
+    """The loaded C library (loaded on first use)."""
+    global _lib
+    if _lib is None:
+        _lib = _load()
+    return _lib
+
+
+class _Problem:
+    """One attn_problem, destroyed when the with block ends."""
+
+    def __init__(self, problem):
+        if not isinstance(problem, dict):
+            raise AttentionError(ATTN_ERR_INPUT, f"expected a problem dict, got {type(problem).__name__}")
+        kind = problem.get("kind")
+        expected = ", ".join(f'"{name}"' for name in KINDS)
+        if kind is None:
+            raise AttentionError(ATTN_ERR_INPUT, f"kind: missing; expected one of {expected}")
+        if not isinstance(kind, str):
+            raise AttentionError(ATTN_ERR_INPUT, f"kind: expected one of {expected}, got {type(kind).__name__}")
+        self.lib = library()
+        self.handle = ctypes.c_void_p()
+        status = self.lib.attn_problem_create(ctypes.byref(self.handle), kind.encode(), None)
+        if status == ATTN_ERR_OPTION:
+            raise AttentionError(status, f'kind: unknown kind "{kind}"; expected one of {expected}')
+        if status != ATTN_OK:
+            raise AttentionError(status, self.lib.attn_status_text(status).decode())
+        try:
+            for field, value in problem.items():
+                if field != "kind":
+                    self._set(field, value)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self):
+        if self.handle:
+            self.lib.attn_problem_destroy(self.handle)
+            self.handle = ctypes.c_void_p()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
+    def _check(self, status):
+        if status != ATTN_OK:
+            raise AttentionError(status, self.lib.attn_problem_error(self.handle).decode())
+
+    def _set(self, field, value):
+        name = field.encode()
+        lib = self.lib
+        if isinstance(value, (bool, np.bool_)):
+            self._check(lib.attn_problem_set_bool(self.handle, name, int(value)))
+        elif isinstance(value, (int, float, np.integer, np.floating)):
+            self._check(lib.attn_problem_set_number(self.handle, name, float(value)))
+        elif isinstance(value, str):
+            self._check(lib.attn_problem_set_string(self.handle, name, value.encode()))
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(entry, str) for entry in value):
+            strings = (ctypes.c_char_p * len(value))(*(entry.encode() for entry in value))
+            self._check(lib.attn_problem_set_strings(self.handle, name, len(value), strings))
+        else:
+            self._set_tensor(field, value)
+
+    def _set_tensor(self, field, value):
+        try:
+            array = np.ascontiguousarray(np.asarray(value, dtype=np.float64))
+        except (TypeError, ValueError):
+            raise AttentionError(ATTN_ERR_INPUT, f"{field}: expected a number, a boolean, a string or an array "
+                                                 f"of numbers with rows of one length, got {value!r:.60}") from None
+        if array.ndim == 0 or array.ndim > 3:
+            raise AttentionError(ATTN_ERR_INPUT, f"{field}: expected an array of 1 to 3 dimensions, got {array.ndim}")
+        if array.size == 0:
+            raise AttentionError(ATTN_ERR_INPUT, f"{field}: must not be empty")
+        dims = (ctypes.c_int * 3)(*array.shape, *([0] * (3 - array.ndim)))
+        data = array.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+        self._check(self.lib.attn_problem_set_tensor(self.handle, field.encode(), array.ndim, dims, data))
+
+    def run(self):
+        self._check(self.lib.attn_problem_run(self.handle))
+        return self
+
+    def format(self, fmt, title=None, heading_level=0):
+        if fmt not in FORMATS:
+            raise AttentionError(ATTN_ERR_OPTION, f"format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+        if title is not None or heading_level:
+            self._check(self.lib.attn_problem_set_document(
+                self.handle, None if title is None else title.encode(), heading_level))
+        length = ctypes.c_size_t()
+        self._check(self.lib.attn_problem_format(self.handle, FORMATS[fmt], None, 0, ctypes.byref(length)))
+        buffer = ctypes.create_string_buffer(length.value + 1)
+        self._check(self.lib.attn_problem_format(self.handle, FORMATS[fmt], buffer, len(buffer), ctypes.byref(length)))
+        return buffer.value.decode()
+
+
+def _numpy(value):
+    """The JSON result with every array of numbers as a float64 array (null, a masked score, as -inf)."""
+    if isinstance(value, dict):
+        return {key: _numpy(entry) for key, entry in value.items()}
+    if isinstance(value, list):
+        if value and all(isinstance(entry, (dict, str)) for entry in value):
+            return [_numpy(entry) for entry in value]
+
+        def leaves(entry):
+            return [leaves(inner) for inner in entry] if isinstance(entry, list) else (-np.inf if entry is None else entry)
+        return np.array(leaves(value), dtype=np.float64)
+    return value
+
+
+def run(problem):
+    """Runs a problem dict; its results with every array as a numpy array."""
+    with _Problem(problem) as made:
+        return _numpy(json.loads(made.run().format("json")))
+
+
+def format(problem, fmt="markdown", title=None, heading_level=0):  # noqa: A001 (the CLI's --format)
+    """The problem's result as build/attn --format prints it: json, text, markdown, latex or steps."""
+    with _Problem(problem) as made:
+        return made.run().format(fmt, title, heading_level)
+
+
+def steps(problem):
+    """The walkthrough as data: the engine's list of steps (README, "The steps JSON")."""
+    return json.loads(format(problem, "steps"))
