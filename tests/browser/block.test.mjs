@@ -225,25 +225,33 @@ test('pre-norm: choosing it redraws the diagram with LayerNorm before each sub-l
   session.assertQuiet();
 });
 
-test('the boxes work from the keyboard: Tab reaches each, Enter and Space open and close its matrices', async () => {
+test('the boxes work from the keyboard: Enter and Space open and close a stage, and Tab goes from a box to its matrices, then on', async () => {
   session.clear();
   const page = await openBlock();
+  const focused = () => page.evaluate(() => ({
+    box: document.activeElement.closest('.aw-block-node')?.dataset.step ?? null,
+    card: document.activeElement.closest('.aw-block-stage')?.dataset.step ?? null,
+  }));
   await page.focus(box('inputs'));
+  await page.keyboard.press('Enter');
+  assert.equal(await page.getAttribute(box('inputs'), 'aria-expanded'), 'false', 'Enter closes the open stage');
+  assert.equal(await page.isVisible(card('inputs')), false);
   await page.keyboard.press('Tab');
-  assert.equal(await page.evaluate(() => document.activeElement.dataset.step), 'attention');
+  assert.deepEqual(await focused(), { box: 'attention', card: null }, 'with no stage open, Tab goes from box to box');
   await page.keyboard.press('Enter');
   await page.waitForSelector(`${card('attention')}:visible`);
   assert.equal(await page.getAttribute(box('attention'), 'aria-expanded'), 'true');
-  assert.equal(await page.getAttribute(box('inputs'), 'aria-expanded'), 'false');
-  assert.equal(await page.evaluate(() => document.activeElement.dataset.step), 'attention', 'focus stays on the box');
+  assert.deepEqual(await focused(), { box: 'attention', card: null }, 'focus stays on the box');
+  await page.keyboard.press('Enter');
   await page.keyboard.press('Tab');
+  assert.deepEqual(await focused(), { box: 'sum1', card: null });
   await page.keyboard.press('Space');
   await page.waitForSelector(`${card('sum1')}:visible`);
   assertClose(await shownMatrix(page, 'sum1'), engine.run(blockProblem(example, { norm: 'post', gradients: false, seed: 1 })).sum1, 'sum1 as the engine has it');
-  await page.keyboard.press('Enter');
-  assert.equal(await page.getAttribute(box('sum1'), 'aria-expanded'), 'false', 'Enter again closes it');
-  assert.deepEqual(await page.$$eval(`${ROOT} .aw-block-stage`, (items) => items.filter((item) => item.checkVisibility()).length), 0);
   assert.equal(await page.getAttribute(box('sum1'), 'aria-controls'), await page.getAttribute(card('sum1'), 'id'));
+  await page.keyboard.press('Tab');
+  assert.deepEqual(await focused(), { box: null, card: 'sum1' }, 'Tab goes on into the open stage\u2019s matrices');
+  assert.deepEqual(await page.$$eval(`${ROOT} .aw-block-stage`, (items) => items.filter((item) => item.checkVisibility()).map((item) => item.dataset.step)), ['sum1']);
   await page.close();
   session.assertQuiet();
 });

@@ -159,7 +159,6 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   const flow = make('div', 'aw-block-flow');
   flow.setAttribute('role', 'group');
   flow.setAttribute('aria-label', 'The block, stage by stage');
-  const stagesBox = make('ol', 'aw-block-stages');
   root.append(overview, key, flow);
 
   const gradientPanel = make('div', 'aw-panel aw-block-gradients');
@@ -177,10 +176,13 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
 
   function cardFor(step) {
     if (cards.has(step.id)) return cards.get(step.id);
-    const item = make('li', 'aw-panel aw-block-stage');
+    // Each card follows its box, so that reading and Tab go from a box to
+    // its matrices and on to the next box.
+    const item = make('div', 'aw-panel aw-block-stage');
     item.dataset.step = step.id;
     item.id = `${sectionId}-${step.id}`;
     item.hidden = true;
+    item.setAttribute('role', 'region');
     const node = make('button', 'aw-block-node');
     node.type = 'button';
     node.dataset.step = step.id;
@@ -191,6 +193,8 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     node.append(nodeTitle, nodeShape);
     node.addEventListener('click', () => store.update({ stage: store.current.stage === step.id ? '' : step.id }));
     const title = make('h4', 'aw-block-title');
+    title.id = `${item.id}-title`;
+    item.setAttribute('aria-labelledby', title.id);
     const text = make('div', 'aw-block-text');
     const formula = scrollBox(make, 'aw-formula-lines', '');
     const mats = make('div', 'aw-mh-mats');
@@ -275,7 +279,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       arrow.setAttribute('aria-hidden', 'true');
       arrow.hidden = !flowSteps[k + 1]?.from.includes(k);
       arrow.style.gridRow = String(3 * k + 3);
-      return [card.node, arrow];
+      return [card.node, card.item, arrow];
     });
     const brackets = skips.map(([from, to], s) => {
       const bracket = make('span', 'aw-block-skip');
@@ -286,8 +290,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       bracket.style.gridColumnStart = String(laneCount - lanes[s]);
       return bracket;
     });
-    stagesBox.replaceChildren(...flowSteps.map(({ step }) => cards.get(step.id).item));
-    flow.replaceChildren(...placed.flat(), ...brackets, stagesBox);
+    flow.replaceChildren(...placed.flat(), ...brackets);
   }
 
   // The open stage's box is pressed and its card shown; the boxes it reads from are marked.
