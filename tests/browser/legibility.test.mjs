@@ -7,7 +7,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSession } from './harness.mjs';
+import { contrast, startSession } from './harness.mjs';
 
 const WIDTHS = [1440, 375];
 const MIN_LABEL_PX = 11;
@@ -125,19 +125,6 @@ test('at 375 px the current stage stays in sight at every step, forward and back
   await page.close();
   session.assertQuiet();
 });
-
-// WCAG contrast of two 'rgb(r, g, b)' colours.
-function contrast(a, b) {
-  const luminance = (rgb) => {
-    const [r, g, bl] = rgb.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number).map((c) => {
-      const x = c / 255;
-      return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
-  };
-  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
-  return (hi + 0.05) / (lo + 0.05);
-}
 
 for (const scheme of ['dark', 'light']) {
   test(`in ${scheme} mode a masked cell\u2019s \u2715 stands out at 3:1 or more from both stripes of its hatching`, async () => {
