@@ -83,12 +83,11 @@ export function blockProblem({ tokens, x }, { norm, gradients, seed }) {
 }
 
 /**
- * The flow of a step list: for each step, the tensor it shows (its first
- * table's) and the earlier steps it reads, found from its regions: a read
- * region names a tensor an earlier step produced, or the one the first step
- * shows (x, which no step produces). Exported for the tests.
+ * The flow of a step list: for each step, the earlier steps it reads, found
+ * from its regions: a read region names a tensor an earlier step produced,
+ * or one an earlier step shows in its table (x, which no step produces).
  */
-export function flowOf(steps) {
+function flowOf(steps) {
   const producer = new Map();
   return steps.map((step, k) => {
     const regions = step.regions ?? [];
@@ -97,7 +96,7 @@ export function flowOf(steps) {
     for (const region of regions) if (region.produces) producer.set(region.name, k);
     const shows = step.tables?.[0]?.tensor;
     if (shows && !producer.has(shows)) producer.set(shows, k);
-    return { step, shows, from };
+    return { step, from };
   });
 }
 
