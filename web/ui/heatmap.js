@@ -200,6 +200,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
       }
     }
     holder.append(svg);
+    resizes.disconnect(); // from the grid this one replaces
     resizes.observe(svg);
     const [fi, fj] = [Math.min(focusIndex[0], rows - 1), Math.min(focusIndex[1], cols - 1)];
     focusIndex = [fi, fj];
