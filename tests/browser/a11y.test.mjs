@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO, startHost, startSession } from './harness.mjs';
+import { REPO, contrast, startHost, startSession } from './harness.mjs';
 
 const axeSource = readFileSync(join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 const WIDGETS = ['walkthrough', 'plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'online', 'block', 'trainer'];
@@ -86,24 +86,6 @@ test('the custom element on a course page has no axe violations inside it', asyn
   assert.deepEqual(await violations(page, { include: [['attention-walkthrough']] }), []);
   await page.close();
 });
-
-// WCAG contrast of two 'rgb(...)' or '#rrggbb' colours.
-function contrast(a, b) {
-  const rgb = (colour) => {
-    if (!colour.startsWith('#')) return colour.match(/\d+/g).slice(0, 3).map(Number);
-    const hex = colour.length === 4 ? [...colour.slice(1)].map((c) => c + c).join('') : colour.slice(1);
-    return [0, 2, 4].map((k) => parseInt(hex.slice(k, k + 2), 16));
-  };
-  const lum = (colour) => {
-    const [r, g, bl] = rgb(colour).map((c) => {
-      const x = c / 255;
-      return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
-    });
-    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
-  };
-  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
-  return (hi + 0.05) / (lo + 0.05);
-}
 
 for (const colorScheme of ['light', 'dark']) {
   test(`every number in a heatmap cell stands at 4.5:1 or more against its cell in the ${colorScheme} theme`, async () => {

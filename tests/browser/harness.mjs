@@ -189,3 +189,21 @@ export async function startHost(session, files = {}) {
     },
   };
 }
+
+// WCAG contrast of two 'rgb(...)' or '#rrggbb' colours.
+export function contrast(a, b) {
+  const rgb = (colour) => {
+    if (!colour.startsWith('#')) return colour.match(/\d+/g).slice(0, 3).map(Number);
+    const hex = colour.length === 4 ? [...colour.slice(1)].map((c) => c + c).join('') : colour.slice(1);
+    return [0, 2, 4].map((k) => parseInt(hex.slice(k, k + 2), 16));
+  };
+  const lum = (colour) => {
+    const [r, g, bl] = rgb(colour).map((c) => {
+      const x = c / 255;
+      return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}

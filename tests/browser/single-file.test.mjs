@@ -159,3 +159,54 @@ test('the trainer in the one file trains on the page itself, since no worker sta
   assert.equal(await page.getAttribute('#trainer [data-section="trainer"]', 'data-runs-in'), 'page');
   await page.close();
 });
+
+// A log axis's tick as a number: "0.1", "1000", or "10⁵" and "10⁻⁴".
+const SUPERSCRIPTS = '\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079';
+function tickValue(label) {
+  const power = /^10([\u207b]?)([\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)$/.exec(label);
+  if (!power) return Number(label);
+  const exponent = Number([...power[2]].map((c) => SUPERSCRIPTS.indexOf(c)).join(''));
+  return 10 ** (power[1] ? -exponent : exponent);
+}
+
+test('the long sequences in the one file are measured on the page, since no worker starts from a file, and it says so', async () => {
+  problems.length = 0;
+  const page = await openSingleFile('#efficient');
+  await page.locator('#efficient-widget').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#efficient-widget[data-mounted="true"]');
+  const section = '#efficient [data-section="efficient"]';
+  await page.click(`${section} button:text-is("Measure long sequences")`);
+  assert.match(await page.textContent(`${section} .aw-long-on-page`), /cannot start a Web Worker .* run on the page itself/);
+  assert.equal(await page.isVisible(`${section} .aw-long-on-page`), true);
+  // About 20 measurements of a quarter of a second or more each.
+  await page.waitForFunction((root) => /^(Done|The measurement stopped)/.test(document.querySelector(`${root} .aw-timing-progress`).textContent),
+    section, { timeout: 240_000 });
+  assert.match(await page.textContent(`${section} .aw-timing-progress`), /^Done\./);
+  const rows = await page.$$eval(`${section} .aw-long tbody tr`, (trs) => trs.map((tr) => [tr.dataset.t, ...[...tr.querySelectorAll('td')].map((td) => td.textContent)]));
+  assert.deepEqual(rows.map(([T]) => Number(T)), [256, 512, 1024, 2048, 4096, 8192, 16384]);
+  const MB = 1024 * 1024;
+  for (const [T, ...cells] of rows) {
+    const t = Number(T);
+    const figures = cells.filter((text) => !text.startsWith('not run')).map(Number);
+    figures.forEach((value) => assert.ok(Number.isFinite(value) && value > 0, `T = ${t}: ${cells}`));
+    if (t <= 4096) {
+      // full: ms, MB; online: ms, MB; linear: ms, MB. Full attention holds its T × T float32 weights.
+      assert.equal(figures.length, 6, `T = ${t}: ${cells}`);
+      assert.ok(figures[1] >= (4 * t * t) / MB * 0.999, `T = ${t}: full attention holds ${figures[1]} MB, its weights alone ${(4 * t * t) / MB}`);
+      assert.ok(figures[3] < figures[1], `T = ${t}: online attention holds less than full`);
+    } else {
+      assert.match(cells[0], /^not run: the weights alone would take \d+ MB$/);
+      assert.equal(figures.length, 4, `T = ${t}: ${cells}`);
+    }
+  }
+  // The time chart ticks each power of ten, from below the fastest call to above the slowest.
+  const ticks = (await page.$$eval(`${section} .aw-line-chart:first-of-type .aw-chart-tick[text-anchor="end"]`,
+    (texts) => texts.map((t) => t.textContent))).map(tickValue);
+  const exponents = ticks.map(Math.log10);
+  exponents.forEach((e, k) => assert.ok(Math.abs(e - Math.round(e)) < 1e-9 && (k === 0 || Math.round(e) === Math.round(exponents[k - 1]) + 1),
+    `the y ticks ${ticks} are consecutive powers of ten`));
+  const ms = rows.flatMap(([, ...cells]) => (cells[0].startsWith('not run') ? [cells[1], cells[3]] : [cells[0], cells[2], cells[4]])).map(Number);
+  assert.ok(ticks[0] <= Math.min(...ms) && ticks.at(-1) >= Math.max(...ms), `ticks ${ticks} span ${Math.min(...ms)} to ${Math.max(...ms)} ms`);
+  assert.deepEqual(problems, [], 'no error on the way');
+  await page.close();
+});

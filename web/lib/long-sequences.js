@@ -1,5 +1,7 @@
 // Long sequences measured, for the "Cheaper attention" section (in a Web
-// Worker, long-sequence-worker.js): for each length T, float32 attention of
+// Worker, long-sequence-worker.js, or where none can start, as on the
+// one-file page opened from disk, on the page between frames): for each
+// length T, float32 attention of
 // T queries over T keys (d = 32) three ways, by the engine:
 //   full    sdpaFlat with its weights: the T × T matrix is formed (4T² bytes)
 //   online  sdpaFlat without weights: keys in tiles, a running max and sum
@@ -9,12 +11,18 @@
 // engine held for the call (a fresh engine per measurement, so its allocated
 // bytes after the call are this call's, as memoryStats reports them).
 //
-//   await measureLongSequences({ newEngine, post, sizes?, stopped? })
+//   await measureLongSequences({ newEngine, post, sizes?, stopped?, pause? })
 //   post({ type: 'row', T, method, ms, bytes }) for each measurement,
 //   post({ type: 'skipped', T, method, bytes }) where full attention's
 //   weights alone would pass FULL_WEIGHTS_LIMIT, then post({ type: 'done' });
-//   a failure posts { type: 'error', message }.
+//   a failure posts { type: 'error', message }. pause() is awaited before
+//   each measurement: on the page, a frame, so that it paints and answers
+//   between them.
+//
+//   await measurePageEngine({ post, stopped?, pause? }) does the same with
+//   fresh instances of the page's engine, or posts why it could not load.
 
+import { engineFile, loadAttention } from './attention.js';
 import { seededRandom } from '../presets.js';
 
 export const LONG_SIZES = [256, 512, 1024, 2048, 4096, 8192, 16384];
@@ -22,6 +30,9 @@ export const LONG_D = 32;
 export const METHODS = ['full', 'online', 'linear'];
 /** Full attention stops where its weights alone would take more than this. */
 export const FULL_WEIGHTS_LIMIT = 64 * 1024 * 1024;
+// The page's engine (attention-page.wasm); the one-file page carries its
+// own, gzipped, as base64 (scripts/build-single.mjs).
+const PAGE_ENGINE = new URL(`./${engineFile('attention-page')}`, import.meta.url);
 const ROUND_MS = 20;
 const ENOUGH_MS = 250; // rounds until this much time has passed (at least one)
 
@@ -60,11 +71,25 @@ async function measure(newEngine, method, input) {
   return { ms: best, bytes: allocatedBytes };
 }
 
-export async function measureLongSequences({ newEngine, post, sizes = LONG_SIZES, d = LONG_D, stopped = () => false }) {
+async function engineBytes() {
+  const inlined = globalThis.attentionSingleFile;
+  if (inlined) {
+    const packed = Uint8Array.from(atob(inlined.wasmGzip), (c) => c.charCodeAt(0));
+    return new Response(new Blob([packed]).stream().pipeThrough(new DecompressionStream('gzip'))).arrayBuffer();
+  }
+  const response = await fetch(PAGE_ENGINE);
+  if (!response.ok) throw new Error(`${PAGE_ENGINE.href}: HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
+
+export async function measureLongSequences({
+  newEngine, post, sizes = LONG_SIZES, d = LONG_D, stopped = () => false, pause = async () => {},
+}) {
   try {
     for (const T of sizes) {
       const input = inputFor(T, d);
       for (const method of METHODS) {
+        await pause();
         if (stopped()) return;
         const weightsBytes = 4 * T * T;
         if (method === 'full' && weightsBytes > FULL_WEIGHTS_LIMIT) {
@@ -78,4 +103,15 @@ export async function measureLongSequences({ newEngine, post, sizes = LONG_SIZES
   } catch (error) {
     post({ type: 'error', message: error.message });
   }
+}
+
+export async function measurePageEngine(options) {
+  let wasmBinary;
+  try {
+    wasmBinary = await engineBytes();
+  } catch (error) {
+    options.post({ type: 'error', message: `The engine could not load: ${error.message}` });
+    return;
+  }
+  await measureLongSequences({ ...options, newEngine: () => loadAttention({ wasmBinary }) });
 }

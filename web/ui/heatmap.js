@@ -13,7 +13,12 @@ const VIRIDIS = ['#440154', '#482475', '#414487', '#355f8d', '#2a788e', '#21918c
 const CELL = 46;
 // Heatmaps up to this many columns print each cell's value.
 const NUMBERED_COLUMNS = 12;
-const LABEL_CHAR = 8.4; // a generous width per character of a 12 px label
+// Labels are 12 px where the grid is drawn at its own size; a grid scaled
+// down to fit its box draws them larger in its own units, so that on screen
+// none is smaller than MIN_LABEL_PX.
+const LABEL_SIZE = 12;
+const MIN_LABEL_PX = 11;
+const LABEL_CHAR = 0.7; // a generous width per character, in label sizes
 const MAX_LABEL_CHARS = 10;
 let instances = 0;
 
@@ -123,18 +128,28 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     fill();
   }
 
+  // The labels' size in the grid's units: LABEL_SIZE, or larger where the
+  // grid is scaled down (see fitLabels).
+  let labelSize = LABEL_SIZE;
+
   function build() {
     holder.replaceChildren();
     cells = [];
     const rows = data.values.length;
     const cols = data.values[0].length;
-    const left = 12 + LABEL_CHAR * Math.max(...data.rowLabels.map((l) => shorten(l).length), 1);
-    const top = 22;
+    const charWidth = LABEL_CHAR * labelSize;
+    const left = labelSize + charWidth * Math.max(...data.rowLabels.map((l) => shorten(l).length), 1);
+    const top = labelSize * 1.85;
     const width = left + cols * CELL + 4;
     const height = top + rows * CELL + 4;
+    // Column labels too wide for a cell at this size label every second
+    // (third, …) column; each cell's own label still names its column.
+    const colChars = Math.max(...data.colLabels.map((l) => shorten(l).length), 1);
+    const every = Math.ceil((colChars * charWidth * 0.9 + labelSize * 0.3) / CELL);
     const svg = svgElement(doc, 'svg', {
       viewBox: `0 0 ${width} ${height}`, width, height, class: 'aw-heatmap-grid', role: 'group',
     });
+    svg.style.setProperty('--aw-label-size', `${labelSize}px`);
     // With numbers in its cells it keeps its size and scrolls sideways
     // (the numbers stay readable); without, it shrinks to fit.
     if (cols > NUMBERED_COLUMNS) {
@@ -149,7 +164,8 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     svg.append(defs);
 
     data.colLabels.forEach((label, j) => {
-      const text = svgElement(doc, 'text', { x: left + j * CELL + CELL / 2, y: top - 7, 'text-anchor': 'middle', class: 'aw-heat-label' });
+      if (j % every !== 0) return;
+      const text = svgElement(doc, 'text', { x: left + j * CELL + CELL / 2, y: top - labelSize * 0.55, 'text-anchor': 'middle', class: 'aw-heat-label' });
       text.textContent = shorten(label);
       const full = svgElement(doc, 'title');
       full.textContent = label;
@@ -157,7 +173,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
       svg.append(text);
     });
     data.rowLabels.forEach((label, i) => {
-      const text = svgElement(doc, 'text', { x: left - 6, y: top + i * CELL + CELL / 2 + 4, 'text-anchor': 'end', class: 'aw-heat-label' });
+      const text = svgElement(doc, 'text', { x: left - labelSize / 2, y: top + i * CELL + CELL / 2 + labelSize * 0.35, 'text-anchor': 'end', class: 'aw-heat-label' });
       text.textContent = shorten(label);
       const full = svgElement(doc, 'title');
       full.textContent = label;
@@ -184,9 +200,27 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
       }
     }
     holder.append(svg);
+    resizes.disconnect(); // from the grid this one replaces
+    resizes.observe(svg);
     const [fi, fj] = [Math.min(focusIndex[0], rows - 1), Math.min(focusIndex[1], cols - 1)];
     focusIndex = [fi, fj];
     cells[fi][fj].setAttribute('tabindex', '0');
+  }
+
+  // The grid's scale on screen (its drawn width over its own) sets the
+  // labels' size; a new size redraws the grid, whose scale then moves a
+  // little the same way, so this settles at once.
+  const resizes = new (doc.defaultView.ResizeObserver)(() => fitLabels());
+  function fitLabels() {
+    const svg = holder.querySelector('svg');
+    const drawn = svg?.getBoundingClientRect().width;
+    if (!drawn) return; // not on screen
+    const scale = drawn / svg.viewBox.baseVal.width;
+    const wanted = Math.max(LABEL_SIZE, Math.ceil((2 * MIN_LABEL_PX) / scale) / 2);
+    if (wanted === labelSize) return;
+    labelSize = wanted;
+    build();
+    fill();
   }
 
   function fill() {
@@ -270,6 +304,9 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
       hidden = future;
       applyHighlight();
     },
-    destroy() { figure.remove(); },
+    destroy() {
+      resizes.disconnect();
+      figure.remove();
+    },
   };
 }

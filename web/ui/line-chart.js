@@ -1,8 +1,8 @@
 // A small line chart that grows as points arrive (training curves, times
 // per sequence length): one or more series over a shared x axis, linear
 // from 0 (training steps) or doubling (lengths), a linear or logarithmic y
-// axis, and a legend; the SVG and the legend are built once and updated in
-// place.
+// axis (a tick at every power of ten), and a legend; the SVG and the legend
+// are built once and updated in place.
 //
 //   const chart = createLineChart(root, { title, domain?, log?, format, unit?, x? });
 //   chart.update([{ label, dashed, points: [[x, y], ...] }], xMax);
@@ -21,6 +21,22 @@ const PAD = { left: 48, right: 10, top: 10, bottom: 30 };
 const COLOURS = ['#3b4cc0', '#c0392b', '#1e7b4f'];
 const STEPS = { label: 'training step', doubling: false, at: (x) => `at step ${x}` };
 const LOG_FLOOR = 1e-6;
+const MOST_DECADE_LABELS = 7;
+const SUPERSCRIPT = { '-': '\u207b', 0: '\u2070', 1: '\u00b9', 2: '\u00b2', 3: '\u00b3', 4: '\u2074', 5: '\u2075', 6: '\u2076', 7: '\u2077', 8: '\u2078', 9: '\u2079' };
+
+/** A power of ten as a tick reads it: 0.001 … 10000 as they are, 10⁻⁵ or 10⁶ beyond. */
+function decadeLabel(exponent) {
+  return exponent >= -3 && exponent <= 4
+    ? String(10 ** exponent)
+    : `10${[...String(exponent)].map((c) => SUPERSCRIPT[c]).join('')}`;
+}
+
+/** The exponents of the powers of ten from lo to hi, both included when they are powers of ten. */
+function decades([lo, hi]) {
+  const first = Math.ceil(Math.log10(lo) - 1e-9);
+  const last = Math.floor(Math.log10(hi) + 1e-9);
+  return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
+}
 
 export function createLineChart(root, { title, domain = null, log = false, format = String, unit = '', x: xAxis = STEPS }) {
   const doc = root.ownerDocument;
@@ -65,7 +81,21 @@ export function createLineChart(root, { title, domain = null, log = false, forma
       axes.append(node);
     };
     axes.append(svgElement(doc, 'rect', { x: PAD.left, y: PAD.top, width: plotWidth, height: plotHeight, class: 'aw-chart-frame' }));
-    for (const value of yRange) text(PAD.left - 4, yOf(value, yRange) + 4, format(value), 'end');
+    // On a log axis, a tick and a faint line at every power of ten (every
+    // second one, or third, when there are many), so the eye can count the
+    // decades; otherwise (or with fewer than two decades) the two ends.
+    const exponents = log ? decades(yRange) : [];
+    if (exponents.length >= 2) {
+      const every = Math.ceil(exponents.length / MOST_DECADE_LABELS);
+      exponents.forEach((exponent, i) => {
+        if (i % every !== 0) return;
+        const y = yOf(10 ** exponent, yRange);
+        axes.append(svgElement(doc, 'line', { x1: PAD.left, x2: PAD.left + plotWidth, y1: y, y2: y, class: 'aw-chart-grid' }));
+        text(PAD.left - 4, y + 4, decadeLabel(exponent), 'end');
+      });
+    } else {
+      for (const value of yRange) text(PAD.left - 4, yOf(value, yRange) + 4, format(value), 'end');
+    }
     const [xMin] = xRange;
     if (xAxis.doubling) {
       for (let value = xMin; value <= xMax; value *= 2) text(xOf(value, xMin, xMax), HEIGHT - 16, xAxis.tick(value), 'middle');

@@ -1,18 +1,21 @@
 // The transformer block section: tutorial 003 §24.11's block (multi-head
 // attention, a residual sum, LayerNorm, a ReLU feed-forward network, a
 // second residual sum and LayerNorm) run by the engine on the tokens of the
-// "cat sat mat" example, every stage in the engine's own order with its
-// shape and values, post-norm or pre-norm, and on request the gradients of
-// the input and of every parameter.
+// "cat sat mat" example, drawn as a flow diagram: one box per stage in the
+// engine's own order with its shape, arrows where a stage reads the one
+// before, a skip arrow where a residual sum reads an earlier stage,
+// post-norm or pre-norm. A box opens its stage's matrices (beside the
+// diagram on a wide screen, under the box on a narrow one); on request the
+// gradients of the input and of every parameter.
 //
 //   mount(element, { engine, presets?, state?, onChange? }) -> { destroy(), getState(), setState(state) }
 //   presets: presets.json, whose "cat-sat-mat-projections" gives x and the tokens (seeded ones without it)
 //   onChange(state) after each change the learner makes
-//   state: { norm: 'post'|'pre', gradients: boolean, seed }
+//   state: { norm: 'post'|'pre', gradients: boolean, seed, stage: a step id, or '' for none open }
 //
-// The stages, their titles, sentences, formulas and sums are the engine's
-// step list (attn.walkthrough of kind transformerBlock); this file lays them
-// out and computes nothing.
+// The stages, their titles, sentences, formulas, sums and what each reads
+// are the engine's step list (attn.walkthrough of kind transformerBlock);
+// this file lays them out and computes nothing.
 
 import { equationElement } from '../ui/equation.js';
 import { createHeatmap } from '../ui/heatmap.js';
@@ -79,12 +82,45 @@ export function blockProblem({ tokens, x }, { norm, gradients, seed }) {
   };
 }
 
+/**
+ * The flow of a step list: for each step, the earlier steps it reads, found
+ * from its regions: a read region names a tensor an earlier step produced,
+ * or one an earlier step shows in its table (x, which no step produces).
+ */
+function flowOf(steps) {
+  const producer = new Map();
+  return steps.map((step, k) => {
+    const regions = step.regions ?? [];
+    const from = [...new Set(regions.filter((r) => !r.produces).map((r) => producer.get(r.name)))]
+      .filter((i) => i !== undefined);
+    for (const region of regions) if (region.produces) producer.set(region.name, k);
+    const shows = step.tables?.[0]?.tensor;
+    if (shows && !producer.has(shows)) producer.set(shows, k);
+    return { step, from };
+  });
+}
+
+/**
+ * Lanes for the skip arrows ([from, to] pairs of step indices): an arrow
+ * leaves its source low and enters its target high, so two arrows that only
+ * meet at one box share a lane; overlapping ones get lanes of their own.
+ */
+function skipLanes(skips) {
+  const ends = [];
+  return skips.map(([from, to]) => {
+    let lane = ends.findIndex((end) => end <= from);
+    if (lane < 0) lane = ends.length;
+    ends[lane] = to;
+    return lane;
+  });
+}
+
 const asRows = (value) => (Array.isArray(value[0]) ? value : [value]);
 const shapeText = (rows) => `${rows.length} \u00d7 ${rows[0].length}`;
 
 export function mount(element, { engine, presets = null, state = {}, onChange = () => {} }) {
   const example = tokensOf(presets);
-  const { doc, make, root, say } = sectionRoot(element, {
+  const { doc, make, root, say, id: sectionId } = sectionRoot(element, {
     name: 'block',
     title: 'A whole transformer block',
     intro: [
@@ -92,11 +128,11 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       + 'a residual sum, LayerNorm, a small feed-forward network applied to each token, another residual sum and LayerNorm. '
       + `Here the engine runs it on the tokens of \u201c${example.tokens.join(' ')}\u201d (${example.source}) `
       + `with d_model = ${D_MODEL}, ${HEADS} heads and a feed-forward width d_ff = ${D_FF}; the weights are random (seeded), `
-      + 'LayerNorm\u2019s gamma is 1 and beta 0. Every stage below is one of the engine\u2019s steps, with its shape and values.',
+      + 'LayerNorm\u2019s gamma is 1 and beta 0.',
     ],
   });
 
-  const store = sectionState({ initial: { norm: 'post', gradients: false, seed: 1 }, normalise, show, onChange });
+  const store = sectionState({ initial: { norm: 'post', gradients: false, seed: 1, stage: 'inputs' }, normalise, show, onChange });
 
   const controls = make('div', 'aw-controls');
   const normChoice = choice(doc, {
@@ -112,8 +148,17 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   root.append(controls);
 
   const overview = make('div', 'aw-block-overview');
-  const stagesBox = make('ol', 'aw-block-stages');
-  root.append(overview, stagesBox);
+  const key = make('p', 'aw-small aw-block-key', 'Each box is one of the engine\u2019s steps and the shape of what it computes; '
+    + 'an arrow carries a stage\u2019s output to the next, and the bracket on the left is a residual connection: '
+    + 'an earlier output added back. Open a box to see its matrices; a dashed outline marks the boxes it reads.');
+  // The diagram is one grid: per step a row for its box, one for its card
+  // (under the box on a narrow screen; beside the diagram on a wide one)
+  // and one for the arrow to the next; the skip arrows run in lanes on the
+  // left. Where everything goes comes from the step list.
+  const flow = make('div', 'aw-block-flow');
+  flow.setAttribute('role', 'group');
+  flow.setAttribute('aria-label', 'The block, stage by stage');
+  root.append(overview, key, flow);
 
   const gradientPanel = make('div', 'aw-panel aw-block-gradients');
   gradientPanel.append(make('h4', '', 'Gradients'),
@@ -130,9 +175,25 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
 
   function cardFor(step) {
     if (cards.has(step.id)) return cards.get(step.id);
-    const item = make('li', 'aw-panel aw-block-stage');
+    // Each card follows its box, so that reading and Tab go from a box to
+    // its matrices and on to the next box.
+    const item = make('div', 'aw-panel aw-block-stage');
     item.dataset.step = step.id;
+    item.id = `${sectionId}-${step.id}`;
+    item.hidden = true;
+    item.setAttribute('role', 'region');
+    const node = make('button', 'aw-block-node');
+    node.type = 'button';
+    node.dataset.step = step.id;
+    node.setAttribute('aria-controls', item.id);
+    node.setAttribute('aria-expanded', 'false');
+    const nodeTitle = make('span', 'aw-block-node-title');
+    const nodeShape = make('span', 'aw-block-node-shape');
+    node.append(nodeTitle, nodeShape);
+    node.addEventListener('click', () => store.update({ stage: store.current.stage === step.id ? '' : step.id }));
     const title = make('h4', 'aw-block-title');
+    title.id = `${item.id}-title`;
+    item.setAttribute('aria-labelledby', title.id);
     const text = make('div', 'aw-block-text');
     const formula = scrollBox(make, 'aw-formula-lines', '');
     const mats = make('div', 'aw-mh-mats');
@@ -142,13 +203,14 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     const sumsBody = scrollBox(make, 'aw-formula-lines', '');
     sums.append(sumsLabel, sumsBody);
     item.append(title, text, formula, mats, heatBox, sums);
-    const card = { item, title, text, formula, mats, heatBox, sums, sumsBody, view: null, heatmaps: [] };
+    const card = { item, node, nodeTitle, nodeShape, title, text, formula, mats, heatBox, sums, sumsBody, view: null, heatmaps: [] };
     cards.set(step.id, card);
     return card;
   }
 
   function fillCard(card, step, result, problem) {
     card.title.textContent = `${step.number}. ${step.title}`;
+    card.nodeTitle.textContent = card.title.textContent;
     card.text.replaceChildren(...(step.text ?? []).map((sentence) => make('p', 'aw-small', sentence)));
     card.formula.setAttribute('aria-label', `${step.title}: the formula`);
     card.sumsBody.setAttribute('aria-label', `${step.title}: entry by entry`);
@@ -164,6 +226,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       card.view ??= createMatrixView(card.mats, { title, name: table.name });
       card.mats.querySelector('.aw-matrix-title').textContent = title;
       card.view.update({ values, rowLabels: example.tokens, colLabels: numberedTokens(values[0].length, ''), input: !result[table.tensor] });
+      card.nodeShape.textContent = `${table.name}: ${shapeText(values)}`;
     }
     const equations = step.equations ?? [];
     card.sums.hidden = equations.length === 0;
@@ -196,18 +259,62 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   // Rows of a gradient: the tokens for dO and gradX, numbers for a weight matrix.
   const rowLabelsFor = (name, rows) => (name === 'dO' || name === 'gradX' ? example.tokens : numberedTokens(rows.length, ''));
 
+  // The flow last laid out, so that choosing a stage only marks the boxes
+  // (a focused box stays where it is) and a new run refills them in place.
+  let laidOut = '';
+  let stageFlow = [];
+
+  function layOut(flowSteps) {
+    const skips = flowSteps.flatMap(({ from }, k) => from.filter((i) => i < k - 1).map((i) => [i, k]));
+    const lanes = skipLanes(skips);
+    const laneCount = Math.max(1, ...lanes.map((lane) => lane + 1));
+    flow.style.setProperty('--aw-steps', flowSteps.length);
+    flow.style.setProperty('--aw-lanes', laneCount);
+    const placed = flowSteps.map(({ step, from }, k) => {
+      const card = cards.get(step.id);
+      card.node.style.gridRow = String(3 * k + 1);
+      card.item.style.setProperty('--aw-card-row', 3 * k + 2);
+      const arrow = make('span', 'aw-block-arrow');
+      arrow.setAttribute('aria-hidden', 'true');
+      arrow.hidden = !flowSteps[k + 1]?.from.includes(k);
+      arrow.style.gridRow = String(3 * k + 3);
+      return [card.node, card.item, arrow];
+    });
+    const brackets = skips.map(([from, to], s) => {
+      const bracket = make('span', 'aw-block-skip');
+      bracket.setAttribute('aria-hidden', 'true');
+      bracket.dataset.from = flowSteps[from].step.id;
+      bracket.dataset.to = flowSteps[to].step.id;
+      bracket.style.gridRow = `${3 * from + 1} / ${3 * to + 2}`;
+      bracket.style.gridColumnStart = String(laneCount - lanes[s]);
+      return bracket;
+    });
+    flow.replaceChildren(...placed.flat(), ...brackets);
+  }
+
+  // The open stage's box is pressed and its card shown; the boxes it reads from are marked.
+  function markStage() {
+    const open = stageFlow.find(({ step }) => step.id === store.current.stage);
+    const sources = new Set((open?.from ?? []).map((i) => stageFlow[i].step.id));
+    for (const [stepId, card] of cards) {
+      const isOpen = stepId === open?.step.id;
+      card.node.setAttribute('aria-expanded', String(isOpen));
+      card.node.classList.toggle('aw-block-source', sources.has(stepId));
+      card.item.hidden = !isOpen;
+    }
+  }
+
   function draw() {
     const problem = blockProblem(example, store.current);
     const run = attempt(say, () => engine.walkthrough(problem));
     if (!run) return;
     const { result, steps } = run;
     overview.replaceChildren(make('p', 'aw-small', steps.intro));
-    const order = steps.steps.map((step) => {
-      const card = cardFor(step);
-      fillCard(card, step, result, problem);
-      return card.item;
-    });
-    stagesBox.replaceChildren(...order);
+    stageFlow = flowOf(steps.steps);
+    for (const { step } of stageFlow) fillCard(cardFor(step), step, result, problem);
+    const layout = JSON.stringify(stageFlow.map(({ step, from }) => [step.id, from]));
+    if (layout !== laidOut) layOut(stageFlow);
+    laidOut = layout;
     drawGradients(result, problem);
   }
 
@@ -216,13 +323,17 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       norm: NORMS.some((n) => n.value === next.norm) ? next.norm : 'post',
       gradients: Boolean(next.gradients),
       seed: clampInt(next.seed, 0, 2 ** 31, 1),
+      // A step id of the engine's; one it does not have opens no box.
+      stage: typeof next.stage === 'string' && /^[a-z0-9-]{0,40}$/.test(next.stage) ? next.stage : 'inputs',
     };
   }
 
-  function show(current) {
+  function show(current, previous) {
     normChoice.select.value = current.norm;
     gradientBox.input.checked = current.gradients;
-    draw();
+    const rerun = stageFlow.length === 0 || ['norm', 'gradients', 'seed'].some((name) => current[name] !== previous[name]);
+    if (rerun) draw();
+    markStage();
   }
 
   store.setState(state);

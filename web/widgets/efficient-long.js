@@ -2,12 +2,14 @@
 // online and linear attention measured for T = 256 … 16 384 in a Web Worker
 // (web/lib/long-sequence-worker.js, with web/lib/long-sequences.js), the
 // time per call and the engine's memory drawn as curves while the page
-// stays responsive, and the figures in a table.
+// stays responsive, and the figures in a table. Where no worker starts (the
+// one-file page opened from disk), the same measurements run on the page,
+// a frame between each, and the section says so.
 //
 //   const panel = mountLongSequences(parent, { doc, make });  panel.destroy()
 
 import { createLineChart } from '../ui/line-chart.js';
-import { FULL_WEIGHTS_LIMIT, LONG_D, LONG_SIZES, METHODS } from '../lib/long-sequences.js';
+import { FULL_WEIGHTS_LIMIT, LONG_D, LONG_SIZES, METHODS, measurePageEngine } from '../lib/long-sequences.js';
 import { button, dataTable, scrollBox } from './sections-common.js';
 import { scalarEngineNote } from '../ui/engine-note.js';
 
@@ -37,43 +39,67 @@ export function mountLongSequences(parent, { doc, make }) {
   const startButton = button(doc, { label: 'Measure long sequences', onClick: () => start() });
   const progress = make('p', 'aw-timing-progress');
   progress.setAttribute('role', 'status');
+  const onPageNote = make('p', 'aw-message aw-long-on-page', 'This page cannot start a Web Worker (opened from a file, say), '
+    + 'so the measurements run on the page itself, one at a time with a pause between them: the page may stop for a moment '
+    + 'while each one runs.');
+  onPageNote.hidden = true;
   const charts = make('div', 'aw-long-charts');
   const xAxis = { label: 'T (tokens)', doubling: true, from: LONG_SIZES[0], tick, at: (T) => `at T = ${T}` };
   const timeChart = createLineChart(charts, { title: 'Time per call (ms, log scale)', log: true, format: figure, unit: ' ms', x: xAxis });
   const memoryChart = createLineChart(charts, { title: 'Engine memory per call (MB, log scale)', log: true, format: figure, unit: ' MB', x: xAxis });
   const table = scrollBox(make, 'aw-table-scroll', 'Time and memory per call');
   charts.hidden = true; // until there is something to draw
-  panel.append(startButton, progress, charts, table);
+  panel.append(startButton, onPageNote, progress, charts, table);
   parent.append(panel);
 
   let worker = null;
+  let onPage = null; // { stopped } of a measurement running on the page
   let results = {};
 
   function stop() {
     worker?.terminate();
     worker = null;
+    if (onPage) onPage.stopped = true;
+    onPage = null;
     startButton.disabled = false;
   }
 
   function start() {
     stop();
     results = {};
-    try {
-      worker = new Worker(new URL('../lib/long-sequence-worker.js', import.meta.url), { type: 'module' });
-    } catch (error) {
-      progress.textContent = `This page cannot start a Web Worker (${error.message}); open the explorer from a web server to measure.`;
-      return;
-    }
-    worker.addEventListener('message', (event) => heard(event.data));
-    worker.addEventListener('error', () => {
-      stop();
-      progress.textContent = 'The measurement could not run: this page cannot start a Web Worker here (from a file, for one). Open the explorer from a web server.';
-    });
     startButton.disabled = true;
     charts.hidden = false;
     progress.textContent = `Measuring T = ${LONG_SIZES[0]}\u2026`;
     draw();
+    let answered = false;
+    try {
+      worker = new Worker(new URL('../lib/long-sequence-worker.js', import.meta.url), { type: 'module' });
+    } catch {
+      measureOnPage();
+      return;
+    }
+    worker.addEventListener('message', (event) => {
+      answered = true;
+      heard(event.data);
+    });
+    // A worker that fails before it answers never started (its script
+    // could not load): the page measures instead.
+    worker.addEventListener('error', () => {
+      if (answered) heard({ type: 'error', message: 'its worker stopped' });
+      else measureOnPage();
+    });
     worker.postMessage({ type: 'measure' });
+  }
+
+  function measureOnPage() {
+    worker?.terminate();
+    worker = null;
+    onPageNote.hidden = false;
+    const run = { stopped: false };
+    onPage = run;
+    const view = doc.defaultView;
+    const nextFrame = () => new Promise((resolve) => view.requestAnimationFrame(() => view.setTimeout(resolve, 0)));
+    measurePageEngine({ post: (message) => run.stopped || heard(message), stopped: () => run.stopped, pause: nextFrame });
   }
 
   function heard(message) {
