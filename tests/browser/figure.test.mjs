@@ -43,18 +43,50 @@ function softmaxRow(i) {
 // The resting length of every bar in `selector`, as the page computes it.
 const lengths = (page, selector) => page.$$eval(selector, (bars) => bars.map((bar) => Number(getComputedStyle(bar).getPropertyValue('--len'))));
 
-test('a score step shows each product of the query and key entries as a bar, then their sum as the score', async () => {
+test('a score step shows each product of the query and key entries as a bar, then their sum as the score, all on one scale', async () => {
   const page = await open(still, '?preset=cat-sat-mat&step=7');
   const products = input.q[1].map((x, t) => x * input.k[2][t]);
+  const score = dot(input.q[1], input.k[2]);
   const rows = await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-term', (nodes) => nodes.map((n) => n.textContent));
   assert.deepEqual(rows, products.map((p, t) => `${shown3(input.q[1][t])} \u00d7 ${shown3(input.k[2][t])} = ${shown3(p)}`));
-  const largest = Math.max(...products.map(Math.abs));
+  // Every product is positive: the sum fills the track, each product its share of it.
   const bars = await lengths(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
-  bars.forEach((length, t) => close(length, Math.abs(products[t]) / largest, `product ${t + 1}'s bar`));
-  // The sum: the products end to end fill the track, and the score is printed.
+  bars.forEach((length, t) => close(length, products[t] / score, `product ${t + 1}'s bar`));
   const pieces = await lengths(page, '#walkthrough .aw-fig-total .aw-fig-piece');
   close(pieces.reduce((a, b) => a + b, 0), 1, 'the stacked products');
-  assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), `= ${shown3(dot(input.q[1], input.k[2]))}`);
+  assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), `= ${shown3(score)}`);
+  // Measured on screen: the sum's bar is as much longer than a product's as its value is larger.
+  const widths = (selector) => page.$$eval(selector, (nodes) => nodes.map((node) => node.getBoundingClientRect().width));
+  const productWidths = await widths('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
+  const sumWidth = (await widths('#walkthrough .aw-fig-total .aw-fig-piece')).reduce((a, b) => a + b, 0);
+  productWidths.forEach((width, t) => assert.ok(Math.abs(width / sumWidth - products[t] / score) < 0.01,
+    `product ${t + 1} is ${width} px against the sum's ${sumWidth} px; ${shown3(products[t])} against ${shown3(score)}`));
+  await page.close();
+});
+
+test('products of both signs are drawn from one zero line, and the score as its own bar on their scale', async () => {
+  // Step 2 (score of cat against cat) after q[cat, 1] becomes −1: products −1, 0.25, 0.04, 0.64.
+  const page = await open(still, `?preset=cat-sat-mat&step=2&v=${encodeURIComponent(JSON.stringify({ mode: 'qkv', fields: { q: [[-1, 0.5, 0.2, 0.8], ...input.q.slice(1)], k: input.k, v: input.v }, tokens: ['cat', 'sat', 'mat'] }))}`);
+  assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), '= \u22120.070');
+  const products = [-1, 0.5, 0.2, 0.8].map((x, t) => x * input.k[0][t]);
+  const span = products.reduce((s, p) => s + Math.abs(p), 0);
+  const zero = 1 / span; // the negative part, left of the zero line
+  const placed = await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar', (nodes) => nodes.map((node) => {
+    const style = getComputedStyle(node);
+    return [Number(style.getPropertyValue('--pos')), Number(style.getPropertyValue('--len'))];
+  }));
+  placed.forEach(([pos, len], t) => {
+    close(len, Math.abs(products[t]) / span, `product ${t + 1}'s length`);
+    close(products[t] < 0 ? pos + len : pos, zero, `product ${t + 1} starts at the zero line`);
+  });
+  const net = await page.$eval('#walkthrough .aw-fig-total .aw-fig-net', (node) => {
+    const style = getComputedStyle(node);
+    return [Number(style.getPropertyValue('--pos')), Number(style.getPropertyValue('--len'))];
+  });
+  const score = products.reduce((a, b) => a + b, 0);
+  assert.ok(score < 0);
+  close(net[0] + net[1], zero, 'the negative score ends at the zero line');
+  close(net[1], Math.abs(score) / span, 'the score\u2019s length');
   await page.close();
 });
 
@@ -160,9 +192,9 @@ test('an edit shows the figure\u2019s new numbers at once, and the next step mov
   assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-term', (nodes) => nodes.map((n) => n.textContent)),
     products.map((p, t) => `${shown3(query[t])} \u00d7 ${shown3(input.k[2][t])} = ${shown3(p)}`));
   assert.equal(await animationOf(), 'none', 'the edit does not replay the movement');
-  const largest = Math.max(...products.map(Math.abs));
+  const span = products.reduce((s, p) => s + Math.abs(p), 0);
   const bars = await lengths(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
-  bars.forEach((length, t) => close(length, Math.abs(products[t]) / largest, `product ${t + 1}'s bar after the edit`));
+  bars.forEach((length, t) => close(length, Math.abs(products[t]) / span, `product ${t + 1}'s bar after the edit`));
   await page.locator('#walkthrough .aw-forward').click();
   assert.equal(await animationOf(), 'aw-fig-move', 'a new step moves');
   await page.close();
@@ -196,3 +228,48 @@ test('a masked key shows in the softmax figure as masked, with weight 0, outside
   close(pieces[0] + pieces[1], 1, 'the stacked weights of the keys it sees');
   await page.close();
 });
+
+// Plays from `from` until the title reads step `until`, recording from the
+// page, at every change of step, whether each animation of the figure of the
+// step before had finished (its `finished` promise had resolved) and at what
+// playbackRate it ran.
+async function playRecording(page, speed, from, until) {
+  await page.selectOption('#walkthrough .aw-speed select', String(speed));
+  await page.evaluate(() => {
+    const figure = document.querySelector('#walkthrough .aw-fig');
+    const title = document.querySelector('#walkthrough .aw-step-title');
+    const log = [];
+    window.awPlayLog = log;
+    const record = () => {
+      const animations = figure.getAnimations({ subtree: true });
+      const entry = { title: title.textContent, animations: animations.length, rates: animations.map((a) => a.playbackRate), finished: 0 };
+      for (const animation of animations) animation.finished.then(() => { entry.finished += 1; }, () => {});
+      // What the step being left had finished, at the moment it was left.
+      const left = log.at(-1);
+      if (left) left.finishedWhenLeft = left.finished;
+      log.push(entry);
+    };
+    new MutationObserver(record).observe(title, { childList: true, characterData: true, subtree: true });
+    record();
+  });
+  assert.match(await page.textContent('#walkthrough .aw-step-title'), new RegExp(`^${from}\\. `));
+  await page.click('#walkthrough .aw-play');
+  await page.waitForFunction((n) => document.querySelector('#walkthrough .aw-step-title').textContent.startsWith(`${n}. `), until, { timeout: 60000 });
+  await page.click('#walkthrough .aw-play');
+  return page.evaluate(() => window.awPlayLog);
+}
+
+for (const [speed, from, until] of [[1, 6, 9], [2, 11, 16]]) {
+  test(`at ${speed}\u00d7 Play moves on only once the step\u2019s figure has stopped moving, its movement at ${speed}\u00d7`, async () => {
+    const page = await open(moving, `?preset=cat-sat-mat&step=${from}`);
+    const log = await playRecording(page, speed, from, until);
+    const left = log.slice(0, -1);
+    assert.deepEqual(left.map((entry) => Number.parseInt(entry.title, 10)), Array.from({ length: until - from }, (_, k) => from + k));
+    for (const entry of left) {
+      assert.ok(entry.animations > 0, `${entry.title}: the figure moved`);
+      assert.equal(entry.finishedWhenLeft, entry.animations, `${entry.title}: ${entry.finishedWhenLeft} of ${entry.animations} animations had finished when Play moved on`);
+      assert.ok(entry.rates.every((rate) => rate === speed), `${entry.title}: played at ${entry.rates.join(', ')}`);
+    }
+    await page.close();
+  });
+}

@@ -22,7 +22,8 @@
 // does it when `still` (the same step again after an edit: the new numbers
 // at once, not the whole movement replayed on every keystroke).
 //
-//   createStepFigure(root) -> { element, show(step, { labelOf, still }) }
+//   createStepFigure(root) -> { element, show(step, { labelOf, still }),
+//                               setRate(speed), settled() }
 //   step: { equations }; labelOf(ref) -> a short name for an operand's
 //   cell ("sat", "d3"), from the page's tokens.
 
@@ -99,13 +100,22 @@ export function createStepFigure(root) {
 
   function drawDot(equations, { labelOf }) {
     // One row per product, then the sum; the engine's numbers throughout.
+    // Every bar is on one scale, the products laid end to end (positives
+    // rightwards from the zero line, negatives leftwards), so a product's bar
+    // is as long as its piece of the sum and the sum is as long as its value.
     const equation = equations[0];
     const terms = equation.chain[0].args.slice(0, FIGURE_TERMS);
-    const largest = Math.max(...terms.map((t) => Math.abs(t.v)), 1e-300);
     const sum = resultOf(equation).v;
     const positive = terms.reduce((s, t) => s + Math.max(t.v, 0), 0);
     const negative = terms.reduce((s, t) => s + Math.max(-t.v, 0), 0);
     const span = Math.max(positive + negative, 1e-300);
+    const zero = negative / span;
+    // A bar of `value` from the zero line, growing rightwards or leftwards.
+    const fromZero = (className, value, delay) => {
+      const node = bar(className, 0, value / span, delay);
+      place(node, zero, value >= 0 ? zero : zero + value / span);
+      return node;
+    };
     const rows = make('div', 'aw-fig-dot');
     rows.style.setProperty('--terms', String(terms.length));
     terms.forEach((term, t) => {
@@ -115,13 +125,12 @@ export function createStepFigure(root) {
       const what = make('span', 'aw-fig-what', `${labelOf(a.ref)} \u00d7 ${labelOf(b.ref)}`);
       const arithmetic = make('span', 'aw-fig-term', expressionText(term));
       const track = make('span', 'aw-fig-track');
-      track.append(bar(`aw-fig-c${t % 8}`, 0, term.v / largest, 0.25 * t));
+      track.append(fromZero(`aw-fig-c${t % 8}`, term.v, 0.25 * t));
       row.dataset.value = String(term.v);
       row.append(what, track, arithmetic);
       rows.append(row);
     });
-    // The sum: the same products laid end to end, positives rightwards from
-    // the zero line and negatives leftwards, so what is left is the score.
+    // The sum: the same products laid end to end, so what is left is the score.
     const total = make('div', 'aw-fig-row aw-fig-total');
     const start = 0.25 * terms.length + 0.3;
     total.style.setProperty('--delay', `${start}s`);
@@ -136,8 +145,12 @@ export function createStepFigure(root) {
       if (term.v >= 0) right += term.v; else left += -term.v;
       stack.append(piece);
     });
+    const end = start + 0.12 * terms.length + 0.2;
+    // With products of both signs the pieces overlap at the zero line: the
+    // net, the score itself, is drawn as its own bar under them.
+    if (negative > 0) stack.append(fromZero('aw-fig-net', sum, end));
     const result = make('span', 'aw-fig-result', `= ${formatNumber(sum, 3)}`);
-    result.style.setProperty('--delay', `${start + 0.12 * terms.length + 0.2}s`);
+    result.style.setProperty('--delay', `${end}s`);
     total.dataset.value = String(sum);
     total.append(make('span', 'aw-fig-what', labelOf(resultOf(equation).ref)), stack, result);
     rows.append(total);
@@ -287,6 +300,9 @@ export function createStepFigure(root) {
 
   const DRAW = { dot: drawDot, softmax: drawSoftmax, 'weighted-sum': drawWeightedSum, scale: drawScale };
 
+  let rate = 1;
+  const moving = () => element.getAnimations({ subtree: true });
+
   return {
     element,
     /** Draws the step's figure and starts its movement (none when options.still); hides the figure for other steps. */
@@ -296,6 +312,16 @@ export function createStepFigure(root) {
       element.dataset.kind = kind ?? '';
       element.classList.toggle('aw-fig-still', Boolean(options.still));
       element.replaceChildren(...(kind ? DRAW[kind](step.equations, options) : []));
+      for (const animation of moving()) animation.playbackRate = rate;
+    },
+    /** Plays the movement at `speed` times its pace, from now on and for every later step. */
+    setRate(speed) {
+      rate = speed;
+      for (const animation of moving()) animation.playbackRate = rate;
+    },
+    /** A promise that resolves once the figure on screen has stopped moving (at once when it does not move). */
+    settled() {
+      return Promise.allSettled(moving().map((animation) => animation.finished)).then(() => {});
     },
   };
 }

@@ -194,6 +194,9 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     onStep: (index) => { showStep(index); notify(); },
     describeStep: (index) => steps[index]?.title ?? '',
     watch: stage,
+    // Playing waits for the figure's movement, which plays at the chosen speed.
+    settled: () => figure.settled(),
+    onSpeed: (speed) => figure.setRate(speed),
   });
 
   // The view that steps draw on.
