@@ -79,11 +79,13 @@ async function shownState(page) {
   return shown;
 }
 
-// Clicks "step forward" count - 1 times inside the page (a DOM click each)
+// Opens "Show every equation" (a choice that holds while stepping), then
+// clicks "step forward" count - 1 times inside the page (a DOM click each)
 // and reads what every step shows: one round trip for the whole walk.
 async function walkAllSteps(page, count) {
   return page.evaluate(`(() => {
     const read = ${readShown.toString()};
+    document.querySelector('#walkthrough .aw-lines-toggle').click();
     const forward = document.querySelector('#walkthrough .aw-forward');
     const states = [read()];
     for (let i = 1; i < ${count}; i++) { forward.click(); states.push(read()); }
@@ -168,6 +170,7 @@ test('what the Markdown export says at step n is what the page shows at step n, 
     const page = await open(`?preset=${encodeURIComponent(preset.id)}&step=1`);
     const count = await stepCount(page);
     const shown = await page.evaluate(`(() => {
+      document.querySelector('#walkthrough .aw-lines-toggle').click();
       const forward = document.querySelector('#walkthrough .aw-forward');
       const read = () => ({
         title: document.querySelector('#walkthrough .aw-step-title').textContent.replace(/^\\d+\\. /, ''),
@@ -208,6 +211,7 @@ test('what the Markdown export says at step n is what the page shows at step n, 
 test('the arithmetic of a score step is the dot product of the highlighted rows', async () => {
   const preset = walkthroughPresets().find((p) => p.mode === 'qkv');
   const page = await open(`?preset=${preset.id}&step=3`); // step 3: score[0][1]
+  await page.getByRole('button', { name: /Show every equation/ }).click();
   const lines = await page.$$eval('#walkthrough .aw-step-lines .aw-arith', (nodes) => nodes.map((n) => [...n.querySelectorAll('.aw-num')].map((x) => x.dataset.value)));
   const numbers = lines[0].map(parseShown);
   const { q, k } = preset.input;
@@ -217,6 +221,59 @@ test('the arithmetic of a score step is the dot product of the highlighted rows'
   assert.equal(numbers.at(-1), result.scores[0][1]);
   const highlighted = await page.$$eval('[data-matrix="q"] td.aw-in', (tds) => tds.map((td) => td.dataset.row));
   assert.ok(highlighted.length > 0 && highlighted.every((row) => row === '0'));
+  await page.close();
+});
+
+test('a score step shows each product once, and its equation only after \u201cShow every equation\u201d, a choice that holds while stepping', async () => {
+  const page = await open('?preset=cat-sat-mat&step=7');
+  const { q, k } = presets.presets.find((p) => p.id === 'cat-sat-mat').input;
+  const products = q[1].map((x, t) => `${x.toFixed(3)} \u00d7 ${k[2][t].toFixed(3)} = ${(x * k[2][t]).toFixed(3)}`);
+  const visibleText = () => page.locator('#walkthrough .aw-explain').innerText();
+  const toggle = page.getByRole('button', { name: /Show every equation/ });
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  assert.equal(await toggle.textContent(), 'Show every equation (1)');
+  let text = await visibleText();
+  for (const product of products) assert.equal(text.split(product).length - 1, 1, `${product} once on screen`);
+  assert.equal(await page.locator('#walkthrough .aw-step-lines').isVisible(), false);
+  assert.doesNotMatch(text, /S\[sat, mat\] =/, 'the equation is not listed');
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  assert.equal(await page.getAttribute('#walkthrough .aw-lines-toggle', 'aria-controls'), await page.getAttribute('#walkthrough .aw-step-lines', 'id'));
+  text = await visibleText();
+  assert.match(text, /S\[sat, mat\] = 0\.3 \u00d7 0\.6 \+ 0\.9 \u00d7 0\.2 \+ 0\.1 \u00d7 0\.7 \+ 0\.4 \u00d7 0\.3 = 0\.550/);
+  // Stepping on keeps the list open: the scaling step lists its nine equations.
+  await page.click('#walkthrough .aw-stage-button:text-is("Scale")');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  assert.equal(await toggle.textContent(), 'Show every equation (9)');
+  assert.equal(await page.locator('#walkthrough .aw-step-lines .aw-arith').count(), 9);
+  await toggle.click();
+  await page.click('#walkthrough .aw-back');
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  assert.equal(await page.locator('#walkthrough .aw-step-lines .aw-arith').count(), 0);
+  await page.close();
+});
+
+test('the Markdown and LaTeX copied from the page hold every equation of a step, though the page lists none', async () => {
+  const page = await session.newPage();
+  await page.addInitScript(() => {
+    window.copied = [];
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText: async (text) => { window.copied.push(text); } } });
+  });
+  await page.goto(`${session.origin}/index.html?preset=cat-sat-mat&step=11`);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await page.locator('#walkthrough .aw-step-lines .aw-arith').count(), 0);
+  const { q, k } = presets.presets.find((p) => p.id === 'cat-sat-mat').input;
+  // Every score ÷ √4, as the exports print them (shortest, 4 decimals at most).
+  const scaled = q.flatMap((row) => k.map((key) => Number((row.reduce((sum, x, t) => sum + x * key[t], 0) / 2).toFixed(4))));
+  for (const [button, equation] of [['.aw-copy-markdown', /^- scaled\\\[.*\\\] = `.* ÷ √4 = (\S+)`$/], ['.aw-copy-latex', /^\\item scaled\[.*\] = \$.*\\sqrt\{4\} = (\S+)\$$/]]) {
+    await page.evaluate(() => { window.copied.length = 0; });
+    await page.click(`#walkthrough ${button}`);
+    await page.waitForFunction(() => window.copied.length === 1);
+    const copied = await page.evaluate(() => window.copied[0]);
+    const step = copied.slice(copied.indexOf('Step 11.'), copied.indexOf('Step 12.'));
+    const values = step.split('\n').map((line) => equation.exec(line)).filter(Boolean).map((match) => Number(match[1]));
+    assert.deepEqual(values, scaled, `${button}: the nine scaled scores`);
+  }
   await page.close();
 });
 

@@ -20,7 +20,8 @@ export const KIND_OF_MODE = {
   weightedSum: 'weightedSum',
 };
 
-// Equations listed under a step on the page; the exports list them all.
+// Equations listed under a step on the page (on demand: the figure shows
+// each value once); the exports list them all.
 export const SHOWN_EQUATIONS = 16;
 
 const TITLES = {
@@ -288,6 +289,7 @@ export function buildSteps(model) {
         view.explain({
           text: this.text,
           formula: this.formula,
+          count: this.equations.length,
           lines: (doc) => {
             const lines = this.equations.slice(0, SHOWN_EQUATIONS)
               .map((equation) => equationElement(doc, equation, { isInput: model.isInput }));

@@ -100,7 +100,24 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   explain.append(announced, stepFormula);
   // What the step computes, moving (drawn from the step's equations).
   const figure = createStepFigure(explain);
-  explain.append(stepLines, stepErrata);
+  // The figure shows each value of the step once; its every equation is
+  // one click away, and the choice holds while stepping.
+  const linesToggle = make('button', 'aw-btn aw-lines-toggle');
+  linesToggle.type = 'button';
+  stepLines.id = `aw-step-lines-${widgetId}`;
+  linesToggle.setAttribute('aria-controls', stepLines.id);
+  let linesShown = false;
+  let linesOf = null;
+  function renderLines() {
+    linesToggle.setAttribute('aria-expanded', String(linesShown));
+    stepLines.hidden = !linesShown;
+    stepLines.replaceChildren(...(linesShown && linesOf ? linesOf(doc) : []));
+  }
+  linesToggle.addEventListener('click', () => {
+    linesShown = !linesShown;
+    renderLines();
+  });
+  explain.append(linesToggle, stepLines, stepErrata);
   const visuals = make('div', 'aw-visuals');
   const matsBox = make('div', 'aw-mats');
   // Heatmaps
@@ -209,11 +226,14 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       }
       for (const name of names) if (matViews[name]) matsBox.append(matViews[name].element);
     },
-    explain({ text, formula, lines }) {
+    explain({ text, formula, lines, count = 0 }) {
       stepText.textContent = text;
       stepFormula.replaceChildren();
       if (formula) stepFormula.append(mathElement(doc, formula, { display: true }));
-      stepLines.replaceChildren(...(lines ? lines(doc) : []));
+      linesOf = lines ?? null;
+      linesToggle.hidden = count === 0;
+      linesToggle.textContent = `Show every equation (${count})`;
+      renderLines();
     },
     heat(cellsByName, futureByName = {}) {
       for (const [name, heatmap] of Object.entries(heatmaps)) heatmap.setHighlight(cellsByName[name] ?? [], futureByName[name]);
@@ -221,6 +241,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     reset() {
       for (const matView of Object.values(matViews)) matView.mark({});
       view.heat({});
+      linesOf = null;
       stepLines.replaceChildren();
     },
   };
