@@ -18,7 +18,9 @@ import { tutorialName } from '../presets.js';
 import { createStepFigure } from '../ui/step-figure.js';
 import { buildModel, buildSteps, canShowBackward, cellName, describeCell, engineInput, sourcesOf, stagesOf } from './walkthrough-steps.js';
 import { mount as mountLines } from './walkthrough-lines.js';
-import { causeText, errataOf, errataSection, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
+import {
+  ROUNDING_MEANS, causeText, errataOf, errataSection, erratumName, erratumText, groupErrata, roundingCount, roundingDifferences,
+} from './walkthrough-errata.js';
 import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
   problemFromValues, randomFilled, reshape, resized, shapesOf,
@@ -201,6 +203,9 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   let current = 0;
   let edited = false;
   let errata = [];
+  // The errata by cause (walkthrough-errata.js decides), and the rounding differences among them.
+  let errataGroups = [];
+  let rounding = new Set();
   let seed = 1;
   let matViews = {};
   let matLayout = '';
@@ -298,9 +303,23 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     });
   }
 
+  // A step's misprints each get a callout; its rounding differences, one quiet line.
   function renderStepErrata() {
     stepErrata.replaceChildren();
-    for (const item of errata.filter((e) => e.stepIndex === current)) stepErrata.append(errataLine(item, false));
+    const here = errata.filter((e) => e.stepIndex === current);
+    for (const item of here.filter((e) => !rounding.has(e))) stepErrata.append(errataLine(item, false));
+    const rounded = here.filter((e) => rounding.has(e));
+    if (rounded.length === 0) return;
+    const line = make('details', 'aw-rounding');
+    const list = make('ul', 'aw-rounding-items');
+    for (const item of rounded) {
+      const entry = make('li');
+      entry.append(make('span', 'aw-erratum-where', erratumName(model, item)), doc.createTextNode(`: ${erratumText(item)}`));
+      list.append(entry);
+    }
+    line.append(make('summary', 'aw-rounding-summary', roundingCount(rounded.length)),
+                make('p', '', `The tutorial\u2019s printed value differs from the exact one; ${ROUNDING_MEANS}`), list);
+    stepErrata.append(line);
   }
 
   function errataLine(item, withLink) {
@@ -333,7 +352,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       errataBody.append(make('p', '', 'Every number the tutorial prints for this example agrees with the exact value to the decimals it shows.'));
       return;
     }
-    const groups = groupErrata(preset, model, errata, { vector: problem.vector });
+    const groups = errataGroups;
     const slips = groups.filter((group) => group.cause === 'misprint').length;
     errataTitle.textContent = `Errata: ${errata.length} of the tutorial\u2019s printed ${errata.length === 1 ? 'values differs' : 'values differ'} from the exact ones`
       + (slips > 0 ? `, from ${slips} ${slips === 1 ? 'slip' : 'slips'}` : '');
@@ -397,6 +416,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     model = nextModel;
     steps = buildSteps(model);
     errata = edited ? [] : errataOf(preset, model, steps, { vector: problem.vector });
+    errataGroups = errata.length > 0 ? groupErrata(preset, model, errata, { vector: problem.vector }) : [];
+    rounding = roundingDifferences(errataGroups);
     rebuildViews();
     renderStages();
     player.setCount(steps.length);
@@ -731,7 +752,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     /** The errata section that follows the engine's Markdown or LaTeX ('' when none apply). */
     exportErrata(style) {
       if (edited || errata.length === 0) return '';
-      return errataSection(style, model, steps, groupErrata(preset, model, errata, { vector: problem.vector }));
+      return errataSection(style, model, steps, errataGroups);
     },
     destroy() {
       player.destroy();
