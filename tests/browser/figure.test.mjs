@@ -8,15 +8,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { WEB_ROOT, startSession } from './harness.mjs';
+import { REPO, WEB_ROOT, startSession } from './harness.mjs';
 
 let still; // reduced motion: the figure rests in its final state
 let moving;
 let input;
+let vectors;
 
 before(async () => {
   const presets = JSON.parse(await readFile(join(WEB_ROOT, 'presets.json'), 'utf8'));
   input = presets.presets.find((preset) => preset.id === 'cat-sat-mat').input;
+  vectors = JSON.parse(await readFile(join(REPO, 'tests/vectors/tutorials.json'), 'utf8'));
   still = await startSession({ reducedMotion: 'reduce' });
   moving = await startSession({ reducedMotion: 'no-preference' });
 });
@@ -135,9 +137,46 @@ test('the scaling step shows the bar of each score shrinking to the scaled score
   await page.close();
 });
 
-test('a step with no equations, the inputs, shows no figure', async () => {
+test('the first step pictures each token\u2019s query, key and value as bars, on one scale', async () => {
   const page = await open(still, '?preset=cat-sat-mat&step=1');
-  assert.equal(await page.locator('#walkthrough .aw-fig').isHidden(), true);
+  assert.equal(await page.getAttribute('#walkthrough .aw-fig', 'data-kind'), 'inputs');
+  const blocks = await page.$$eval('#walkthrough .aw-fig-block', (nodes) => nodes.map((block) => ({
+    tensor: block.dataset.tensor,
+    tokens: [...block.querySelectorAll('.aw-fig-token')].map((n) => n.textContent),
+    names: [...block.querySelectorAll('.aw-fig-strip')].map((n) => n.getAttribute('aria-label')),
+  })));
+  const largest = Math.max(...[input.q, input.k, input.v].flat(2).map(Math.abs));
+  assert.deepEqual(blocks.map((b) => b.tensor), ['q', 'k', 'v']);
+  for (const block of blocks) {
+    assert.deepEqual(block.tokens, ['cat', 'sat', 'mat']);
+    assert.deepEqual(block.names, input[block.tensor].map((row, i) => `${block.tensor}[${block.tokens[i]}]: ${row.map(shown3).join(', ')}`));
+    const bars = await lengths(page, `#walkthrough .aw-fig-block[data-tensor="${block.tensor}"] .aw-fig-bar`);
+    bars.forEach((length, n) => close(length, Math.abs(input[block.tensor].flat()[n]) / largest, `${block.tensor} entry ${n + 1}`));
+  }
+  await page.close();
+});
+
+test('the last step sums the computation up: each token\u2019s weights and output, the tutorial\u2019s misprints outlined, its rounding differences not', async () => {
+  const page = await open(still, '?preset=cat-sat-mat&step=18');
+  assert.equal(await page.getAttribute('#walkthrough .aw-fig', 'data-kind'), 'summary');
+  const weights = [0, 1, 2].map((i) => softmaxRow(i).weights);
+  const output = weights.map((row) => input.v[0].map((_, d) => row.reduce((sum, w, j) => sum + w * input.v[j][d], 0)));
+  const rows = await page.$$eval('#walkthrough .aw-fig-weights', (nodes) => nodes.map((row) => [...row.children].map((cell) => ({
+    value: Number(cell.dataset.value), marked: cell.classList.contains('aw-fig-misprint') }))));
+  const strips = await page.$$eval('#walkthrough .aw-fig-summary .aw-fig-strip', (nodes) => nodes.map((row) => [...row.children].map((cell) => ({
+    value: Number(cell.dataset.value), marked: cell.classList.contains('aw-fig-misprint') }))));
+  rows.forEach((row, i) => row.forEach((cell, j) => close(cell.value, weights[i][j], `weights[${i}][${j}]`)));
+  strips.forEach((row, i) => row.forEach((cell, d) => close(cell.value, output[i][d], `output[${i}][${d}]`)));
+  // From tests/vectors: the misprinted scores of sat and mat carry into their
+  // weights and outputs; the row of cat has only rounding differences.
+  const vector = vectors.find((v) => v.id === 't001-cat-sat-mat');
+  const printedWrong = (field) => new Set(vector.errata.filter((e) => e.field === field).map((e) => e.index.join(',')));
+  const misprintedRows = new Set(vector.errata.filter((e) => e.field === 'scores').map((e) => e.index[0]));
+  assert.deepEqual([...misprintedRows].sort(), [1, 2]);
+  assert.ok(printedWrong('output').has('0,1'), 'the tutorial prints output[cat][2] a digit off');
+  rows.forEach((row, i) => row.forEach((cell, j) => assert.equal(cell.marked, misprintedRows.has(i) && printedWrong('weights').has(`${i},${j}`), `weights[${i}][${j}] outlined`)));
+  strips.forEach((row, i) => row.forEach((cell, d) => assert.equal(cell.marked, misprintedRows.has(i) && printedWrong('output').has(`${i},${d}`), `output[${i}][${d}] outlined`)));
+  assert.match(await page.textContent('#walkthrough .aw-fig-marked'), /Its first slip is scores\[sat\]\[mat\] at step 7/);
   await page.close();
 });
 

@@ -6,9 +6,10 @@
 // figure shows for each step (the tensors its regions name, marked as read
 // or produced, and no cell before the step that computes it).
 //
-// A page step is { id, title, text, formula, equations, produces, enter(view),
-// leave(view) }; `produces` lists the result cells it computes, so that
-// errata can be shown on the step that computes them.
+// A page step is { id, title, text, formula, equations, picture, produces,
+// enter(view), leave(view) }; `produces` lists the result cells it
+// computes, so that errata can be shown on the step that computes them;
+// `picture` is what the first and last steps, which have no equations, draw.
 
 import { equationElement, equationText } from '../ui/equation.js';
 
@@ -244,6 +245,29 @@ function regionCells(model, region) {
 
 const marks = (entries) => new Map(entries);
 
+// The pictures of the two steps without equations, from the engine's
+// results: the first step's input tensors, token by token (those whose rows
+// are tokens), and the last step's summary, tokens -> weights -> output.
+function inputsPicture(model, regions) {
+  const tokens = [model.qTokens, model.kTokens];
+  const tensors = [...new Set(regions.map((r) => r.page))].map((name) => model.mats[name])
+    .filter((mat) => mat && tokens.includes(mat.rowLabels))
+    .map((mat) => ({ name: mat.name, title: mat.title, rows: mat.values.map((values, i) => ({ label: mat.rowLabels[i], values })) }));
+  return tensors.length > 0 ? { kind: 'inputs', tensors } : null;
+}
+
+function summaryPicture(model) {
+  const { input, weights, output } = model.mats;
+  if (!weights) return null;
+  const columns = [];
+  if (input) columns.push({ kind: 'row', name: 'input', title: input.title, values: input.values });
+  columns.push({ kind: 'weights', name: 'weights', title: 'Weights', values: weights.values });
+  if (output) columns.push({ kind: 'row', name: 'output', title: 'Output', values: output.values });
+  return { kind: 'summary', queries: model.qTokens, keys: model.kTokens, columns };
+}
+
+const PICTURES = { inputs: inputsPicture, done: summaryPicture };
+
 /** The page's steps for a model: the engine's list, each with what the figure shows. */
 export function buildSteps(model) {
   const produced = new Set(); // "name,i,j" of every cell computed so far
@@ -259,6 +283,7 @@ export function buildSteps(model) {
       text: (step.text ?? []).join(' '),
       formula: step.formula?.tex,
       equations: step.equations ?? [],
+      picture: PICTURES[step.id]?.(model, regions) ?? null,
       produces,
       enter(view) {
         const marksByName = {};

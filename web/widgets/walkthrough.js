@@ -206,6 +206,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   // The errata by cause (walkthrough-errata.js decides), and the rounding differences among them.
   let errataGroups = [];
   let rounding = new Set();
+  // What the summary picture outlines: the cells the tutorial misprints, and a sentence.
+  let marks = {};
   let seed = 1;
   let matViews = {};
   let matLayout = '';
@@ -274,7 +276,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     const step = steps[current];
     stepTitle.textContent = `${current + 1}. ${step.title}`;
     step.enter(view);
-    figure.show(step, { labelOf: (ref, part) => cellName(model, ref, part), still });
+    figure.show(step, { labelOf: (ref, part) => cellName(model, ref, part), still, ...marks });
     tokenLines.show(model, steps, current);
     markStage();
     renderStepErrata(step);
@@ -320,6 +322,18 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     line.append(make('summary', 'aw-rounding-summary', roundingCount(rounded.length)),
                 make('p', '', `The tutorial\u2019s printed value differs from the exact one; ${ROUNDING_MEANS}`), list);
     stepErrata.append(line);
+  }
+
+  // The misprints (not the rounding differences) as cells to outline, and
+  // what the outline means, naming the tutorial's first slip.
+  function misprintMarks() {
+    const misprints = errata.filter((item) => !rounding.has(item));
+    const marked = new Set(misprints.map((item) => [item.field, ...item.path].join(',')));
+    const first = misprints[0];
+    const markedNote = first
+      ? `Outlined: values the tutorial prints wrong. Its first slip is ${erratumName(model, first)} at step ${first.stepIndex + 1}; the errata below list every one.`
+      : '';
+    return { marked, markedNote };
   }
 
   function errataLine(item, withLink) {
@@ -418,6 +432,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     errata = edited ? [] : errataOf(preset, model, steps, { vector: problem.vector });
     errataGroups = errata.length > 0 ? groupErrata(preset, model, errata, { vector: problem.vector }) : [];
     rounding = roundingDifferences(errataGroups);
+    marks = misprintMarks();
     rebuildViews();
     renderStages();
     player.setCount(steps.length);
