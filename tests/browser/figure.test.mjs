@@ -180,6 +180,21 @@ test('the last step sums the computation up: each token\u2019s weights and outpu
   await page.close();
 });
 
+test('the summary of a causal example hatches each masked key, and a softmax\u2019s shows its input then its weights', async () => {
+  let page = await open(still, '?preset=causal-scores&step=99');
+  const hatched = await page.$$eval('#walkthrough .aw-fig-weights', (rows) => rows.map((row) => [...row.children].map((cell) => cell.classList.contains('aw-fig-masked'))));
+  assert.deepEqual(hatched, [0, 1, 2, 3].map((i) => [0, 1, 2, 3].map((j) => j > i)));
+  await page.close();
+  page = await open(still, '?preset=softmax-1-2-3&step=99');
+  assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-summary-head', (heads) => heads.map((head) => head.firstChild?.textContent ?? '')),
+    ['', 'Input x', '\u2192 Weights']);
+  const exps = [1, 2, 3].map((x) => Math.exp(x - 3));
+  const sum = exps.reduce((a, b) => a + b, 0);
+  const weights = await page.$$eval('#walkthrough .aw-fig-weight', (cells) => cells.map((cell) => Number(cell.dataset.value)));
+  weights.forEach((w, j) => close(w, exps[j] / sum, `weight ${j + 1}`));
+  await page.close();
+});
+
 test('hovering a computed cell lights exactly the cells it was computed from', async () => {
   let page = await open(still, '?preset=cat-sat-mat&step=18');
   const lit = () => page.$$eval('#walkthrough .aw-src', (nodes) => nodes.map((node) =>

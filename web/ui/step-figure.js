@@ -20,10 +20,11 @@
 //   the inputs      each tensor the step names, a row of small bars per
 //                   token (its vector);
 //   the summary     the whole computation at the end: each query token, its
-//                   weights over the keys as a small heatmap, its output row
-//                   as small bars, the cells in options.marked (the
-//                   tutorial's misprints) outlined and options.markedNote
-//                   saying what they are.
+//                   weights over the keys as a small heatmap (masked keys
+//                   hatched), its output row as small bars (a softmax: its
+//                   input row, then its weights); the cells in
+//                   options.marked (the tutorial's misprints) outlined and
+//                   options.markedNote saying what they are.
 //
 // Every length is a value the engine computed; nothing here computes one
 // (a bar's length is a value over the largest value it is drawn with).
@@ -394,12 +395,16 @@ export function createStepFigure(root) {
           cell.style.setProperty('--w', String(weight / heaviest));
           cell.dataset.value = String(weight);
           if (marked.has(`${column.name},${i},${j}`)) cell.classList.add('aw-fig-misprint');
+          if (picture.masked?.[i]?.[j]) cell.classList.add('aw-fig-masked');
           cells.append(cell);
         });
         grid.append(cells);
       });
     });
-    const parts = [caption('The whole computation: each token\u2019s attention weights over the keys (darker is more), and what it gets back'), grid];
+    const gets = picture.columns.some((column) => column.name === 'output');
+    const parts = [caption(gets
+      ? 'The whole computation: each token\u2019s attention weights over the keys (darker is more, hatched is masked), and the output row it gets back'
+      : 'The whole computation: each row\u2019s input, and the weights the softmax makes of it (darker is more, hatched is masked)'), grid];
     const count = grid.querySelectorAll('.aw-fig-misprint').length;
     if (count > 0) {
       const note = make('p', 'aw-fig-marked');

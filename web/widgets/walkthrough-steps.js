@@ -263,7 +263,9 @@ function summaryPicture(model) {
   if (input) columns.push({ kind: 'row', name: 'input', title: input.title, values: input.values });
   columns.push({ kind: 'weights', name: 'weights', title: 'Weights', values: weights.values });
   if (output) columns.push({ kind: 'row', name: 'output', title: 'Output', values: output.values });
-  return { kind: 'summary', queries: model.qTokens, keys: model.kTokens, columns };
+  // A masked key's weight is 0 by the mask, not by its score: drawn hatched.
+  const masked = model.mats.scaled?.values.map((row) => row.map((x) => x === -Infinity));
+  return { kind: 'summary', queries: model.qTokens, keys: model.kTokens, columns, masked };
 }
 
 const PICTURES = { inputs: inputsPicture, done: summaryPicture };
