@@ -187,7 +187,7 @@ test('the summary of a causal example hatches each masked key, and a softmax\u20
   await page.close();
   page = await open(still, '?preset=softmax-1-2-3&step=99');
   assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-summary-head', (heads) => heads.map((head) => head.firstChild?.textContent ?? '')),
-    ['', 'Input x', '\u2192 Weights']);
+    ['', 'Input x', '\u2192\u00a0Weights']);
   const exps = [1, 2, 3].map((x) => Math.exp(x - 3));
   const sum = exps.reduce((a, b) => a + b, 0);
   const weights = await page.$$eval('#walkthrough .aw-fig-weight', (cells) => cells.map((cell) => Number(cell.dataset.value)));

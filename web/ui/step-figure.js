@@ -357,9 +357,10 @@ export function createStepFigure(root) {
     const rows = picture.queries.slice(0, FIGURE_TERMS);
     const grid = make('div', 'aw-fig-summary');
     grid.style.setProperty('--columns', String(picture.columns.length));
+    grid.style.setProperty('--keys', String(Math.min(picture.keys.length, FIGURE_TERMS)));
     grid.append(make('span', 'aw-fig-summary-head', ''));
     picture.columns.forEach((column, k) => {
-      const head = make('span', 'aw-fig-summary-head', `${k > 0 ? '\u2192 ' : ''}${column.title}`);
+      const head = make('span', 'aw-fig-summary-head', `${k > 0 ? '\u2192\u00a0' : ''}${column.title}`);
       head.style.setProperty('--delay', `${0.5 * k}s`);
       if (column.kind === 'weights') {
         const keys = make('span', 'aw-fig-keys');
