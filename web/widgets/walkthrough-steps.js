@@ -21,10 +21,6 @@ export const KIND_OF_MODE = {
   weightedSum: 'weightedSum',
 };
 
-// Equations listed under a step on the page (on demand: the figure shows
-// each value once); the exports list them all.
-export const SHOWN_EQUATIONS = 16;
-
 const TITLES = {
   x: 'X (embeddings)', wq: 'W_Q', wk: 'W_K', wv: 'W_V', q: 'Q (queries)', k: 'K (keys)',
   v: 'V (values)', scores: 'Scores QK\u1d40', scaled: 'Scaled scores', weights: 'Weights',
@@ -317,18 +313,7 @@ export function buildSteps(model) {
           text: this.text,
           formula: this.formula,
           count: this.equations.length,
-          lines: (doc) => {
-            const lines = this.equations.slice(0, SHOWN_EQUATIONS)
-              .map((equation) => equationElement(doc, equation, { isInput: model.isInput }));
-            const more = this.equations.length - SHOWN_EQUATIONS;
-            if (more > 0) {
-              const note = doc.createElement('p');
-              note.className = 'aw-small';
-              note.textContent = `\u2026 and ${more} more like these: hover or focus any cell for its own.`;
-              lines.push(note);
-            }
-            return lines;
-          },
+          lines: (doc) => this.equations.map((equation) => equationElement(doc, equation, { isInput: model.isInput })),
         });
       },
       leave(view) { view.reset(); },
