@@ -104,12 +104,12 @@ test('an input the engine refuses is reported in the editor, beside the change, 
   };
   await typeInto(0);
   assert.equal(await page.textContent('#walkthrough .aw-edit-error'), '');
-  const before = await page.textContent('#walkthrough .aw-step-lines');
+  const before = await page.textContent('#walkthrough .aw-fig');
   await typeInto(1);
   const error = page.locator('#walkthrough .aw-edit .aw-edit-error');
   assert.match(await error.textContent(), /could not use this input \(.*overflow/i);
   assert.ok(await error.isVisible());
-  assert.equal(await page.textContent('#walkthrough .aw-step-lines'), before);
+  assert.equal(await page.textContent('#walkthrough .aw-fig'), before);
   await page.close();
 });
 

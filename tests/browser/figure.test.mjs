@@ -8,15 +8,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { WEB_ROOT, startSession } from './harness.mjs';
+import { REPO, WEB_ROOT, startSession } from './harness.mjs';
 
 let still; // reduced motion: the figure rests in its final state
 let moving;
 let input;
+let vectors;
 
 before(async () => {
   const presets = JSON.parse(await readFile(join(WEB_ROOT, 'presets.json'), 'utf8'));
   input = presets.presets.find((preset) => preset.id === 'cat-sat-mat').input;
+  vectors = JSON.parse(await readFile(join(REPO, 'tests/vectors/tutorials.json'), 'utf8'));
   still = await startSession({ reducedMotion: 'reduce' });
   moving = await startSession({ reducedMotion: 'no-preference' });
 });
@@ -43,18 +45,50 @@ function softmaxRow(i) {
 // The resting length of every bar in `selector`, as the page computes it.
 const lengths = (page, selector) => page.$$eval(selector, (bars) => bars.map((bar) => Number(getComputedStyle(bar).getPropertyValue('--len'))));
 
-test('a score step shows each product of the query and key entries as a bar, then their sum as the score', async () => {
+test('a score step shows each product of the query and key entries as a bar, then their sum as the score, all on one scale', async () => {
   const page = await open(still, '?preset=cat-sat-mat&step=7');
   const products = input.q[1].map((x, t) => x * input.k[2][t]);
+  const score = dot(input.q[1], input.k[2]);
   const rows = await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-term', (nodes) => nodes.map((n) => n.textContent));
   assert.deepEqual(rows, products.map((p, t) => `${shown3(input.q[1][t])} \u00d7 ${shown3(input.k[2][t])} = ${shown3(p)}`));
-  const largest = Math.max(...products.map(Math.abs));
+  // Every product is positive: the sum fills the track, each product its share of it.
   const bars = await lengths(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
-  bars.forEach((length, t) => close(length, Math.abs(products[t]) / largest, `product ${t + 1}'s bar`));
-  // The sum: the products end to end fill the track, and the score is printed.
+  bars.forEach((length, t) => close(length, products[t] / score, `product ${t + 1}'s bar`));
   const pieces = await lengths(page, '#walkthrough .aw-fig-total .aw-fig-piece');
   close(pieces.reduce((a, b) => a + b, 0), 1, 'the stacked products');
-  assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), `= ${shown3(dot(input.q[1], input.k[2]))}`);
+  assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), `= ${shown3(score)}`);
+  // Measured on screen: the sum's bar is as much longer than a product's as its value is larger.
+  const widths = (selector) => page.$$eval(selector, (nodes) => nodes.map((node) => node.getBoundingClientRect().width));
+  const productWidths = await widths('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
+  const sumWidth = (await widths('#walkthrough .aw-fig-total .aw-fig-piece')).reduce((a, b) => a + b, 0);
+  productWidths.forEach((width, t) => assert.ok(Math.abs(width / sumWidth - products[t] / score) < 0.01,
+    `product ${t + 1} is ${width} px against the sum's ${sumWidth} px; ${shown3(products[t])} against ${shown3(score)}`));
+  await page.close();
+});
+
+test('products of both signs are drawn from one zero line, and the score as its own bar on their scale', async () => {
+  // Step 2 (score of cat against cat) after q[cat, 1] becomes −1: products −1, 0.25, 0.04, 0.64.
+  const page = await open(still, `?preset=cat-sat-mat&step=2&v=${encodeURIComponent(JSON.stringify({ mode: 'qkv', fields: { q: [[-1, 0.5, 0.2, 0.8], ...input.q.slice(1)], k: input.k, v: input.v }, tokens: ['cat', 'sat', 'mat'] }))}`);
+  assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), '= \u22120.070');
+  const products = [-1, 0.5, 0.2, 0.8].map((x, t) => x * input.k[0][t]);
+  const span = products.reduce((s, p) => s + Math.abs(p), 0);
+  const zero = 1 / span; // the negative part, left of the zero line
+  const placed = await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar', (nodes) => nodes.map((node) => {
+    const style = getComputedStyle(node);
+    return [Number(style.getPropertyValue('--pos')), Number(style.getPropertyValue('--len'))];
+  }));
+  placed.forEach(([pos, len], t) => {
+    close(len, Math.abs(products[t]) / span, `product ${t + 1}'s length`);
+    close(products[t] < 0 ? pos + len : pos, zero, `product ${t + 1} starts at the zero line`);
+  });
+  const net = await page.$eval('#walkthrough .aw-fig-total .aw-fig-net', (node) => {
+    const style = getComputedStyle(node);
+    return [Number(style.getPropertyValue('--pos')), Number(style.getPropertyValue('--len'))];
+  });
+  const score = products.reduce((a, b) => a + b, 0);
+  assert.ok(score < 0);
+  close(net[0] + net[1], zero, 'the negative score ends at the zero line');
+  close(net[1], Math.abs(score) / span, 'the score\u2019s length');
   await page.close();
 });
 
@@ -103,9 +137,61 @@ test('the scaling step shows the bar of each score shrinking to the scaled score
   await page.close();
 });
 
-test('a step with no equations, the inputs, shows no figure', async () => {
+test('the first step pictures each token\u2019s query, key and value as bars, on one scale', async () => {
   const page = await open(still, '?preset=cat-sat-mat&step=1');
-  assert.equal(await page.locator('#walkthrough .aw-fig').isHidden(), true);
+  assert.equal(await page.getAttribute('#walkthrough .aw-fig', 'data-kind'), 'inputs');
+  const blocks = await page.$$eval('#walkthrough .aw-fig-block', (nodes) => nodes.map((block) => ({
+    tensor: block.dataset.tensor,
+    tokens: [...block.querySelectorAll('.aw-fig-token')].map((n) => n.textContent),
+    names: [...block.querySelectorAll('.aw-fig-strip')].map((n) => n.getAttribute('aria-label')),
+  })));
+  const largest = Math.max(...[input.q, input.k, input.v].flat(2).map(Math.abs));
+  assert.deepEqual(blocks.map((b) => b.tensor), ['q', 'k', 'v']);
+  for (const block of blocks) {
+    assert.deepEqual(block.tokens, ['cat', 'sat', 'mat']);
+    assert.deepEqual(block.names, input[block.tensor].map((row, i) => `${block.tensor}[${block.tokens[i]}]: ${row.map(shown3).join(', ')}`));
+    const bars = await lengths(page, `#walkthrough .aw-fig-block[data-tensor="${block.tensor}"] .aw-fig-bar`);
+    bars.forEach((length, n) => close(length, Math.abs(input[block.tensor].flat()[n]) / largest, `${block.tensor} entry ${n + 1}`));
+  }
+  await page.close();
+});
+
+test('the last step sums the computation up: each token\u2019s weights and output, the tutorial\u2019s misprints outlined, its rounding differences not', async () => {
+  const page = await open(still, '?preset=cat-sat-mat&step=18');
+  assert.equal(await page.getAttribute('#walkthrough .aw-fig', 'data-kind'), 'summary');
+  const weights = [0, 1, 2].map((i) => softmaxRow(i).weights);
+  const output = weights.map((row) => input.v[0].map((_, d) => row.reduce((sum, w, j) => sum + w * input.v[j][d], 0)));
+  const rows = await page.$$eval('#walkthrough .aw-fig-weights', (nodes) => nodes.map((row) => [...row.children].map((cell) => ({
+    value: Number(cell.dataset.value), marked: cell.classList.contains('aw-fig-misprint') }))));
+  const strips = await page.$$eval('#walkthrough .aw-fig-summary .aw-fig-strip', (nodes) => nodes.map((row) => [...row.children].map((cell) => ({
+    value: Number(cell.dataset.value), marked: cell.classList.contains('aw-fig-misprint') }))));
+  rows.forEach((row, i) => row.forEach((cell, j) => close(cell.value, weights[i][j], `weights[${i}][${j}]`)));
+  strips.forEach((row, i) => row.forEach((cell, d) => close(cell.value, output[i][d], `output[${i}][${d}]`)));
+  // From tests/vectors: the misprinted scores of sat and mat carry into their
+  // weights and outputs; the row of cat has only rounding differences.
+  const vector = vectors.find((v) => v.id === 't001-cat-sat-mat');
+  const printedWrong = (field) => new Set(vector.errata.filter((e) => e.field === field).map((e) => e.index.join(',')));
+  const misprintedRows = new Set(vector.errata.filter((e) => e.field === 'scores').map((e) => e.index[0]));
+  assert.deepEqual([...misprintedRows].sort(), [1, 2]);
+  assert.ok(printedWrong('output').has('0,1'), 'the tutorial prints output[cat][2] a digit off');
+  rows.forEach((row, i) => row.forEach((cell, j) => assert.equal(cell.marked, misprintedRows.has(i) && printedWrong('weights').has(`${i},${j}`), `weights[${i}][${j}] outlined`)));
+  strips.forEach((row, i) => row.forEach((cell, d) => assert.equal(cell.marked, misprintedRows.has(i) && printedWrong('output').has(`${i},${d}`), `output[${i}][${d}] outlined`)));
+  assert.match(await page.textContent('#walkthrough .aw-fig-marked'), /Its first slip is scores\[sat\]\[mat\] at step 7/);
+  await page.close();
+});
+
+test('the summary of a causal example hatches each masked key, and a softmax\u2019s shows its input then its weights', async () => {
+  let page = await open(still, '?preset=causal-scores&step=99');
+  const hatched = await page.$$eval('#walkthrough .aw-fig-weights', (rows) => rows.map((row) => [...row.children].map((cell) => cell.classList.contains('aw-fig-masked'))));
+  assert.deepEqual(hatched, [0, 1, 2, 3].map((i) => [0, 1, 2, 3].map((j) => j > i)));
+  await page.close();
+  page = await open(still, '?preset=softmax-1-2-3&step=99');
+  assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-summary-head', (heads) => heads.map((head) => head.firstChild?.textContent ?? '')),
+    ['', 'Input x', '\u2192\u00a0Weights']);
+  const exps = [1, 2, 3].map((x) => Math.exp(x - 3));
+  const sum = exps.reduce((a, b) => a + b, 0);
+  const weights = await page.$$eval('#walkthrough .aw-fig-weight', (cells) => cells.map((cell) => Number(cell.dataset.value)));
+  weights.forEach((w, j) => close(w, exps[j] / sum, `weight ${j + 1}`));
   await page.close();
 });
 
@@ -160,9 +246,9 @@ test('an edit shows the figure\u2019s new numbers at once, and the next step mov
   assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-term', (nodes) => nodes.map((n) => n.textContent)),
     products.map((p, t) => `${shown3(query[t])} \u00d7 ${shown3(input.k[2][t])} = ${shown3(p)}`));
   assert.equal(await animationOf(), 'none', 'the edit does not replay the movement');
-  const largest = Math.max(...products.map(Math.abs));
+  const span = products.reduce((s, p) => s + Math.abs(p), 0);
   const bars = await lengths(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
-  bars.forEach((length, t) => close(length, Math.abs(products[t]) / largest, `product ${t + 1}'s bar after the edit`));
+  bars.forEach((length, t) => close(length, Math.abs(products[t]) / span, `product ${t + 1}'s bar after the edit`));
   await page.locator('#walkthrough .aw-forward').click();
   assert.equal(await animationOf(), 'aw-fig-move', 'a new step moves');
   await page.close();
@@ -196,3 +282,48 @@ test('a masked key shows in the softmax figure as masked, with weight 0, outside
   close(pieces[0] + pieces[1], 1, 'the stacked weights of the keys it sees');
   await page.close();
 });
+
+// Plays from `from` until the title reads step `until`, recording from the
+// page, at every change of step, whether each animation of the figure of the
+// step before had finished (its `finished` promise had resolved) and at what
+// playbackRate it ran.
+async function playRecording(page, speed, from, until) {
+  await page.selectOption('#walkthrough .aw-speed select', String(speed));
+  await page.evaluate(() => {
+    const figure = document.querySelector('#walkthrough .aw-fig');
+    const title = document.querySelector('#walkthrough .aw-step-title');
+    const log = [];
+    window.awPlayLog = log;
+    const record = () => {
+      const animations = figure.getAnimations({ subtree: true });
+      const entry = { title: title.textContent, animations: animations.length, rates: animations.map((a) => a.playbackRate), finished: 0 };
+      for (const animation of animations) animation.finished.then(() => { entry.finished += 1; }, () => {});
+      // What the step being left had finished, at the moment it was left.
+      const left = log.at(-1);
+      if (left) left.finishedWhenLeft = left.finished;
+      log.push(entry);
+    };
+    new MutationObserver(record).observe(title, { childList: true, characterData: true, subtree: true });
+    record();
+  });
+  assert.match(await page.textContent('#walkthrough .aw-step-title'), new RegExp(`^${from}\\. `));
+  await page.click('#walkthrough .aw-play');
+  await page.waitForFunction((n) => document.querySelector('#walkthrough .aw-step-title').textContent.startsWith(`${n}. `), until, { timeout: 60000 });
+  await page.click('#walkthrough .aw-play');
+  return page.evaluate(() => window.awPlayLog);
+}
+
+for (const [speed, from, until] of [[1, 6, 9], [2, 11, 16]]) {
+  test(`at ${speed}\u00d7 Play moves on only once the step\u2019s figure has stopped moving, its movement at ${speed}\u00d7`, async () => {
+    const page = await open(moving, `?preset=cat-sat-mat&step=${from}`);
+    const log = await playRecording(page, speed, from, until);
+    const left = log.slice(0, -1);
+    assert.deepEqual(left.map((entry) => Number.parseInt(entry.title, 10)), Array.from({ length: until - from }, (_, k) => from + k));
+    for (const entry of left) {
+      assert.ok(entry.animations > 0, `${entry.title}: the figure moved`);
+      assert.equal(entry.finishedWhenLeft, entry.animations, `${entry.title}: ${entry.finishedWhenLeft} of ${entry.animations} animations had finished when Play moved on`);
+      assert.ok(entry.rates.every((rate) => rate === speed), `${entry.title}: played at ${entry.rates.join(', ')}`);
+    }
+    await page.close();
+  });
+}

@@ -60,7 +60,7 @@ test('on a phone the editor is closed until asked for, and opens with a tap on i
   await page.waitForFunction(() => /[?&]v=/.test(window.location.search));
   await page.goto(page.url().replace(/step=\d+/, 'step=2'));
   await page.waitForSelector('html[data-ready="true"]');
-  assert.match(await page.textContent('#walkthrough .aw-step-lines'), /= 2\.930/);
+  assert.match(await page.textContent('#walkthrough .aw-fig-total'), /= 2\.930/);
   await page.close();
 });
 

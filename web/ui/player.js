@@ -1,10 +1,14 @@
 // Step player: play, pause, step back and forward, restart, a scrubber and a
 // speed choice. It only counts steps; what a step shows is up to onStep.
+// Playing moves on once the step has stood BASE_INTERVAL_MS and what it
+// shows has stopped moving (settled()) and stood HOLD_MS still, both over
+// the speed: a step's last frame is its result, never a half-built one.
 // Playback pauses while the player is off screen and resumes when it is
 // back; with prefers-reduced-motion the page drops transitions (style.css),
 // so every step appears at once.
 
 const BASE_INTERVAL_MS = 1800;
+const HOLD_MS = 800;
 const SVG = 'http://www.w3.org/2000/svg';
 // Icons as paths (a 16×16 box): symbol fonts are not on every machine.
 const ICONS = {
@@ -17,11 +21,17 @@ const ICONS = {
 const SPEEDS = [0.5, 1, 2, 4];
 
 /**
- * createPlayer(root, { count, onStep(index, reason), describeStep?, watch? })
+ * createPlayer(root, { count, onStep(index, reason), describeStep?, watch?, settled?, onSpeed? })
  * watch: an element whose animation the player drives; playback pauses
- * while neither it nor the player's bar is on screen.
+ * while neither it nor the player's bar is on screen. settled() -> a
+ * promise that resolves once the step on screen has stopped moving;
+ * onSpeed(rate) hears the chosen speed (at once, then on every change), so
+ * that the movement plays at it too.
  */
-export function createPlayer(root, { count, onStep, describeStep = (i) => `Step ${i + 1}`, watch = null }) {
+export function createPlayer(root, {
+  count, onStep, describeStep = (i) => `Step ${i + 1}`, watch = null,
+  settled = () => Promise.resolve(), onSpeed = () => {},
+}) {
   const doc = root.ownerDocument;
   const view = doc.defaultView;
   let total = Math.max(1, count);
@@ -29,6 +39,8 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
   let playing = false;
   let speed = 1;
   let timer = null;
+  // Bumped whenever a wait for the movement is no longer wanted (pause, a new step).
+  let ticket = 0;
   let hiddenWhilePlaying = false;
 
   const bar = doc.createElement('div');
@@ -105,6 +117,7 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
   speedSelect.value = '1';
   speedSelect.addEventListener('change', () => {
     speed = Number(speedSelect.value);
+    onSpeed(speed);
     if (playing) schedule();
   });
   speedLabel.append(speedSelect);
@@ -136,7 +149,13 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
 
   function schedule() {
     view.clearTimeout(timer);
-    timer = view.setTimeout(tick, BASE_INTERVAL_MS / speed);
+    const mine = ++ticket;
+    const shownAt = view.performance.now();
+    Promise.resolve(settled()).then(() => {
+      if (mine !== ticket || !playing) return;
+      const stood = view.performance.now() - shownAt;
+      timer = view.setTimeout(tick, Math.max(HOLD_MS / speed, BASE_INTERVAL_MS / speed - stood));
+    });
   }
 
   function tick() {
@@ -156,6 +175,7 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
   function pause() {
     playing = false;
     hiddenWhilePlaying = false;
+    ticket++;
     view.clearTimeout(timer);
     render();
   }
@@ -172,6 +192,7 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
       const visible = shown.size > 0;
       if (!visible && playing) {
         playing = false;
+        ticket++;
         view.clearTimeout(timer);
         hiddenWhilePlaying = true;
         render();
@@ -185,6 +206,7 @@ export function createPlayer(root, { count, onStep, describeStep = (i) => `Step 
   }
 
   render();
+  onSpeed(speed);
 
   return {
     element: bar,

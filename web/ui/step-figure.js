@@ -14,6 +14,18 @@
 //   a scaling       score ÷ √d_k (or × a factor) for each score: each
 //                   score's bar shrinks to the scaled score.
 //
+// Two steps without equations have a picture instead (step.picture, which
+// walkthrough-steps.js makes from the engine's results):
+//
+//   the inputs      each tensor the step names, a row of small bars per
+//                   token (its vector);
+//   the summary     the whole computation at the end: each query token, its
+//                   weights over the keys as a small heatmap (masked keys
+//                   hatched), its output row as small bars (a softmax: its
+//                   input row, then its weights); the cells in
+//                   options.marked (the tutorial's misprints) outlined and
+//                   options.markedNote saying what they are.
+//
 // Every length is a value the engine computed; nothing here computes one
 // (a bar's length is a value over the largest value it is drawn with).
 // Steps of any other shape have no figure. The movement is CSS keyframes
@@ -22,9 +34,11 @@
 // does it when `still` (the same step again after an edit: the new numbers
 // at once, not the whole movement replayed on every keystroke).
 //
-//   createStepFigure(root) -> { element, show(step, { labelOf, still }) }
-//   step: { equations }; labelOf(ref) -> a short name for an operand's
-//   cell ("sat", "d3"), from the page's tokens.
+//   createStepFigure(root) -> { element, show(step, { labelOf, still, marked?, markedNote? }),
+//                               setRate(speed), settled() }
+//   step: { equations, picture? }; labelOf(ref) -> a short name for an
+//   operand's cell ("sat", "d3"), from the page's tokens; marked: a Set of
+//   "name,i,j" of the summary's cells to outline.
 
 import { expressionText } from './equation.js';
 import { formatNumber } from './format.js';
@@ -99,13 +113,22 @@ export function createStepFigure(root) {
 
   function drawDot(equations, { labelOf }) {
     // One row per product, then the sum; the engine's numbers throughout.
+    // Every bar is on one scale, the products laid end to end (positives
+    // rightwards from the zero line, negatives leftwards), so a product's bar
+    // is as long as its piece of the sum and the sum is as long as its value.
     const equation = equations[0];
     const terms = equation.chain[0].args.slice(0, FIGURE_TERMS);
-    const largest = Math.max(...terms.map((t) => Math.abs(t.v)), 1e-300);
     const sum = resultOf(equation).v;
     const positive = terms.reduce((s, t) => s + Math.max(t.v, 0), 0);
     const negative = terms.reduce((s, t) => s + Math.max(-t.v, 0), 0);
     const span = Math.max(positive + negative, 1e-300);
+    const zero = negative / span;
+    // A bar of `value` from the zero line, growing rightwards or leftwards.
+    const fromZero = (className, value, delay) => {
+      const node = bar(className, 0, value / span, delay);
+      place(node, zero, value >= 0 ? zero : zero + value / span);
+      return node;
+    };
     const rows = make('div', 'aw-fig-dot');
     rows.style.setProperty('--terms', String(terms.length));
     terms.forEach((term, t) => {
@@ -115,13 +138,12 @@ export function createStepFigure(root) {
       const what = make('span', 'aw-fig-what', `${labelOf(a.ref)} \u00d7 ${labelOf(b.ref)}`);
       const arithmetic = make('span', 'aw-fig-term', expressionText(term));
       const track = make('span', 'aw-fig-track');
-      track.append(bar(`aw-fig-c${t % 8}`, 0, term.v / largest, 0.25 * t));
+      track.append(fromZero(`aw-fig-c${t % 8}`, term.v, 0.25 * t));
       row.dataset.value = String(term.v);
       row.append(what, track, arithmetic);
       rows.append(row);
     });
-    // The sum: the same products laid end to end, positives rightwards from
-    // the zero line and negatives leftwards, so what is left is the score.
+    // The sum: the same products laid end to end, so what is left is the score.
     const total = make('div', 'aw-fig-row aw-fig-total');
     const start = 0.25 * terms.length + 0.3;
     total.style.setProperty('--delay', `${start}s`);
@@ -136,8 +158,12 @@ export function createStepFigure(root) {
       if (term.v >= 0) right += term.v; else left += -term.v;
       stack.append(piece);
     });
+    const end = start + 0.12 * terms.length + 0.2;
+    // With products of both signs the pieces overlap at the zero line: the
+    // net, the score itself, is drawn as its own bar under them.
+    if (negative > 0) stack.append(fromZero('aw-fig-net', sum, end));
     const result = make('span', 'aw-fig-result', `= ${formatNumber(sum, 3)}`);
-    result.style.setProperty('--delay', `${start + 0.12 * terms.length + 0.2}s`);
+    result.style.setProperty('--delay', `${end}s`);
     total.dataset.value = String(sum);
     total.append(make('span', 'aw-fig-what', labelOf(resultOf(equation).ref)), stack, result);
     rows.append(total);
@@ -285,17 +311,135 @@ export function createStepFigure(root) {
     return [caption(`Each score before and after the scaling${more > 0 ? ` (the first ${shown.length} of ${equations.length})` : ''}`), rows];
   }
 
-  const DRAW = { dot: drawDot, softmax: drawSoftmax, 'weighted-sum': drawWeightedSum, scale: drawScale };
+  // A row of numbers as small vertical bars on one scale (a zero line in
+  // the middle when any is negative); its numbers are its accessible name.
+  function strip(label, values, largest, { name, row, marked, delay }) {
+    const box = make('span', 'aw-fig-strip');
+    box.setAttribute('role', 'img');
+    box.setAttribute('aria-label', `${label}: ${values.map((v) => formatNumber(v, 3)).join(', ')}`);
+    const signed = values.some((v) => v < 0);
+    values.slice(0, FIGURE_DIMENSIONS).forEach((value, c) => {
+      const track = make('span', `aw-fig-vtrack aw-fig-mini${signed ? ' aw-fig-signed' : ''}`);
+      if (Number.isFinite(value)) track.append(bar('aw-fig-plain', 0, value / largest, delay + 0.05 * c));
+      track.dataset.value = String(value);
+      if (marked?.has(`${name},${row},${c}`)) track.classList.add('aw-fig-misprint');
+      box.append(track);
+    });
+    if (values.length > FIGURE_DIMENSIONS) box.append(make('span', 'aw-fig-more', '\u2026'));
+    return box;
+  }
+
+  const largestOf = (values) => Math.max(1e-300, ...values.flat(Infinity).map(Math.abs).filter(Number.isFinite));
+
+  function drawInputs(picture) {
+    // The tensors the computation starts from, a row of bars per token, all on one scale.
+    const largest = largestOf(picture.tensors.flatMap((tensor) => tensor.rows.map((row) => row.values)));
+    const blocks = make('div', 'aw-fig-inputs');
+    picture.tensors.forEach((tensor, k) => {
+      const block = make('div', 'aw-fig-block');
+      block.style.setProperty('--delay', `${0.3 * k}s`);
+      block.dataset.tensor = tensor.name;
+      block.append(make('span', 'aw-fig-block-title', tensor.title));
+      tensor.rows.slice(0, FIGURE_TERMS).forEach((row, i) => {
+        const line = make('span', 'aw-fig-token-row');
+        line.append(make('span', 'aw-fig-token', row.label), strip(`${tensor.name}[${row.label}]`, row.values, largest, { delay: 0.3 * k + 0.08 * i }));
+        block.append(line);
+      });
+      if (tensor.rows.length > FIGURE_TERMS) block.append(make('span', 'aw-fig-more', `\u2026 ${tensor.rows.length - FIGURE_TERMS} more`));
+      blocks.append(block);
+    });
+    return [caption('What the computation starts from: each token\u2019s vectors, one bar per entry (their numbers are in the matrices)'), blocks];
+  }
+
+  function drawSummary(picture, { marked = new Set(), markedNote = '' }) {
+    // One line per query token: token, then each column (a row of bars, or
+    // the row's weights as a small heatmap), in the order they were computed.
+    const rows = picture.queries.slice(0, FIGURE_TERMS);
+    const grid = make('div', 'aw-fig-summary');
+    grid.style.setProperty('--columns', String(picture.columns.length));
+    grid.style.setProperty('--keys', String(Math.min(picture.keys.length, FIGURE_TERMS)));
+    grid.append(make('span', 'aw-fig-summary-head', ''));
+    picture.columns.forEach((column, k) => {
+      const head = make('span', 'aw-fig-summary-head', `${k > 0 ? '\u2192\u00a0' : ''}${column.title}`);
+      head.style.setProperty('--delay', `${0.5 * k}s`);
+      if (column.kind === 'weights') {
+        const keys = make('span', 'aw-fig-keys');
+        for (const key of picture.keys.slice(0, FIGURE_TERMS)) {
+          const label = make('span', 'aw-fig-key', key);
+          label.title = key;
+          keys.append(label);
+        }
+        head.append(keys);
+      }
+      grid.append(head);
+    });
+    const largest = picture.columns.map((column) => largestOf(column.values));
+    // The heaviest weight is the darkest cell; the others by their share of it.
+    const heaviest = largestOf(picture.columns.filter((column) => column.kind === 'weights').map((column) => column.values));
+    rows.forEach((token, i) => {
+      grid.append(make('span', 'aw-fig-token', token));
+      picture.columns.forEach((column, k) => {
+        const delay = 0.5 * k + 0.06 * i;
+        const values = column.values[i] ?? [];
+        if (column.kind !== 'weights') {
+          const cell = strip(`${column.name}[${token}]`, values, largest[k], { name: column.name, row: i, marked, delay });
+          cell.style.setProperty('--delay', `${delay}s`);
+          grid.append(cell);
+          return;
+        }
+        const cells = make('span', 'aw-fig-weights');
+        cells.style.setProperty('--delay', `${delay}s`);
+        cells.setAttribute('role', 'img');
+        cells.setAttribute('aria-label', `weights of ${token}: ${values.map((w, j) => `${picture.keys[j]} ${formatNumber(w, 3)}`).join(', ')}`);
+        values.slice(0, FIGURE_TERMS).forEach((weight, j) => {
+          const cell = make('span', 'aw-fig-weight');
+          cell.style.setProperty('--w', String(weight / heaviest));
+          cell.dataset.value = String(weight);
+          if (marked.has(`${column.name},${i},${j}`)) cell.classList.add('aw-fig-misprint');
+          if (picture.masked?.[i]?.[j]) cell.classList.add('aw-fig-masked');
+          cells.append(cell);
+        });
+        grid.append(cells);
+      });
+    });
+    const gets = picture.columns.some((column) => column.name === 'output');
+    const parts = [caption(gets
+      ? 'The whole computation: each token\u2019s attention weights over the keys (darker is more, hatched is masked), and the output row it gets back'
+      : 'The whole computation: each row\u2019s input, and the weights the softmax makes of it (darker is more, hatched is masked)'), grid];
+    const count = grid.querySelectorAll('.aw-fig-misprint').length;
+    if (count > 0) {
+      const note = make('p', 'aw-fig-marked');
+      note.append(make('span', 'aw-fig-swatch aw-fig-misprint'), doc.createTextNode(` ${markedNote}`));
+      parts.push(note);
+    }
+    if (picture.queries.length > rows.length) parts.push(make('p', 'aw-fig-more', `\u2026 and ${picture.queries.length - rows.length} more tokens`));
+    return parts;
+  }
+
+  const DRAW = { dot: drawDot, softmax: drawSoftmax, 'weighted-sum': drawWeightedSum, scale: drawScale, inputs: drawInputs, summary: drawSummary };
+
+  let rate = 1;
+  const moving = () => element.getAnimations({ subtree: true });
 
   return {
     element,
     /** Draws the step's figure and starts its movement (none when options.still); hides the figure for other steps. */
     show(step, options) {
-      const kind = figureKind(step.equations);
+      const kind = step.picture?.kind ?? figureKind(step.equations);
       element.hidden = kind === null;
       element.dataset.kind = kind ?? '';
       element.classList.toggle('aw-fig-still', Boolean(options.still));
-      element.replaceChildren(...(kind ? DRAW[kind](step.equations, options) : []));
+      element.replaceChildren(...(kind ? DRAW[kind](step.picture ?? step.equations, options) : []));
+      for (const animation of moving()) animation.playbackRate = rate;
+    },
+    /** Plays the movement at `speed` times its pace, from now on and for every later step. */
+    setRate(speed) {
+      rate = speed;
+      for (const animation of moving()) animation.playbackRate = rate;
+    },
+    /** A promise that resolves once the figure on screen has stopped moving (at once when it does not move). */
+    settled() {
+      return Promise.allSettled(moving().map((animation) => animation.finished)).then(() => {});
     },
   };
 }

@@ -3,6 +3,18 @@
 // |p - exact| > 0.5·10^-D + 1e-12 (the rule of tests/vectors/README.md).
 // Each is attached to the first step that computes its cell.
 //
+// Each erratum has one cause, decided here and nowhere else (groupErrata):
+//   a rounding difference  p is the exact value rounded to D decimals give
+//                          or take one unit in the last digit
+//                          (|p - exact| <= 1.5·10^-D), or what the
+//                          tutorial's own rounded earlier numbers give
+//                          through the same equation;
+//   a misprint             any other, and every value that follows from
+//                          one through the tutorial's own arithmetic (even
+//                          when it lands within a unit of the exact value).
+// The page shows misprints where they happen and rounding differences as
+// one quiet line per step.
+//
 // Printed values come as in tests/vectors: under the result's name
 // (`weights`), for a multi-head result under `heads[0]`, and for one row
 // under `<name>_row<i>` (`output_row2`, `terms_row0`). Three kinds of
@@ -153,7 +165,8 @@ export function erratumText(item) {
 // ---- Causes ----
 
 const slack = (decimals) => 0.5 * 10 ** -decimals + 1e-12;
-// Off by at most one unit of the last printed digit: a rounding difference.
+// The exact value rounded to the printed decimals, give or take one unit of
+// the last digit: a rounding difference.
 const isRounding = (item) => Math.abs(item.printed - item.exact) <= 1.5 * 10 ** -item.decimals + 1e-12;
 // Printed numbers that restate another printed value (the weights in percent,
 // the tutorial's softmax before the shift): they carry that value's cause.
@@ -261,12 +274,23 @@ export function groupErrata(preset, model, errata, { vector = false } = {}) {
   return rounding.items.length > 0 ? [...groups, rounding] : groups;
 }
 
+/** The errata that groupErrata found to be rounding differences. */
+export function roundingDifferences(groups) {
+  return new Set(groups.filter((group) => group.cause === 'rounding').flatMap((group) => group.items));
+}
+
+/** What a rounding difference is, in the words of the page and the exports. */
+export const ROUNDING_MEANS = 'each is the exact value rounded to the printed decimals give or take one unit '
+  + 'in the last digit, or what the tutorial\u2019s own rounded earlier numbers give: rounding, not a mistake.';
+
+/** "3 last-digit rounding differences" */
+export function roundingCount(count) {
+  return `${count} last-digit rounding ${count === 1 ? 'difference' : 'differences'}`;
+}
+
 /** What a group says about its cause. */
 export function causeText(model, group) {
-  if (group.cause === 'rounding') {
-    return 'Rounding: these differ from the exact values only in their last digit, '
-      + 'the tutorial having rounded its intermediate numbers (or rounded the other way).';
-  }
+  if (group.cause === 'rounding') return `Rounding: ${ROUNDING_MEANS}`;
   const { roots } = group;
   const list = (values) => values.join(', ');
   const names = list(roots.map((root) => erratumName(model, root)));

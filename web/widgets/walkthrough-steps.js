@@ -6,9 +6,10 @@
 // figure shows for each step (the tensors its regions name, marked as read
 // or produced, and no cell before the step that computes it).
 //
-// A page step is { id, title, text, formula, equations, produces, enter(view),
-// leave(view) }; `produces` lists the result cells it computes, so that
-// errata can be shown on the step that computes them.
+// A page step is { id, title, text, formula, equations, picture, produces,
+// enter(view), leave(view) }; `produces` lists the result cells it
+// computes, so that errata can be shown on the step that computes them;
+// `picture` is what the first and last steps, which have no equations, draw.
 
 import { equationElement, equationText } from '../ui/equation.js';
 
@@ -19,9 +20,6 @@ export const KIND_OF_MODE = {
   softmax: 'softmax',
   weightedSum: 'weightedSum',
 };
-
-// Equations listed under a step on the page; the exports list them all.
-export const SHOWN_EQUATIONS = 16;
 
 const TITLES = {
   x: 'X (embeddings)', wq: 'W_Q', wk: 'W_K', wv: 'W_V', q: 'Q (queries)', k: 'K (keys)',
@@ -243,6 +241,31 @@ function regionCells(model, region) {
 
 const marks = (entries) => new Map(entries);
 
+// The pictures of the two steps without equations, from the engine's
+// results: the first step's input tensors, token by token (those whose rows
+// are tokens), and the last step's summary, tokens -> weights -> output.
+function inputsPicture(model, regions) {
+  const tokens = [model.qTokens, model.kTokens];
+  const tensors = [...new Set(regions.map((r) => r.page))].map((name) => model.mats[name])
+    .filter((mat) => mat && tokens.includes(mat.rowLabels))
+    .map((mat) => ({ name: mat.name, title: mat.title, rows: mat.values.map((values, i) => ({ label: mat.rowLabels[i], values })) }));
+  return tensors.length > 0 ? { kind: 'inputs', tensors } : null;
+}
+
+function summaryPicture(model) {
+  const { input, weights, output } = model.mats;
+  if (!weights) return null;
+  const columns = [];
+  if (input) columns.push({ kind: 'row', name: 'input', title: input.title, values: input.values });
+  columns.push({ kind: 'weights', name: 'weights', title: 'Weights', values: weights.values });
+  if (output) columns.push({ kind: 'row', name: 'output', title: 'Output', values: output.values });
+  // A masked key's weight is 0 by the mask, not by its score: drawn hatched.
+  const masked = model.mats.scaled?.values.map((row) => row.map((x) => x === -Infinity));
+  return { kind: 'summary', queries: model.qTokens, keys: model.kTokens, columns, masked };
+}
+
+const PICTURES = { inputs: inputsPicture, done: summaryPicture };
+
 /** The page's steps for a model: the engine's list, each with what the figure shows. */
 export function buildSteps(model) {
   const produced = new Set(); // "name,i,j" of every cell computed so far
@@ -258,6 +281,7 @@ export function buildSteps(model) {
       text: (step.text ?? []).join(' '),
       formula: step.formula?.tex,
       equations: step.equations ?? [],
+      picture: PICTURES[step.id]?.(model, regions) ?? null,
       produces,
       enter(view) {
         const marksByName = {};
@@ -288,18 +312,8 @@ export function buildSteps(model) {
         view.explain({
           text: this.text,
           formula: this.formula,
-          lines: (doc) => {
-            const lines = this.equations.slice(0, SHOWN_EQUATIONS)
-              .map((equation) => equationElement(doc, equation, { isInput: model.isInput }));
-            const more = this.equations.length - SHOWN_EQUATIONS;
-            if (more > 0) {
-              const note = doc.createElement('p');
-              note.className = 'aw-small';
-              note.textContent = `\u2026 and ${more} more like these: hover or focus any cell for its own.`;
-              lines.push(note);
-            }
-            return lines;
-          },
+          count: this.equations.length,
+          lines: (doc) => this.equations.map((equation) => equationElement(doc, equation, { isInput: model.isInput })),
         });
       },
       leave(view) { view.reset(); },

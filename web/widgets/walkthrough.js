@@ -19,7 +19,9 @@ import { createStepFigure } from '../ui/step-figure.js';
 import { buildModel, buildSteps, canShowBackward, cellName, describeCell, engineInput, sourcesOf, stagesOf } from './walkthrough-steps.js';
 import { mount as mountLines } from './walkthrough-lines.js';
 import { mount as mountOverview } from './walkthrough-overview.js';
-import { causeText, errataOf, errataSection, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
+import {
+  ROUNDING_MEANS, causeText, errataOf, errataSection, erratumName, erratumText, groupErrata, roundingCount, roundingDifferences,
+} from './walkthrough-errata.js';
 import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
   problemFromValues, randomFilled, reshape, resized, shapesOf,
@@ -104,7 +106,24 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   explain.append(announced, stepFormula);
   // What the step computes, moving (drawn from the step's equations).
   const figure = createStepFigure(explain);
-  explain.append(stepLines, stepErrata);
+  // The figure shows each value of the step once; its every equation is
+  // one click away, and the choice holds while stepping.
+  const linesToggle = make('button', 'aw-btn aw-lines-toggle');
+  linesToggle.type = 'button';
+  stepLines.id = `aw-step-lines-${widgetId}`;
+  linesToggle.setAttribute('aria-controls', stepLines.id);
+  let linesShown = false;
+  let linesOf = null;
+  function renderLines() {
+    linesToggle.setAttribute('aria-expanded', String(linesShown));
+    stepLines.hidden = !linesShown;
+    stepLines.replaceChildren(...(linesShown && linesOf ? linesOf(doc) : []));
+  }
+  linesToggle.addEventListener('click', () => {
+    linesShown = !linesShown;
+    renderLines();
+  });
+  explain.append(linesToggle, stepLines, stepErrata);
   const visuals = make('div', 'aw-visuals');
   const matsBox = make('div', 'aw-mats');
   // Heatmaps
@@ -188,6 +207,11 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   let current = 0;
   let edited = false;
   let errata = [];
+  // The errata by cause (walkthrough-errata.js decides), and the rounding differences among them.
+  let errataGroups = [];
+  let rounding = new Set();
+  // What the summary picture outlines: the cells the tutorial misprints, and a sentence.
+  let marks = {};
   let seed = 1;
   let matViews = {};
   let matLayout = '';
@@ -198,6 +222,9 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     onStep: (index) => { showStep(index); notify(); },
     describeStep: (index) => steps[index]?.title ?? '',
     watch: stage,
+    // Playing waits for the figure's movement, which plays at the chosen speed.
+    settled: () => figure.settled(),
+    onSpeed: (speed) => figure.setRate(speed),
   });
 
   // The view that steps draw on.
@@ -210,11 +237,14 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       }
       for (const name of names) if (matViews[name]) matsBox.append(matViews[name].element);
     },
-    explain({ text, formula, lines }) {
+    explain({ text, formula, lines, count = 0 }) {
       stepText.textContent = text;
       stepFormula.replaceChildren();
       if (formula) stepFormula.append(mathElement(doc, formula, { display: true }));
-      stepLines.replaceChildren(...(lines ? lines(doc) : []));
+      linesOf = lines ?? null;
+      linesToggle.hidden = count === 0;
+      linesToggle.textContent = `Show every equation (${count})`;
+      renderLines();
     },
     heat(cellsByName, futureByName = {}) {
       for (const [name, heatmap] of Object.entries(heatmaps)) heatmap.setHighlight(cellsByName[name] ?? [], futureByName[name]);
@@ -222,6 +252,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     reset() {
       for (const matView of Object.values(matViews)) matView.mark({});
       view.heat({});
+      linesOf = null;
       stepLines.replaceChildren();
     },
   };
@@ -249,7 +280,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     const step = steps[current];
     stepTitle.textContent = `${current + 1}. ${step.title}`;
     step.enter(view);
-    figure.show(step, { labelOf: (ref, part) => cellName(model, ref, part), still });
+    figure.show(step, { labelOf: (ref, part) => cellName(model, ref, part), still, ...marks });
     tokenLines.show(model, steps, current);
     overview.show(current);
     markStage();
@@ -279,9 +310,35 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     });
   }
 
+  // A step's misprints each get a callout; its rounding differences, one quiet line.
   function renderStepErrata() {
     stepErrata.replaceChildren();
-    for (const item of errata.filter((e) => e.stepIndex === current)) stepErrata.append(errataLine(item, false));
+    const here = errata.filter((e) => e.stepIndex === current);
+    for (const item of here.filter((e) => !rounding.has(e))) stepErrata.append(errataLine(item, false));
+    const rounded = here.filter((e) => rounding.has(e));
+    if (rounded.length === 0) return;
+    const line = make('details', 'aw-rounding');
+    const list = make('ul', 'aw-rounding-items');
+    for (const item of rounded) {
+      const entry = make('li');
+      entry.append(make('span', 'aw-erratum-where', erratumName(model, item)), doc.createTextNode(`: ${erratumText(item)}`));
+      list.append(entry);
+    }
+    line.append(make('summary', 'aw-rounding-summary', roundingCount(rounded.length)),
+                make('p', '', `The tutorial\u2019s printed value differs from the exact one; ${ROUNDING_MEANS}`), list);
+    stepErrata.append(line);
+  }
+
+  // The misprints (not the rounding differences) as cells to outline, and
+  // what the outline means, naming the tutorial's first slip.
+  function misprintMarks() {
+    const misprints = errata.filter((item) => !rounding.has(item));
+    const marked = new Set(misprints.map((item) => [item.field, ...item.path].join(',')));
+    const first = misprints[0];
+    const markedNote = first
+      ? `Outlined: values the tutorial prints wrong. Its first slip is ${erratumName(model, first)} at step ${first.stepIndex + 1}; the errata below list every one.`
+      : '';
+    return { marked, markedNote };
   }
 
   function errataLine(item, withLink) {
@@ -314,7 +371,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       errataBody.append(make('p', '', 'Every number the tutorial prints for this example agrees with the exact value to the decimals it shows.'));
       return;
     }
-    const groups = groupErrata(preset, model, errata, { vector: problem.vector });
+    const groups = errataGroups;
     const slips = groups.filter((group) => group.cause === 'misprint').length;
     errataTitle.textContent = `Errata: ${errata.length} of the tutorial\u2019s printed ${errata.length === 1 ? 'values differs' : 'values differ'} from the exact ones`
       + (slips > 0 ? `, from ${slips} ${slips === 1 ? 'slip' : 'slips'}` : '');
@@ -380,6 +437,9 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     model = nextModel;
     steps = buildSteps(model);
     errata = edited ? [] : errataOf(preset, model, steps, { vector: problem.vector });
+    errataGroups = errata.length > 0 ? groupErrata(preset, model, errata, { vector: problem.vector }) : [];
+    rounding = roundingDifferences(errataGroups);
+    marks = misprintMarks();
     rebuildViews();
     overview.update(model, steps);
     renderStages();
@@ -731,7 +791,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     /** The errata section that follows the engine's Markdown or LaTeX ('' when none apply). */
     exportErrata(style) {
       if (edited || errata.length === 0) return '';
-      return errataSection(style, model, steps, groupErrata(preset, model, errata, { vector: problem.vector }));
+      return errataSection(style, model, steps, errataGroups);
     },
     destroy() {
       player.destroy();
