@@ -266,10 +266,16 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
                                 "printed.%s: expected %s (as %s), got %s",
                                 key, expected, table->base, given);
     }
-    table->rank = want_rank;
-    memcpy(table->dims, want, sizeof want);
     size_t count = 1;
     for (int d = 0; d < want_rank; d++) count *= (size_t)want[d];
+    for (size_t i = 0; decimals != NULL && i < count; i++)
+        if (decimals[i] > ATTN__MAX_DECIMALS)
+            return attn__check_fail(check, ATTN_ERR_INPUT,
+                                    "printedDecimals.%s: at most %d decimals, "
+                                    "got %d", key, ATTN__MAX_DECIMALS,
+                                    decimals[i]);
+    table->rank = want_rank;
+    memcpy(table->dims, want, sizeof want);
     table->count = count;
     table->values = attn__check_alloc(check, count * sizeof *table->values);
     table->decimals = attn__check_alloc(check, count * sizeof *table->decimals);
@@ -284,10 +290,6 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
     for (size_t i = 0; i < count; i++) {
         table->values[i] = values[i];
         const int given = decimals != NULL ? decimals[i] : -1;
-        if (given > ATTN__MAX_DECIMALS)
-            return attn__check_fail(check, ATTN_ERR_INPUT,
-                                    "printedDecimals.%s: at most %d decimals, "
-                                    "got %d", key, ATTN__MAX_DECIMALS, given);
         table->decimals[i] = given >= 0 ? given : decimals_of(values[i]);
     }
     return ATTN_OK;
@@ -443,47 +445,71 @@ static int slip_explains(const attn_check *check, const attn__erratum *e,
            fabs(p - s) < fabs(p - table->exact[e->cell]);
 }
 
-/* The result a slip first changes: there the printed numbers must be the
- * slip's; later they may also follow from the slipped ones. */
-static const char *slipped_first(int cause)
+/* Where a table sits in attention's chain of results, 0 for the scores
+ * to 6 for the output; -1 outside it (q, k, v of a multi-head problem). */
+static int chain_position(const attn__printed *table)
+{
+    const char *name = strrchr(table->base, '.');
+    name = name != NULL ? name + 1 : table->base;
+    if (table->transform == ATTN__EXP || table->transform == ATTN__SUM) return 3;
+    static const char *const chain[] = {"scores", "", "scaled", "", "weights",
+                                        "terms", "output"};
+    for (int i = 0; i < 7; i++)
+        if (strcmp(name, chain[i]) == 0) return i;
+    return -1;
+}
+
+/* The result a slip first changes. */
+static int slip_start(int cause)
 {
     switch (cause) {
     case ATTN__NO_SCALE:
-    case ATTN__SCALE_BY_DK: return "scaled";
-    case ATTN__NO_TRANSPOSE: return "scores";
-    case ATTN__V_TRANSPOSED: return "output";
-    default: return "weights";
+    case ATTN__SCALE_BY_DK: return 2;
+    case ATTN__NO_TRANSPOSE: return 0;
+    case ATTN__V_TRANSPOSED: return 6;
+    default: return 4;
     }
 }
 
-/* Every printed cell the slip visibly changes agrees with it: within a
- * unit of its last digit, or, after the result the slip first changes,
- * following from the printed numbers before it by the right arithmetic
- * (numbers computed from slipped ones). */
+/* The slip fits when every printed number it visibly changes agrees with
+ * it: in the first printed table it changes, the slip's value rounded;
+ * after it, within a unit of its last digit or following from the printed numbers before it by the right
+ * arithmetic (numbers computed from slipped ones). That first table must
+ * show the slip: numbers that merely follow from the ones before them
+ * name no slip. */
 static int slip_fits(const attn_check *check, int cause, double **values)
 {
-    const char *first = slipped_first(cause);
+    int first = INT_MAX;
+    for (int t = 0; t < check->table_count; t++) {
+        const int at = chain_position(&check->tables[t]);
+        if (at >= slip_start(cause) && at < first) first = at;
+    }
+    int shown = 0;
     for (int t = 0; t < check->table_count; t++) {
         const attn__printed *table = &check->tables[t];
-        const char *name = strrchr(table->base, '.');
-        name = name != NULL ? name + 1 : table->base;
-        const int strict = strcmp(name, first) == 0;
+        const int strict = chain_position(table) == first;
         for (size_t i = 0; i < table->count; i++) {
             const double p = table->values[i], s = values[t][i];
             const double x = table->exact[i];
             if (isnan(p) || isnan(s)) continue;
-            if (isinf(p) || isinf(s) || isinf(x)) {
-                if (p != s && s != x) return 0;
+            if (isinf(p) || isinf(s)) {
+                if (p != s) return 0;
                 continue;
             }
             const int d = table->decimals[i];
-            if (fabs(s - x) <= 2 * attn__slack(d)) continue; /* not visible */
-            const int follows = !strict && !isnan(table->own[i]) &&
+            if (isfinite(x) && fabs(s - x) <= 2 * attn__slack(d)) continue;
+            if (strict) {
+                /* Computed with the slip from the inputs: its rounding. */
+                if (fabs(p - s) > attn__slack(d)) return 0;
+                shown = 1;
+                continue;
+            }
+            const int follows = !isnan(table->own[i]) &&
                                 fabs(table->own[i] - p) <= 2 * attn__slack(d);
             if (!within_rounding(p, s, d) && !follows) return 0;
         }
     }
-    return 1;
+    return shown;
 }
 
 /* The slip that explains the most errata, its group made into *group
@@ -540,11 +566,13 @@ static int find_slip(attn_check *check, int *group)
 
 /* ---- Misprints and rounding ---- */
 
-/* Tables printed with rounded numbers in steps before `step`. */
-static unsigned long long rounded_before(const attn_check *check, int step)
+/* Other tables printed with rounded numbers in steps before `step`. */
+static unsigned long long rounded_before(const attn_check *check, int own,
+                                         int step)
 {
     unsigned long long tables = 0;
     for (int t = 0; t < check->table_count; t++) {
+        if (t == own) continue;
         const attn__printed *table = &check->tables[t];
         for (size_t i = 0; i < table->count; i++) {
             const double p = table->values[i], x = table->exact[i];
@@ -605,7 +633,8 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
             item->group = rounding;
             if (carried)
                 check->groups[rounding].intermediates |=
-                    rounded_before(check, table->step[item->cell]);
+                    rounded_before(check, item->table,
+                                   table->step[item->cell]);
             continue;
         }
         item->is_root = 1;

@@ -46,7 +46,7 @@ typedef struct attn__printed {
     char base[2 * ATTN__KEY_CAP]; /* the tensor it reads: "heads.0.weights" */
     int transform;            /* an attn__transform */
     int row;                  /* the row of base (`_row<i>`), or -1 */
-    int rank, dims[ATTN__MAX_RANK]; /* as printed (leading 1s dropped) */
+    int rank, dims[4];        /* as printed (leading 1s dropped) */
     int base_rank;                  /* rank of base, ≤ 4 */
     int base_dims[4];
     size_t count;
