@@ -430,6 +430,20 @@ static int add_group(attn_check *check, int cause, int root)
     return check->group_count++;
 }
 
+/* Where a table sits in attention's chain of results, 0 for the scores
+ * to 6 for the output; -1 outside it (q, k, v of a multi-head problem). */
+static int chain_position(const attn__printed *table)
+{
+    const char *name = strrchr(table->base, '.');
+    name = name != NULL ? name + 1 : table->base;
+    if (table->transform == ATTN__EXP || table->transform == ATTN__SUM) return 3;
+    static const char *const chain[] = {"scores", "", "scaled", "", "weights",
+                                        "terms", "output"};
+    for (int i = 0; i < 7; i++)
+        if (strcmp(name, chain[i]) == 0) return i;
+    return -1;
+}
+
 /* ---- Slips ---- */
 
 /* A slip explains an erratum when it gives the printed number to within
@@ -443,20 +457,6 @@ static int slip_explains(const attn_check *check, const attn__erratum *e,
     if (isinf(p) || isinf(s)) return p == s;
     return within_rounding(p, s, table->decimals[e->cell]) &&
            fabs(p - s) < fabs(p - table->exact[e->cell]);
-}
-
-/* Where a table sits in attention's chain of results, 0 for the scores
- * to 6 for the output; -1 outside it (q, k, v of a multi-head problem). */
-static int chain_position(const attn__printed *table)
-{
-    const char *name = strrchr(table->base, '.');
-    name = name != NULL ? name + 1 : table->base;
-    if (table->transform == ATTN__EXP || table->transform == ATTN__SUM) return 3;
-    static const char *const chain[] = {"scores", "", "scaled", "", "weights",
-                                        "terms", "output"};
-    for (int i = 0; i < 7; i++)
-        if (strcmp(name, chain[i]) == 0) return i;
-    return -1;
 }
 
 /* The result a slip first changes. */
@@ -566,13 +566,19 @@ static int find_slip(attn_check *check, int *group)
 
 /* ---- Misprints and rounding ---- */
 
-/* Other tables printed with rounded numbers in steps before `step`. */
+/* The tables printed with rounded numbers that the erratum's table is
+ * computed from: earlier in attention's chain (or, outside it, in earlier
+ * steps), as they are (a percentage or an unshifted exp feeds nothing). */
 static unsigned long long rounded_before(const attn_check *check, int own,
                                          int step)
 {
     unsigned long long tables = 0;
+    const int own_at = chain_position(&check->tables[own]);
     for (int t = 0; t < check->table_count; t++) {
-        if (t == own) continue;
+        const int at = chain_position(&check->tables[t]);
+        if (t == own || check->tables[t].transform != ATTN__AS_IS ||
+            (at >= 0 && own_at >= 0 && at >= own_at))
+            continue;
         const attn__printed *table = &check->tables[t];
         for (size_t i = 0; i < table->count; i++) {
             const double p = table->values[i], x = table->exact[i];
