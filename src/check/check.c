@@ -497,6 +497,10 @@ static int slip_fits(const attn_check *check, int cause, double **values)
                 continue;
             }
             const int d = table->decimals[i];
+            /* Printed as the slip gives it, not as the exact value: the
+             * slip shows even where rounding could hide it. */
+            if (strict && fabs(p - s) <= attn__slack(d) && fabs(p - s) < fabs(p - x))
+                shown = 1;
             if (isfinite(x) && fabs(s - x) <= 2 * attn__slack(d)) continue;
             if (strict) {
                 /* Computed with the slip from the inputs: its rounding. */
