@@ -309,8 +309,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       errataBody.append(make('p', '', 'Every number the tutorial prints for this example agrees with the exact value to the decimals it shows.'));
       return;
     }
-    const groups = groupErrata(preset, model, errata, { vector: problem.vector });
-    const slips = groups.filter((group) => group.cause === 'misprint').length;
+    const groups = groupErrata(errata);
+    const slips = groups.filter((group) => group.cause !== 'rounding').length;
     errataTitle.textContent = `Errata: ${errata.length} of the tutorial\u2019s printed ${errata.length === 1 ? 'values differs' : 'values differ'} from the exact ones`
       + (slips > 0 ? `, from ${slips} ${slips === 1 ? 'slip' : 'slips'}` : '');
     errataBody.append(make('p', '', 'Each differs from the exact value by more than the rounding of its printed decimals allows. '
@@ -319,7 +319,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       const box = make('div', `aw-errata-group aw-errata-${group.cause}`);
       const ul = make('ul', 'aw-errata-items');
       for (const item of group.items) ul.append(errataLine(item, true));
-      box.append(make('p', 'aw-errata-cause', causeText(model, group)), ul);
+      box.append(make('p', 'aw-errata-cause', causeText(group)), ul);
       errataBody.append(box);
     }
   }
@@ -372,7 +372,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     problem = next;
     model = nextModel;
     steps = buildSteps(model);
-    errata = edited ? [] : errataOf(preset, model, steps, { vector: problem.vector });
+    errata = edited ? [] : errataOf(preset, model, steps, { vector: problem.vector, engine, input: engineInput(problem) });
     rebuildViews();
     renderStages();
     player.setCount(steps.length);
@@ -707,7 +707,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     /** The errata section that follows the engine's Markdown or LaTeX ('' when none apply). */
     exportErrata(style) {
       if (edited || errata.length === 0) return '';
-      return errataSection(style, model, steps, groupErrata(preset, model, errata, { vector: problem.vector }));
+      return errataSection(style, model, steps, groupErrata(errata));
     },
     destroy() {
       player.destroy();
