@@ -677,6 +677,25 @@ done:
     return status;
 }
 
+/* The rounding group after the slips and misprints, whose explanations
+ * come first. */
+static void rounding_last(attn_check *check)
+{
+    int from = -1;
+    for (int g = 0; g < check->group_count; g++)
+        if (check->groups[g].cause == ATTN__ROUNDING) from = g;
+    if (from < 0) return;
+    const attn__group moved = check->groups[from];
+    const int last = check->group_count - 1;
+    for (int g = from; g < last; g++) check->groups[g] = check->groups[g + 1];
+    check->groups[last] = moved;
+    for (int e = 0; e < check->errata_count; e++) {
+        int *group = &check->errata[e].group;
+        if (*group == from) *group = last;
+        else if (*group > from) (*group)--;
+    }
+}
+
 /* ---- Explanations ---- */
 
 /* "scores[2][3]" (counted from 1, as a reader counts). */
@@ -820,7 +839,10 @@ int attn_check_run(attn_check *check, int *errata)
         int slip = -1;
         if (status == ATTN_OK) status = find_slip(check, &slip);
         if (status == ATTN_OK) status = explain_rest(check, arith, slip);
-        if (status == ATTN_OK) explain(check);
+        if (status == ATTN_OK) {
+            rounding_last(check);
+            explain(check);
+        }
     }
     attn__arith_destroy(check, arith);
     if (status != ATTN_OK) {
