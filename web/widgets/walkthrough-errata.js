@@ -79,9 +79,9 @@ export function erratumName(model, { field, path }) {
 }
 
 /** The sentence for one erratum, e.g. "the tutorial prints 0.38; the exact value is 0.401." */
-export function erratumText(item) {
+export function erratumText(item, wrote = 'the tutorial prints') {
   const printed = item.printed === -Infinity ? '\u2212\u221e' : item.printed.toFixed(item.decimals);
-  return `the tutorial prints ${printed}; the exact value is ${formatNumber(item.exact)}.`;
+  return `${wrote} ${printed}; the exact value is ${formatNumber(item.exact)}.`;
 }
 
 /**

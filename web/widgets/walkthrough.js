@@ -19,6 +19,7 @@ import { createStepFigure } from '../ui/step-figure.js';
 import { buildModel, buildSteps, canShowBackward, cellName, describeCell, engineInput, sourcesOf, stagesOf } from './walkthrough-steps.js';
 import { mount as mountLines } from './walkthrough-lines.js';
 import { causeText, errataOf, errataSection, erratumName, erratumText, groupErrata } from './walkthrough-errata.js';
+import { mount as mountCheck } from './walkthrough-check.js';
 import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
   problemFromValues, randomFilled, reshape, resized, shapesOf,
@@ -177,6 +178,21 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   editBox.append(editSummary, editStatus, editError, modeBox, controls, tokenBox, editors);
   root.append(editBox);
 
+  // Check your own numbers: the learner's printed tables, checked by the
+  // engine as the tutorials' are; null when none are given.
+  let own = null;
+  let ownTexts = {}; // as typed, for the address, even those that do not read
+  const checkSlot = make('div', 'aw-check-slot');
+  root.append(checkSlot);
+  const checker = mountCheck(checkSlot, {
+    onChange({ texts, printed, decimals }) {
+      ownTexts = texts;
+      own = Object.keys(printed).length > 0 ? { printed, printedDecimals: decimals } : null;
+      refreshErrata();
+      notify();
+    },
+  });
+
   let preset = null;
   let problem = null;
   let model = null;
@@ -282,7 +298,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   function errataLine(item, withLink) {
     const line = make(withLink ? 'li' : 'p', 'aw-erratum');
     const where = make('span', 'aw-erratum-where', erratumName(model, item));
-    line.append(where, doc.createTextNode(`: ${erratumText(item)}`));
+    line.append(where, doc.createTextNode(`: ${erratumText(item, own ? 'you wrote' : undefined)}`));
     if (withLink) {
       const go = make('button', 'aw-link', `Go to step ${item.stepIndex + 1}`);
       go.type = 'button';
@@ -294,11 +310,15 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   function renderErrataList() {
     errataBody.replaceChildren();
-    if (!preset.printed) {
+    if (!preset.printed && !own) {
       errataBox.hidden = true;
       return;
     }
     errataBox.hidden = false;
+    if (own) {
+      renderOwnErrata();
+      return;
+    }
     if (edited) {
       errataTitle.textContent = 'Tutorial comparison: not for edited inputs';
       errataBody.append(make('p', '', 'You have changed the inputs, so the comparison with the tutorial\u2019s printed numbers no longer applies. Reset to the example to see it again.'));
@@ -322,6 +342,53 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       box.append(make('p', 'aw-errata-cause', causeText(group)), ul);
       errataBody.append(box);
     }
+  }
+
+  // The learner's own numbers: the same list, in their words.
+  function renderOwnErrata() {
+    if (errata.length === 0) {
+      errataTitle.textContent = 'Your numbers: every number you wrote agrees';
+      errataBody.append(make('p', '', 'Each number you pasted is the exact value rounded to the decimals you wrote.'));
+      return;
+    }
+    errataBox.open = true;
+    errataTitle.textContent = `Your numbers: ${errata.length} of them ${errata.length === 1 ? 'differs' : 'differ'} from the exact ones`;
+    for (const group of groupErrata(errata)) {
+      const box = make('div', `aw-errata-group aw-errata-${group.cause}`);
+      const ul = make('ul', 'aw-errata-items');
+      for (const item of group.items) ul.append(errataLine(item, true));
+      box.append(make('p', 'aw-errata-cause', causeText(group)), ul);
+      errataBody.append(box);
+    }
+  }
+
+  // The printed keys of the results on screen ("weights"; a multi-head
+  // problem's are its first head's, "heads.0.weights").
+  function checkFields() {
+    const head = problem.mode === 'projections';
+    return ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'output'].filter((name) => model.mats[name]).map((name) => {
+      const perHead = head && !['q', 'k', 'v'].includes(name);
+      return { key: perHead ? `heads.0.${name}` : name, label: perHead ? `${name} (head 1)` : name };
+    });
+  }
+
+  // The engine's check of the learner's numbers, else of the tutorial's.
+  function errataFor() {
+    if (own) {
+      try {
+        return errataOf(own, model, steps, { vector: problem.vector, engine, input: engineInput(problem) });
+      } catch (error) {
+        checker.report(`The engine could not check these numbers: ${error.message}`);
+        return [];
+      }
+    }
+    return edited ? [] : errataOf(preset, model, steps, { vector: problem.vector, engine, input: engineInput(problem) });
+  }
+
+  function refreshErrata() {
+    errata = errataFor();
+    renderStepErrata();
+    renderErrataList();
   }
 
   function rebuildViews() {
@@ -372,7 +439,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     problem = next;
     model = nextModel;
     steps = buildSteps(model);
-    errata = edited ? [] : errataOf(preset, model, steps, { vector: problem.vector, engine, input: engineInput(problem) });
+    checker.setFields(checkFields());
+    errata = errataFor();
     rebuildViews();
     renderStages();
     player.setCount(steps.length);
@@ -675,6 +743,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   function getState() {
     const state = { preset: preset.id, step: current };
     if (problem.backward) state.backward = true;
+    if (Object.keys(ownTexts).length > 0) state.check = ownTexts;
     if (edited) {
       state.values = { mode: problem.mode, fields: problem.fields, tokens: problem.qTokens };
       if (!problem.self) state.values.keyTokens = problem.kTokens;
@@ -686,11 +755,21 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   function setState(next = {}) {
     player.pause();
     const step = Number.isInteger(next.step) ? next.step : Number.parseInt(next.step ?? '0', 10);
+    own = null;
+    ownTexts = {};
     loadPreset(next.preset, { step: Number.isNaN(step) ? 0 : Math.max(0, step), values: next.values, backward: Boolean(next.backward) });
+    const { texts, printed, decimals } = checker.setTexts(next.check ?? {});
+    ownTexts = texts;
+    if (Object.keys(printed).length > 0) {
+      own = { printed, printedDecimals: decimals };
+      refreshErrata();
+    }
   }
 
   presetSelect.addEventListener('change', () => {
     player.pause();
+    own = null; // numbers checked against another example
+    ownTexts = checker.setTexts({}).texts;
     loadPreset(presetSelect.value);
     notify();
   });
@@ -706,7 +785,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     },
     /** The errata section that follows the engine's Markdown or LaTeX ('' when none apply). */
     exportErrata(style) {
-      if (edited || errata.length === 0) return '';
+      if ((edited && !own) || errata.length === 0) return '';
       return errataSection(style, model, steps, groupErrata(errata));
     },
     destroy() {
