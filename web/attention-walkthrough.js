@@ -30,7 +30,7 @@ import sectionsCss from './sections.css';
 import katexCss from './vendor/katex/katex.min.css';
 
 const SCRIPT_URL = import.meta.url;
-const ATTRIBUTES = ['widget', 'preset', 'step', 'values', 'backward', 'controls', 'theme', 'autoplay', 'layout'];
+const ATTRIBUTES = ['widget', 'preset', 'step', 'values', 'backward', 'check', 'controls', 'theme', 'autoplay', 'layout'];
 
 // The host element is a block whatever the host's CSS says; inside it, an
 // `all: initial` shell stops inherited properties (fonts, line height,

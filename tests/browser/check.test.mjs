@@ -97,6 +97,18 @@ test('the address keeps typed numbers: reopened, the page shows them and their e
   await page.close();
 });
 
+test('an embed carries the numbers to check, as the page\u2019s embed snippet writes them', async () => {
+  const { stateToParams } = await import('../../web/ui/embed-button.js');
+  const typed = '0.40 0.20 0.40\n0.25 0.50 0.25\n0.25 0.25 0.50';
+  const params = stateToParams('walkthrough', { preset: 'three-tokens', step: 0, check: { weights: typed } });
+  assert.deepEqual(JSON.parse(params.check), { weights: typed });
+  const page = await session.open(`embed.html?${new URLSearchParams({ widget: 'walkthrough', ...params })}`);
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await page.inputValue('.aw-check-text'), typed);
+  assert.match(await page.textContent('.aw-errata-summary'), /Your numbers: 3 of them differ/);
+  await page.close();
+});
+
 test('nothing went wrong on the page', () => {
   session.assertQuiet();
 });
