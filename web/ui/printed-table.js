@@ -21,8 +21,9 @@ const INFINITE = /^([-+\u2212]?)(inf|infinity|\u221e|\\infty|-?\\infty)$/i;
 
 function readNumber(text, line, column) {
   const word = text.trim();
-  if (word === 'null' || INFINITE.test(word.replace(/^\$|\$$/g, ''))) {
-    if (/^\+/.test(word) || (!/^[-\u2212]/.test(word) && word !== 'null')) {
+  const bare = word.replace(/^\$|\$$/g, ''); // LaTeX's $-\infty$
+  if (word === 'null' || INFINITE.test(bare)) {
+    if (!/^[-\u2212]/.test(bare) && word !== 'null') {
       throw new PasteError(`"${word}": only −∞ (a masked entry) can be printed as infinite`, line, column);
     }
     return { value: -Infinity, decimals: 0 };
@@ -37,7 +38,7 @@ function readNumber(text, line, column) {
 }
 
 /** Cells of one line: [text, column] pairs, after the table's own marks. */
-function cellsOf(line, style) {
+function cellsOf(line, style, plainSeparator) {
   let text = line;
   let offset = 0;
   if (style === 'markdown') {
@@ -47,8 +48,7 @@ function cellsOf(line, style) {
   } else if (style === 'latex') {
     text = text.replace(/\\\\\s*(\\hline)?\s*$/, '').replace(/\\hline/g, '');
   }
-  const separator = style === 'markdown' ? '|' : style === 'latex' ? '&'
-    : text.includes('\t') ? '\t' : text.includes(',') ? ',' : text.includes(';') ? ';' : /\s+/;
+  const separator = style === 'markdown' ? '|' : style === 'latex' ? '&' : plainSeparator;
   const cells = [];
   if (separator instanceof RegExp) {
     for (const match of text.matchAll(/\S+/g)) cells.push([match[0], offset + match.index + 1]);
@@ -56,7 +56,8 @@ function cellsOf(line, style) {
   }
   let at = 0;
   for (const part of text.split(separator)) {
-    const lead = part.length - part.trimStart().length;
+    // An empty cell is named where it starts, a number where it starts.
+    const lead = part.trim() === '' ? 0 : part.length - part.trimStart().length;
     cells.push([part, offset + at + lead + 1]);
     at += part.length + separator.length;
   }
@@ -74,13 +75,18 @@ function styleOf(lines) {
 export function parsePrinted(text) {
   const lines = String(text).split(/\r?\n/).map((line, i) => ({ text: line, number: i + 1 }));
   const style = styleOf(lines);
+  // Plain rows are split alike: by tabs (a spreadsheet's), else by what the
+  // first row uses, commas, semicolons or spaces.
+  const first = lines.find((line) => line.text.trim() !== '')?.text ?? '';
+  const plainSeparator = lines.some((line) => line.text.includes('\t')) ? '\t'
+    : first.includes(',') ? ',' : first.includes(';') ? ';' : /\s+/;
   const rows = [];
   for (const { text: line, number } of lines) {
     const trimmed = line.trim();
     if (trimmed === '') continue;
     if (style === 'latex' && /^\\(begin|end|hline|toprule|midrule|bottomrule)\b/.test(trimmed)) continue;
     if (style === 'markdown' && /^\|?[\s:|-]+\|?$/.test(trimmed)) continue; // |---|---|
-    const cells = cellsOf(line, style);
+    const cells = cellsOf(line, style, plainSeparator);
     const isLabel = (cell) => {
       const word = cell.trim();
       return word === '' || (/^[^\d\s.+\-\u2212$\\]/.test(word) && !INFINITE.test(word) && word !== 'null');
