@@ -298,10 +298,8 @@ static const attn__sink arith_sink = {
 int attn__arith_walk(attn_check *check, attn__arith *arith, int mode,
                      int root_table, size_t root_cell)
 {
-    const attn_allocator *allocator = check->allocator;
     attn__node *nodes = attn__check_alloc(check, ATTN__NODE_CAP * sizeof *nodes);
     int *kids = attn__check_alloc(check, ATTN__NODE_CAP * sizeof *kids);
-    (void)allocator;
     int status = ATTN_OK;
     if (nodes == NULL || kids == NULL) {
         status = attn__check_fail(check, ATTN_ERR_NOMEM, "check: out of memory");
@@ -340,10 +338,9 @@ int attn__arith_walk(attn_check *check, attn__arith *arith, int mode,
     return status;
 }
 
-double attn__arith_value(const attn__arith *arith, const attn_check *check,
+double attn__arith_value(const attn__arith *arith,
                          const attn__printed *table, size_t cell, int *step)
 {
-    (void)check;
     attn__ref ref = attn__cell_ref(table, cell);
     const int s = find(arith, &ref);
     *step = s >= 0 ? arith->slots[s].step : INT_MAX;

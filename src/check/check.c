@@ -330,7 +330,7 @@ static double exact_of(const attn_check *check, const attn__arith *arith,
     const double *data;
     if (attn_problem_result(check->problem, table->base, &rank, dims,
                             &data) != ATTN_OK)
-        return attn__arith_value(arith, check, table, cell, &step);
+        return attn__arith_value(arith, table, cell, &step);
     attn__ref ref = attn__cell_ref(table, cell);
     const size_t at = offset_of(&ref, dims);
     switch (table->transform) {
@@ -615,7 +615,7 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
     if (status != ATTN_OK) goto done;
     int step;
     for (int e = 0; e < n; e++)
-        base[e] = attn__arith_value(arith, check, table_of(check, &check->errata[e]),
+        base[e] = attn__arith_value(arith, table_of(check, &check->errata[e]),
                                     check->errata[e].cell, &step);
     int roots = 0, rounding = -1;
     for (int e = 0; e < n; e++) {
@@ -663,7 +663,7 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
         for (int later = 0; later < n; later++) {
             const attn__erratum *other = &check->errata[later];
             const double value = attn__arith_value(
-                arith, check, table_of(check, other), other->cell, &step);
+                arith, table_of(check, other), other->cell, &step);
             descends[(size_t)roots * (size_t)n + (size_t)later] =
                 !isnan(value) && !isnan(base[later]) &&
                 memcmp(&value, &base[later], sizeof value) != 0;
@@ -823,7 +823,7 @@ int attn_check_run(attn_check *check, int *errata)
     for (int t = 0; status == ATTN_OK && t < check->table_count; t++) {
         attn__printed *table = &check->tables[t];
         for (size_t i = 0; i < table->count; i++) {
-            attn__arith_value(arith, check, table, i, &table->step[i]);
+            attn__arith_value(arith, table, i, &table->step[i]);
             table->exact[i] = exact_of(check, arith, table, i);
         }
     }
@@ -834,7 +834,7 @@ int attn_check_run(attn_check *check, int *errata)
             attn__printed *table = &check->tables[t];
             int step;
             for (size_t i = 0; i < table->count; i++)
-                table->own[i] = attn__arith_value(arith, check, table, i, &step);
+                table->own[i] = attn__arith_value(arith, table, i, &step);
         }
         int slip = -1;
         if (status == ATTN_OK) status = find_slip(check, &slip);

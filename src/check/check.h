@@ -116,7 +116,7 @@ int attn__arith_walk(attn_check *check, attn__arith *arith, int mode,
                      int root_table, size_t root_cell);
 /* The value of a table's cell by the last walk (with its transform);
  * NaN when no equation gives it. *step: its step (INT_MAX if none). */
-double attn__arith_value(const attn__arith *arith, const attn_check *check,
+double attn__arith_value(const attn__arith *arith,
                          const attn__printed *table, size_t cell, int *step);
 
 /* slips.c: the value slip `cause` gives each printed cell, into

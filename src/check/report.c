@@ -48,6 +48,7 @@ static int cell_index(const attn__printed *table, size_t cell, int index[4])
     return table->rank;
 }
 
+/* {"field": ..., "index": [...] left open, for the caller's members. */
 static void json_cell(attn__text *out, const attn_check *check,
                       const attn__erratum *e)
 {
