@@ -200,7 +200,7 @@ static void test_worked_examples_are_explained_as_their_script_made_them(void **
         assert_case(test);
         count++;
     }
-    assert_int_equal(count, 9);
+    assert_int_equal(count, 11);
     cJSON_Delete(cases);
 }
 
