@@ -600,24 +600,23 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
 {
     const int n = check->errata_count;
     double *base = attn__check_alloc(check, (size_t)n * sizeof *base);
-    /* descends[g * n + e]: erratum e changes with group g's root alone. */
-    unsigned char *descends = NULL;
-    int *group_roots = attn__check_alloc(check, (size_t)n * sizeof *group_roots);
-    const size_t cap = (size_t)n * (size_t)n;
-    if (n > 0 && cap / (size_t)n == (size_t)n)
-        descends = attn__check_alloc(check, cap);
+    /* nearest[e]: the group of the latest misprint found whose number,
+     * alone in the printed world, changes erratum e; -1 if none. */
+    int *nearest = attn__check_alloc(check, (size_t)n * sizeof *nearest);
     int status = ATTN_OK;
-    if (base == NULL || descends == NULL || group_roots == NULL) {
+    if (base == NULL || nearest == NULL) {
         status = attn__check_fail(check, ATTN_ERR_NOMEM, "check: out of memory");
         goto done;
     }
     status = attn__arith_walk(check, arith, ATTN__WORLD_EXACT, -1, 0);
     if (status != ATTN_OK) goto done;
     int step;
-    for (int e = 0; e < n; e++)
+    for (int e = 0; e < n; e++) {
         base[e] = attn__arith_value(arith, table_of(check, &check->errata[e]),
                                     check->errata[e].cell, &step);
-    int roots = 0, rounding = -1;
+        nearest[e] = -1;
+    }
+    int walks = 0, rounding = -1;
     for (int e = 0; e < n; e++) {
         attn__erratum *item = &check->errata[e];
         if (item->group >= 0) continue;
@@ -628,10 +627,7 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
         const int carried = isfinite(own) && isfinite(p) &&
                             fabs(own - p) <= 2 * attn__slack(d);
         if (carried) {
-            /* The nearest misprint it follows from: the latest found. */
-            for (int g = roots - 1; g >= 0 && item->group < 0; g--)
-                if (descends[(size_t)g * (size_t)n + (size_t)e])
-                    item->group = group_roots[g];
+            item->group = nearest[e];
             if (item->group >= 0) continue;
             if (slip >= 0 && !within_rounding(p, table->exact[item->cell], d)) {
                 item->group = slip;
@@ -657,22 +653,25 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
                 item->group = g;
         }
         if (item->group < 0) item->group = add_group(check, ATTN__MISPRINT, e);
+        /* What the misprint reaches: a walk with it alone printed. A number
+         * no equation computes reaches nothing; past ATTN__ROOT_WALKS, later
+         * misprints are not followed (a table wrong throughout). */
+        if (isnan(base[e]) || walks == ATTN__ROOT_WALKS) continue;
+        walks++;
         status = attn__arith_walk(check, arith, ATTN__WORLD_ROOT, item->table,
                                   item->cell);
         if (status != ATTN_OK) goto done;
-        for (int later = 0; later < n; later++) {
+        for (int later = e + 1; later < n; later++) {
             const attn__erratum *other = &check->errata[later];
             const double value = attn__arith_value(
                 arith, table_of(check, other), other->cell, &step);
-            descends[(size_t)roots * (size_t)n + (size_t)later] =
-                !isnan(value) && !isnan(base[later]) &&
-                memcmp(&value, &base[later], sizeof value) != 0;
+            if (!isnan(value) && !isnan(base[later]) &&
+                memcmp(&value, &base[later], sizeof value) != 0)
+                nearest[later] = item->group;
         }
-        group_roots[roots++] = item->group;
     }
 done:
-    attn__check_free(check, group_roots);
-    attn__check_free(check, descends);
+    attn__check_free(check, nearest);
     attn__check_free(check, base);
     return status;
 }
@@ -720,6 +719,7 @@ static void cell_name(const attn_check *check, const attn__erratum *e,
 static void explain_misprint(const attn_check *check, int g, int members,
                              char *out, size_t cap)
 {
+    enum { NAMED = 4 }; /* roots spelled out; the rest are counted */
     char names[ATTN__SENTENCE_CAP / 2] = "", prints[128] = "", owns[128] = "",
          exacts[128] = "";
     size_t n = 0, p = 0, o = 0, x = 0;
@@ -728,19 +728,25 @@ static void explain_misprint(const attn_check *check, int g, int members,
         const attn__erratum *item = &check->errata[e];
         if (item->group != g || !item->is_root) continue;
         const attn__printed *table = table_of(check, item);
-        const char *sep = roots > 0 ? ", " : "";
+        if (isnan(table->own[item->cell])) own_known = 0;
+        if (roots++ >= NAMED) continue;
+        const char *sep = roots > 1 ? ", " : "";
         char name[128], own[ATTN__NUMBER_CAP], exact[ATTN__NUMBER_CAP];
         cell_name(check, item, name, sizeof name);
         attn__format_rounded(own, table->own[item->cell]);
         attn__format_rounded(exact, table->exact[item->cell]);
-        if (isnan(table->own[item->cell])) own_known = 0;
-        if (n < sizeof names) n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", sep, name);
-        if (p < sizeof prints)
-            p += (size_t)snprintf(prints + p, sizeof prints - p, "%s%.*f", sep,
-                                  table->decimals[item->cell], table->values[item->cell]);
-        if (o < sizeof owns) o += (size_t)snprintf(owns + o, sizeof owns - o, "%s%s", sep, own);
-        if (x < sizeof exacts) x += (size_t)snprintf(exacts + x, sizeof exacts - x, "%s%s", sep, exact);
-        roots++;
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", sep, name);
+        p += (size_t)snprintf(prints + p, sizeof prints - p, "%s%.*f", sep,
+                              table->decimals[item->cell], table->values[item->cell]);
+        o += (size_t)snprintf(owns + o, sizeof owns - o, "%s%s", sep, own);
+        x += (size_t)snprintf(exacts + x, sizeof exacts - x, "%s%s", sep, exact);
+    }
+    if (roots > NAMED) {
+        const char *more = ", …";
+        snprintf(names + n, sizeof names - n, " and %d more", roots - NAMED);
+        snprintf(prints + p, sizeof prints - p, "%s", more);
+        snprintf(owns + o, sizeof owns - o, "%s", more);
+        snprintf(exacts + x, sizeof exacts - x, "%s", more);
     }
     const int one = roots == 1;
     const int later = members - roots;

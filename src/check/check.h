@@ -15,7 +15,8 @@ enum {
     ATTN__CHECK_TABLES = 64,  /* printed keys, at most */
     ATTN__KEY_CAP = 64,       /* bytes of a printed key, NUL included */
     ATTN__SENTENCE_CAP = 512, /* bytes of a group's explanation */
-    ATTN__MAX_DECIMALS = 17
+    ATTN__MAX_DECIMALS = 17,
+    ATTN__ROOT_WALKS = 256    /* misprints whose consequences are followed */
 };
 
 /* How a printed cell relates to the tensor cell it restates. */
