@@ -60,6 +60,23 @@ test('pasted weights computed without dividing by √d_k are named as that slip,
   await page.close();
 });
 
+test('"Copy as Markdown" ends with the errata of the pasted numbers, in the learner\u2019s words', async () => {
+  const page = await session.newPage();
+  await page.addInitScript(() => {
+    window.copied = [];
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText: async (text) => { window.copied.push(text); } } });
+  });
+  const typed = '0.40 0.20 0.40\n0.25 0.50 0.25\n0.25 0.25 0.50';
+  await page.goto(session.url(`index.html?preset=three-tokens&check=${encodeURIComponent(JSON.stringify({ weights: typed }))}`));
+  await page.waitForSelector('html[data-ready="true"]');
+  await page.locator('#walkthrough .aw-copy-markdown').click();
+  await page.waitForFunction(() => window.copied.length === 1);
+  const copied = await page.evaluate(() => window.copied[0]);
+  assert.match(copied, /\n## Errata: 3 of your printed values differ from the exact ones\n/);
+  assert.equal(copied.split('\n').filter((line) => line.startsWith('- ') && line.includes(': you wrote ')).length, 3);
+  await page.close();
+});
+
 test('a paste it cannot read gets a message at the box naming its line and column', async () => {
   const page = await open('?preset=three-tokens');
   await page.selectOption('#walkthrough .aw-check-field', 'weights');

@@ -128,21 +128,23 @@ const EXPORT_STYLES = {
 };
 
 /**
- * The errata of a preset as a section to append to the engine's Markdown or
- * LaTeX walkthrough: the same groups and sentences as the page's list, each
- * erratum with the step that computes its value. '' when there are none.
+ * The errata of a preset, or of the learner's own numbers (own), as a
+ * section to append to the engine's Markdown or LaTeX walkthrough: the same
+ * groups and sentences as the page's list, each erratum with the step that
+ * computes its value. '' when there are none.
  */
-export function errataSection(style, model, steps, groups) {
+export function errataSection(style, model, steps, groups, { own = false } = {}) {
   const out = EXPORT_STYLES[style];
   const count = groups.reduce((sum, group) => sum + group.items.length, 0);
   if (!out || count === 0) return '';
   const slips = groups.filter((group) => group.cause !== 'rounding').length;
-  let text = out.heading(out.escape(`Errata: ${count} of the tutorial\u2019s printed ${count === 1 ? 'values differs' : 'values differ'} from the exact ones`));
+  const whose = own ? 'your' : 'the tutorial\u2019s';
+  let text = out.heading(out.escape(`Errata: ${count} of ${whose} printed ${count === 1 ? 'values differs' : 'values differ'} from the exact ones`));
   text += out.paragraph(out.escape('Each differs from the exact value by more than the rounding of its printed decimals allows. '
-    + (slips > 0 ? `They come from ${slips} ${slips === 1 ? 'slip' : 'slips'}, each followed by what the tutorial computed from it; rounding differences last.` : 'All are rounding differences.')));
+    + (slips > 0 ? `They come from ${slips} ${slips === 1 ? 'slip' : 'slips'}, each followed by what was computed from it; rounding differences last.` : 'All are rounding differences.')));
   for (const group of groups) {
     text += out.paragraph(out.escape(causeText(group)));
-    text += out.list(group.items.map((item) => out.escape(`${erratumName(model, item)}: ${erratumText(item)} (step ${item.stepIndex + 1}, ${steps[item.stepIndex].title})`)));
+    text += out.list(group.items.map((item) => out.escape(`${erratumName(model, item)}: ${erratumText(item, own ? 'you wrote' : undefined)} (step ${item.stepIndex + 1}, ${steps[item.stepIndex].title})`)));
   }
   return text;
 }

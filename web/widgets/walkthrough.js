@@ -786,7 +786,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     /** The errata section that follows the engine's Markdown or LaTeX ('' when none apply). */
     exportErrata(style) {
       if ((edited && !own) || errata.length === 0) return '';
-      return errataSection(style, model, steps, groupErrata(errata));
+      return errataSection(style, model, steps, groupErrata(errata), { own: Boolean(own) });
     },
     destroy() {
       player.destroy();
