@@ -66,7 +66,8 @@ static int check_input(checked *out, const cJSON *input,
     if (status == ATTN_OK) status = attn_check_create(&out->check, out->problem);
     if (status == ATTN_OK)
         status = attn_check_printed_from_json(out->check, printed, decimals,
-                                              allocator, error, ERROR_CAP);
+                                              NULL, 0, allocator, error,
+                                              ERROR_CAP);
     if (status == ATTN_OK) status = attn_check_run(out->check, &out->errata);
     size_t length = 0;
     if (status == ATTN_OK)

@@ -376,9 +376,9 @@ static int run_problem(const cJSON *root, const cli_args *args,
 
 /* attn check: the check's report of the printed numbers beside the
  * problem's fields into a new buffer; *errata how many differ. */
-static int run_check(cJSON *root, const cli_args *args, char **output,
-                     size_t *length, int *errata, char *error,
-                     size_t error_cap)
+static int run_check(cJSON *root, const char *text, size_t text_length,
+                     const cli_args *args, char **output, size_t *length,
+                     int *errata, char *error, size_t error_cap)
 {
     *output = NULL;
     if (args->format == ATTN_FORMAT_STEPS)
@@ -413,8 +413,9 @@ static int run_check(cJSON *root, const cli_args *args, char **output,
         if (status != ATTN_OK) fail(error, error_cap, EXIT_INTERNAL, "out of memory");
     }
     if (status == ATTN_OK)
-        status = attn_check_printed_from_json(check, printed, decimals, NULL,
-                                              error, error_cap);
+        status = attn_check_printed_from_json(check, printed, decimals, text,
+                                              text_length, NULL, error,
+                                              error_cap);
     if (status == ATTN_OK) {
         status = attn_check_run(check, errata);
         if (status == ATTN_OK)
@@ -503,14 +504,18 @@ static int run_cli(const cli_args *args, char *error, size_t error_cap)
     if (exit_status != 0) return exit_status;
     cJSON *root = NULL;
     exit_status = parse_json(&root, text, length, error, error_cap);
-    free(text);
-    if (exit_status != 0) return exit_status;
+    if (exit_status != 0) {
+        free(text);
+        return exit_status;
+    }
     char *output;
     int errata = 0;
-    exit_status = args->check ? run_check(root, args, &output, &length,
-                                          &errata, error, error_cap)
+    /* attn check reads the text again: how each printed number was written. */
+    exit_status = args->check ? run_check(root, text, length, args, &output,
+                                          &length, &errata, error, error_cap)
                               : run_problem(root, args, &output, &length,
                                             error, error_cap);
+    free(text);
     cJSON_Delete(root);
     if (exit_status != 0) return exit_status;
     exit_status = write_output(args->output, output, length, error,

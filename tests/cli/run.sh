@@ -307,6 +307,14 @@ expect_check "attn check names the slip of README's example: the scores not divi
 printf '%s' '{"kind": "softmax", "x": [1, 2, 3], "printed": {"weights": [0.09, 0.245, 0.665]}}' >"$work/holds.json"
 expect_check "attn check on standard input: every printed number holds, exit 0" \
     "$golden/check-holds.txt" 0 --format text - <"$work/holds.json"
+printf '%s' '{"kind": "softmax", "x": [1, 2, 3], "printed": {"note": "[0.5]", "weights": [0.100, 0.245, 0.665]}}' >"$work/zeros.json"
+status=0
+"$attn" check "$work/zeros.json" >"$work/out" 2>"$work/err" || status=$?
+if [ "$status" -eq 1 ] && grep -q '"field":"weights","index":\[0\],"printed":0.1,"exact":0.09[0-9]*,"decimals":3' "$work/out"; then
+    pass
+else
+    fail "attn check reads the decimals as the file writes them (0.100 has 3)" "status $status: $(head -c 300 "$work/out")"
+fi
 expect_error "attn check without printed numbers says what is missing" \
     'attn: printed: missing (the numbers to check, by result name, beside the problem'"'"'s fields)' \
     '{"kind": "softmax", "x": [1, 2]}' check
