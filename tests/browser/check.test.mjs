@@ -97,6 +97,18 @@ test('a paste it cannot read gets a message at the box naming its line and colum
   await page.close();
 });
 
+test('only results can be checked, and a table of the wrong shape is refused at the box', async () => {
+  const page = await open('?preset=three-tokens');
+  const options = await page.$$eval('#walkthrough .aw-check-field option', (os) => os.map((o) => o.value));
+  assert.deepEqual(options, ['scores', 'scaled', 'weights', 'output'], 'Q, K and V are the example\u2019s inputs');
+  await page.selectOption('#walkthrough .aw-check-field', 'weights');
+  await page.locator('#walkthrough .aw-check-text').pressSequentially('0.5 0.5\n0.5 0.5');
+  await assert.doesNotReject(page.locator('#walkthrough .aw-check-error')
+    .filter({ hasText: 'printed.weights: expected 3x3 (as weights), got 2x2' }).waitFor());
+  assert.equal(await page.textContent('#walkthrough .aw-errata-summary'), 'Your numbers: not checked');
+  await page.close();
+});
+
 test('the address keeps typed numbers: reopened, the page shows them and their errata again', async () => {
   const page = await open('?preset=three-tokens');
   await page.selectOption('#walkthrough .aw-check-field', 'weights');

@@ -181,6 +181,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   // Check your own numbers: the learner's printed tables, checked by the
   // engine as the tutorials' are; null when none are given.
   let own = null;
+  let ownError = ''; // why the engine could not check them
   let ownTexts = {}; // as typed, for the address, even those that do not read
   const checkSlot = make('div', 'aw-check-slot');
   root.append(checkSlot);
@@ -346,6 +347,11 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   // The learner's own numbers: the same list, in their words.
   function renderOwnErrata() {
+    if (ownError) {
+      errataTitle.textContent = 'Your numbers: not checked';
+      errataBody.append(make('p', '', ownError));
+      return;
+    }
     if (errata.length === 0) {
       errataTitle.textContent = 'Your numbers: every number you wrote agrees';
       errataBody.append(make('p', '', 'Each number you pasted is the exact value rounded to the decimals you wrote.'));
@@ -362,11 +368,12 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     }
   }
 
-  // The printed keys of the results on screen ("weights"; a multi-head
-  // problem's are its first head's, "heads.0.weights").
+  // The printed keys of the results on screen, not the inputs ("weights";
+  // a multi-head problem's are its first head's, "heads.0.weights").
   function checkFields() {
     const head = problem.mode === 'projections';
-    return ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'output'].filter((name) => model.mats[name]).map((name) => {
+    return ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'output']
+      .filter((name) => model.mats[name] && !Object.hasOwn(problem.fields, name)).map((name) => {
       const perHead = head && !['q', 'k', 'v'].includes(name);
       return { key: perHead ? `heads.0.${name}` : name, label: perHead ? `${name} (head 1)` : name };
     });
@@ -374,11 +381,13 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   // The engine's check of the learner's numbers, else of the tutorial's.
   function errataFor() {
+    ownError = '';
     if (own) {
       try {
         return errataOf(own, model, steps, { vector: problem.vector, engine, input: engineInput(problem) });
       } catch (error) {
-        checker.report(`The engine could not check these numbers: ${error.message}`);
+        ownError = `The engine could not check these numbers: ${error.message}`;
+        checker.report(ownError);
         return [];
       }
     }
