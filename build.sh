@@ -32,8 +32,8 @@ cd "$(dirname "$0")"
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 
 # The library's layers, as in the Makefile (ARCHITECTURE.md).
-ALL_LAYERS="kernels text problem walkthrough train"
-PAGE_LAYERS="kernels text problem walkthrough"
+ALL_LAYERS="kernels text problem walkthrough check train"
+PAGE_LAYERS="kernels text problem walkthrough check"
 
 sources_of() {
     for layer in $1; do ls src/"$layer"/*.c; done

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 
 // Lowest first: a layer may use the ones before it.
-const C_LAYERS = ['kernels', 'text', 'problem', 'walkthrough', 'train', 'cli'];
+const C_LAYERS = ['kernels', 'text', 'problem', 'walkthrough', 'check', 'train', 'cli'];
 const WEB_LAYERS = [
   ['lib', (file) => file.startsWith('web/lib/') || file === 'web/presets.js'],
   ['ui', (file) => file.startsWith('web/ui/')],

@@ -869,6 +869,65 @@ typedef enum attn_format {
 int attn_problem_format(const attn_problem *problem, int format, char *buf,
                         size_t cap, size_t *length);
 
+/* ---- Checking printed numbers: which are wrong, and why ----
+ *
+ * A check compares the numbers someone printed for a problem's results (a
+ * tutorial, a slide, a hand computation) with the exact ones, and explains
+ * each that differs. A printed number p written with D decimals is an
+ * erratum when the exact value e does not round to it:
+ * |p - e| > 0.5·10^-D + 1e-12. The errata are grouped by cause:
+ *   "misprint"  a number that is simply wrong; the later printed numbers
+ *               that follow from it by the right arithmetic (the
+ *               walkthrough's own equations on the printed numbers) are
+ *               carried into its group;
+ *   "rounding"  the printed intermediates, rounded, give it by the right
+ *               arithmetic (or it is off by one unit in its last digit);
+ *   a slip      recomputing with the slip gives the printed tables:
+ *               "no-scale" (scores not divided by √d_k), "scale-by-dk",
+ *               "softmax-columns", "no-transpose" (Q·K), "mask-after-
+ *               softmax" (masked weights zeroed without renormalising),
+ *               "v-transposed" (weights times Vᵀ).
+ * Each group has one sentence a learner can read. The report (README,
+ * "Check your own numbers") is JSON:
+ *   {"checked": n, "errata": [{"field", "index": [..], "printed", "exact",
+ *    "decimals", "step", "group"}], "groups": [{"cause", "root": {"field",
+ *    "index"} | null, "carried"?, "intermediates"?, "explanation"}],
+ *    "unchecked": [keys]}
+ * with indices from 0 (step: the walkthrough's step, from 0, or null), or
+ * text, Markdown or LaTeX, where they count from 1. */
+typedef struct attn_check attn_check;
+
+/* A check of a problem that has run; it reads the problem's results and
+ * allocates through its allocator, so the problem must outlive it. */
+int attn_check_create(attn_check **check, const attn_problem *problem);
+void attn_check_destroy(attn_check *check); /* NULL is fine */
+
+/* Numbers printed for `key`: a result's name ("weights", "heads.0.scores"),
+ * one row of it ("output_row2", rows from 0), or "weightsPercent" (the
+ * weights × 100), "exp" and "sum" (e^scaled and its row sums, as a hand
+ * computation writes them, without subtracting the row's largest, where the
+ * problem has no result of that name), "terms" (weights[i][j] × v[j][c], the
+ * products an output row adds up). values [count] in row-major order,
+ * shaped like the result (leading dimensions of 1 are ignored); NaN where
+ * nothing is printed, -INFINITY for a masked −∞. decimals [count]: the
+ * decimals each was written with, or NULL (or -1 in an entry) to read them
+ * from the value's shortest form (0.380 then counts as 0.38). A key that
+ * names nothing of this problem is listed as unchecked, not refused. */
+int attn_check_set_printed(attn_check *check, const char *key, int rank,
+                           const int *dims, const double *values,
+                           const int *decimals);
+
+/* Compares and explains; *errata (may be NULL) = how many differ. */
+int attn_check_run(attn_check *check, int *errata);
+
+/* The last error as one line naming the printed key; "" when none. */
+const char *attn_check_error(const attn_check *check);
+
+/* The report of a successful run: format ATTN_FORMAT_JSON, _TEXT,
+ * _MARKDOWN or _LATEX; buf, cap and length as for attn_problem_format. */
+int attn_check_format(attn_check *check, int format, char *buf, size_t cap,
+                      size_t *length);
+
 /* ---- Training: a tiny transformer that learns a task ----
  *
  * Token embedding plus learned positions, 1 or 2 layers, an unembedding to

@@ -38,6 +38,13 @@ function readUrlState(location) {
       trainerState = null; // the trainer starts from its defaults
     }
   }
+  if (params.has('check')) {
+    try {
+      state.check = JSON.parse(params.get('check'));
+    } catch {
+      // an unreadable address starts without numbers to check
+    }
+  }
   if (params.has('v')) {
     try {
       state.values = JSON.parse(params.get('v'));
@@ -74,6 +81,7 @@ function replaceUrl(state) {
   params.set('step', String(state.step + 1));
   if (state.values) params.set('v', JSON.stringify(state.values));
   if (state.backward) params.set('backward', '1');
+  if (state.check) params.set('check', JSON.stringify(state.check));
   if (trainerState) params.set('trainer', JSON.stringify(trainerState));
   const url = `${window.location.pathname}?${params.toString()}${window.location.hash}`;
   if (url === `${window.location.pathname}${window.location.search}${window.location.hash}`) return;

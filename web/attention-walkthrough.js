@@ -40,7 +40,7 @@ import sectionsCss from './sections.css';
 import katexCss from './vendor/katex/katex.min.css';
 
 const SCRIPT_URL = import.meta.url;
-const ATTRIBUTES = ['widget', 'preset', 'step', 'values', 'backward', 'controls', 'theme', 'autoplay', 'layout'];
+const ATTRIBUTES = ['widget', 'preset', 'step', 'values', 'backward', 'check', 'controls', 'theme', 'autoplay', 'layout'];
 // What a walkthrough's setState takes: changing one of these moves it without a redraw.
 const STATE_ATTRIBUTES = ['preset', 'step', 'values', 'backward'];
 

@@ -36,6 +36,7 @@ enum {
 
 static const char help_text[] =
     USAGE "\n"
+    "       attn check [--format json|text|markdown|latex] [-o FILE] [FILE]\n"
     "       attn train --task NAME [options]   (attn train --help)\n"
     "\n"
     "Reads one attention problem as JSON from FILE (standard input when FILE\n"
@@ -74,6 +75,16 @@ static const char help_text[] =
     "the gradients. For example:\n"
     "  echo '{\"kind\": \"softmax\", \"x\": [1, 2, 3]}' | attn --format text\n"
     "\n"
+    "attn check reads the same problem with a \"printed\" object beside its\n"
+    "fields: the numbers someone printed for its results, by result name\n"
+    "(\"weights\", \"output_row2\", \"heads\": [{\"scores\": ...}]; null for\n"
+    "a masked -inf), and optionally \"printedDecimals\" (a number, or one\n"
+    "per key). It reports every printed number the exact value does not\n"
+    "round to, grouped by cause (a misprint and what it was carried into,\n"
+    "rounding, or a slip such as no-scale or softmax-columns), each with a\n"
+    "sentence; exit status 0 when every printed number holds, 1 when some\n"
+    "do not.\n"
+    "\n"
     "Exit status: 0 on success; 2 for a bad option, an unreadable file or a\n"
     "bad or too large problem (one line on standard error); 1 when memory\n"
     "runs out or the result cannot be written.\n";
@@ -86,6 +97,7 @@ typedef struct cli_args {
     const char *title;  /* NULL = the walkthrough's own */
     int heading_level;  /* 0 = the default, 1 */
     int help, version;
+    int check;          /* attn check: the printed numbers checked */
 } cli_args;
 
 #if defined(__GNUC__)
@@ -390,6 +402,75 @@ static int run_problem(attn_problem *problem, const cli_args *args,
     return status == ATTN_OK ? 0 : exit_status_for(status);
 }
 
+/* attn check: the check's report of the printed numbers beside the
+ * problem's fields into a new buffer; *errata how many differ. */
+static int run_check(cJSON *root, const char *text, size_t text_length,
+                     const cli_args *args, char **output, size_t *length,
+                     int *errata, char *error, size_t error_cap)
+{
+    *output = NULL;
+    if (args->format == ATTN_FORMAT_STEPS)
+        return fail(error, error_cap, EXIT_BAD_INPUT,
+                    "attn check: --format is json, text, markdown or latex");
+    if (!cJSON_IsObject(root))
+        return fail(error, error_cap, EXIT_BAD_INPUT,
+                    "expected a problem object with \"printed\", got %s",
+                    attn_json_describe(root));
+    cJSON *printed = cJSON_DetachItemFromObjectCaseSensitive(root, "printed");
+    cJSON *decimals =
+        cJSON_DetachItemFromObjectCaseSensitive(root, "printedDecimals");
+    attn_problem *problem = NULL;
+    attn_check *check = NULL;
+    int status;
+    if (printed == NULL) {
+        status = ATTN_ERR_INPUT;
+        fail(error, error_cap, EXIT_BAD_INPUT,
+             "printed: missing (the numbers to check, by result name, "
+             "beside the problem's fields)");
+    } else {
+        status = attn_problem_from_json_limited(&problem, root, NULL,
+                                                args->max_bytes, error,
+                                                error_cap);
+    }
+    if (status == ATTN_OK && attn_problem_run(problem) != ATTN_OK) {
+        status = ATTN_ERR_INPUT;
+        fail(error, error_cap, EXIT_BAD_INPUT, "%s", attn_problem_error(problem));
+    }
+    if (status == ATTN_OK) {
+        status = attn_check_create(&check, problem);
+        if (status != ATTN_OK) fail(error, error_cap, EXIT_INTERNAL, "out of memory");
+    }
+    if (status == ATTN_OK)
+        status = attn_check_printed_from_json(check, printed, decimals, text,
+                                              text_length, NULL, error,
+                                              error_cap);
+    if (status == ATTN_OK) {
+        status = attn_check_run(check, errata);
+        if (status == ATTN_OK)
+            status = attn_check_format(check, args->format, NULL, 0, length);
+        if (status == ATTN_OK) {
+            *output = malloc(*length + 1);
+            status = *output == NULL ? ATTN_ERR_NOMEM
+                                     : attn_check_format(check, args->format,
+                                                         *output, *length + 1,
+                                                         length);
+        }
+        if (status != ATTN_OK)
+            fail(error, error_cap, 0, "%s",
+                 *attn_check_error(check) != '\0' ? attn_check_error(check)
+                                                  : attn_status_text(status));
+    }
+    if (status != ATTN_OK) {
+        free(*output);
+        *output = NULL;
+    }
+    attn_check_destroy(check);
+    attn_problem_destroy(problem);
+    cJSON_Delete(printed);
+    cJSON_Delete(decimals);
+    return status == ATTN_OK ? 0 : exit_status_for(status);
+}
+
 /* The result and a final newline if it lacks one; 0 or EOF. */
 static int put_result(FILE *out, const char *output, size_t length)
 {
@@ -500,30 +581,69 @@ static int write_output(const char *path, const char *output, size_t length,
     return exit_status;
 }
 
+/* The input's problem, run and formatted into a new buffer. */
+static int solve_input(const cli_args *args, char **output, size_t *length,
+                       char *error, size_t error_cap)
+{
+    attn_problem *problem;
+    const int exit_status = read_problem(&problem, args, error, error_cap);
+    if (exit_status != 0) return exit_status;
+    return run_problem(problem, args, output, length, error, error_cap);
+}
+
+/* attn check: the input read and parsed within args->max_bytes, as for a
+ * problem, then checked (run_check reads the text again: how each printed
+ * number was written). */
+static int check_input(const cli_args *args, char **output, size_t *length,
+                       int *errata, char *error, size_t error_cap)
+{
+    char *text = NULL;
+    size_t text_length = 0;
+    const int exit_status = read_input(args->path, args->max_bytes, &text,
+                                       &text_length, error, error_cap);
+    if (exit_status != 0) return exit_status;
+    cJSON *root;
+    const int status = attn_json_parse_limited(&root, text, text_length,
+                                               args->max_bytes, error,
+                                               error_cap);
+    if (status != ATTN_OK) {
+        free(text);
+        return exit_status_for(status);
+    }
+    const int checked = run_check(root, text, text_length, args, output,
+                                  length, errata, error, error_cap);
+    free(text);
+    cJSON_Delete(root);
+    return checked;
+}
+
 /* Input to output; 0, or an exit status with the message in error. */
 static int run_cli(const cli_args *args, char *error, size_t error_cap)
 {
-    attn_problem *problem;
-    int exit_status = read_problem(&problem, args, error, error_cap);
-    if (exit_status != 0) return exit_status;
-    char *output;
-    size_t length;
-    exit_status = run_problem(problem, args, &output, &length, error,
-                              error_cap);
+    char *output = NULL;
+    size_t length = 0;
+    int errata = 0;
+    int exit_status = args->check
+        ? check_input(args, &output, &length, &errata, error, error_cap)
+        : solve_input(args, &output, &length, error, error_cap);
     if (exit_status != 0) return exit_status;
     exit_status = write_output(args->output, output, length, error,
                                error_cap);
     free(output);
-    return exit_status;
+    /* attn check: 1 when a printed number does not hold. */
+    return exit_status == 0 && errata > 0 ? 1 : exit_status;
 }
 
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "train") == 0)
         return attn_cli_train(argc - 1, argv + 1);
-    char error[ERROR_CAP];
+    const int check = argc > 1 && strcmp(argv[1], "check") == 0;
+    char error[ERROR_CAP] = "";
     cli_args args;
-    int exit_status = parse_args(&args, argc, argv, error, sizeof error);
+    int exit_status = parse_args(&args, argc - check, argv + check, error,
+                                 sizeof error);
+    args.check = check;
     if (exit_status == 0 && args.help) {
         fputs(help_text, stdout);
     } else if (exit_status == 0 && args.version) {
@@ -531,6 +651,7 @@ int main(int argc, char **argv)
     } else if (exit_status == 0) {
         exit_status = run_cli(&args, error, sizeof error);
     }
-    if (exit_status != 0) fprintf(stderr, "attn: %s\n", error);
+    /* attn check's 1 for errata says nothing more on standard error. */
+    if (exit_status != 0 && error[0] != '\0') fprintf(stderr, "attn: %s\n", error);
     return exit_status;
 }

@@ -670,3 +670,214 @@ int attn_problem_from_json_limited(attn_problem **problem, const cJSON *root,
     *problem = made;
     return ATTN_OK;
 }
+
+/* ---- Printed numbers into a check ---- */
+
+/* The decimals printedDecimals gives `key`: one number for everything, or
+ * under the key (for "heads.0.weights" also under "weights"), a number or
+ * nested arrays shaped like the printed ones. *decimals NULL: none given. */
+static int read_decimals(int **decimals, const cJSON *table, const char *key,
+                         const char *plain, size_t count,
+                         const attn_allocator *allocator, char *error,
+                         size_t error_cap)
+{
+    *decimals = NULL;
+    const cJSON *node = table;
+    if (cJSON_IsObject(table)) {
+        node = cJSON_GetObjectItemCaseSensitive(table, key);
+        if (node == NULL) node = cJSON_GetObjectItemCaseSensitive(table, plain);
+    }
+    if (node == NULL) return ATTN_OK;
+    char path[160];
+    snprintf(path, sizeof path, "printedDecimals.%s", key);
+    attn_json_tensor tensor;
+    int status = attn_json_read_tensor(&tensor, node, path,
+                                       ATTN_JSON_ALLOW_SCALAR, allocator,
+                                       error, error_cap);
+    if (status != ATTN_OK) return status;
+    if (tensor.count != 1 && tensor.count != count) {
+        attn_json_tensor_free(&tensor, allocator);
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "%s: expected one number or %zu (one per printed "
+                    "number), got %zu", path, count, tensor.count);
+    }
+    *decimals = allocate(allocator, count * sizeof **decimals);
+    if (*decimals == NULL) status = fail(error, error_cap, ATTN_ERR_NOMEM, "%s: out of memory", path);
+    for (size_t i = 0; status == ATTN_OK && i < count; i++) {
+        const double d = tensor.data[tensor.count == 1 ? 0 : i];
+        if (!(d >= 0 && d <= 17) || d != (int)d)
+            status = fail(error, error_cap, ATTN_ERR_INPUT,
+                          "%s: expected a whole number of decimals from 0 to "
+                          "17, got %g", path, d);
+        else
+            (*decimals)[i] = (int)d;
+    }
+    attn_json_tensor_free(&tensor, allocator);
+    if (status != ATTN_OK) {
+        release(allocator, *decimals);
+        *decimals = NULL;
+    }
+    return status;
+}
+
+/* The decimals each printed number was written with, in the order of the
+ * text: taken one table at a time. */
+typedef struct written_cursor {
+    const int *decimals; /* NULL: none known */
+    size_t count, next;
+} written_cursor;
+
+static int set_printed_member(attn_check *check, const cJSON *value,
+                              const char *key, const char *plain,
+                              const cJSON *decimals, written_cursor *written,
+                              const attn_allocator *allocator, char *error,
+                              size_t error_cap)
+{
+    if (cJSON_IsString(value)) return ATTN_OK; /* a note beside the numbers */
+    char path[160];
+    snprintf(path, sizeof path, "printed.%s", key);
+    attn_json_tensor tensor;
+    int status = attn_json_read_tensor(
+        &tensor, value, path,
+        ATTN_JSON_NULL_IS_MINUS_INF | ATTN_JSON_ALLOW_SCALAR, allocator,
+        error, error_cap);
+    if (status != ATTN_OK) return status;
+    int *places = NULL;
+    status = read_decimals(&places, decimals, key, plain, tensor.count,
+                           allocator, error, error_cap);
+    const int *as_written = NULL;
+    if (written->decimals != NULL && written->next + tensor.count <= written->count)
+        as_written = written->decimals + written->next;
+    written->next += tensor.count;
+    if (status == ATTN_OK) {
+        status = attn_check_set_printed(check, key, tensor.rank, tensor.dims,
+                                        tensor.data,
+                                        places != NULL ? places : as_written);
+        if (status != ATTN_OK)
+            fail(error, error_cap, status, "%s", attn_check_error(check));
+    }
+    release(allocator, places);
+    attn_json_tensor_free(&tensor, allocator);
+    return status;
+}
+
+/* The decimals of each number in the value of the root object's "printed"
+ * member as the text writes them (0.380: 3), in order, null counting as 0,
+ * into a new array (NULL when there is none or memory runs out). The
+ * text has been parsed as JSON already, so its tokens are well formed. */
+static int *written_decimals(const char *text, size_t length, size_t *count)
+{
+    *count = 0;
+    if (text == NULL) return NULL;
+    int *out = malloc((length / 2 + 1) * sizeof *out);
+    if (out == NULL) return NULL;
+    int depth = 0, printed_depth = 0, before_printed = 0;
+    for (size_t i = 0; i < length; i++) {
+        const char c = text[i];
+        if (c == '"') {
+            const size_t start = ++i;
+            while (i < length && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
+            size_t next = i + 1;
+            while (next < length && strchr(" \t\r\n", text[next]) != NULL) next++;
+            before_printed = depth == 1 && printed_depth == 0 && next < length &&
+                             text[next] == ':' && i - start == 7 &&
+                             memcmp(text + start, "printed", 7) == 0;
+            continue;
+        }
+        if (c == '{' || c == '[') {
+            depth++;
+            if (before_printed) printed_depth = depth;
+            before_printed = 0;
+        } else if (c == '}' || c == ']') {
+            if (depth == printed_depth) break; /* the end of "printed" */
+            depth--;
+        } else if (printed_depth > 0 && c == 'n') {
+            out[(*count)++] = 0; /* null */
+            i += 3;
+        } else if (printed_depth > 0 && (c == '-' || (c >= '0' && c <= '9'))) {
+            int fraction = 0, seen_point = 0;
+            size_t j = i + (c == '-');
+            for (; j < length && ((text[j] >= '0' && text[j] <= '9') || text[j] == '.'); j++) {
+                if (text[j] == '.') seen_point = 1;
+                else if (seen_point) fraction++;
+            }
+            long exponent = 0;
+            if (j < length && (text[j] == 'e' || text[j] == 'E'))
+                exponent = strtol(text + j + 1, NULL, 10);
+            while (j < length && strchr("eE+-0123456789", text[j]) != NULL) j++;
+            const long places = fraction - exponent;
+            out[(*count)++] = places < 0 ? 0 : places > 17 ? 17 : (int)places;
+            i = j - 1;
+        } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ':' && c != ',') {
+            before_printed = 0;
+        }
+    }
+    return out;
+}
+
+static int printed_members(attn_check *check, const cJSON *printed,
+                           const cJSON *decimals, written_cursor *written,
+                           const attn_allocator *allocator, char *error,
+                           size_t error_cap);
+
+int attn_check_printed_from_json(attn_check *check, const cJSON *printed,
+                                 const cJSON *decimals, const char *text,
+                                 size_t length, const attn_allocator *allocator,
+                                 char *error, size_t error_cap)
+{
+    if (check == NULL || (error == NULL && error_cap > 0)) return ATTN_ERR_NULL;
+    size_t count = 0;
+    int *as_written = written_decimals(text, length, &count);
+    written_cursor written = {as_written, count, 0};
+    const int status = printed_members(check, printed, decimals, &written,
+                                       allocator, error, error_cap);
+    free(as_written);
+    return status;
+}
+
+static int printed_members(attn_check *check, const cJSON *printed,
+                           const cJSON *decimals, written_cursor *written,
+                           const attn_allocator *allocator, char *error,
+                           size_t error_cap)
+{
+    if (error_cap > 0) error[0] = '\0';
+    if (!cJSON_IsObject(printed))
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "printed: expected an object of printed tables by result "
+                    "name, got %s", attn_json_describe(printed));
+    if (decimals != NULL && !cJSON_IsObject(decimals) && !cJSON_IsNumber(decimals))
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "printedDecimals: expected a number or an object by "
+                    "printed key, got %s", attn_json_describe(decimals));
+    const cJSON *member;
+    cJSON_ArrayForEach(member, printed) {
+        int status = ATTN_OK;
+        if (strcmp(member->string, "heads") == 0 && cJSON_IsArray(member)) {
+            const cJSON *head;
+            int h = 0;
+            cJSON_ArrayForEach(head, member) {
+                if (!cJSON_IsObject(head))
+                    return fail(error, error_cap, ATTN_ERR_INPUT,
+                                "printed.heads[%d]: expected an object of "
+                                "that head's tables, got %s", h,
+                                attn_json_describe(head));
+                const cJSON *table;
+                cJSON_ArrayForEach(table, head) {
+                    char key[160];
+                    snprintf(key, sizeof key, "heads.%d.%s", h, table->string);
+                    status = set_printed_member(check, table, key, table->string,
+                                                decimals, written, allocator,
+                                                error, error_cap);
+                    if (status != ATTN_OK) return status;
+                }
+                h++;
+            }
+            continue;
+        }
+        status = set_printed_member(check, member, member->string,
+                                    member->string, decimals, written,
+                                    allocator, error, error_cap);
+        if (status != ATTN_OK) return status;
+    }
+    return ATTN_OK;
+}

@@ -94,4 +94,20 @@ void attn_json_tensor_free(attn_json_tensor *tensor,
  * "nothing" (node NULL): what a message says it got. */
 const char *attn_json_describe(const cJSON *node);
 
+/*
+ * Sets the printed numbers of a check from JSON as tests/vectors holds
+ * them: printed {key: number or nested arrays (null = −∞), "heads": [{key:
+ * ...}] for a multi-head problem's heads, strings (notes) skipped};
+ * decimals (NULL for none) a number for every key, or {key: a number or
+ * nested arrays shaped like the printed numbers}, a head's table under
+ * "heads.0.weights" or its plain name. Where decimals gives none, text
+ * [length] (the JSON that was parsed; NULL for none) says how each number
+ * of its "printed" object was written: 0.380 has 3. Returns ATTN_OK, or
+ * the status with one line in error naming the key.
+ */
+int attn_check_printed_from_json(attn_check *check, const cJSON *printed,
+                                 const cJSON *decimals, const char *text,
+                                 size_t length, const attn_allocator *allocator,
+                                 char *error, size_t error_cap);
+
 #endif /* PROBLEM_JSON_H */

@@ -289,5 +289,57 @@ expect_error "-o into a missing directory names the file" \
     "attn: cannot write $work/no/such/dir.json: No such file or directory" \
     '{"kind": "softmax", "x": [1, 2]}' --output="$work/no/such/dir.json"
 
+# ---- attn check ----
+
+check_input=tests/cli/check-cat-sat-mat.json
+# expect_check NAME GOLDEN STATUS [ARGS...]: exit STATUS, nothing on
+# stderr, stdout equal to the golden file; the check's example as FILE.
+expect_check() {
+    local name=$1 want=$2 want_status=$3
+    shift 3
+    local status=0
+    "$attn" check "$@" >"$work/out" 2>"$work/err" || status=$?
+    if [ "$status" -ne "$want_status" ] || [ -s "$work/err" ]; then
+        fail "$name" "exit status $status (expected $want_status), stderr: $(head -c 300 "$work/err")"
+    elif [ "$update" -eq 1 ]; then
+        cp "$work/out" "$want"
+        pass
+    elif cmp -s "$work/out" "$want"; then
+        pass
+    else
+        fail "$name" "stdout differs from $want:" \
+            "$(diff -u "$want" "$work/out" | head -n 20)"
+    fi
+}
+for pair in json:json text:txt markdown:md latex:tex; do
+    expect_check "attn check --format ${pair%%:*} reports the tutorial's errata, exit 1" \
+        "$golden/check-cat-sat-mat.${pair#*:}" 1 --format "${pair%%:*}" "$check_input"
+done
+expect_check "attn check names the slip of README's example: the scores not divided by √d_k" \
+    "$golden/check-no-scale.txt" 1 --format text tests/cli/check-no-scale.json
+printf '%s' '{"kind": "softmax", "x": [1, 2, 3], "printed": {"weights": [0.09, 0.245, 0.665]}}' >"$work/holds.json"
+expect_check "attn check on standard input: every printed number holds, exit 0" \
+    "$golden/check-holds.txt" 0 --format text - <"$work/holds.json"
+printf '%s' '{"kind": "softmax", "x": [1, 2, 3], "printed": {"note": "[0.5]", "weights": [0.100, 0.245, 0.665]}}' >"$work/zeros.json"
+status=0
+"$attn" check "$work/zeros.json" >"$work/out" 2>"$work/err" || status=$?
+if [ "$status" -eq 1 ] && grep -q '"field":"weights","index":\[0\],"printed":0.1,"exact":0.09[0-9]*,"decimals":3' "$work/out"; then
+    pass
+else
+    fail "attn check reads the decimals as the file writes them (0.100 has 3)" "status $status: $(head -c 300 "$work/out")"
+fi
+expect_error "attn check without printed numbers says what is missing" \
+    'attn: printed: missing (the numbers to check, by result name, beside the problem'"'"'s fields)' \
+    '{"kind": "softmax", "x": [1, 2]}' check
+expect_error "attn check names a printed table of the wrong shape" \
+    'attn: printed.weights: expected 3 (as weights), got 2' \
+    '{"kind": "softmax", "x": [1, 2, 3], "printed": {"weights": [0.5, 0.5]}}' check
+expect_error "attn check names a printed string where a number belongs" \
+    'attn: printed.weights[1]: expected a number, got a string' \
+    '{"kind": "softmax", "x": [1, 2], "printed": {"weights": [0.5, "a"]}}' check
+expect_error "attn check has no steps format" \
+    'attn: attn check: --format is json, text, markdown or latex' \
+    '{"kind": "softmax", "x": [1, 2], "printed": {}}' check --format steps
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -4,7 +4,7 @@
 // the declarations must reject.
 import { AttentionError as AttentionErrorClass, DEFAULT_MAX_BYTES, loadAttention } from 'attention-explainer';
 import type {
-  Attention, AttentionError, Batch, Equation, EquationNode, FormatStyle, Matrix, MemoryStats,
+  Attention, AttentionError, Batch, CheckReport, Equation, EquationNode, ErratumCause, FormatStyle, Matrix, MemoryStats,
   Problem, SdpaFlatResult, Vector, WalkthroughStep,
 } from 'attention-explainer';
 
@@ -233,3 +233,12 @@ const firstNode: EquationNode | undefined = equation?.chain[0];
 const produced: boolean | undefined = firstStep.regions?.[0].produces;
 const stepsJson: string = attn.format({ kind: 'softmax', x: [1, 2] }, 'steps');
 void stepTitle; void firstNode; void produced; void stepsJson;
+
+// The check of printed numbers: the report and its groups are typed.
+const report: CheckReport = attn.check({ kind: 'softmax', x: [1, 2, 3] }, { weights: [0.09, 0.24, 0.67] }, { decimals: 2 });
+const cause: ErratumCause | undefined = report.groups[0]?.cause;
+const where: number | null | undefined = report.errata[0]?.step;
+const reportText: string = attn.check({ kind: 'softmax', x: [1, 2] }, { weights: [0.27, null] }, { format: 'markdown' });
+// @ts-expect-error a check's format has no steps
+attn.check({ kind: 'softmax', x: [1, 2] }, {}, { format: 'steps' });
+void cause; void where; void reportText;

@@ -381,6 +381,75 @@ export interface DocumentOptions {
   headingLevel?: 1 | 2 | 3 | 4;
 }
 
+// ---- check ----
+
+/** Numbers printed for a problem's results, by key: a result's name
+ * ("weights"), one row of it ("output_row2", rows from 0), "weightsPercent",
+ * "exp" and "sum" (a hand computation's softmax, without subtracting the
+ * row's largest), "terms" (weights[i][j] × v[j][c]), and for a multi-head
+ * problem `heads: [{ scores, ... }]`. null or -Infinity is a masked −∞;
+ * strings (notes) are skipped; keys naming nothing are listed as unchecked. */
+export interface PrintedNumbers {
+  heads?: Array<Record<string, number | null | NestedPrinted>>;
+  [key: string]: number | null | string | NestedPrinted | Array<Record<string, number | null | NestedPrinted>> | undefined;
+}
+export type NestedPrinted = ReadonlyArray<number | null | NestedPrinted>;
+
+/** How many decimals each printed number was written with: one number for
+ * all, or by key a number or nested arrays shaped like the numbers.
+ * Without them each number's shortest form says (0.380 counts as 0.38). */
+export type PrintedDecimals = number | Record<string, number | NestedDecimals>;
+export type NestedDecimals = ReadonlyArray<number | NestedDecimals>;
+
+export interface CheckOptions {
+  decimals?: PrintedDecimals;
+  /** 'json' (the default): the report object; else the report as text. */
+  format?: 'json' | 'text' | 'markdown' | 'latex';
+}
+
+/** A printed cell: its key and its index in the printed numbers (from 0). */
+export interface PrintedCell {
+  field: string;
+  index: number[];
+}
+
+/** A printed number the exact value does not round to. */
+export interface Erratum extends PrintedCell {
+  printed: number;
+  exact: number;
+  decimals: number;
+  /** The walkthrough step (from 0) that computes it, or null. */
+  step: number | null;
+  /** Its group in `groups`. */
+  group: number;
+}
+
+export type ErratumCause = 'misprint' | 'rounding' | 'no-scale' | 'scale-by-dk' | 'softmax-columns'
+  | 'no-transpose' | 'mask-after-softmax' | 'v-transposed';
+
+export interface ErratumGroup {
+  cause: ErratumCause;
+  /** A misprint's first misprinted number; null for the other causes. */
+  root: PrintedCell | null;
+  /** misprint: the numbers that are wrong of themselves (one table, one step). */
+  roots?: PrintedCell[];
+  /** misprint: the later numbers that follow from them. */
+  carried?: PrintedCell[];
+  /** rounding: the printed tables whose rounded numbers these follow from. */
+  intermediates?: string[];
+  /** One sentence a learner can read. */
+  explanation: string;
+}
+
+export interface CheckReport {
+  /** How many printed numbers were compared. */
+  checked: number;
+  errata: Erratum[];
+  groups: ErratumGroup[];
+  /** Printed keys that name nothing of this problem. */
+  unchecked: string[];
+}
+
 // ---- sdpaFlat ----
 
 /** Flat row-major numbers. */
@@ -594,6 +663,12 @@ export interface Attention {
 
   /** The result and the steps from one run. */
   walkthrough(problem: Problem): { result: AttentionResult; steps: WalkthroughSteps };
+
+  /** Which printed numbers are wrong and why: each the exact value does
+   * not round to, grouped by cause (a misprint and what it was carried
+   * into, rounding, or a named slip), each group with one sentence. */
+  check(problem: Problem, printed: PrintedNumbers, options?: CheckOptions & { format?: 'json' }): CheckReport;
+  check(problem: Problem, printed: PrintedNumbers, options: CheckOptions & { format: 'text' | 'markdown' | 'latex' }): string;
 
   /** Float32Arrays in: computed in float32, Float32Arrays out. */
   sdpaFlat(input: SdpaFlat32Input & { weights: true }): SdpaFlat32ResultWithWeights;

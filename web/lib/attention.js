@@ -23,6 +23,12 @@
 //               { title?, headingLevel? }) -> string
 //   attn.steps({ kind, ...fields })              -> the walkthrough as data: { title, intro, steps }
 //   attn.walkthrough({ kind, ...fields })        -> { result, steps }: both from one run
+//   attn.check({ kind, ...fields }, printed, { decimals?, format? })
+//     -> { checked, errata: [{ field, index, printed, exact, decimals, step, group }],
+//          groups: [{ cause, root, roots?, carried?, intermediates?, explanation }],
+//          unchecked }: the printed numbers (by result name, as in
+//          tests/vectors) against the exact ones, each that differs explained
+//          (format 'text' | 'markdown' | 'latex': the same report as a string)
 //   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays;
 //                  Float32Array inputs compute in float32, others in float64;
 //                  `output`, an array to write the result into, allocates none)
@@ -240,7 +246,7 @@ function createApi(wasm, engineMaxBytes) {
 
   // The length of the last text of each format, plus one: the next
   // format call's first guess.
-  const lastLength = [];
+  const lastLength = {};
 
   // Every block malloc'd during one API call, freed together at its end.
   class Allocations {
@@ -354,10 +360,10 @@ function createApi(wasm, engineMaxBytes) {
     if (status !== 0) throw problemError(problem, status);
   }
 
-  // Builds a problem from `input`, runs it and returns its result in each
-  // of `formats` (attn_format numbers), in order; `document` ({ title,
-  // headingLevel }) places a walkthrough in a document.
-  function runAndFormat(input, formats, document = {}) {
+  // Builds a problem from `input`, runs it and returns what `use(problem,
+  // allocations)` makes of it; `document` ({ title, headingLevel }) places
+  // a walkthrough in a document.
+  function withRunProblem(input, document, use) {
     if (input === null || typeof input !== 'object' || isList(input)) {
       throw inputError(`expected a problem object, got ${describe(input)}`);
     }
@@ -394,29 +400,41 @@ function createApi(wasm, engineMaxBytes) {
       setDocument(problem, document, allocations);
       const ran = wasm.attn_problem_run(problem);
       if (ran !== 0) throw problemError(problem, ran);
-
-      const lengthSlot = allocations.bytes(4); // size_t is 32 bits in wasm32
-      return formats.map((format) => {
-        // One pass into a buffer as large as this format's last text (a
-        // step list can be MBs); a second only if the text is longer.
-        let capacity = lastLength[format] ?? 0;
-        let buffer = capacity > 0 ? allocations.bytes(capacity) : 0;
-        let status = wasm.attn_problem_format(problem, format, buffer, capacity, lengthSlot);
-        let length = readU32(lengthSlot);
-        if (status === 0 && length >= capacity) {
-          capacity = length + 1;
-          buffer = allocations.bytes(capacity);
-          status = wasm.attn_problem_format(problem, format, buffer, capacity, lengthSlot);
-          length = readU32(lengthSlot);
-        }
-        if (status !== 0) throw problemError(problem, status);
-        lastLength[format] = Math.max(length + 1, 4096);
-        return decoder.decode(new Uint8Array(wasm.memory.buffer, buffer, length));
-      });
+      return use(problem, allocations);
     } finally {
       if (problem !== 0) wasm.attn_problem_destroy(problem);
       allocations.releaseAll();
     }
+  }
+
+  // The text a C formatter (attn_problem_format, attn_check_format) writes
+  // for `format`: one pass into a buffer as large as this format's last
+  // text (a step list can be MBs), a second only if the text is longer.
+  // fail(status) makes the error of a failed call; `kind` keeps the guess
+  // of each formatter apart.
+  function formatted(formatter, object, format, allocations, fail, kind = '') {
+    const lengthSlot = allocations.bytes(4); // size_t is 32 bits in wasm32
+    const guess = `${kind}${format}`;
+    let capacity = lastLength[guess] ?? 0;
+    let buffer = capacity > 0 ? allocations.bytes(capacity) : 0;
+    let status = formatter(object, format, buffer, capacity, lengthSlot);
+    let length = readU32(lengthSlot);
+    if (status === 0 && length >= capacity) {
+      capacity = length + 1;
+      buffer = allocations.bytes(capacity);
+      status = formatter(object, format, buffer, capacity, lengthSlot);
+      length = readU32(lengthSlot);
+    }
+    if (status !== 0) throw fail(status);
+    lastLength[guess] = Math.max(length + 1, 4096);
+    return decoder.decode(new Uint8Array(wasm.memory.buffer, buffer, length));
+  }
+
+  // The problem's result in each of `formats` (attn_format numbers).
+  function runAndFormat(input, formats, document = {}) {
+    return withRunProblem(input, document, (problem, allocations) => formats.map(
+      (format) => formatted(wasm.attn_problem_format, problem, format, allocations,
+                            (status) => problemError(problem, status))));
   }
 
   // JSON has no infinity: the engine writes a masked -Infinity as null, in
@@ -473,6 +491,88 @@ function createApi(wasm, engineMaxBytes) {
     const placed = readInput('format: document', () => ({ title: document?.title, headingLevel: document?.headingLevel }));
     return runAndFormat(input, [FORMATS[style]], placed)[0];
   }
+
+  // attn_check_*: printed numbers by key ({ weights: [[...]], output_row2:
+  // [...], heads: [{ scores }] }; null for a masked -Infinity; strings,
+  // such as notes, skipped), with their decimals: options.decimals is a
+  // number, or { key: a number or nested arrays shaped like the numbers };
+  // otherwise each number's shortest form says.
+  function check(input, printed, { decimals, format: style = 'json' } = {}) {
+    if (!Object.hasOwn(FORMATS, style) || style === 'steps') {
+      const got = typeof style === 'string' ? JSON.stringify(style) : describe(style);
+      throw new AttentionError(`check: format must be "json", "text", "markdown" or "latex", got ${got}`,
+                               ATTN_ERR_OPTION);
+    }
+    if (printed === null || typeof printed !== 'object' || isList(printed)) {
+      throw inputError(`printed: expected an object of printed tables by result name, got ${describe(printed)}`);
+    }
+    if (decimals !== undefined && typeof decimals !== 'number'
+        && (decimals === null || typeof decimals !== 'object' || isList(decimals))) {
+      throw inputError(`printedDecimals: expected a number or an object by printed key, got ${describe(decimals)}`);
+    }
+    const tables = [];
+    for (const [key, value] of Object.entries(printed)) {
+      if (key === 'heads' && isList(value)) {
+        Array.from(value).forEach((head, h) => {
+          if (head === null || typeof head !== 'object' || isList(head)) {
+            throw inputError(`printed.heads[${h}]: expected an object of that head's tables, got ${describe(head)}`);
+          }
+          for (const [name, table] of Object.entries(head)) tables.push([`heads.${h}.${name}`, name, table]);
+        });
+      } else {
+        tables.push([key, key, value]);
+      }
+    }
+    return withRunProblem(input, {}, (problem, allocations) => {
+      const slot = allocations.bytes(4);
+      const created = wasm.attn_check_create(slot, problem);
+      if (created !== 0) throw engineError(created);
+      const made = readU32(slot);
+      const fail = (status) => engineError(status, readCString(wasm.attn_check_error(made)));
+      try {
+        for (const [key, plain, value] of tables) {
+          if (typeof value === 'string' || value === undefined) continue; // a note
+          const path = `printed.${key}`;
+          const { dims, data } = isList(value) ? tensorOf(path, value, { held: 0, maxBytes: engineMaxBytes }, printedLeaf)
+            : { dims: [], data: [printedLeaf(value, path)] };
+          const places = decimalsOf(key, plain, decimals, data.length);
+          const status = wasm.attn_check_set_printed(made, allocations.string(key), dims.length,
+                                                     allocations.ints(dims), allocations.doubles(data),
+                                                     places ? allocations.ints(places) : 0);
+          if (status !== 0) throw fail(status);
+        }
+        const ran = wasm.attn_check_run(made, 0);
+        if (ran !== 0) throw fail(ran);
+        const text = formatted(wasm.attn_check_format, made, FORMATS[style], allocations, fail, 'check');
+        return style === 'json' ? parseReport(text) : text;
+      } finally {
+        wasm.attn_check_destroy(made);
+      }
+    });
+  }
+
+  // The decimals options.decimals gives a printed key (a head's table also
+  // under its plain name), one per number; null when none are given.
+  function decimalsOf(key, plain, decimals, count) {
+    const given = typeof decimals === 'number' ? decimals : decimals?.[key] ?? decimals?.[plain];
+    if (given === undefined) return null;
+    const path = `printedDecimals.${key}`;
+    const values = isList(given) ? tensorOf(path, given, { held: 0, maxBytes: engineMaxBytes }).data : [leafValue(given, path)];
+    if (values.length !== 1 && values.length !== count) {
+      throw inputError(`${path}: expected one number or ${count} (one per printed number), got ${values.length}`);
+    }
+    return Array.from({ length: count }, (_, i) => {
+      const d = values[values.length === 1 ? 0 : i];
+      if (!Number.isInteger(d) || d < 0 || d > 17) {
+        throw inputError(`${path}: expected a whole number of decimals from 0 to 17, got ${d}`);
+      }
+      return d;
+    });
+  }
+
+  // A report's printed and exact values: null is a masked -Infinity.
+  const parseReport = (text) => JSON.parse(text, (key, value) => (
+    (key === 'printed' || key === 'exact') && value === null ? -Infinity : value));
 
   /**
    * Scaled dot-product attention straight over attn_sdpa, for timing:
@@ -1095,6 +1195,7 @@ function createApi(wasm, engineMaxBytes) {
     format,
     steps,
     walkthrough,
+    check,
     sdpaFlat,
     linearFlat,
     createTrainer,
@@ -1190,8 +1291,9 @@ function stringsOf(field, values) {
 // adds to the problem (budget: { held, maxBytes }) are checked from those
 // lengths before a single entry is read: a 20,000 × 20,000 array was once
 // walked for 16 s before its size error, and a length of 2^32 - 1 failed
-// in JS's own allocation.
-function tensorOf(field, value, budget) {
+// in JS's own allocation. leaf reads each entry (printed numbers may be
+// -Infinity, inputs may not).
+function tensorOf(field, value, budget, leaf = leafValue) {
   const dims = [];
   for (let level = value; isList(level); level = level[0]) {
     if (dims.length === MAX_RANK) {
@@ -1212,7 +1314,7 @@ function tensorOf(field, value, budget) {
       + `in one block (${MAX_BLOCK_BYTES})`, ATTN_ERR_TOO_LARGE);
   }
   const data = new Float64Array(count);
-  const reader = { data, next: 0 };
+  const reader = { data, next: 0, leaf };
   if (dims.length === 1) fillRow(reader, value, field);
   else if (dims.length === 2) fillMatrix(reader, value, field);
   else fillBatch(reader, value, field, dims);
@@ -1221,7 +1323,7 @@ function tensorOf(field, value, budget) {
 
 function fillRow(reader, row, path) {
   for (let j = 0; j < row.length; j++) {
-    reader.data[reader.next++] = leafValue(row[j], `${path}[${j}]`);
+    reader.data[reader.next++] = reader.leaf(row[j], `${path}[${j}]`);
   }
 }
 
@@ -1269,6 +1371,15 @@ function leafValue(leaf, path) {
   }
   if (!Number.isFinite(leaf)) {
     throw inputError(`${path}: expected a finite number, got ${leaf}`);
+  }
+  return leaf;
+}
+
+// A printed number: null or -Infinity is a masked −∞.
+function printedLeaf(leaf, path) {
+  if (leaf === null || leaf === -Infinity) return -Infinity;
+  if (typeof leaf !== 'number' || Number.isNaN(leaf)) {
+    throw inputError(`${path}: expected a number, got ${describe(leaf)}`);
   }
   return leaf;
 }

@@ -18,6 +18,7 @@ export function stateToParams(widget, state) {
   const params = { preset: state.preset, step: String(state.step + 1) };
   if (state.values) params.v = JSON.stringify(state.values);
   if (state.backward) params.backward = '1';
+  if (state.check) params.check = JSON.stringify(state.check);
   return params;
 }
 
@@ -40,11 +41,12 @@ const attributeText = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot
 // any literal src=" in the page, its sign of a file left behind.)
 const attribute = (name, value) => `${name}="${attributeText(value)}"`;
 
-/** The main page's address that opens the walkthrough in this state ({ preset, step, values?, backward? }), as app.js reads it. */
-export function walkthroughLink({ preset, step = 0, values, backward = false }, base = webRoot()) {
+/** The main page's address that opens the walkthrough in this state ({ preset, step, values?, backward?, check? }), as app.js reads it. */
+export function walkthroughLink({ preset, step = 0, values, backward = false, check }, base = webRoot()) {
   const params = new URLSearchParams({ preset, step: String(step + 1) });
   if (values) params.set('v', JSON.stringify(values));
   if (backward) params.set('backward', '1');
+  if (check) params.set('check', JSON.stringify(check));
   return new URL(`index.html?${params}#walkthrough`, base).href;
 }
 

@@ -145,6 +145,12 @@ export function embedOptions(get, { names = [], write = (name, value) => `${name
     state.step = Number.isInteger(step) ? Math.max(0, step - 1) : 0;
     if (values !== undefined) state.values = values;
     if (get('backward') === '1') state.backward = true;
+    // The numbers pasted into Check your own numbers, as typed.
+    try {
+      if (get('check') !== null) state.check = JSON.parse(get('check'));
+    } catch {
+      notices.push('The numbers to check could not be read; showing the example without them.');
+    }
   } else if (values && typeof values === 'object') {
     Object.assign(state, values);
   }

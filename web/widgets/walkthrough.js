@@ -22,6 +22,7 @@ import { mount as mountOverview } from './walkthrough-overview.js';
 import {
   ROUNDING_MEANS, causeText, errataOf, errataSection, erratumName, erratumText, groupErrata, roundingCount, roundingDifferences,
 } from './walkthrough-errata.js';
+import { mount as mountCheck } from './walkthrough-check.js';
 import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
   problemFromValues, randomFilled, reshape, resized, shapesOf,
@@ -200,6 +201,22 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   editBox.append(editSummary, editStatus, editError, modeBox, controls, tokenBox, editors);
   root.append(editBox);
 
+  // Check your own numbers: the learner's printed tables, checked by the
+  // engine as the tutorials' are; null when none are given.
+  let own = null;
+  let ownError = ''; // why the engine could not check them
+  let ownTexts = {}; // as typed, for the address, even those that do not read
+  const checkSlot = make('div', 'aw-check-slot');
+  root.append(checkSlot);
+  const checker = mountCheck(checkSlot, {
+    onChange({ texts, printed, decimals }) {
+      ownTexts = texts;
+      own = Object.keys(printed).length > 0 ? { printed, printedDecimals: decimals } : null;
+      refreshErrata();
+      notify();
+    },
+  });
+
   let preset = null;
   let problem = null;
   let model = null;
@@ -344,7 +361,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   function errataLine(item, withLink) {
     const line = make(withLink ? 'li' : 'p', 'aw-erratum');
     const where = make('span', 'aw-erratum-where', erratumName(model, item));
-    line.append(where, doc.createTextNode(`: ${erratumText(item)}`));
+    line.append(where, doc.createTextNode(`: ${erratumText(item, own ? 'you wrote' : undefined)}`));
     if (withLink) {
       const go = make('button', 'aw-link', `Go to step ${item.stepIndex + 1}`);
       go.type = 'button';
@@ -356,11 +373,15 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   function renderErrataList() {
     errataBody.replaceChildren();
-    if (!preset.printed) {
+    if (!preset.printed && !own) {
       errataBox.hidden = true;
       return;
     }
     errataBox.hidden = false;
+    if (own) {
+      renderOwnErrata();
+      return;
+    }
     if (edited) {
       errataTitle.textContent = 'Tutorial comparison: not for edited inputs';
       errataBody.append(make('p', '', 'You have changed the inputs, so the comparison with the tutorial\u2019s printed numbers no longer applies. Reset to the example to see it again.'));
@@ -372,7 +393,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       return;
     }
     const groups = errataGroups;
-    const slips = groups.filter((group) => group.cause === 'misprint').length;
+    const slips = groups.filter((group) => group.cause !== 'rounding').length;
     errataTitle.textContent = `Errata: ${errata.length} of the tutorial\u2019s printed ${errata.length === 1 ? 'values differs' : 'values differ'} from the exact ones`
       + (slips > 0 ? `, from ${slips} ${slips === 1 ? 'slip' : 'slips'}` : '');
     errataBody.append(make('p', '', 'Each differs from the exact value by more than the rounding of its printed decimals allows. '
@@ -381,9 +402,73 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       const box = make('div', `aw-errata-group aw-errata-${group.cause}`);
       const ul = make('ul', 'aw-errata-items');
       for (const item of group.items) ul.append(errataLine(item, true));
-      box.append(make('p', 'aw-errata-cause', causeText(model, group)), ul);
+      box.append(make('p', 'aw-errata-cause', causeText(group)), ul);
       errataBody.append(box);
     }
+  }
+
+  // The learner's own numbers: the same list, in their words.
+  function renderOwnErrata() {
+    if (ownError) {
+      errataTitle.textContent = 'Your numbers: not checked';
+      errataBody.append(make('p', '', ownError));
+      return;
+    }
+    if (errata.length === 0) {
+      errataTitle.textContent = 'Your numbers: every number you wrote agrees';
+      errataBody.append(make('p', '', 'Each number you pasted is the exact value rounded to the decimals you wrote.'));
+      return;
+    }
+    errataBox.open = true;
+    errataTitle.textContent = `Your numbers: ${errata.length} of them ${errata.length === 1 ? 'differs' : 'differ'} from the exact ones`;
+    for (const group of errataGroups) {
+      const box = make('div', `aw-errata-group aw-errata-${group.cause}`);
+      const ul = make('ul', 'aw-errata-items');
+      for (const item of group.items) ul.append(errataLine(item, true));
+      box.append(make('p', 'aw-errata-cause', causeText(group)), ul);
+      errataBody.append(box);
+    }
+  }
+
+  // The printed keys of the results on screen, not the inputs ("weights";
+  // a multi-head problem's are its first head's, "heads.0.weights").
+  function checkFields() {
+    const head = problem.mode === 'projections';
+    return ['q', 'k', 'v', 'scores', 'scaled', 'weights', 'output']
+      .filter((name) => model.mats[name] && !Object.hasOwn(problem.fields, name)).map((name) => {
+      const perHead = head && !['q', 'k', 'v'].includes(name);
+      return { key: perHead ? `heads.0.${name}` : name, label: perHead ? `${name} (head 1)` : name };
+    });
+  }
+
+  // The engine's check of the learner's numbers, else of the tutorial's.
+  function errataFor() {
+    ownError = '';
+    if (own) {
+      try {
+        return errataOf(own, model, steps, { vector: problem.vector, engine, input: engineInput(problem) });
+      } catch (error) {
+        ownError = `The engine could not check these numbers: ${error.message}`;
+        checker.report(ownError);
+        return [];
+      }
+    }
+    return edited ? [] : errataOf(preset, model, steps, { vector: problem.vector, engine, input: engineInput(problem) });
+  }
+
+  // The errata, their groups (the engine's causes), the rounding
+  // differences among them and the misprints the summary outlines.
+  function setErrata(next) {
+    errata = next;
+    errataGroups = groupErrata(errata);
+    rounding = roundingDifferences(errataGroups);
+    marks = misprintMarks();
+  }
+
+  function refreshErrata() {
+    setErrata(errataFor());
+    renderStepErrata();
+    renderErrataList();
   }
 
   function rebuildViews() {
@@ -436,10 +521,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     problem = next;
     model = nextModel;
     steps = buildSteps(model);
-    errata = edited ? [] : errataOf(preset, model, steps, { vector: problem.vector });
-    errataGroups = errata.length > 0 ? groupErrata(preset, model, errata, { vector: problem.vector }) : [];
-    rounding = roundingDifferences(errataGroups);
-    marks = misprintMarks();
+    checker.setFields(checkFields());
+    setErrata(errataFor());
     rebuildViews();
     overview.update(model, steps);
     renderStages();
@@ -759,6 +842,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   function getState() {
     const state = { preset: preset.id, step: current };
     if (problem.backward) state.backward = true;
+    if (Object.keys(ownTexts).length > 0) state.check = ownTexts;
     if (edited) {
       state.values = { mode: problem.mode, fields: problem.fields, tokens: problem.qTokens };
       if (!problem.self) state.values.keyTokens = problem.kTokens;
@@ -770,11 +854,21 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   function setState(next = {}) {
     player.pause();
     const step = Number.isInteger(next.step) ? next.step : Number.parseInt(next.step ?? '0', 10);
+    own = null;
+    ownTexts = {};
     loadPreset(next.preset, { step: Number.isNaN(step) ? 0 : Math.max(0, step), values: next.values, backward: Boolean(next.backward) });
+    const { texts, printed, decimals } = checker.setTexts(next.check ?? {});
+    ownTexts = texts;
+    if (Object.keys(printed).length > 0) {
+      own = { printed, printedDecimals: decimals };
+      refreshErrata();
+    }
   }
 
   presetSelect.addEventListener('change', () => {
     player.pause();
+    own = null; // numbers checked against another example
+    ownTexts = checker.setTexts({}).texts;
     loadPreset(presetSelect.value);
     notify();
   });
@@ -790,8 +884,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     },
     /** The errata section that follows the engine's Markdown or LaTeX ('' when none apply). */
     exportErrata(style) {
-      if (edited || errata.length === 0) return '';
-      return errataSection(style, model, steps, errataGroups);
+      if ((edited && !own) || errata.length === 0) return '';
+      return errataSection(style, model, steps, errataGroups, { own: Boolean(own) });
     },
     destroy() {
       player.destroy();

@@ -1,0 +1,884 @@
+/* check.c: attn_check_*, printed numbers against a problem's exact results.
+ * A printed number p written with D decimals is an erratum when the exact
+ * value e does not round to it: |p − e| > 0.5·10^-D + 1e-12, so that exact
+ * ties (0.625 printed 0.63) are not errata (tests/vectors/README.md). Each
+ * erratum is then explained, in this order: by a named slip that gives the
+ * printed tables (slips.c), as a misprint or carried from one (the printed
+ * numbers put through the walkthrough's own equations give it: it follows
+ * from an earlier printed number), or as rounding. */
+#include "attention.h"
+#include "check/check.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int attn__check_fail(attn_check *check, int status, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(check->error, sizeof check->error, format, args);
+    va_end(args);
+    return status;
+}
+
+void *attn__check_alloc(attn_check *check, size_t bytes)
+{
+    return check->allocator->allocate(check->allocator->context,
+                                      bytes > 0 ? bytes : 1);
+}
+
+void attn__check_free(attn_check *check, void *block)
+{
+    if (block != NULL) check->allocator->release(check->allocator->context, block);
+}
+
+double attn__slack(int decimals)
+{
+    return 0.5 * pow(10.0, -decimals) + 1e-12;
+}
+
+int attn_check_create(attn_check **check, const attn_problem *problem)
+{
+    if (check == NULL) return ATTN_ERR_NULL;
+    *check = NULL;
+    if (problem == NULL) return ATTN_ERR_NULL;
+    const attn_allocator *allocator = &problem->allocator;
+    attn_check *made = allocator->allocate(allocator->context, sizeof *made);
+    if (made == NULL) return ATTN_ERR_NOMEM;
+    memset(made, 0, sizeof *made);
+    made->problem = problem;
+    made->allocator = allocator;
+    *check = made;
+    return ATTN_OK;
+}
+
+static void clear_results(attn_check *check)
+{
+    attn__check_free(check, check->errata);
+    attn__check_free(check, check->groups);
+    check->errata = NULL;
+    check->groups = NULL;
+    check->errata_count = check->errata_cap = check->group_count = 0;
+    check->has_run = 0;
+}
+
+void attn_check_destroy(attn_check *check)
+{
+    if (check == NULL) return;
+    clear_results(check);
+    for (int t = 0; t < check->table_count; t++) {
+        attn__printed *table = &check->tables[t];
+        attn__check_free(check, table->values);
+        attn__check_free(check, table->decimals);
+        attn__check_free(check, table->exact);
+        attn__check_free(check, table->own);
+        attn__check_free(check, table->step);
+    }
+    check->allocator->release(check->allocator->context, check);
+}
+
+const char *attn_check_error(const attn_check *check)
+{
+    return check != NULL ? check->error : "";
+}
+
+/* ---- Printed keys ---- */
+
+/* Drops leading 1s: a row printed as [[a, b]] is the vector [a, b]. */
+static int squeeze(int rank, const int *dims, int *out)
+{
+    int first = 0;
+    while (first < rank && dims[first] == 1) first++;
+    for (int d = first; d < rank; d++) out[d - first] = dims[d];
+    return rank - first;
+}
+
+static int result_shape(const attn_problem *problem, const char *name,
+                        int *rank, int dims[4])
+{
+    const double *data;
+    int result_dims[3] = {0, 0, 0};
+    if (attn_problem_result(problem, name, rank, result_dims, &data) != ATTN_OK)
+        return 0;
+    for (int d = 0; d < 3; d++) dims[d] = result_dims[d];
+    return 1;
+}
+
+/* Resolves table->key into base, transform, row and the base's shape; 0
+ * when the key names nothing the engine computes. */
+static int resolve(const attn_check *check, attn__printed *table)
+{
+    const attn_problem *problem = check->problem;
+    char prefix[ATTN__KEY_CAP] = "";
+    const char *name = table->key;
+    int head = 0, used = 0;
+    if (sscanf(name, "heads.%d.%n", &head, &used) == 1 && used > 0) {
+        snprintf(prefix, sizeof prefix, "heads.%d.", head);
+        name += used;
+    }
+    char plain[ATTN__KEY_CAP];
+    snprintf(plain, sizeof plain, "%s", name);
+    table->row = -1;
+    char *suffix = strstr(plain, "_row");
+    if (suffix != NULL) {
+        char *end;
+        const long row = strtol(suffix + 4, &end, 10);
+        if (end == suffix + 4 || *end != '\0' || row < 0 || row > INT_MAX)
+            return 0;
+        table->row = (int)row;
+        *suffix = '\0';
+    }
+    char full[2 * ATTN__KEY_CAP];
+    snprintf(full, sizeof full, "%s%s", prefix, plain);
+    table->transform = ATTN__AS_IS;
+    if (result_shape(problem, full, &table->base_rank, table->base_dims)) {
+        snprintf(table->base, sizeof table->base, "%s", full);
+        return 1;
+    }
+    char scaled[2 * ATTN__KEY_CAP];
+    snprintf(scaled, sizeof scaled, "%sscaled", prefix);
+    if (strcmp(plain, "weightsPercent") == 0) {
+        snprintf(full, sizeof full, "%sweights", prefix);
+        if (!result_shape(problem, full, &table->base_rank, table->base_dims))
+            return 0;
+        snprintf(table->base, sizeof table->base, "%s", full);
+        table->transform = ATTN__PERCENT;
+        return 1;
+    }
+    if (strcmp(plain, "exp") == 0 || strcmp(plain, "sum") == 0) {
+        if (!result_shape(problem, scaled, &table->base_rank, table->base_dims))
+            return 0;
+        snprintf(table->base, sizeof table->base, "%s", scaled);
+        table->transform = plain[0] == 'e' ? ATTN__EXP : ATTN__SUM;
+        return 1;
+    }
+    if (strcmp(plain, "terms") == 0) {
+        /* terms[.., i, j, c] = weights[.., i, j] × v[j, c]: the output's
+         * shape with the keys before its last axis. */
+        int rank, dims[4];
+        snprintf(full, sizeof full, "%soutput", prefix);
+        if (!result_shape(problem, full, &rank, dims) || rank < 1 || rank > 3)
+            return 0;
+        table->base_rank = rank + 1;
+        for (int d = 0; d < rank - 1; d++) table->base_dims[d] = dims[d];
+        table->base_dims[rank - 1] = problem->info.n_k;
+        table->base_dims[rank] = dims[rank - 1];
+        snprintf(table->base, sizeof table->base, "%sterms", prefix);
+        return 1;
+    }
+    return 0;
+}
+
+/* The shape a table's printed numbers must have: the base's, less the row
+ * axis for `_row<i>`, less the last axis for a sum. */
+static int expected_shape(const attn__printed *table, int dims[4])
+{
+    int rank = 0;
+    for (int d = table->row >= 0 ? 1 : 0; d < table->base_rank; d++)
+        dims[rank++] = table->base_dims[d];
+    if (table->transform == ATTN__SUM) rank--;
+    return rank;
+}
+
+static void describe_shape(char *out, size_t cap, int rank, const int *dims)
+{
+    if (rank == 0) {
+        snprintf(out, cap, "one number");
+        return;
+    }
+    size_t used = 0;
+    for (int d = 0; d < rank && used < cap; d++)
+        used += (size_t)snprintf(out + used, cap - used, "%s%d",
+                                 d > 0 ? "x" : "", dims[d]);
+}
+
+/* Decimals a number was written with, read back from its shortest form. */
+static int decimals_of(double value)
+{
+    if (!isfinite(value)) return 0;
+    char text[64];
+    for (int d = 0; d < ATTN__MAX_DECIMALS; d++) {
+        snprintf(text, sizeof text, "%.*f", d, value);
+        if (strtod(text, NULL) == value) return d;
+    }
+    return ATTN__MAX_DECIMALS;
+}
+
+int attn_check_set_printed(attn_check *check, const char *key, int rank,
+                           const int *dims, const double *values,
+                           const int *decimals)
+{
+    if (check == NULL) return ATTN_ERR_NULL;
+    check->error[0] = '\0';
+    if (key == NULL || (rank > 0 && (dims == NULL || values == NULL)) ||
+        (rank == 0 && values == NULL))
+        return attn__check_fail(check, ATTN_ERR_NULL,
+                                "printed: key, dims and values must not be "
+                                "NULL");
+    if (rank < 0 || rank > ATTN__MAX_RANK + 1)
+        return attn__check_fail(check, ATTN_ERR_INPUT,
+                                "printed.%s: expected a number or a table of "
+                                "rank 1 to 4, got rank %d", key, rank);
+    if (strlen(key) >= ATTN__KEY_CAP)
+        return attn__check_fail(check, ATTN_ERR_INPUT,
+                                "printed: a key of at most %d bytes, got %zu",
+                                ATTN__KEY_CAP - 1, strlen(key));
+    for (int t = 0; t < check->table_count; t++)
+        if (strcmp(check->tables[t].key, key) == 0)
+            return attn__check_fail(check, ATTN_ERR_INPUT,
+                                    "printed.%s: given twice", key);
+    if (check->table_count + check->unchecked_count == ATTN__CHECK_TABLES)
+        return attn__check_fail(check, ATTN_ERR_INPUT,
+                                "printed: at most %d keys",
+                                ATTN__CHECK_TABLES);
+    clear_results(check);
+    attn__printed *table = &check->tables[check->table_count];
+    memset(table, 0, sizeof *table);
+    snprintf(table->key, sizeof table->key, "%s", key);
+    if (!resolve(check, table)) {
+        snprintf(check->unchecked[check->unchecked_count++], ATTN__KEY_CAP,
+                 "%s", key);
+        return ATTN_OK;
+    }
+    if (table->row >= 0 &&
+        (check->problem->info.batched || table->base_rank < 1 ||
+         table->row >= table->base_dims[0]))
+        return attn__check_fail(
+            check, ATTN_ERR_INPUT,
+            "printed.%s: %s has no row %d (rows count from 0%s)", key,
+            table->base, table->row,
+            check->problem->info.batched ? "; a batched problem's tables are "
+                                           "printed whole" : "");
+    int want[4], want_rank = expected_shape(table, want);
+    int got[4], got_rank = squeeze(rank, dims, got);
+    int squeezed[4], squeezed_rank = squeeze(want_rank, want, squeezed);
+    int same = got_rank == squeezed_rank;
+    for (int d = 0; same && d < got_rank; d++) same = got[d] == squeezed[d];
+    if (!same) {
+        char expected[64], given[64];
+        describe_shape(expected, sizeof expected, want_rank, want);
+        describe_shape(given, sizeof given, rank, dims);
+        return attn__check_fail(check, ATTN_ERR_INPUT,
+                                "printed.%s: expected %s (as %s), got %s",
+                                key, expected, table->base, given);
+    }
+    size_t count = 1;
+    for (int d = 0; d < want_rank; d++) count *= (size_t)want[d];
+    for (size_t i = 0; decimals != NULL && i < count; i++)
+        if (decimals[i] > ATTN__MAX_DECIMALS)
+            return attn__check_fail(check, ATTN_ERR_INPUT,
+                                    "printedDecimals.%s: at most %d decimals, "
+                                    "got %d", key, ATTN__MAX_DECIMALS,
+                                    decimals[i]);
+    table->rank = want_rank;
+    memcpy(table->dims, want, sizeof want);
+    table->count = count;
+    table->values = attn__check_alloc(check, count * sizeof *table->values);
+    table->decimals = attn__check_alloc(check, count * sizeof *table->decimals);
+    table->exact = attn__check_alloc(check, count * sizeof *table->exact);
+    table->own = attn__check_alloc(check, count * sizeof *table->own);
+    table->step = attn__check_alloc(check, count * sizeof *table->step);
+    check->table_count++; /* destroy frees what was allocated */
+    if (!table->values || !table->decimals || !table->exact || !table->own ||
+        !table->step)
+        return attn__check_fail(check, ATTN_ERR_NOMEM,
+                                "printed: out of memory");
+    for (size_t i = 0; i < count; i++) {
+        table->values[i] = values[i];
+        const int given = decimals != NULL ? decimals[i] : -1;
+        table->decimals[i] = given >= 0 ? given : decimals_of(values[i]);
+    }
+    return ATTN_OK;
+}
+
+/* ---- Cells ---- */
+
+attn__ref attn__cell_ref(const attn__printed *table, size_t cell)
+{
+    attn__ref ref = {table->base, 0, {0, 0, 0, 0}};
+    int index[4];
+    size_t rest = cell;
+    for (int d = table->rank - 1; d >= 0; d--) {
+        index[d] = (int)(rest % (size_t)table->dims[d]);
+        rest /= (size_t)table->dims[d];
+    }
+    if (table->row >= 0) ref.index[ref.rank++] = table->row;
+    for (int d = 0; d < table->rank; d++) ref.index[ref.rank++] = index[d];
+    if (table->transform == ATTN__SUM) ref.index[ref.rank++] = 0;
+    return ref;
+}
+
+/* Flat offset of ref in a tensor of this shape. */
+static size_t offset_of(const attn__ref *ref, const int *dims)
+{
+    size_t flat = 0;
+    for (int d = 0; d < ref->rank; d++)
+        flat = flat * (size_t)dims[d] + (size_t)ref->index[d];
+    return flat;
+}
+
+/* The exact value of a cell, from the results (or, for terms, which are
+ * not a result, from the walkthrough's equations: arith, NaN if absent). */
+static double exact_of(const attn_check *check, const attn__arith *arith,
+                       const attn__printed *table, size_t cell)
+{
+    int rank, dims[3], step;
+    const double *data;
+    if (attn_problem_result(check->problem, table->base, &rank, dims,
+                            &data) != ATTN_OK)
+        return attn__arith_value(arith, table, cell, &step);
+    attn__ref ref = attn__cell_ref(table, cell);
+    const size_t at = offset_of(&ref, dims);
+    switch (table->transform) {
+    case ATTN__PERCENT: return 100.0 * data[at];
+    case ATTN__EXP: return exp(data[at]);
+    case ATTN__SUM: {
+        double sum = 0.0;
+        for (int j = 0; j < dims[rank - 1]; j++) sum += exp(data[at + (size_t)j]);
+        return sum;
+    }
+    default: return data[at];
+    }
+}
+
+static int is_erratum(double printed, double exact, int decimals)
+{
+    if (isinf(printed) || isinf(exact)) return printed != exact;
+    return fabs(printed - exact) > attn__slack(decimals);
+}
+
+/* Off by at most one unit of the last printed digit. */
+static int within_rounding(double printed, double exact, int decimals)
+{
+    return isfinite(printed) && isfinite(exact) &&
+           fabs(printed - exact) <= 1.5 * pow(10.0, -decimals) + 1e-12;
+}
+
+static const attn__printed *table_of(const attn_check *check,
+                                     const attn__erratum *e)
+{
+    return &check->tables[e->table];
+}
+
+static int erratum_order(const void *a, const void *b, const attn_check *check)
+{
+    const attn__erratum *x = a, *y = b;
+    const int sx = table_of(check, x)->step[x->cell];
+    const int sy = table_of(check, y)->step[y->cell];
+    if (sx != sy) return sx < sy ? -1 : 1;
+    if (x->table != y->table) return x->table < y->table ? -1 : 1;
+    return x->cell < y->cell ? -1 : x->cell > y->cell;
+}
+
+/* Insertion sort: errata lists are short, and qsort has no context. */
+static void sort_errata(attn_check *check)
+{
+    for (int i = 1; i < check->errata_count; i++) {
+        const attn__erratum item = check->errata[i];
+        int j = i - 1;
+        while (j >= 0 && erratum_order(&check->errata[j], &item, check) > 0) {
+            check->errata[j + 1] = check->errata[j];
+            j--;
+        }
+        check->errata[j + 1] = item;
+    }
+}
+
+static int collect_errata(attn_check *check)
+{
+    int count = 0;
+    for (int t = 0; t < check->table_count; t++) {
+        const attn__printed *table = &check->tables[t];
+        for (size_t i = 0; i < table->count; i++) {
+            if (isnan(table->values[i]) || isnan(table->exact[i])) continue;
+            check->checked++;
+            if (is_erratum(table->values[i], table->exact[i], table->decimals[i])) {
+                if (count == INT_MAX - ATTN__CAUSES)
+                    return attn__check_fail(check, ATTN_ERR_TOO_LARGE,
+                                            "printed: too many errata");
+                count++;
+            }
+        }
+    }
+    check->errata = attn__check_alloc(check, (size_t)count * sizeof *check->errata);
+    check->groups = attn__check_alloc(
+        check, ((size_t)count + ATTN__CAUSES) * sizeof *check->groups);
+    if (check->errata == NULL || check->groups == NULL)
+        return attn__check_fail(check, ATTN_ERR_NOMEM, "check: out of memory");
+    for (int t = 0; t < check->table_count; t++) {
+        const attn__printed *table = &check->tables[t];
+        for (size_t i = 0; i < table->count; i++)
+            if (!isnan(table->values[i]) && !isnan(table->exact[i]) &&
+                is_erratum(table->values[i], table->exact[i], table->decimals[i]))
+                check->errata[check->errata_count++] =
+                    (attn__erratum){t, i, -1, 0};
+    }
+    sort_errata(check);
+    return ATTN_OK;
+}
+
+static int add_group(attn_check *check, int cause, int root)
+{
+    attn__group *group = &check->groups[check->group_count];
+    memset(group, 0, sizeof *group);
+    group->cause = cause;
+    group->root = root;
+    return check->group_count++;
+}
+
+/* Where a table sits in attention's chain of results, 0 for the scores
+ * to 6 for the output; -1 outside it (q, k, v of a multi-head problem). */
+static int chain_position(const attn__printed *table)
+{
+    const char *name = strrchr(table->base, '.');
+    name = name != NULL ? name + 1 : table->base;
+    if (table->transform == ATTN__EXP || table->transform == ATTN__SUM) return 3;
+    static const char *const chain[] = {"scores", "", "scaled", "", "weights",
+                                        "terms", "output"};
+    for (int i = 0; i < 7; i++)
+        if (strcmp(name, chain[i]) == 0) return i;
+    return -1;
+}
+
+/* ---- Slips ---- */
+
+/* A slip explains an erratum when it gives the printed number to within
+ * one unit of its last digit, and closer than the exact value. */
+static int slip_explains(const attn_check *check, const attn__erratum *e,
+                         double **values)
+{
+    const attn__printed *table = table_of(check, e);
+    const double p = table->values[e->cell], s = values[e->table][e->cell];
+    if (isnan(s)) return 0;
+    if (isinf(p) || isinf(s)) return p == s;
+    return within_rounding(p, s, table->decimals[e->cell]) &&
+           fabs(p - s) < fabs(p - table->exact[e->cell]);
+}
+
+/* The result a slip first changes. */
+static int slip_start(int cause)
+{
+    switch (cause) {
+    case ATTN__NO_SCALE:
+    case ATTN__SCALE_BY_DK: return 2;
+    case ATTN__NO_TRANSPOSE: return 0;
+    case ATTN__V_TRANSPOSED: return 6;
+    default: return 4;
+    }
+}
+
+/* The slip fits when every printed number it visibly changes agrees with
+ * it: in the first printed table it changes, the slip's value rounded;
+ * after it, within a unit of its last digit or following from the printed numbers before it by the right
+ * arithmetic (numbers computed from slipped ones). That first table must
+ * show the slip: numbers that merely follow from the ones before them
+ * name no slip. */
+static int slip_fits(const attn_check *check, int cause, double **values)
+{
+    int first = INT_MAX;
+    for (int t = 0; t < check->table_count; t++) {
+        const int at = chain_position(&check->tables[t]);
+        if (at >= slip_start(cause) && at < first) first = at;
+    }
+    int shown = 0;
+    for (int t = 0; t < check->table_count; t++) {
+        const attn__printed *table = &check->tables[t];
+        const int strict = chain_position(table) == first;
+        for (size_t i = 0; i < table->count; i++) {
+            const double p = table->values[i], s = values[t][i];
+            const double x = table->exact[i];
+            if (isnan(p) || isnan(s)) continue;
+            if (isinf(p) || isinf(s)) {
+                if (p != s) return 0;
+                continue;
+            }
+            const int d = table->decimals[i];
+            /* Printed as the slip gives it, not as the exact value: the
+             * slip shows even where rounding could hide it. */
+            if (strict && fabs(p - s) <= attn__slack(d) && fabs(p - s) < fabs(p - x))
+                shown = 1;
+            if (isfinite(x) && fabs(s - x) <= 2 * attn__slack(d)) continue;
+            if (strict) {
+                /* Computed with the slip from the inputs: its rounding. */
+                if (fabs(p - s) > attn__slack(d)) return 0;
+                shown = 1;
+                continue;
+            }
+            const int follows = !isnan(table->own[i]) &&
+                                fabs(table->own[i] - p) <= 2 * attn__slack(d);
+            if (!within_rounding(p, s, d) && !follows) return 0;
+        }
+    }
+    return shown;
+}
+
+/* The slip that explains the most errata, its group made into *group
+ * (-1 if none). */
+static int find_slip(attn_check *check, int *group)
+{
+    *group = -1;
+    double *values[ATTN__CHECK_TABLES];
+    double *best[ATTN__CHECK_TABLES];
+    size_t total = 0;
+    for (int t = 0; t < check->table_count; t++) total += check->tables[t].count;
+    double *block = attn__check_alloc(check, 2 * total * sizeof *block);
+    if (block == NULL)
+        return attn__check_fail(check, ATTN_ERR_NOMEM, "check: out of memory");
+    size_t at = 0;
+    for (int t = 0; t < check->table_count; t++) {
+        values[t] = block + at;
+        best[t] = block + total + at;
+        at += check->tables[t].count;
+    }
+    int best_cause = -1, best_count = 0;
+    for (int cause = ATTN__NO_SCALE; cause < ATTN__CAUSES; cause++) {
+        for (size_t i = 0; i < total; i++) block[i] = NAN;
+        const int applies = attn__slip_values(check, cause, values);
+        if (applies < 0) {
+            attn__check_free(check, block);
+            return -applies;
+        }
+        if (!applies) continue;
+        int count = 0;
+        for (int e = 0; e < check->errata_count; e++)
+            count += slip_explains(check, &check->errata[e], values);
+        if (count > best_count && slip_fits(check, cause, values)) {
+            best_count = count;
+            best_cause = cause;
+            memcpy(block + total, block, total * sizeof *block);
+        }
+    }
+    if (best_cause >= 0) {
+        const int made = add_group(check, best_cause, -1);
+        *group = made;
+        unsigned long long touched = 0;
+        for (int e = 0; e < check->errata_count; e++)
+            if (slip_explains(check, &check->errata[e], best))
+                touched |= 1ull << check->errata[e].table;
+        /* Every erratum of a table the slip gives is the slip's. */
+        for (int e = 0; e < check->errata_count; e++)
+            if (touched >> check->errata[e].table & 1)
+                check->errata[e].group = made;
+    }
+    attn__check_free(check, block);
+    return ATTN_OK;
+}
+
+/* ---- Misprints and rounding ---- */
+
+/* The tables printed with rounded numbers that the erratum's table is
+ * computed from: earlier in attention's chain (or, outside it, in earlier
+ * steps), as they are (a percentage or an unshifted exp feeds nothing). */
+static unsigned long long rounded_before(const attn_check *check, int own,
+                                         int step)
+{
+    unsigned long long tables = 0;
+    const int own_at = chain_position(&check->tables[own]);
+    for (int t = 0; t < check->table_count; t++) {
+        const int at = chain_position(&check->tables[t]);
+        if (t == own || check->tables[t].transform != ATTN__AS_IS ||
+            (at >= 0 && own_at >= 0 && at >= own_at))
+            continue;
+        const attn__printed *table = &check->tables[t];
+        for (size_t i = 0; i < table->count; i++) {
+            const double p = table->values[i], x = table->exact[i];
+            if (table->step[i] < step && isfinite(p) && isfinite(x) &&
+                p != x) {
+                tables |= 1ull << t;
+                break;
+            }
+        }
+    }
+    return tables;
+}
+
+static int explain_rest(attn_check *check, attn__arith *arith, int slip)
+{
+    const int n = check->errata_count;
+    double *base = attn__check_alloc(check, (size_t)n * sizeof *base);
+    /* nearest[e]: the group of the latest misprint found whose number,
+     * alone in the printed world, changes erratum e; -1 if none. */
+    int *nearest = attn__check_alloc(check, (size_t)n * sizeof *nearest);
+    int status = ATTN_OK;
+    if (base == NULL || nearest == NULL) {
+        status = attn__check_fail(check, ATTN_ERR_NOMEM, "check: out of memory");
+        goto done;
+    }
+    status = attn__arith_walk(check, arith, ATTN__WORLD_EXACT, -1, 0);
+    if (status != ATTN_OK) goto done;
+    int step;
+    for (int e = 0; e < n; e++) {
+        base[e] = attn__arith_value(arith, table_of(check, &check->errata[e]),
+                                    check->errata[e].cell, &step);
+        nearest[e] = -1;
+    }
+    int walks = 0, rounding = -1;
+    for (int e = 0; e < n; e++) {
+        attn__erratum *item = &check->errata[e];
+        if (item->group >= 0) continue;
+        const attn__printed *table = table_of(check, item);
+        const double p = table->values[item->cell];
+        const int d = table->decimals[item->cell];
+        const double own = table->own[item->cell];
+        const int carried = isfinite(own) && isfinite(p) &&
+                            fabs(own - p) <= 2 * attn__slack(d);
+        if (carried) {
+            item->group = nearest[e];
+            if (item->group >= 0) continue;
+            if (slip >= 0 && !within_rounding(p, table->exact[item->cell], d)) {
+                item->group = slip;
+                continue;
+            }
+        }
+        if (carried || within_rounding(p, table->exact[item->cell], d)) {
+            if (rounding < 0) rounding = add_group(check, ATTN__ROUNDING, -1);
+            item->group = rounding;
+            if (carried)
+                check->groups[rounding].intermediates |=
+                    rounded_before(check, item->table,
+                                   table->step[item->cell]);
+            continue;
+        }
+        item->is_root = 1;
+        for (int g = 0; g < check->group_count && item->group < 0; g++) {
+            const attn__group *group = &check->groups[g];
+            if (group->cause != ATTN__MISPRINT) continue;
+            const attn__erratum *first = &check->errata[group->root];
+            if (first->table == item->table &&
+                table_of(check, first)->step[first->cell] == table->step[item->cell])
+                item->group = g;
+        }
+        if (item->group < 0) item->group = add_group(check, ATTN__MISPRINT, e);
+        /* What the misprint reaches: a walk with it alone printed. A number
+         * no equation computes reaches nothing; past ATTN__ROOT_WALKS, later
+         * misprints are not followed (a table wrong throughout). */
+        if (isnan(base[e]) || walks == ATTN__ROOT_WALKS) continue;
+        walks++;
+        status = attn__arith_walk(check, arith, ATTN__WORLD_ROOT, item->table,
+                                  item->cell);
+        if (status != ATTN_OK) goto done;
+        for (int later = e + 1; later < n; later++) {
+            const attn__erratum *other = &check->errata[later];
+            const double value = attn__arith_value(
+                arith, table_of(check, other), other->cell, &step);
+            if (!isnan(value) && !isnan(base[later]) &&
+                memcmp(&value, &base[later], sizeof value) != 0)
+                nearest[later] = item->group;
+        }
+    }
+done:
+    attn__check_free(check, nearest);
+    attn__check_free(check, base);
+    return status;
+}
+
+/* The rounding group after the slips and misprints, whose explanations
+ * come first. */
+static void rounding_last(attn_check *check)
+{
+    int from = -1;
+    for (int g = 0; g < check->group_count; g++)
+        if (check->groups[g].cause == ATTN__ROUNDING) from = g;
+    if (from < 0) return;
+    const attn__group moved = check->groups[from];
+    const int last = check->group_count - 1;
+    for (int g = from; g < last; g++) check->groups[g] = check->groups[g + 1];
+    check->groups[last] = moved;
+    for (int e = 0; e < check->errata_count; e++) {
+        int *group = &check->errata[e].group;
+        if (*group == from) *group = last;
+        else if (*group > from) (*group)--;
+    }
+}
+
+/* ---- Explanations ---- */
+
+/* "scores[2][3]" (counted from 1, as a reader counts). */
+static void cell_name(const attn_check *check, const attn__erratum *e,
+                      char *out, size_t cap)
+{
+    const attn__printed *table = table_of(check, e);
+    size_t used = (size_t)snprintf(out, cap, "%s", table->key);
+    size_t rest = e->cell;
+    int index[4];
+    for (int d = table->rank - 1; d >= 0; d--) {
+        index[d] = (int)(rest % (size_t)table->dims[d]);
+        rest /= (size_t)table->dims[d];
+    }
+    for (int d = 0; d < table->rank && used < cap; d++)
+        used += (size_t)snprintf(out + used, cap - used, "[%d]", index[d] + 1);
+}
+
+/* "weights[2][1], weights[2][2] are printed 0.38, 0.24, but the numbers
+ * before them give 0.4013, 0.1973 by the same arithmetic (exactly 0.4011,
+ * 0.1978): ..." */
+static void explain_misprint(const attn_check *check, int g, int members,
+                             char *out, size_t cap)
+{
+    enum { NAMED = 4 }; /* roots spelled out; the rest are counted */
+    char names[ATTN__SENTENCE_CAP / 2] = "", prints[128] = "", owns[128] = "",
+         exacts[128] = "";
+    size_t n = 0, p = 0, o = 0, x = 0;
+    int roots = 0, own_known = 1;
+    for (int e = 0; e < check->errata_count; e++) {
+        const attn__erratum *item = &check->errata[e];
+        if (item->group != g || !item->is_root) continue;
+        const attn__printed *table = table_of(check, item);
+        if (isnan(table->own[item->cell])) own_known = 0;
+        if (roots++ >= NAMED) continue;
+        const char *sep = roots > 1 ? ", " : "";
+        char name[128], own[ATTN__NUMBER_CAP], exact[ATTN__NUMBER_CAP];
+        cell_name(check, item, name, sizeof name);
+        attn__format_rounded(own, table->own[item->cell]);
+        attn__format_rounded(exact, table->exact[item->cell]);
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", sep, name);
+        p += (size_t)snprintf(prints + p, sizeof prints - p, "%s%.*f", sep,
+                              table->decimals[item->cell], table->values[item->cell]);
+        o += (size_t)snprintf(owns + o, sizeof owns - o, "%s%s", sep, own);
+        x += (size_t)snprintf(exacts + x, sizeof exacts - x, "%s%s", sep, exact);
+    }
+    if (roots > NAMED) {
+        const char *more = ", …";
+        snprintf(names + n, sizeof names - n, " and %d more", roots - NAMED);
+        snprintf(prints + p, sizeof prints - p, "%s", more);
+        snprintf(owns + o, sizeof owns - o, "%s", more);
+        snprintf(exacts + x, sizeof exacts - x, "%s", more);
+    }
+    const int one = roots == 1;
+    const int later = members - roots;
+    char tail[200] = "";
+    if (later > 0)
+        snprintf(tail, sizeof tail,
+                 " %d later %s from %s: the right arithmetic on the misprinted "
+                 "%s gives what is printed.", later,
+                 later == 1 ? "value follows" : "values follow",
+                 one ? "it" : "them", one ? "number" : "numbers");
+    if (own_known)
+        snprintf(out, cap, "%s %s printed %s, but the numbers before %s give "
+                 "%s by the same arithmetic (exactly %s): a slip in the "
+                 "arithmetic or in the copying.%s", names, one ? "is" : "are",
+                 prints, one ? "it" : "them", owns, exacts, tail);
+    else
+        snprintf(out, cap, "%s %s printed %s, but the exact %s %s.%s", names,
+                 one ? "is" : "are", prints, one ? "value is" : "values are",
+                 exacts, tail);
+}
+
+static void explain(attn_check *check)
+{
+    for (int g = 0; g < check->group_count; g++) {
+        attn__group *group = &check->groups[g];
+        int members = 0;
+        unsigned long long fields = 0;
+        for (int e = 0; e < check->errata_count; e++)
+            if (check->errata[e].group == g) {
+                members++;
+                fields |= 1ull << check->errata[e].table;
+            }
+        char list[ATTN__SENTENCE_CAP] = "";
+        size_t used = 0;
+        const unsigned long long named =
+            group->cause == ATTN__ROUNDING ? group->intermediates : fields;
+        for (int t = 0; t < check->table_count && used < sizeof list; t++)
+            if (named >> t & 1)
+                used += (size_t)snprintf(list + used, sizeof list - used,
+                                         "%s%s", used > 0 ? ", " : "",
+                                         check->tables[t].key);
+        char *out = group->explanation;
+        const size_t cap = sizeof group->explanation;
+        if (group->cause == ATTN__MISPRINT) {
+            explain_misprint(check, g, members, group->explanation,
+                             sizeof group->explanation);
+        } else if (group->cause == ATTN__ROUNDING) {
+            if (list[0] != '\0')
+                snprintf(out, cap, "Rounding, not a mistake: these follow "
+                         "from %s as printed, rounded before the next step; "
+                         "exact arithmetic on unrounded numbers differs in "
+                         "the last digit or two.", list);
+            else
+                snprintf(out, cap, "Rounding, not a mistake: these differ "
+                         "from the exact values by at most one unit in their "
+                         "last digit (rounded the other way, or from "
+                         "intermediate numbers rounded before the next "
+                         "step).");
+        } else {
+            attn__slip_sentence(check, group->cause, list, out, cap);
+        }
+    }
+}
+
+int attn_check_run(attn_check *check, int *errata)
+{
+    if (check == NULL) return ATTN_ERR_NULL;
+    check->error[0] = '\0';
+    if (errata != NULL) *errata = 0;
+    if (!check->problem->has_run)
+        return attn__check_fail(check, ATTN_ERR_STATE,
+                                "check: the problem has no results yet; "
+                                "attn_problem_run must succeed first");
+    clear_results(check);
+    check->checked = 0;
+    attn__arith *arith = NULL;
+    int status = attn__arith_create(check, &arith);
+    if (status == ATTN_OK)
+        status = attn__arith_walk(check, arith, ATTN__WORLD_EXACT, -1, 0);
+    for (int t = 0; status == ATTN_OK && t < check->table_count; t++) {
+        attn__printed *table = &check->tables[t];
+        for (size_t i = 0; i < table->count; i++) {
+            attn__arith_value(arith, table, i, &table->step[i]);
+            table->exact[i] = exact_of(check, arith, table, i);
+        }
+    }
+    if (status == ATTN_OK) status = collect_errata(check);
+    if (status == ATTN_OK && check->errata_count > 0) {
+        status = attn__arith_walk(check, arith, ATTN__WORLD_PRINTED, -1, 0);
+        for (int t = 0; status == ATTN_OK && t < check->table_count; t++) {
+            attn__printed *table = &check->tables[t];
+            int step;
+            for (size_t i = 0; i < table->count; i++)
+                table->own[i] = attn__arith_value(arith, table, i, &step);
+        }
+        int slip = -1;
+        if (status == ATTN_OK) status = find_slip(check, &slip);
+        if (status == ATTN_OK) status = explain_rest(check, arith, slip);
+        if (status == ATTN_OK) {
+            rounding_last(check);
+            explain(check);
+        }
+    }
+    attn__arith_destroy(check, arith);
+    if (status != ATTN_OK) {
+        clear_results(check);
+        return status;
+    }
+    check->has_run = 1;
+    if (errata != NULL) *errata = check->errata_count;
+    return ATTN_OK;
+}
+
+int attn_check_format(attn_check *check, int format, char *buf, size_t cap,
+                      size_t *length)
+{
+    if (check == NULL) return ATTN_ERR_NULL;
+    check->error[0] = '\0';
+    if (length == NULL || (buf == NULL && cap > 0))
+        return attn__check_fail(check, ATTN_ERR_NULL,
+                                "attn_check_format: length must not be NULL, "
+                                "nor buf when cap is not 0");
+    if (format < ATTN_FORMAT_JSON || format > ATTN_FORMAT_LATEX)
+        return attn__check_fail(check, ATTN_ERR_OPTION,
+                                "format: unknown format %d for a check (0 "
+                                "JSON, 1 text, 2 Markdown, 3 LaTeX)", format);
+    if (!check->has_run)
+        return attn__check_fail(check, ATTN_ERR_STATE,
+                                "format: attn_check_run must succeed first");
+    attn__text text;
+    attn__text_init(&text, buf, cap);
+    attn__check_report(check, format, &text);
+    *length = text.length;
+    return ATTN_OK;
+}
