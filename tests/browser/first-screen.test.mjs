@@ -43,7 +43,7 @@ for (const viewport of [{ width: 1440, height: 900 }, { width: 375, height: 812 
                   `${selector} spans ${Math.round(box.y)}–${Math.round(box.y + box.height)} px, above ${Math.round(bottom)}`);
       }
       // Every stage of the computation is in the overview: inputs, scores, weights, output.
-      assert.deepEqual(await page.locator('#walkthrough .aw-overview-title').allTextContents(),
+      assert.deepEqual(await page.locator('#walkthrough .aw-overview-title').evaluateAll((all) => all.map((b) => b.firstChild.textContent)),
                        ['Q, K, V', 'Scores, scaled', 'Weights', 'Output']);
       session.assertQuiet();
     } finally {
@@ -69,7 +69,9 @@ test('the overview fills in a score cell per score step as the player goes forwa
     await page.keyboard.press('Home');
     await forward.click();
     assert.equal(await page.locator('#walkthrough .aw-overview-now').count(), 1);
-    assert.equal(await page.locator('#walkthrough .aw-overview-stage[aria-current="step"] .aw-overview-title').textContent(), 'Scores, scaled');
+    const current = page.locator('#walkthrough .aw-overview-title[aria-current="step"]');
+    assert.match(await current.textContent(), /^Scores, scaled \(being computed; go to step 2\)$/);
+    assert.ok(await current.evaluate((button) => button.closest('.aw-overview-stage').classList.contains('aw-overview-active')));
     session.assertQuiet();
   } finally {
     await session.close();
@@ -82,7 +84,9 @@ test('clicking a stage of the overview goes to its first step', async () => {
     const page = await session.openReady('index.html?preset=cat-sat-mat&step=1');
     await page.locator('#walkthrough .aw-overview-stage', { hasText: 'Weights' }).click();
     assert.equal(await shownStep(page), engineSteps.findIndex((id) => id.startsWith('softmax-')) + 1);
-    await page.locator('#walkthrough .aw-overview-stage', { hasText: 'Output' }).click();
+    // The title is a button: focused and Enter, as a keyboard does.
+    await page.locator('#walkthrough .aw-overview-title', { hasText: 'Output' }).focus();
+    await page.keyboard.press('Enter');
     assert.equal(await shownStep(page), engineSteps.findIndex((id) => id.startsWith('output-')) + 1);
     // The lines appear with the weights: every query's lines by the output steps.
     const lines = page.locator('#walkthrough .aw-overview-lines line');

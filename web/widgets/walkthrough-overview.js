@@ -122,11 +122,17 @@ export function mount(element, { onJump }) {
     const cell = Math.max(3, Math.min(phone ? MAX_PHONE_CELL : MAX_CELL, Math.floor(MAX_GRID_HEIGHT / rows)));
     stages.forEach((stage, index) => {
       if (index > 0) strip.append(make('span', 'aw-overview-arrow', '\u2192'));
-      const button = make('button', 'aw-overview-stage');
+      // The stage's title is its button; the picture under it is a larger
+      // target for the same jump, hidden from assistive technology (the
+      // button says where the stage stands).
+      const panel = make('div', 'aw-overview-stage');
+      panel.dataset.stage = stage.id;
+      const button = make('button', 'aw-overview-title', stage.title);
       button.type = 'button';
-      button.dataset.stage = stage.id;
-      button.append(make('span', 'aw-overview-title', stage.title));
+      const state = make('span', 'aw-visually-hidden');
+      button.append(state);
       const body = make('span', 'aw-overview-body');
+      body.setAttribute('aria-hidden', 'true');
       const first = model.mats[stage.grids[0][0]];
       if (first.rowLabels === model.qTokens && cell >= MIN_LABELLED_ROW) body.append(rowLabels(model.qTokens, cell));
       for (const names of stage.grids) body.append(grid(names, cell));
@@ -134,16 +140,15 @@ export function mount(element, { onJump }) {
         body.append(weightLines(cell));
         body.append(rowLabels(model.kTokens, cell, 'aw-overview-keys'));
       }
-      button.append(body);
-      button.addEventListener('click', () => onJump(firstStepOf(stage)));
-      buttons.push(button);
-      strip.append(button);
+      panel.append(button, body);
+      panel.addEventListener('click', () => onJump(firstStepOf(stage)));
+      buttons.push({ panel, button, state });
+      strip.append(panel);
     });
   }
 
   function rowLabels(labels, cell, className = '') {
     const column = make('span', `aw-overview-labels ${className}`);
-    column.setAttribute('aria-hidden', 'true');
     for (const label of labels) {
       const item = make('span', 'aw-overview-label', label);
       item.style.height = `${cell}px`;
@@ -238,15 +243,15 @@ export function mount(element, { onJump }) {
       item.line.setAttribute('stroke-opacity', String(weight > 0 ? 0.2 + 0.8 * weight : 0));
     }
     const active = stageOf(step, current);
-    buttons.forEach((button, index) => {
+    buttons.forEach(({ panel, button, state }, index) => {
       const stage = stages[index];
       const computed = stage.grids.flat().filter((name) => model.mats[name]);
       const done = computed.every((name) => model.mats[name].values.every((row, i) => row.every((_, j) => known(name, i, j, current))));
-      button.classList.toggle('aw-overview-active', index === active);
+      panel.classList.toggle('aw-overview-active', index === active);
       if (index === active) button.setAttribute('aria-current', 'step');
       else button.removeAttribute('aria-current');
-      const where = firstStepOf(stage) + 1;
-      button.setAttribute('aria-label', `${stage.title}: ${done ? 'computed' : index === active ? 'being computed' : 'not computed yet'}; go to step ${where}`);
+      const status = done ? 'computed' : index === active ? 'being computed' : 'not computed yet';
+      state.textContent = ` (${status}; go to step ${firstStepOf(stage) + 1})`;
     });
     caption.textContent = captionOf(active, current);
   }
