@@ -19,14 +19,17 @@
 
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { Key, remote } from 'webdriverio';
 import { startServer } from '../../scripts/serve.mjs';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, WEB_ROOT } from '../browser/harness.mjs';
 
+// Where the injected scripts are served (bench/page.mjs leaves them out of the page's bytes).
+export const INJECTED_PREFIX = '/__aw-engines/';
 export const ENGINES = Object.freeze(['chromium', 'firefox', 'webkit']);
 export const FIREFOX_PATH = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 export const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER ?? '/usr/bin/WebKitWebDriver';
@@ -34,7 +37,7 @@ export const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER ?? '/usr/bin/WebKitWebDri
 export const MINIBROWSER_PATH = process.env.MINIBROWSER_PATH ?? '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
 const WAIT_MS = 60_000;
 const POLL_MS = 50;
-const PROBLEMS_PATH = '/__aw-engines/problems.js';
+const PROBLEMS_PATH = `${INJECTED_PREFIX}problems.js`;
 
 /**
  * web/ (or root) served by scripts/serve.mjs behind a small proxy that puts
@@ -44,28 +47,40 @@ const PROBLEMS_PATH = '/__aw-engines/problems.js';
  */
 export async function serveWeb({ root = WEB_ROOT, inject = [] } = {}) {
   const scripts = [await readFile(new URL('./problems.js', import.meta.url), 'utf8'), ...inject];
-  const paths = scripts.map((_, k) => (k === 0 ? PROBLEMS_PATH : `/__aw-engines/inject-${k}.js`));
+  const paths = scripts.map((_, k) => (k === 0 ? PROBLEMS_PATH : `${INJECTED_PREFIX}inject-${k}.js`));
   const tags = paths.map((path) => `<script src="${path}"></script>`).join('');
   const files = new Map(paths.map((path, k) => [path, scripts[k]]));
   const upstream = await startServer({ root, port: 0 });
-  const proxy = createServer(async (request, response) => {
+  const proxy = createServer((request, response) => {
     const path = new URL(request.url, 'http://localhost').pathname;
     if (files.has(path)) {
       response.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' });
       response.end(files.get(path));
       return;
     }
-    try {
-      const answer = await fetch(new URL(request.url, upstream.url), { method: request.method });
-      const headers = Object.fromEntries([...answer.headers].filter(([name]) => !['content-encoding', 'content-length', 'transfer-encoding', 'connection'].includes(name)));
-      let body = Buffer.from(await answer.arrayBuffer());
-      if ((headers['content-type'] ?? '').startsWith('text/html')) body = Buffer.from(String(body).replace(/<head[^>]*>/i, (head) => head + tags));
-      response.writeHead(answer.status, headers);
+    // Everything as the server sent it (gzipped too: bench/page.mjs counts
+    // the bytes), but HTML with the scripts first in its <head>.
+    const forward = httpRequest(new URL(request.url, upstream.url), { method: request.method, headers: request.headers }, async (answer) => {
+      const html = (answer.headers['content-type'] ?? '').startsWith('text/html');
+      if (!html) {
+        response.writeHead(answer.statusCode, answer.headers);
+        answer.pipe(response);
+        return;
+      }
+      const chunks = [];
+      for await (const chunk of answer) chunks.push(chunk);
+      const gzipped = answer.headers['content-encoding'] === 'gzip';
+      const raw = Buffer.concat(chunks);
+      const text = String(gzipped ? gunzipSync(raw) : raw).replace(/<head[^>]*>/i, (head) => head + tags);
+      const body = gzipped ? gzipSync(text) : Buffer.from(text);
+      response.writeHead(answer.statusCode, { ...answer.headers, 'content-length': body.length });
       response.end(request.method === 'HEAD' ? undefined : body);
-    } catch (error) {
+    });
+    forward.on('error', (error) => {
       response.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8' });
       response.end(`proxy: ${error.message}\n`);
-    }
+    });
+    request.pipe(forward);
   });
   await new Promise((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${proxy.address().port}/`;
