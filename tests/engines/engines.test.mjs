@@ -91,7 +91,15 @@ for (const engine of engines) {
       test(`in ${engine} index.html#${id} lands on the heading of ${id}`, async () => {
         await browser.goto(web.url(`index.html#${id}`));
         // web/path.js sets html[data-landed] once the sections above have mounted and the heading is in place.
-        await browser.waitFor((chapter) => document.documentElement.dataset.landed === chapter, id, { what: `the landing on ${id}` });
+        await browser.waitFor((chapter) => document.documentElement.dataset.landed === chapter, id, { what: `the landing on ${id}` })
+          .catch(async (error) => {
+            // Where the page stopped, to tell a section that never mounted from a landing given up.
+            const state = await browser.evaluate(() => ({
+              scrollY: window.scrollY,
+              unmounted: [...document.querySelectorAll('.page-section .widget-slot:not([data-mounted="true"])')].map((slot) => slot.id),
+            }));
+            throw new Error(`${error.message}: ${JSON.stringify(state)}`);
+          });
         const off = await browser.evaluate((chapter) => {
           const section = document.getElementById(chapter);
           const heading = document.getElementById(`${chapter}-title`);
