@@ -34,7 +34,7 @@ SAN_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/san/obj/%.o)
 SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
 .PHONY: all lib shared cli test deps test-layers test-native test-sanitize \
-        test-cli test-wasm test-browser test-dist wasm vendor presets bench serve \
+        test-cli test-wasm test-browser test-engines test-dist wasm vendor presets bench serve \
         clean install uninstall
 .PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p
 
@@ -130,6 +130,11 @@ h5p: element
 test-browser: wasm vendor single element h5p
 	node --test tests/browser/*.test.mjs
 
+# The learner's checks in Firefox ESR and WebKitGTK (tests/engines/; the
+# one-file page's among them, hence `single`). ENGINE=firefox or webkit for one.
+test-engines: wasm vendor single
+	node --test tests/engines/*.test.mjs
+
 # The whole page as one file that works from disk with no network:
 # build/attention.html (scripts/build-single.mjs, under 420 KB).
 single: wasm
@@ -140,7 +145,7 @@ test-single: single
 
 test: deps
 	$(MAKE) test-layers test-native test-sanitize test-cli test-wasm test-browser \
-	    test-dist test-python test-fuzz
+	    test-engines test-dist test-python test-fuzz
 
 # ---- Python (python/, the package attention_explainer) ----
 # `make python-package` puts the shared library and the element's

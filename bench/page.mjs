@@ -1,45 +1,49 @@
 #!/usr/bin/env node
-// The page's own figures, measured in Debian's chromium (part of `make bench`;
-// figures, not a test): how soon the first heatmap is painted after
-// navigation, how long an edit takes to reach the screen at the tutorials'
-// size and at the editor's largest, and how many bytes the page transfers
-// (gzipped by scripts/serve.mjs). Medians of several runs.
+// The page's own figures, measured in the three engines learners use (part
+// of `make bench`; figures, not a test): Debian's chromium, Firefox ESR and
+// WebKitGTK, through tests/engines/drivers.mjs. How soon the first heatmap
+// is painted after navigation, how long an edit takes to reach the screen at
+// the tutorials' size and at the editor's largest, how many bytes the page
+// transfers (gzipped by scripts/serve.mjs), and the frames while the trainer
+// trains. Medians of several runs, printed side by side.
 //
-//   node bench/page.mjs          (after `make wasm vendor`)
+//   node bench/page.mjs                    (after `make wasm vendor`)
+//   ENGINE=webkit node bench/page.mjs      (one engine, or a list: chromium,firefox)
 
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { startServer } from '../scripts/serve.mjs';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../tests/browser/harness.mjs';
+import { ENGINES, INJECTED_PREFIX, launch, serveWeb } from '../tests/engines/drivers.mjs';
 
-const WEB = fileURLToPath(new URL('../web/', import.meta.url));
 const RUNS = 7;
+const TRAIN_MS = 3000;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const engines = (process.env.ENGINE ?? ENGINES.join(',')).split(',').map((name) => name.trim());
+
+// First in every page (WebKit's classic WebDriver runs nothing before the
+// page's own scripts, so the page is served with this in its <head>): the
+// time of the frame after the walkthrough's first heatmap cell appears.
+const FIRST_FIGURE = `new MutationObserver((_, observer) => {
+  if (!document.querySelector('#walkthrough .aw-heat-cell')) return;
+  observer.disconnect();
+  requestAnimationFrame(() => { window.firstFigure = performance.now(); });
+}).observe(document, { childList: true, subtree: true });`;
+
+const ready = () => document.documentElement.dataset.ready === 'true';
 
 async function firstFigure(browser, url) {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  await page.addInitScript(() => {
-    new MutationObserver((_, observer) => {
-      if (!document.querySelector('#walkthrough .aw-heat-cell')) return;
-      observer.disconnect();
-      requestAnimationFrame(() => { window.firstFigure = performance.now(); });
-    }).observe(document, { childList: true, subtree: true });
-  });
-  await page.goto(url);
-  await page.waitForSelector('html[data-ready="true"]');
-  const figures = await page.evaluate(() => {
-    const entries = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')];
-    return { first: window.firstFigure, bytes: entries.reduce((sum, entry) => sum + entry.transferSize, 0) };
-  });
-  await page.close();
-  return figures;
+  await browser.goto(url);
+  await browser.waitFor(ready);
+  await browser.waitFor(() => window.firstFigure !== undefined);
+  return browser.evaluate((injected) => {
+    const entries = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
+      .filter((entry) => !new URL(entry.name).pathname.startsWith(injected));
+    return { first: window.firstFigure, bytes: entries.reduce((sum, entry) => sum + (entry.transferSize ?? 0), 0) };
+  }, INJECTED_PREFIX);
 }
 
 // Milliseconds from a cell edit to the next frame, median of RUNS edits.
-async function editToFrame(page) {
+async function editToFrame(browser) {
   const times = [];
   for (let k = 0; k < RUNS; k++) {
-    times.push(await page.evaluate(async (value) => {
+    times.push(await browser.evaluate(async (value) => {
       const input = document.querySelector('#walkthrough .aw-cell-input');
       const start = performance.now();
       input.value = String(value);
@@ -52,64 +56,94 @@ async function editToFrame(page) {
   return median(times);
 }
 
+const setSize = (browser, label, value) => browser.evaluate(([name, size]) => {
+  const field = [...document.querySelectorAll('#walkthrough label.aw-size')].find((l) => l.textContent.includes(name)).querySelector('input');
+  field.value = String(size);
+  field.dispatchEvent(new Event('input', { bubbles: true }));
+  field.dispatchEvent(new Event('change', { bubbles: true }));
+}, [label, value]);
+
 // Frame intervals while the trainer trains in its worker: the page should
 // keep drawing at 60 fps (16.7 ms a frame) while the engine trains.
 async function framesWhileTraining(browser, url) {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  await page.goto(`${url}#trainer`);
-  await page.waitForSelector('#trainer-widget[data-mounted="true"]');
-  await page.waitForFunction(() => /^Step 0 /.test(document.querySelector('#trainer .aw-trainer-status')?.textContent ?? ''));
-  await page.selectOption('#trainer [data-control="task"] select', 'induction');
-  await page.waitForFunction(() => /^Step 0 \(budget 300\)/.test(document.querySelector('#trainer .aw-trainer-status')?.textContent ?? ''));
-  await page.click('#trainer .aw-train');
-  const intervals = await page.evaluate(() => new Promise((resolve) => {
+  await browser.goto(`${url}#trainer`);
+  await browser.waitFor(() => document.querySelector('#trainer-widget')?.dataset.mounted === 'true');
+  await browser.waitFor(() => /^Step 0 /.test(document.querySelector('#trainer .aw-trainer-status')?.textContent ?? ''));
+  await browser.evaluate(() => {
+    const select = document.querySelector('#trainer [data-control="task"] select');
+    select.value = 'induction';
+    select.dispatchEvent(new Event('input', { bubbles: true }));
+    select.dispatchEvent(new Event('change', { bubbles: true }));
+  });
+  await browser.waitFor(() => /^Step 0 \(budget 300\)/.test(document.querySelector('#trainer .aw-trainer-status')?.textContent ?? ''));
+  await browser.click('#trainer .aw-train');
+  const intervals = await browser.evaluate((ms) => new Promise((resolve) => {
     const times = [];
     const tick = (time) => {
       times.push(time);
-      if (time - times[0] < 3000) requestAnimationFrame(tick);
+      if (time - times[0] < ms) requestAnimationFrame(tick);
       else resolve(times.slice(1).map((t, i) => t - times[i]));
     };
     requestAnimationFrame(tick);
-  }));
-  const steps = await page.textContent('#trainer .aw-trainer-status');
-  await page.close();
+  }), TRAIN_MS);
+  const steps = (await browser.text('#trainer .aw-trainer-status')).match(/^Step (\d+)/)[1];
   const sorted = [...intervals].sort((a, b) => a - b);
-  return { median: median(intervals), p95: sorted[Math.floor(0.95 * sorted.length)], steps: steps.match(/^Step (\d+)/)[1] };
+  return { median: median(intervals), p95: sorted[Math.floor(0.95 * sorted.length)], steps };
 }
 
-async function setSize(page, label, value) {
-  const field = page.locator('#walkthrough label.aw-size').filter({ hasText: label }).first().locator('input');
-  await field.fill(String(value));
-  await field.dispatchEvent('change');
+async function measure(engine, server) {
+  const browser = await launch(engine, { viewport: { width: 1440, height: 900 } });
+  try {
+    const url = server.url('index.html?preset=cat-sat-mat');
+    const loads = [];
+    for (let k = 0; k < RUNS; k++) loads.push(await firstFigure(browser, url));
+    await browser.goto(server.url('index.html?preset=cat-sat-mat&step=14'));
+    await browser.waitFor(ready);
+    const small = await editToFrame(browser);
+    await setSize(browser, 'Tokens (T)', 12);
+    await setSize(browser, 'd_k', 16);
+    await setSize(browser, 'd_v', 16);
+    const large = await editToFrame(browser);
+    const frames = await framesWhileTraining(browser, server.url('index.html'));
+    const bytes = median(loads.map((l) => l.bytes));
+    return {
+      version: browser.version,
+      values: [
+        `${median(loads.map((l) => l.first)).toFixed(0)} ms`,
+        `${small.toFixed(1)} ms`,
+        `${large.toFixed(1)} ms`,
+        // WebKit reports no transfer sizes (0): nothing measured, not nothing sent.
+        bytes > 0 ? `${(bytes / 1024).toFixed(0)} KB` : 'n/a',
+        `${frames.median.toFixed(1)} ms`,
+        `${frames.p95.toFixed(1)} ms`,
+        frames.steps,
+      ],
+    };
+  } finally {
+    await browser.close();
+  }
 }
 
-const server = await startServer({ root: WEB, port: 0 });
-const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
+const ROWS = [
+  ['first heatmap painted after navigation', '≤ 300 ms'],
+  ['edit → next frame, 3 tokens × d 4', '≤ 16 ms'],
+  ['edit → next frame, 12 tokens × d 16 (the editor\u2019s largest)', '≤ 50 ms'],
+  ['the page\u2019s transfer, gzip (page, engine, KaTeX, fonts used)', '≤ 250 KB'],
+  [`frames while "induction" trains ${TRAIN_MS / 1000} s, median`, '16.7 ms'],
+  ['the same, 95th percentile', '16.7 ms'],
+  ['trainer steps in those seconds', ''],
+];
+
+const server = await serveWeb({ inject: [FIRST_FIGURE] });
 try {
-  const url = `${server.url}index.html?preset=cat-sat-mat`;
-  const loads = [];
-  for (let k = 0; k < RUNS; k++) loads.push(await firstFigure(browser, url));
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
-  await page.goto(`${server.url}index.html?preset=cat-sat-mat&step=14`);
-  await page.waitForSelector('html[data-ready="true"]');
-  const small = await editToFrame(page);
-  await setSize(page, 'Tokens (T)', 12);
-  await setSize(page, 'd_k', 16);
-  await setSize(page, 'd_v', 16);
-  const large = await editToFrame(page);
-  await page.close();
-  const frames = await framesWhileTraining(browser, `${server.url}index.html`);
-  const rows = [
-    ['first heatmap painted after navigation', `${median(loads.map((l) => l.first)).toFixed(0)} ms`, '≤ 300 ms'],
-    ['edit → next frame, 3 tokens × d 4', `${small.toFixed(1)} ms`, '≤ 16 ms'],
-    ['edit → next frame, 12 tokens × d 16 (the editor\u2019s largest)', `${large.toFixed(1)} ms`, '≤ 50 ms'],
-    ['the page\u2019s transfer, gzip (page, engine, KaTeX, fonts used)', `${(median(loads.map((l) => l.bytes)) / 1024).toFixed(0)} KB`, '≤ 250 KB'],
-    [`frames while "induction" trains (${frames.steps} steps in 3 s), median`, `${frames.median.toFixed(1)} ms`, '16.7 ms'],
-    ['the same, 95th percentile', `${frames.p95.toFixed(1)} ms`, '16.7 ms'],
-  ];
-  console.log(`The page, in chromium, medians of ${RUNS}:`);
-  for (const [what, value, target] of rows) console.log(`  ${what.padEnd(62)} ${value.padStart(9)}   (target ${target})`);
+  const results = [];
+  for (const engine of engines) results.push(await measure(engine, server));
+  const width = Math.max(...results.map((r) => r.version.length));
+  console.log(`The page, medians of ${RUNS}:`);
+  console.log(`  ${''.padEnd(62)} ${results.map((r) => r.version.padStart(width)).join(' ')}   target`);
+  ROWS.forEach(([what, target], row) => {
+    console.log(`  ${what.padEnd(62)} ${results.map((r) => r.values[row].padStart(width)).join(' ')}   ${target}`);
+  });
 } finally {
-  await browser.close();
   await server.close();
 }

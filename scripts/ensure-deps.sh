@@ -25,6 +25,11 @@ missing_packages() {
     has_command node || echo nodejs
     has_command npm || echo npm
     has_command chromium || has_package chromium || echo chromium
+    # The cross-engine tests (make test-engines): Firefox ESR, and WebKitGTK's
+    # WebDriver with its MiniBrowser on a virtual display.
+    has_command firefox-esr || echo firefox-esr
+    has_command WebKitWebDriver || echo webkit2gtk-driver
+    has_command Xvfb || echo xvfb
     has_command pdflatex || echo texlive-latex-base
     has_command pdftotext || echo poppler-utils
     has_command cmake || echo cmake

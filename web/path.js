@@ -24,8 +24,14 @@ export function followPath({ chapters, bar, mountThrough }) {
   const byId = new Map(chapters.map((section) => [section.id, section]));
   let pinned = null;
   // Where the page was last scrolled to hold the target: a scroll event that
-  // finds the page elsewhere (and the target out of place) is the reader's.
+  // finds the page elsewhere (and the target out of place) is the reader's;
+  // until the landing is complete, only if the reader has done anything that
+  // scrolls since it began; otherwise it is the browser's: WebKit, for one,
+  // keeps scrolling to the address's #fragment as the page loads, to places
+  // of its own reckoning.
   let heldAt = -1;
+  let readerActed = false;
+  let landed = false;
   let landing = 0;
 
   /** The scroll position that puts section's top at its scroll-margin-top (where headings go). */
@@ -53,12 +59,15 @@ export function followPath({ chapters, bar, mountThrough }) {
     const section = byId.get(id);
     if (!section) return;
     pinned = section;
+    readerActed = false; // the click or key that followed the link is not a scroll
+    landed = false;
     const mine = ++landing;
     delete doc.documentElement.dataset.landed;
     hold();
     await mountThrough(id);
     if (mine !== landing) return; // the reader moved on, or another link was followed
     hold();
+    landed = true;
     doc.documentElement.dataset.landed = id;
   }
 
@@ -72,12 +81,15 @@ export function followPath({ chapters, bar, mountThrough }) {
     const place = placeOf(pinned);
     if (Math.abs(view.scrollY - place) < 1) {
       heldAt = view.scrollY;
-    } else if (Math.abs(view.scrollY - heldAt) < 1) {
-      hold(); // the page moved under the held position
+    } else if (Math.abs(view.scrollY - heldAt) < 1 || !(readerActed || landed)) {
+      hold(); // the page moved under the held position, or the browser scrolled
     } else {
       release();
     }
   }, { passive: true });
+  for (const type of ['wheel', 'touchstart', 'keydown', 'pointerdown']) {
+    view.addEventListener(type, () => { readerActed = true; }, { capture: true, passive: true });
+  }
 
   const chapterOfHash = (hash) => (byId.has(hash.slice(1)) ? hash.slice(1) : null);
   // A link to the chapter already in the address changes no hash: its click
