@@ -215,7 +215,11 @@ test('at 1440 x 900, with the section\u2019s heading at the top, the curves, the
   const page = await openTrainer();
   // Where each part is once the heading is scrolled to the top, by name.
   const onScreen = async () => {
-    await page.evaluate((root) => window.scrollBy(0, document.querySelector(`${root} .aw-section-title`).getBoundingClientRect().top), ROOT);
+    // The chapter's heading on the page (a widget's own title where it stands alone).
+    await page.evaluate((root) => {
+      const heading = document.querySelector(root).closest('.page-section')?.querySelector('h2') ?? document.querySelector(`${root} .aw-section-title`);
+      window.scrollBy(0, heading.getBoundingClientRect().top);
+    }, ROOT);
     return page.evaluate((root) => {
       const parts = { timeline: '.aw-trainer-timeline', accuracy: '.aw-line-chart', loss: '.aw-line-chart + .aw-line-chart', table: '.aw-trainer-table',
                       head1: '.aw-trainer-heads .aw-heatmap', head2: '.aw-trainer-heads .aw-heatmap + .aw-heatmap' };

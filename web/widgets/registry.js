@@ -191,7 +191,8 @@ export function mountWidget(name, element, {
     controls: controlNamesOf(name).map((control) => ({ name: control, label: CONTROL_LABELS[control] })),
     canPlay: Boolean(root.querySelector('.aw-play')),
   }));
-  if (!bar.isConnected) root.prepend(bar);
+  // A section on the page (its chapter heading outside it): the bar closes it.
+  if (!bar.isConnected) root.append(bar);
 
   if (controls) {
     const hidden = controlNamesOf(name).filter((control) => !controls.includes(control));
