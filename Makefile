@@ -229,8 +229,8 @@ uninstall:
 
 # ---- Fuzzing (fuzz/*.c, libFuzzer) ----
 # Each target links the library built with clang for libFuzzer, ASan and
-# UBSan. `make fuzz` runs each for FUZZ_SECONDS (default 90, so about three
-# minutes in all), keeping what it finds in build/fuzz/corpus/<target>/ (and
+# UBSan. `make fuzz` runs each for FUZZ_SECONDS (default 90, so about eight
+# minutes for the five), keeping what it finds in build/fuzz/corpus/<target>/ (and
 # a crashing input in build/fuzz/artifacts/); `make test-fuzz`, part of
 # `make test`, runs each for FUZZ_SMOKE_SECONDS (default 5) from the seeds.
 FUZZ_CC ?= clang-14
