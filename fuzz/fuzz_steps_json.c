@@ -26,8 +26,9 @@
 #include <string.h>
 
 /* Labels up to 120 bytes: longer than the walkthrough keeps whole in a
- * sentence (95 bytes, ATTN__LABEL_CAP less its marks), so a cut inside a
- * UTF-8 sequence would show; labels up to SHOWN_WHOLE must come back. */
+ * sentence (94 bytes: ATTN__LABEL_CAP less its marks and NUL), so a cut
+ * inside a UTF-8 sequence would show; labels up to SHOWN_WHOLE must come
+ * back. */
 enum { MAX_TOKENS = 3, MAX_LABEL = 120, SHOWN_WHOLE = 90, D = 2 };
 
 /* Valid UTF-8 by decoding each sequence and checking its code point. */

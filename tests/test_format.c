@@ -459,9 +459,8 @@ static void test_a_document_title_or_level_out_of_range_is_refused(
     attn_problem_destroy(problem);
 }
 
-/* A 512x512 problem: the walkthrough shows 8x8 corners and stays small. */
 /* Found by fuzz/fuzz_steps_json.c: a label longer than a sentence keeps
- * (95 bytes) was cut inside a UTF-8 character, so every walkthrough format
+ * (94 bytes) was cut inside a UTF-8 character, so every walkthrough format
  * held invalid UTF-8. It is cut before the character instead. */
 static void test_a_long_label_is_cut_between_characters(void **state)
 {
@@ -495,6 +494,7 @@ static void test_a_long_label_is_cut_between_characters(void **state)
     attn_problem_destroy(problem);
 }
 
+/* A 512x512 problem: the walkthrough shows 8x8 corners and stays small. */
 static void test_large_problems_are_abbreviated(void **state)
 {
     (void)state;
