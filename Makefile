@@ -229,8 +229,8 @@ uninstall:
 
 # ---- Fuzzing (fuzz/*.c, libFuzzer) ----
 # Each target links the library built with clang for libFuzzer, ASan and
-# UBSan. `make fuzz` runs each for FUZZ_SECONDS (default 90, so about three
-# minutes in all), keeping what it finds in build/fuzz/corpus/<target>/ (and
+# UBSan. `make fuzz` runs each for FUZZ_SECONDS (default 90, so about eight
+# minutes for the five), keeping what it finds in build/fuzz/corpus/<target>/ (and
 # a crashing input in build/fuzz/artifacts/); `make test-fuzz`, part of
 # `make test`, runs each for FUZZ_SMOKE_SECONDS (default 5) from the seeds.
 FUZZ_CC ?= clang-14
@@ -239,14 +239,19 @@ FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 $(filter-out -Werror,$(WARN)) -Werror -g -O1 -Isrc -Isrc/cli
-FUZZ_TARGETS := problem_json kernels
+FUZZ_TARGETS := problem_json kernels float32 trainer steps_json
 FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SEEDS := $(BUILD)/fuzz/seeds
 # -max_len: JSON problems worth running are short; kernel programs read at
 # most a few KB. -timeout: a single input may take at most 10 s.
+# -len_control=0: steps_json tries labels past the 94 bytes a sentence keeps
+# from the start, not after libFuzzer's slow growth of input lengths.
 FUZZ_OPTIONS_problem_json := -max_len=4096 -dict=fuzz/json.dict
 FUZZ_OPTIONS_kernels := -max_len=2048
+FUZZ_OPTIONS_float32 := -max_len=4096
+FUZZ_OPTIONS_trainer := -max_len=256
+FUZZ_OPTIONS_steps_json := -max_len=1024 -len_control=0
 
 $(BUILD)/fuzz/obj/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
@@ -256,7 +261,12 @@ $(BUILD)/fuzz/fuzz_problem_json: fuzz/fuzz_problem_json.c $(JSON_ADAPTER_SRC) sr
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $< $(JSON_ADAPTER_SRC) \
 	    $(FUZZ_LIB_OBJ) -o $@ -lcjson $(LDLIBS_CORE)
 
-$(BUILD)/fuzz/fuzz_kernels: fuzz/fuzz_kernels.c $(FUZZ_LIB_OBJ)
+$(BUILD)/fuzz/fuzz_steps_json: fuzz/fuzz_steps_json.c fuzz/fuzz_reader.h $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) \
+	    -o $@ -lcjson $(LDLIBS_CORE)
+
+# kernels, float32, trainer: the library alone.
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_reader.h $(FUZZ_LIB_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -o $@ $(LDLIBS_CORE)
 
 fuzz-build: $(FUZZ_BIN)
@@ -275,10 +285,15 @@ define run_fuzz
 	    $(BUILD)/fuzz/corpus/$(1) $(FUZZ_SEEDS)/$(1)
 endef
 
+# run_fuzz_all SECONDS: each of FUZZ_TARGETS in turn, one recipe line per
+# line of run_fuzz (so the first finding stops make).
+define run_fuzz_all
+$(foreach target,$(FUZZ_TARGETS),$(call run_fuzz,$(target),$(1))
+)
+endef
+
 fuzz: $(FUZZ_BIN) $(FUZZ_SEEDS)
-	$(call run_fuzz,problem_json,$(FUZZ_SECONDS))
-	$(call run_fuzz,kernels,$(FUZZ_SECONDS))
+	$(call run_fuzz_all,$(FUZZ_SECONDS))
 
 test-fuzz: $(FUZZ_BIN) $(FUZZ_SEEDS)
-	$(call run_fuzz,problem_json,$(FUZZ_SMOKE_SECONDS))
-	$(call run_fuzz,kernels,$(FUZZ_SMOKE_SECONDS))
+	$(call run_fuzz_all,$(FUZZ_SMOKE_SECONDS))

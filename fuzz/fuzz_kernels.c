@@ -15,6 +15,7 @@
  * dimensions and field types that JSON cannot express.
  */
 #include "attention.h"
+#include "fuzz_reader.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -22,16 +23,6 @@
 #include <string.h>
 
 enum { MAX_SIZE = 6 };
-
-typedef struct reader {
-    const uint8_t *data;
-    size_t size, at;
-} reader;
-
-static unsigned take_byte(reader *r)
-{
-    return r->at < r->size ? r->data[r->at++] : 0;
-}
 
 /* A size in 1..MAX_SIZE, or (rarely) 0 or -1. */
 static int take_size(reader *r)
@@ -76,17 +67,6 @@ static double *zeros(long count)
 static long product(int a, int b, int c)
 {
     return (a > 0 && b > 0 && c > 0) ? (long)a * b * c : 1;
-}
-
-static void check(int condition)
-{
-    if (!condition) abort();
-}
-
-static void check_status(int status)
-{
-    check(status >= ATTN_OK && status <= ATTN_ERR_TOO_LARGE);
-    check(strcmp(attn_status_text(status), "unknown status") != 0);
 }
 
 static void check_finite(const double *x, long count)

@@ -6,6 +6,11 @@
 //                      of web/presets.json and the CLI example
 //   DIR/kernels/       a small program for each entry point fuzz_kernels
 //                      reads (selector byte, sizes 2..3, options, values)
+//   DIR/float32/       attn_sdpa_f32 with each mask kind, and attn_linear_f32
+//   DIR/trainer/       one step and a prediction for each task, defaults and
+//                      small settings
+//   DIR/steps_json/    labels with quotes, backslashes, control characters,
+//                      U+2028, emoji, and ones that are not UTF-8
 //
 //   node fuzz/seed-corpus.mjs build/fuzz/seeds
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -44,4 +49,59 @@ for (let selector = 0; selector < 10; selector++) {
                   Buffer.from([selector, ...head, ...options, ...values]));
   }
 }
-console.log(`seed-corpus: ${problems.size} problems, 20 kernel programs in ${out}`);
+
+const seedDir = (target) => {
+  const dir = join(out, target);
+  mkdirSync(dir, { recursive: true });
+  return (name, bytes) => writeFileSync(join(dir, name), Buffer.from(bytes));
+};
+const bytes = (count, from = 0) => Array.from({ length: count }, (_, i) => (from + i * 37 + 11) % 256);
+
+// fuzz_float32: selector (3: linear), batch, n_q, n_k, d_k, d_v as size - 1,
+// q, k, v as bytes, then flags (scale kind | 0x10 no key lengths | 0x20 no
+// custom mask | 0x80 weights wanted), mask kinds, window, stride, three key
+// lengths + 1 and one bit per mask cell.
+const float32 = seedDir('float32');
+const sizes = [2, 4, 5, 3, 2]; // batch 2, n_q 4, n_k 5, d_k 3, d_v 2 (so n_q != n_k)
+const [b, nq, nk, dk, dv] = sizes;
+const qkv = bytes(b * nq * dk + b * nk * dk + b * nk * dv);
+const head = (selector) => [selector, ...sizes.map((n) => n - 1), ...qkv];
+for (const [name, kinds] of [['none', 0], ['causal', 1], ['key-padding', 2], ['custom', 4], ['local', 8], ['strided', 16], ['all', 31]])
+  float32(`sdpa-${name}`, [...head(0), 0x80, kinds, 3, 3, 4, 3, 5, ...bytes(nq * nk, 1)]);
+float32('sdpa-online-scale-factor', [...head(0), 0x32, 200, 1, 0, 0]);
+float32('linear', [...head(3), 0]);
+float32('linear-causal', [...head(3), 1]);
+
+// fuzz_trainer: task, limit (256 KiB × (1 + byte)), settings count, each
+// (name index, value kind, value byte; kind 5 = the byte itself), step
+// rounds, each count + 1, prediction length, tokens, weights wanted, check
+// every head's rows.
+const trainer = seedDir('trainer');
+// dModel 16, seqLength 6 (7 for lookup, task 5: pairs then a query), vocab 8, batchSize 8
+const small = (task) => [3, 5, 16, 5, 5, task === 5 ? 7 : 6, 6, 5, 8, 7, 5, 8];
+for (let task = 0; task < 6; task++) {
+  trainer(`task-${task}-defaults`, [task, 15, 0, 1, 2, 4, 0, 1, 2, 3, 1, 1]);
+  trainer(`task-${task}-small`, [task, 15, 4, ...small(task), 2, 2, 3, 6, 0, 1, 2, 3, 4, 5, 1, 1]);
+}
+
+// fuzz_steps_json: shape (low 4 bits n_q - 1 + 3 (n_k - 1), 0x10 one list
+// of tokens for both, 0x20 a title),
+// q, k, v (two columns each), then each label's length and bytes.
+const stepsJson = seedDir('steps_json');
+const label = (text) => {
+  const encoded = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text);
+  return [encoded.length, ...encoded];
+};
+const three = (labels, title) => [0x12 | (title ? 0x20 : 0), ...bytes(18),
+                                  ...labels.flatMap(label), ...(title ? label(title) : [])];
+stepsJson('plain', three(['the', 'cat', 'sat']));
+stepsJson('quotes', three(['"q"', 'back\\slash', "it's"], 'A "title"'));
+stepsJson('control', three(['tab\tnew\nline', '\u0001\u001f\u007f', 'bell\u0007']));
+stepsJson('separators', three(['a\u2028b', 'c\u2029d', '\u0085']));
+stepsJson('emoji', three(['🐱', 'é', '日本'], 'Katze 🐱'));
+stepsJson('not-utf8', three([[0xff], [0xed, 0xa0, 0x80], [0xc0, 0xaf]]));
+stepsJson('truncated', three(['ok', [0xe2, 0x82], 'x']));
+// n_q 2, n_k 3 (shape 1 + 3 × 2 = 7): queryTokens and keyTokens
+stepsJson('query-key', [7, ...bytes(16), ...['q1', 'q2', 'k1', 'k2', 'k3'].flatMap(label)]);
+
+console.log(`seed-corpus: ${problems.size} problems, 20 kernel programs and the float32, trainer and steps_json seeds in ${out}`);

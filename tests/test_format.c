@@ -15,6 +15,7 @@
 #include "attention.h"
 #include "problem_fixture.h"
 #include "test_rng.h"
+#include "text/textbuf.h"
 
 static const double Q000[] = {1, 0, 0, 1, 1, 1};
 static const double V000[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -458,6 +459,41 @@ static void test_a_document_title_or_level_out_of_range_is_refused(
     attn_problem_destroy(problem);
 }
 
+/* Found by fuzz/fuzz_steps_json.c: a label longer than a sentence keeps
+ * (94 bytes) was cut inside a UTF-8 character, so every walkthrough format
+ * held invalid UTF-8. It is cut before the character instead. */
+static void test_a_long_label_is_cut_between_characters(void **state)
+{
+    (void)state;
+    char label[3 * 40 + 1] = "";
+    for (int i = 0; i < 40; i++) strcat(label, "\u65e5"); /* 日, 3 bytes */
+    const char *const tokens[] = {label, "b"};
+    static const double q[] = {1, 0, 0, 1};
+    const int dims[2] = {2, 2};
+    attn_problem *problem = NULL;
+    assert_int_equal(attn_problem_create(&problem, "scaledDotProduct", NULL),
+                     ATTN_OK);
+    assert_int_equal(attn_problem_set_tensor(problem, "q", 2, dims, q), ATTN_OK);
+    assert_int_equal(attn_problem_set_tensor(problem, "k", 2, dims, q), ATTN_OK);
+    assert_int_equal(attn_problem_set_tensor(problem, "v", 2, dims, q), ATTN_OK);
+    assert_int_equal(attn_problem_set_strings(problem, "tokens", 2, tokens),
+                     ATTN_OK);
+    problem_run_ok(problem);
+    /* 31 whole characters (93 bytes) fit; the 32nd would end at byte 96 */
+    char title[128] = "Score of ";
+    const size_t at = strlen(title);
+    memcpy(title + at, label, 3 * 31);
+    strcpy(title + at + 3 * 31, " against b");
+    for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_STEPS; format++) {
+        char *text = format_all(problem, format);
+        assert_int_equal(attn__utf8_check(text, strlen(text)), strlen(text));
+        if (format != ATTN_FORMAT_LATEX && strstr(text, title) == NULL)
+            fail_msg("format %d lacks \"%s\"", format, title);
+        free(text);
+    }
+    attn_problem_destroy(problem);
+}
+
 /* A 512x512 problem: the walkthrough shows 8x8 corners and stays small. */
 static void test_large_problems_are_abbreviated(void **state)
 {
@@ -541,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_a_document_title_or_level_out_of_range_is_refused),
         cmocka_unit_test(test_truncation_reports_the_full_length),
         cmocka_unit_test(test_format_rejects_unknown_formats_and_missing_length),
+        cmocka_unit_test(test_a_long_label_is_cut_between_characters),
         cmocka_unit_test(test_large_problems_are_abbreviated),
         cmocka_unit_test(test_a_tall_matrix_caption_names_only_the_cut_rows),
     };

@@ -26,10 +26,17 @@ const char *attn__walk_label(const attn__labels *labels, int i, char *tmp,
     const char *label = attn__label(labels, i, plain, sizeof plain);
     size_t used = 0;
     tmp[used++] = ATTN__LABEL_OPEN;
-    /* A label's own marks (control characters) would end it early. */
-    for (const char *c = label; *c && used + 5 < cap; c++)
-        tmp[used++] = *c == ATTN__LABEL_OPEN || *c == ATTN__LABEL_CLOSE ? '?'
-                                                                       : *c;
+    /* A label's own marks (control characters) would end it early. A long
+     * label is cut before a whole character (labels are valid UTF-8), never
+     * inside one, so the walkthrough stays valid UTF-8. */
+    for (const char *c = label; *c;) {
+        const unsigned char lead = (unsigned char)*c;
+        const size_t size = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+        if (used + size + 4 >= cap) break;
+        for (size_t k = 0; k < size && *c; k++, c++)
+            tmp[used++] = *c == ATTN__LABEL_OPEN || *c == ATTN__LABEL_CLOSE
+                              ? '?' : *c;
+    }
     tmp[used++] = ATTN__LABEL_CLOSE;
     tmp[used] = '\0';
     return tmp;
