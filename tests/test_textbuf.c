@@ -44,6 +44,19 @@ static void test_an_integer_past_the_end_is_cut_but_still_counted(void **state)
 /* Each text and the offset of the first byte that starts no valid
  * character (its length when all are valid), from RFC 3629's table of
  * well-formed sequences. */
+static void test_a_json_string_is_quoted_escaped_and_skips_the_given_bytes(void **state)
+{
+    (void)state;
+    char buf[64];
+    attn__text text;
+    attn__text_init(&text, buf, sizeof buf);
+    attn__text_json_string(&text, "a\"b\\c\x01" "d\n\xc3\xa9", "\x01");
+    assert_string_equal(buf, "\"a\\\"b\\\\cd\\u000a\xc3\xa9\"");
+    attn__text_init(&text, buf, sizeof buf);
+    attn__text_json_string(&text, "\x01", "");
+    assert_string_equal(buf, "\"\\u0001\"");
+}
+
 static void test_utf8_check_finds_the_first_bad_sequence(void **state)
 {
     (void)state;
@@ -86,6 +99,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_appended_integers_read_as_printf_writes_them),
         cmocka_unit_test(test_an_integer_past_the_end_is_cut_but_still_counted),
+        cmocka_unit_test(test_a_json_string_is_quoted_escaped_and_skips_the_given_bytes),
         cmocka_unit_test(test_utf8_check_finds_the_first_bad_sequence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

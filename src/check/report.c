@@ -12,20 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void json_string(attn__text *out, const char *text)
-{
-    attn__text_puts(out, "\"");
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            attn__text_printf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            attn__text_printf(out, "\\u%04x", *c);
-        else
-            attn__text_append(out, (const char *)c, 1);
-    }
-    attn__text_puts(out, "\"");
-}
-
 /* JSON has no infinity: a masked −∞ is null, as in results. */
 static void json_number(attn__text *out, double x)
 {
@@ -56,7 +42,7 @@ static void json_cell(attn__text *out, const attn_check *check,
     int index[4];
     const int rank = cell_index(table, e->cell, index);
     attn__text_puts(out, "{\"field\":");
-    json_string(out, table->key);
+    attn__text_json_string(out, table->key, "");
     attn__text_puts(out, ",\"index\":[");
     for (int d = 0; d < rank; d++) attn__text_printf(out, "%s%d", d ? "," : "", index[d]);
     attn__text_puts(out, "]");
@@ -85,7 +71,7 @@ static void report_json(const attn_check *check, attn__text *out)
         const attn__group *group = &check->groups[g];
         if (g > 0) attn__text_puts(out, ",");
         attn__text_puts(out, "{\"cause\":");
-        json_string(out, attn__cause_name(group->cause));
+        attn__text_json_string(out, attn__cause_name(group->cause), "");
         attn__text_puts(out, ",\"root\":");
         if (group->root >= 0) {
             json_cell(out, check, &check->errata[group->root]);
@@ -116,18 +102,18 @@ static void report_json(const attn_check *check, attn__text *out)
                 if (!(group->intermediates >> t & 1)) continue;
                 if (!first) attn__text_puts(out, ",");
                 first = 0;
-                json_string(out, check->tables[t].key);
+                attn__text_json_string(out, check->tables[t].key, "");
             }
             attn__text_puts(out, "]");
         }
         attn__text_puts(out, ",\"explanation\":");
-        json_string(out, group->explanation);
+        attn__text_json_string(out, group->explanation, "");
         attn__text_puts(out, "}");
     }
     attn__text_puts(out, "],\"unchecked\":[");
     for (int u = 0; u < check->unchecked_count; u++) {
         if (u > 0) attn__text_puts(out, ",");
-        json_string(out, check->unchecked[u]);
+        attn__text_json_string(out, check->unchecked[u], "");
     }
     attn__text_puts(out, "]}");
 }

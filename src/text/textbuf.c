@@ -154,3 +154,19 @@ size_t attn__utf8_check(const char *string, size_t length)
     }
     return length;
 }
+
+void attn__text_json_string(attn__text *text, const char *string,
+                            const char *skip)
+{
+    attn__text_puts(text, "\"");
+    for (const unsigned char *c = (const unsigned char *)string; *c; c++) {
+        if (strchr(skip, *c) != NULL) continue;
+        if (*c == '"' || *c == '\\')
+            attn__text_printf(text, "\\%c", *c);
+        else if (*c < 0x20)
+            attn__text_printf(text, "\\u%04x", *c);
+        else
+            attn__text_append(text, (const char *)c, 1);
+    }
+    attn__text_puts(text, "\"");
+}

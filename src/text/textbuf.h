@@ -32,6 +32,10 @@ void attn__text_puts(attn__text *text, const char *string);
 void attn__text_printf(attn__text *text, const char *format, ...)
     ATTN__PRINTF_LIKE(2, 3);
 void attn__text_repeat(attn__text *text, const char *string, int times);
+/* Appends string as a JSON string, quoted and escaped, leaving out the
+ * bytes in skip (the walkthrough's label markers; "" for none). */
+void attn__text_json_string(attn__text *text, const char *string,
+                            const char *skip);
 /* Appends n in decimal: what "%d" prints, without printf's cost, which
  * shows when a walkthrough writes hundreds of thousands of indices. */
 void attn__text_int(attn__text *text, int n);

@@ -24,19 +24,11 @@ static const char *const op_names[] = {
 enum { PART_NONE, PART_TEXT, PART_FORMULA, PART_REGIONS, PART_EQUATIONS,
        PART_TABLES };
 
+/* A string of the steps: the label markers are the walker's, not text. */
 static void put_string(attn__text *out, const char *text)
 {
-    attn__text_puts(out, "\"");
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == ATTN__LABEL_OPEN || *c == ATTN__LABEL_CLOSE) continue;
-        if (*c == '"' || *c == '\\')
-            attn__text_printf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            attn__text_printf(out, "\\u%04x", *c);
-        else
-            attn__text_append(out, (const char *)c, 1);
-    }
-    attn__text_puts(out, "\"");
+    static const char markers[] = {ATTN__LABEL_OPEN, ATTN__LABEL_CLOSE, '\0'};
+    attn__text_json_string(out, text, markers);
 }
 
 static void put_number(attn__walker *walker, double x)
