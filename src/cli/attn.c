@@ -351,26 +351,37 @@ static int exit_status_for(int status)
     return status == ATTN_ERR_NOMEM ? EXIT_INTERNAL : EXIT_BAD_INPUT;
 }
 
-/* The input's problem: read, parsed and built within args->max_bytes
- * (the text and its JSON tree count against it too), both freed before the
- * problem runs. */
+/* The input read and parsed within args->max_bytes (the text and its JSON
+ * tree count against it): *text for the caller to free, *root to delete. */
+static int read_json(const cli_args *args, char **text, size_t *length,
+                     cJSON **root, char *error, size_t error_cap)
+{
+    const int exit_status = read_input(args->path, args->max_bytes, text,
+                                       length, error, error_cap);
+    if (exit_status != 0) return exit_status;
+    const int status = attn_json_parse_limited(root, *text, *length,
+                                               args->max_bytes, error,
+                                               error_cap);
+    if (status == ATTN_OK) return 0;
+    free(*text);
+    return exit_status_for(status);
+}
+
+/* The input's problem, built within args->max_bytes; the text and its
+ * JSON tree are freed before the problem runs. */
 static int read_problem(attn_problem **problem, const cli_args *args,
                         char *error, size_t error_cap)
 {
-    char *text = NULL;
-    size_t length = 0;
-    const int exit_status = read_input(args->path, args->max_bytes, &text,
-                                       &length, error, error_cap);
-    if (exit_status != 0) return exit_status;
+    char *text;
+    size_t length;
     cJSON *root;
-    int status = attn_json_parse_limited(&root, text, length,
-                                         args->max_bytes, error, error_cap);
+    const int exit_status = read_json(args, &text, &length, &root, error,
+                                      error_cap);
+    if (exit_status != 0) return exit_status;
     free(text);
-    if (status == ATTN_OK) {
-        status = attn_problem_from_json_limited(
-            problem, root, NULL, args->max_bytes, error, error_cap);
-        cJSON_Delete(root);
-    }
+    const int status = attn_problem_from_json_limited(
+        problem, root, NULL, args->max_bytes, error, error_cap);
+    cJSON_Delete(root);
     return status == ATTN_OK ? 0 : exit_status_for(status);
 }
 
@@ -591,25 +602,17 @@ static int solve_input(const cli_args *args, char **output, size_t *length,
     return run_problem(problem, args, output, length, error, error_cap);
 }
 
-/* attn check: the input read and parsed within args->max_bytes, as for a
- * problem, then checked (run_check reads the text again: how each printed
- * number was written). */
+/* attn check: the input read as for a problem, then checked (run_check
+ * reads the text again: how each printed number was written). */
 static int check_input(const cli_args *args, char **output, size_t *length,
                        int *errata, char *error, size_t error_cap)
 {
-    char *text = NULL;
-    size_t text_length = 0;
-    const int exit_status = read_input(args->path, args->max_bytes, &text,
-                                       &text_length, error, error_cap);
-    if (exit_status != 0) return exit_status;
+    char *text;
+    size_t text_length;
     cJSON *root;
-    const int status = attn_json_parse_limited(&root, text, text_length,
-                                               args->max_bytes, error,
-                                               error_cap);
-    if (status != ATTN_OK) {
-        free(text);
-        return exit_status_for(status);
-    }
+    const int exit_status = read_json(args, &text, &text_length, &root,
+                                      error, error_cap);
+    if (exit_status != 0) return exit_status;
     const int checked = run_check(root, text, text_length, args, output,
                                   length, errata, error, error_cap);
     free(text);
