@@ -139,14 +139,13 @@ export async function launch(engine, { viewport = { width: 1280, height: 900 } }
   };
 }
 
-async function launchChromium(viewport) {
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
-  const page = await browser.newPage({ viewport });
+// Playwright's and puppeteer's pages answer the same calls: one adapter.
+function pageAdapter(browser, page, version) {
   const problems = [];
   page.on('console', (message) => { if (message.type() === 'error') problems.push(`console error: ${message.text()}`); });
   page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
   return {
-    version: `Chromium ${browser.version()}`,
+    version,
     problems,
     goto: (url) => page.goto(url, { waitUntil: 'load' }),
     click: (selector) => page.click(selector),
@@ -156,24 +155,18 @@ async function launchChromium(viewport) {
   };
 }
 
+async function launchChromium(viewport) {
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS] });
+  return pageAdapter(browser, await browser.newPage({ viewport }), `Chromium ${browser.version()}`);
+}
+
 async function launchFirefox(viewport) {
   const browser = await puppeteer.launch({
     browser: 'firefox', executablePath: FIREFOX_PATH, protocol: 'webDriverBiDi', headless: true,
   });
   const page = await browser.newPage();
   await page.setViewport(viewport);
-  const problems = [];
-  page.on('console', (message) => { if (message.type() === 'error') problems.push(`console error: ${message.text()}`); });
-  page.on('pageerror', (error) => problems.push(`uncaught: ${error.message}`));
-  return {
-    version: `Firefox ${(await browser.version()).split('/')[1]}`,
-    problems,
-    goto: (url) => page.goto(url, { waitUntil: 'load' }),
-    click: (selector) => page.click(selector),
-    press: (key) => page.keyboard.press(key),
-    evaluate: (fn, arg) => page.evaluate(fn, arg),
-    close: () => browser.close(),
-  };
+  return pageAdapter(browser, page, `Firefox ${(await browser.version()).split('/')[1]}`);
 }
 
 /** A TCP port that was free a moment ago (WebKitWebDriver takes a port number, not 0). */
