@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, and only what is missing, on
 # Debian 12: system packages from Debian's archive (apt-get, as root or
-# through sudo), then the npm dev dependencies (npm ci). Quick and silent
-# when everything is present, since `make test` runs it every time.
+# through sudo), then the npm dev dependencies (npm ci --ignore-scripts).
+# Quick and silent when everything is present, since `make test` runs it every time.
 #
 # A node that is already installed is kept whatever its origin (this
 # machine has node 20 from a nodesource package also named nodejs).
@@ -97,9 +97,12 @@ install_node_modules() {
     local installed=node_modules/.package-lock.json
     if [ ! -e "$installed" ] || [ package-lock.json -nt "$installed" ]; then
         log "npm ci"
-        # onnxruntime-node (bench only): its CPU binaries are in the package;
-        # skip the CUDA download of its install script (also in .npmrc).
-        ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+        # No install scripts: onnxruntime-node's (bench only) downloads CUDA
+        # binaries, geckodriver's and edgedriver's download drivers, and
+        # h5p-standalone's runs `npx only-allow yarn`. None is needed: the
+        # CPU binaries and esbuild's are in their packages, and the browsers
+        # come from apt.
+        npm ci --ignore-scripts --no-audit --no-fund
     fi
 }
 
