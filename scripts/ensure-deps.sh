@@ -2,7 +2,8 @@
 # Installs what building and testing need, and only what is missing, on
 # Debian 12: system packages from Debian's archive (apt-get, as root or
 # through sudo), then the npm dev dependencies (npm ci --ignore-scripts).
-# Quick and silent when everything is present, since `make test` runs it every time.
+# Quick and silent when everything is present, since `make test` runs it
+# every time.
 #
 # A node that is already installed is kept whatever its origin (this
 # machine has node 20 from a nodesource package also named nodejs).
