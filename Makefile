@@ -33,7 +33,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 SAN_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/san/obj/%.o)
 SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
-.PHONY: all lib shared cli test deps test-layers test-native test-sanitize \
+.PHONY: all lib shared cli test deps test-layers test-docs test-native test-sanitize \
         test-cli test-wasm test-browser test-engines test-dist wasm vendor presets bench serve \
         clean install uninstall
 .PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p
@@ -144,7 +144,7 @@ test-single: single
 	node --test tests/browser/single-file.test.mjs
 
 test: deps
-	$(MAKE) test-layers test-native test-sanitize test-cli test-wasm test-browser \
+	$(MAKE) test-layers test-docs test-native test-sanitize test-cli test-wasm test-browser \
 	    test-engines test-dist test-python test-fuzz
 
 # ---- Python (python/, the package attention_explainer) ----
@@ -176,6 +176,11 @@ test-python: python-package
 # Dependencies point one way (ARCHITECTURE.md): no upward include or import, no cycle.
 test-layers:
 	node scripts/check-layers.mjs
+
+# Every relative link in README.md, CHANGES.md, ARCHITECTURE.md and docs/
+# names a file and heading that exist; README.md stays within 250 lines.
+test-docs:
+	node --test tests/docs/
 
 bench: lib wasm
 	./bench/run.sh
