@@ -857,7 +857,7 @@ typedef enum attn_format {
     ATTN_FORMAT_MARKDOWN = 2, /* the same walkthrough as Markdown tables */
     ATTN_FORMAT_LATEX = 3,    /* the same as a LaTeX fragment (amsmath) */
     ATTN_FORMAT_STEPS = 4     /* the same walkthrough as data: JSON steps
-                                 (README, "The steps JSON") */
+                                 (docs/steps-json.md) */
 } attn_format;
 
 /* Writes the result of a successful run into buf as NUL-terminated text,
@@ -887,8 +887,8 @@ int attn_problem_format(const attn_problem *problem, int format, char *buf,
  *               "softmax-columns", "no-transpose" (Q·K), "mask-after-
  *               softmax" (masked weights zeroed without renormalising),
  *               "v-transposed" (weights times Vᵀ).
- * Each group has one sentence a learner can read. The report (README,
- * "Check your own numbers") is JSON:
+ * Each group has one sentence a learner can read. The report
+ * (docs/check.md, "The causes and the report") is JSON:
  *   {"checked": n, "errata": [{"field", "index": [..], "printed", "exact",
  *    "decimals", "step", "group"}], "groups": [{"cause", "root": {"field",
  *    "index"} | null, "carried"?, "intermediates"?, "explanation"}],
@@ -947,7 +947,7 @@ int attn_check_format(attn_check *check, int format, char *buf, size_t cap,
  *                   last of the first copy on (causal; the induction head)
  *   "lookup"        key, value pairs then a key; its value, at the end
  * Settings (attn_trainer_set, names as in the JS API; each task has its
- * own defaults, README "Watch attention learn"): seed, layers (1-2),
+ * own defaults, docs/cli.md "Training a tiny transformer"): seed, layers (1-2),
  * heads (1-4, divides dModel), dModel (4-64), dFF (0-256; 0 = attention
  * and residual only), seqLength (2-32), vocab (2-64), batchSize (1-512),
  * learningRate, scale (1: scores × 1/√d_head, 0: none), causal (0/1),

@@ -4,7 +4,7 @@
 //     &preset=ID&step=N&v=JSON&controls=player,editor|none&theme=light|dark|auto&autoplay=0|1&id=TEXT
 //     &parentOrigin=https://host.example
 //
-// (options: widgets/registry.js and the README). The page tells its host
+// (options: widgets/registry.js and docs/embedding.md). The page tells its host
 // how tall its content is, whenever that changes, so the host can size the
 // iframe and no scrollbar ever shows:
 //

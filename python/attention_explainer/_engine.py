@@ -204,5 +204,5 @@ def format(problem, fmt="markdown", title=None, heading_level=0):  # noqa: A001 
 
 
 def steps(problem):
-    """The walkthrough as data: the engine's list of steps (README, "The steps JSON")."""
+    """The walkthrough as data: the engine's list of steps (docs/steps-json.md)."""
     return json.loads(format(problem, "steps"))

@@ -1,7 +1,7 @@
 /* tasks.c: the trainer's tasks: each makes seeded examples whose right
  * attention pattern a learner can predict, and has defaults that reach
- * 99% held-out token accuracy within its step budget (README, "Watch
- * attention learn"). */
+ * 99% held-out token accuracy within its step budget (docs/cli.md,
+ * "Training a tiny transformer"). */
 #include "train/train.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* render_json.c: the step list as JSON, for the page and for anyone who
- * renders a walkthrough themselves (README, "The steps JSON"):
+ * renders a walkthrough themselves (docs/steps-json.md):
  *
  *   {"title": ..., "intro": ..., "steps": [{"id", "number", "title",
  *    "group", "text": [...], "formula": {"tex", "plain"}, "regions": [...],

@@ -2,7 +2,7 @@
 // LaTeX" copies) compiles: every preset of the page, random problems of
 // every kind and option, a matrix too large to show whole, and token labels
 // made of LaTeX's special characters, each pasted into the smallest document
-// the README asks for (article + amsmath) and run through pdflatex with
+// docs/cli.md asks for (article + amsmath) and run through pdflatex with
 // -halt-on-error. The text layer of the PDF (pdftotext) shows the hostile
 // labels as typed, except _ ~ ^: LaTeX's default font encoding (OT1) draws
 // them as a rule and accents, which look right but have no character.

@@ -315,7 +315,7 @@ for pair in json:json text:txt markdown:md latex:tex; do
     expect_check "attn check --format ${pair%%:*} reports the tutorial's errata, exit 1" \
         "$golden/check-cat-sat-mat.${pair#*:}" 1 --format "${pair%%:*}" "$check_input"
 done
-expect_check "attn check names the slip of README's example: the scores not divided by √d_k" \
+expect_check "attn check names the slip of docs/check.md's example: the scores not divided by √d_k" \
     "$golden/check-no-scale.txt" 1 --format text tests/cli/check-no-scale.json
 printf '%s' '{"kind": "softmax", "x": [1, 2, 3], "printed": {"weights": [0.09, 0.245, 0.665]}}' >"$work/holds.json"
 expect_check "attn check on standard input: every printed number holds, exit 0" \

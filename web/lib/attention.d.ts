@@ -678,8 +678,8 @@ export interface Attention {
   linearFlat(input: LinearFlat32Input): SdpaFlat32Result;
   linearFlat(input: LinearFlatInput): SdpaFlatResult;
 
-  /** A tiny transformer that learns a task (README, "Training a tiny
-   * transformer"); bad settings throw an AttentionError naming the setting.
+  /** A tiny transformer that learns a task (docs/js-api.md, "The
+   * trainer"); bad settings throw an AttentionError naming the setting.
    * Its model, Adam's moments, batches and held-out set count against the
    * engine's maxBytes: above it the call throws ATTN_ERR_TOO_LARGE (12),
    * naming the bytes needed and the limit (the largest settings need some
