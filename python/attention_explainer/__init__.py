@@ -9,6 +9,7 @@
     print(ae.format(problem, "markdown"))     # what build/attn --format markdown prints
     ae.steps(problem)                         # the walkthrough as data
     ae.show("cat-sat-mat", step=7)            # the live walkthrough in a notebook cell
+    ae.check(problem, {"weights": [[0.5, 0.5]]})  # a worked example's printed numbers, checked
 
 Keyword arguments take Python's spelling of the JS API's field names
 (num_heads for numHeads, grad_output for gradOutput); a problem dict takes
@@ -16,10 +17,11 @@ the JS API's own. Errors raise AttentionError with the engine's status and
 message.
 """
 
+from ._check import check
 from ._engine import AttentionError, format, library, run, steps  # noqa: A004 (format: the CLI's --format)
 from ._show import Walkthrough, show
 
-__all__ = ["AttentionError", "Walkthrough", "additive", "format", "library", "linear", "luong", "multihead",
+__all__ = ["AttentionError", "Walkthrough", "additive", "check", "format", "library", "linear", "luong", "multihead",
            "online_softmax", "run", "sdpa", "show", "softmax", "steps", "transformer_block", "weighted_sum"]
 __version__ = "0.1.0"
 

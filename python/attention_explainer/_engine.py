@@ -70,6 +70,14 @@ def _load():
         "attn_problem_format": (ctypes.c_int, [p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
                                                ctypes.POINTER(ctypes.c_size_t)]),
         "attn_problem_set_document": (ctypes.c_int, [p, c_str, ctypes.c_int]),
+        "attn_check_create": (ctypes.c_int, [ctypes.POINTER(p), p]),
+        "attn_check_destroy": (None, [p]),
+        "attn_check_set_printed": (ctypes.c_int, [p, c_str, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                                  ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_int)]),
+        "attn_check_run": (ctypes.c_int, [p, ctypes.POINTER(ctypes.c_int)]),
+        "attn_check_error": (c_str, [p]),
+        "attn_check_format": (ctypes.c_int, [p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
+                                             ctypes.POINTER(ctypes.c_size_t)]),
     }
     for name, (restype, argtypes) in signatures.items():
         function = getattr(lib, name)
@@ -170,11 +178,16 @@ class _Problem:
         if title is not None or heading_level:
             self._check(self.lib.attn_problem_set_document(
                 self.handle, None if title is None else title.encode(), heading_level))
-        length = ctypes.c_size_t()
-        self._check(self.lib.attn_problem_format(self.handle, FORMATS[fmt], None, 0, ctypes.byref(length)))
-        buffer = ctypes.create_string_buffer(length.value + 1)
-        self._check(self.lib.attn_problem_format(self.handle, FORMATS[fmt], buffer, len(buffer), ctypes.byref(length)))
-        return buffer.value.decode()
+        return formatted(self.lib.attn_problem_format, self.handle, FORMATS[fmt], self._check)
+
+
+def formatted(format_function, handle, fmt, check):
+    """The text an attn_*_format call writes: asked for its length, then written."""
+    length = ctypes.c_size_t()
+    check(format_function(handle, fmt, None, 0, ctypes.byref(length)))
+    buffer = ctypes.create_string_buffer(length.value + 1)
+    check(format_function(handle, fmt, buffer, len(buffer), ctypes.byref(length)))
+    return buffer.value.decode()
 
 
 def _numpy(value):
