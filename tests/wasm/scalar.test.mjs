@@ -33,9 +33,11 @@ test('the scalar builds hold no v128 value or instruction, the SIMD builds do', 
   }
 });
 
-test('the scalar engine computes every tutorial vector to the same bits as the SIMD one', async () => {
+test('the scalar engine names its kernel and computes every tutorial vector to the same bits as the SIMD one', async () => {
   const simd = await loadAttention({ wasmBinary: await readFile(lib('attention.wasm')) });
   const scalar = await loadAttention({ wasmBinary: await readFile(lib('attention-scalar.wasm')) });
+  assert.equal(simd.kernelName(), 'wasm-simd128');
+  assert.equal(scalar.kernelName(), 'scalar');
   for (const vector of vectors) {
     assert.deepEqual(scalar.run(vector.input), simd.run(vector.input), vector.id);
   }
