@@ -16,7 +16,6 @@
 //   node scripts/relaxed-simd.mjs FILE.wasm
 
 import { readFile, writeFile } from 'node:fs/promises';
-import wabtInit from 'wabt';
 
 const PRE_STANDARD = [0xfd, 0xaf, 0x01];
 const STANDARD = [0xfd, 0x85, 0x02];
@@ -58,6 +57,11 @@ for (let at = start; at + PRE_STANDARD.length <= end; at++) {
   }
 }
 
+// wabt is a devDependency: say so where npm ci has not run.
+const wabtInit = await import('wabt').then((module) => module.default, () => {
+  console.error('relaxed-simd: needs wabt from npm (run npm ci) to check the rewritten module');
+  process.exit(1);
+});
 const wabt = await wabtInit();
 let text;
 try {
