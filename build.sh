@@ -17,9 +17,13 @@
 #                                module above)
 #
 # and each again without WebAssembly SIMD, as attention-scalar.wasm and
-# attention-page-scalar.wasm, for browsers that lack it (Safari before 16.4;
-# web/lib/attention.js's engineFile picks the build that runs). Each is
-# rebuilt only when an input is newer.
+# attention-page-scalar.wasm, for browsers that lack it (Safari before 16.4),
+# and with relaxed SIMD, as attention-relaxed.wasm and
+# attention-page-relaxed.wasm, whose float32 kernel multiplies and adds in
+# one fused instruction, for browsers that have it (Chrome 114 on; Node 20
+# with --experimental-wasm-relaxed-simd). web/lib/engine-file.js picks the
+# build that runs. Each is rebuilt only when an input is newer; the relaxed
+# builds need wabt (npm ci) for scripts/relaxed-simd.mjs.
 #
 #   ./build.sh
 #   ATTN_WASM_OUT=x.wasm ATTN_WASM_OPT=-Oz ./build.sh
@@ -62,8 +66,13 @@ up_to_date() { # out layers [more inputs]
 build() {
     out=$1 opt=$2 layers=$3 filter=$4 small=$5 inputs=${6:-}
     # -msimd128: WASM SIMD, for the float32 kernels (src/kernels/sdpa_f32.c);
-    # a -scalar.wasm is the same without it.
-    case "$out" in *-scalar.wasm) simd='' ;; *) simd=-msimd128 ;; esac
+    # a -scalar.wasm is the same without it, a -relaxed.wasm adds relaxed
+    # SIMD, whose pre-standard opcodes scripts/relaxed-simd.mjs rewrites.
+    case "$out" in
+    *-scalar.wasm) simd='' ;;
+    *-relaxed.wasm) simd='-msimd128 -mrelaxed-simd' inputs="$inputs scripts/relaxed-simd.mjs" ;;
+    *) simd=-msimd128 ;;
+    esac
     if up_to_date "$out" "$layers" "$inputs"; then
         echo "build.sh: $out is up to date"
         return 0
@@ -87,6 +96,7 @@ build() {
         --no-entry -sSTANDALONE_WASM -sALLOW_MEMORY_GROWTH=1 \
         -sEXPORTED_FUNCTIONS="$(exports_of "$filter")" \
         -o "$tmp/out.wasm"
+    case "$out" in *-relaxed.wasm) node scripts/relaxed-simd.mjs "$tmp/out.wasm" ;; esac
     mv "$tmp/out.wasm" "$out"
     rm -rf "$tmp"
     echo "build.sh: built $out"
@@ -104,7 +114,7 @@ trap 'rm -rf web/lib/*.tmp.$$ "${ATTN_WASM_OUT:-.}.tmp.$$"' EXIT
 if [ -n "${ATTN_WASM_OUT:-}" ]; then
     build "$ATTN_WASM_OUT" "${ATTN_WASM_OPT:--O2}" "$ALL_LAYERS" '^$' ''
 else
-    for variant in '' -scalar; do
+    for variant in '' -scalar -relaxed; do
         build "web/lib/attention$variant.wasm" -O2 "$ALL_LAYERS" '^$' ''
         build "web/lib/attention-page$variant.wasm" -O2 "$PAGE_LAYERS" "^attn_trainer_\\|$(not_called_by_page)" \
             '^src/(kernels|problem)/' web/lib/attention.js

@@ -2,6 +2,8 @@
 // and prints JSON lines for bench/bench.mjs: {"case", "samples"} with
 // seconds per call. Usage: node bench/impl.mjs NAME, NAME one of
 //   engine-wasm-f32  sdpaFlat with Float32Arrays (attn_sdpa_f32, WASM SIMD)
+//   engine-wasm-f32-relaxed  the same in the relaxed-SIMD build, which this
+//                    Node runs only with --experimental-wasm-relaxed-simd
 //   engine-wasm-f64  sdpaFlat with Float64Arrays (attn_sdpa)
 //   small            sdpaFlat at T = 4 (float32 and float64): µs per call
 //   plain-js         the textbook loops in JS, Float64Array
@@ -9,6 +11,7 @@
 //   tfjs-wasm        @tensorflow/tfjs-backend-wasm (SIMD, one thread)
 //   ort-node         onnxruntime-node (CPU, one thread)
 //   wasm-peak        f32x4 multiply-add chains (build/bench/peak.wasm)
+//   wasm-peak-relaxed  the same with f32x4.relaxed_madd (peak-relaxed.wasm)
 // Each case runs SAMPLES samples, each a mean over batches of doubling size
 // (1, 2, 4, ... calls) until SAMPLE_SECONDS have passed, after calls for
 // WARM_SECONDS. Times are CPU time of this
@@ -17,7 +20,7 @@
 // thread, so the two agree on an idle machine.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadAttention } from '../web/lib/attention.js';
+import { loadAttention, wasmSupport } from '../web/lib/attention.js';
 import { sdpaModel } from './onnx_model.mjs';
 
 const D = 64;
@@ -125,13 +128,20 @@ function plainSdpa(q, k, v, t, d, causal) {
   return output;
 }
 
-async function engine(float32) {
-  const attn = await loadAttention();
+// The engine's SIMD build, or its relaxed-SIMD one (relaxed: true); each
+// line says which float32 kernel ran.
+async function engine(float32, relaxed = false) {
+  if (relaxed && wasmSupport() !== 'relaxed') {
+    console.error(`Node ${process.version} runs no relaxed SIMD (Node 20: --experimental-wasm-relaxed-simd)`);
+    process.exit(1);
+  }
+  const file = relaxed ? 'attention-relaxed.wasm' : 'attention.wasm';
+  const attn = await loadAttention({ wasmBinary: readFileSync(new URL(`../web/lib/${file}`, import.meta.url)) });
   const Type = float32 ? Float32Array : Float64Array;
   for (const { name, t, causal } of CASES) {
     const { q, k, v } = inputs(t);
     const args = { q: Type.from(q), k: Type.from(k), v: Type.from(v), nQ: t, nK: t, dK: D, dV: D, causal };
-    print(name, samplesSync(() => attn.sdpaFlat(args)));
+    print(name, samplesSync(() => attn.sdpaFlat(args)), { kernel: attn.kernelName() });
   }
 }
 
@@ -217,8 +227,10 @@ async function tfjsWasm() {
   }
 }
 
-async function wasmPeak() {
-  const bytes = readFileSync(new URL('../build/bench/peak.wasm', import.meta.url));
+// peak.wasm: mul then add; peak-relaxed.wasm (wasm-peak-relaxed): one
+// f32x4.relaxed_madd, the relaxed kernel's peak.
+async function wasmPeak(file = 'peak.wasm') {
+  const bytes = readFileSync(new URL(`../build/bench/${file}`, import.meta.url));
   const { instance } = await WebAssembly.instantiate(bytes, {});
   const iterations = 20000000;
   // V8 first runs a function from its baseline compiler and cannot swap in
@@ -238,13 +250,15 @@ async function wasmPeak() {
 
 const runners = {
   'engine-wasm-f32': () => engine(true),
+  'engine-wasm-f32-relaxed': () => engine(true, true),
   'engine-wasm-f64': () => engine(false),
   small,
   'plain-js': plainJs,
   'ort-web': ortWeb,
   'tfjs-wasm': tfjsWasm,
   'ort-node': ortNode,
-  'wasm-peak': wasmPeak,
+  'wasm-peak': () => wasmPeak(),
+  'wasm-peak-relaxed': () => wasmPeak('peak-relaxed.wasm'),
 };
 const name = process.argv[2];
 if (!Object.hasOwn(runners, name)) {

@@ -1,7 +1,9 @@
 #!/bin/sh
-# `make bench`: this engine (WASM f32 and f64, native f32 and f64) against
-# onnxruntime-web, tfjs-backend-wasm, onnxruntime-node and plain JS, each in
-# its own process, with the float32 peaks of this machine (bench/bench.mjs).
+# `make bench`: this engine (WASM f32 with SIMD and with relaxed SIMD, WASM
+# f64, native f32 and f64) against onnxruntime-web, tfjs-backend-wasm,
+# onnxruntime-node and plain JS, each in its own process, with the float32
+# peaks of this machine (bench/bench.mjs); the engine's WASM float32 kernels
+# in the browsers (bench/browser-kernels.mjs); training; the page.
 # The peers are devDependencies: `npm ci` first. Figures only.
 set -eu
 cd "$(dirname "$0")/.."
@@ -16,7 +18,12 @@ ${CC:-cc} -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror -Isrc \
 NODE_PATH="${NODE_PATH:-/usr/share/nodejs}" emcc -std=c11 -O2 -msimd128 \
     bench/peak_wasm.c --no-entry -sSTANDALONE_WASM -sEXPORTED_FUNCTIONS=_peak \
     -o build/bench/peak.wasm
+NODE_PATH="${NODE_PATH:-/usr/share/nodejs}" emcc -std=c11 -O2 -msimd128 -mrelaxed-simd \
+    bench/peak_wasm.c --no-entry -sSTANDALONE_WASM -sEXPORTED_FUNCTIONS=_peak \
+    -o build/bench/peak-relaxed.wasm
+node scripts/relaxed-simd.mjs build/bench/peak-relaxed.wasm
 
 node bench/bench.mjs
+node bench/browser-kernels.mjs
 node bench/train.mjs
 node bench/page.mjs

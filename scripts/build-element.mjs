@@ -112,10 +112,12 @@ async function main() {
     outfile: join(DIST, 'attention-walkthrough.mjs'),
     loader: { '.css': 'text' },
   });
-  // The engine, and its build for browsers without WebAssembly SIMD.
-  for (const file of ['attention.wasm', 'attention-scalar.wasm']) await copyFile(join(WEB, 'lib', file), join(DIST, file));
+  // The engine, and its builds for browsers without WebAssembly SIMD and
+  // with relaxed SIMD (web/lib/engine-file.js).
+  const engines = ['attention.wasm', 'attention-scalar.wasm', 'attention-relaxed.wasm'];
+  for (const file of engines) await copyFile(join(WEB, 'lib', file), join(DIST, file));
   const contained = await buildSelfContained();
-  console.log(`build-element: web/dist/attention-walkthrough.js ${kb(classic)}, attention-walkthrough.mjs ${kb(module)}, attention.wasm and attention-scalar.wasm, ${contained.join(', ')}`);
+  console.log(`build-element: web/dist/attention-walkthrough.js ${kb(classic)}, attention-walkthrough.mjs ${kb(module)}, ${engines.join(', ')}, ${contained.join(', ')}`);
 }
 
 main().catch((error) => {

@@ -129,8 +129,9 @@ async function main() {
     + `wasmGzip:"${gzipSync(wasm, { level: 9 }).toString('base64')}",`
     + `presetsGzip:"${gzipSync(JSON.stringify(JSON.parse(presets)), { level: 9 }).toString('base64')}",`
     + `math:${scriptJson(math)}};`;
-  // The one file carries everything the preload links would fetch.
+  // The one file carries everything the preload links and engine-preload.js would fetch.
   const withoutPreloads = html.replace(moduleTag, '')
+    .replace(/ *<script type="module" src="engine-preload.js" async><\/script>\n/, '')
     .replace(/ *<!--[\s\S]*?-->\n(?=\s*<link rel="modulepreload")/, '')
     .replace(/ *<link rel="(?:modulepreload|preload)" [^>]*>\n/g, '');
   let page = await inlineStyles(withoutPreloads);

@@ -711,6 +711,7 @@ int attn_sdpa_f32(float *weights,  /* [batch, n_q, n_k] or NULL */
                   float *work);    /* [attn_sdpa_f32_work_size(n_k, d_k, d_v)] */
 
 /* The kernel attn_sdpa_f32 runs on this machine: "avx512f", "avx2-fma",
+ * "wasm-relaxed-simd" (the build with relaxed SIMD's fused multiply-add),
  * "wasm-simd128" or "scalar". */
 const char *attn_f32_kernel_name(void);
 

@@ -1,6 +1,6 @@
 // Where the custom element (attention-walkthrough.js) finds what it loads
-// at run time: the engine (its build without SIMD where the browser lacks
-// WebAssembly SIMD), KaTeX's module and KaTeX's fonts.
+// at run time: the engine (the build that runs here: lib/engine-file.js),
+// KaTeX's module and KaTeX's fonts.
 //
 // This file is only ever bundled into web/dist/ (scripts/build-element.mjs),
 // so each URL is written relative to the built script there, as
@@ -54,10 +54,13 @@ export function elementAssets(base) {
   }
   const fonts = bundledFonts();
   return {
-    engine: () => ({
-      wasmUrl: (wasmSupport() === 'scalar' ? new URL('./attention-scalar.wasm', import.meta.url)
-                                           : new URL('./attention.wasm', import.meta.url)).href,
-    }),
+    engine: () => {
+      const support = wasmSupport();
+      const url = support === 'relaxed' ? new URL('./attention-relaxed.wasm', import.meta.url)
+        : support === 'scalar' ? new URL('./attention-scalar.wasm', import.meta.url)
+          : new URL('./attention.wasm', import.meta.url);
+      return { wasmUrl: url.href };
+    },
     katex: new URL('../vendor/katex/katex.mjs', import.meta.url),
     font: (name) => fonts[name],
   };

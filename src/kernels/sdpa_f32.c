@@ -1,6 +1,7 @@
 /* sdpa_f32.c: scaled dot-product attention in float32: checks, the mask's
  * view of a tile, run-time choice of kernel, and the portable kernels
- * (scalar everywhere, WASM SIMD under -msimd128). */
+ * (scalar everywhere, WASM SIMD under -msimd128, the same with relaxed
+ * SIMD's fused multiply-add under -mrelaxed-simd). */
 #include "attention.h"
 #include "kernels/kernels.h"
 
@@ -178,6 +179,21 @@ static float exp_scalar(float x)
 /* ---- The WASM SIMD kernel: f32x4 ---- */
 
 #ifdef __wasm_simd128__
+/* a * b + c. Relaxed SIMD's f32x4.relaxed_madd is one fused instruction
+ * where the CPU has FMA (x86 with FMA3, ARM) and a multiply then an add
+ * elsewhere, so its rounding may differ by engine: within the float32
+ * tests' tolerance either way. Emscripten 3.1.6 writes the pre-standard
+ * opcode of this builtin; build.sh rewrites it to the standard one
+ * (scripts/relaxed-simd.mjs). Without relaxed SIMD, two instructions. */
+static inline v128_t madd_wasm(v128_t a, v128_t b, v128_t c)
+{
+#ifdef __wasm_relaxed_simd__
+    return (v128_t)__builtin_wasm_fma_f32x4((__f32x4)a, (__f32x4)b, (__f32x4)c);
+#else
+    return wasm_f32x4_add(wasm_f32x4_mul(a, b), c);
+#endif
+}
+
 /* 2^x for x <= 0: x = n + f with |f| <= 1/2, 2^f by a degree-5 polynomial
  * (interpolation at Chebyshev nodes: relative error 1.0e-7 before
  * rounding), 2^n built in the exponent bits. x is first raised to -127,
@@ -185,7 +201,7 @@ static float exp_scalar(float x)
  * 1.5 * 2^23 rounds x to the integer n and leaves n in the low bits of
  * the sum, which a shift moves into the exponent: no conversion to
  * integers, which V8 spells in several instructions. Fewer steps than
- * e^x, and WASM has no fused multiply-add to hide them. */
+ * e^x, and WASM SIMD has no fused multiply-add to hide them. */
 static v128_t exp2_wasm(v128_t x)
 {
     const v128_t round = wasm_f32x4_splat(12582912.0f); /* 1.5 * 2^23 */
@@ -193,11 +209,11 @@ static v128_t exp2_wasm(v128_t x)
     const v128_t shifted = wasm_f32x4_add(x, round);
     const v128_t f = wasm_f32x4_sub(x, wasm_f32x4_sub(shifted, round));
     v128_t p = wasm_f32x4_splat(1.3390863e-3f);
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(9.6760319e-3f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(5.5503571e-2f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(2.4022107e-1f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(6.9314719e-1f));
-    p = wasm_f32x4_add(wasm_f32x4_mul(p, f), wasm_f32x4_splat(1.0000001f));
+    p = madd_wasm(p, f, wasm_f32x4_splat(9.6760319e-3f));
+    p = madd_wasm(p, f, wasm_f32x4_splat(5.5503571e-2f));
+    p = madd_wasm(p, f, wasm_f32x4_splat(2.4022107e-1f));
+    p = madd_wasm(p, f, wasm_f32x4_splat(6.9314719e-1f));
+    p = madd_wasm(p, f, wasm_f32x4_splat(1.0000001f));
     /* (bits of 1.5 * 2^23 + n) << 23 is n << 23: the rest shifts out. */
     const v128_t two_n = wasm_i32x4_add(wasm_i32x4_shl(shifted, 23),
                                         wasm_i32x4_splat(127 << 23));
@@ -222,7 +238,7 @@ static v128_t exp2_wasm(v128_t x)
 #define V_SUB(a, b) wasm_f32x4_sub((a), (b))
 #define V_MUL(a, b) wasm_f32x4_mul((a), (b))
 #define V_MAX(a, b) wasm_f32x4_pmax((a), (b))
-#define V_FMA(a, b, c) wasm_f32x4_add(wasm_f32x4_mul((a), (b)), (c))
+#define V_FMA(a, b, c) madd_wasm((a), (b), (c))
 #define V_EXP(x) exp2_wasm(x)
 #define V_TRANSPOSE4(r0, r1, r2, r3) do { \
     const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5); \
@@ -281,7 +297,9 @@ static item_kernel kernel_for(int kernel)
 
 const char *attn_f32_kernel_name(void)
 {
-#if defined(__wasm_simd128__)
+#if defined(__wasm_relaxed_simd__)
+    return "wasm-relaxed-simd";
+#elif defined(__wasm_simd128__)
     return "wasm-simd128";
 #elif defined(ATTN__HAVE_AVX2_KERNEL)
     const item_kernel best = kernel_for(ATTN__F32_BEST);

@@ -37,7 +37,7 @@ test('an element whose script sits away from its engine says which URL it fetche
   const message = page.locator('attention-walkthrough .aw-failure');
   await message.waitFor();
   assert.equal(await message.textContent(),
-    `The widget could not start: loadAttention: fetching ${session.url('bundled/attention.wasm')} failed with HTTP 404`);
+    `The widget could not start: loadAttention: fetching ${session.url('bundled/attention-relaxed.wasm')} failed with HTTP 404`);
   await page.close();
 });
 

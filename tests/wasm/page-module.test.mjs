@@ -6,11 +6,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { loadAttention } from '../../web/lib/attention.js';
+import { engineFile, loadAttention } from '../../web/lib/attention.js';
 import { loadEngine, randomSource } from './support.mjs';
 import { randomProblems } from './problems.mjs';
 
-const PAGE_MODULE = fileURLToPath(new URL('../../web/lib/attention-page.wasm', import.meta.url));
+// The build loadEngine's whole module matches (relaxed SIMD's where Node runs it).
+const PAGE_MODULE = fileURLToPath(new URL(`../../web/lib/${engineFile('attention-page')}`, import.meta.url));
 const loadPageEngine = async () => loadAttention({ wasmBinary: await readFile(PAGE_MODULE) });
 
 test('the page\u2019s module writes the same walkthrough and result as the whole engine for random problems of every kind', async () => {

@@ -690,6 +690,11 @@ export interface Attention {
   createTrainer(settings: TrainerSettings): Trainer;
 
   memoryStats(): MemoryStats;
+
+  /** The float32 kernel sdpaFlat runs in this build of the engine:
+   * 'wasm-relaxed-simd' (fused multiply-add, where relaxed SIMD runs),
+   * 'wasm-simd128' or 'scalar'. */
+  kernelName(): 'wasm-relaxed-simd' | 'wasm-simd128' | 'scalar';
 }
 
 export type TrainerTask = 'copy' | 'reverse' | 'sort' | 'previousToken' | 'induction' | 'lookup';

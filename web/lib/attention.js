@@ -41,6 +41,8 @@
 //     dispose() (frees it now; a trainer dropped without it is freed once
 //     garbage-collected)
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
+//   attn.kernelName() -> the float32 kernel sdpaFlat runs ('wasm-relaxed-simd',
+//                  'wasm-simd128' or 'scalar': the build engineFile picked)
 //
 // Bad input of any kind (a wrong type, a BigInt or Symbol, an array too
 // long, a getter that throws) throws an AttentionError (exported; extends
@@ -58,6 +60,8 @@
 // array's size is known from its lengths before its entries are read. No
 // block can exceed MAX_BLOCK_BYTES (2 GiB - 1), the most a wasm32 module
 // can address in one piece.
+
+import { engineFile, wasmSupport } from './engine-file.js';
 
 const FORMATS = { json: 0, text: 1, markdown: 2, latex: 3, steps: 4 }; // attn_format
 const ATTN_ERR_SIZE = 2;
@@ -121,25 +125,8 @@ const TRAINER_SETTINGS = ['seed', 'layers', 'heads', 'dModel', 'dFF', 'seqLength
 const FLAG_SETTINGS = ['scale', 'causal'];
 const ATTN_TRAINER_HELD_OUT = 256;
 
-// A module of one function that makes a v128 (i32.const 0, i8x16.splat):
-// it validates only where the engine's WebAssembly SIMD runs.
-const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0,
-                                   10, 8, 1, 6, 0, 65, 0, 253, 15, 11]);
-
-/**
- * What this JavaScript engine can run: 'simd' (every build), 'scalar' (the
- * -scalar.wasm builds only: WebAssembly without SIMD, as in Safari before
- * 16.4) or 'none' (WebAssembly is off, as in Safari's Lockdown Mode).
- */
-export function wasmSupport() {
-  if (typeof WebAssembly !== 'object' || typeof WebAssembly.validate !== 'function') return 'none';
-  return WebAssembly.validate(SIMD_PROBE) ? 'simd' : 'scalar';
-}
-
-/** The file of the engine build `name` ('attention', 'attention-page') that runs here. */
-export function engineFile(name) {
-  return `${name}${wasmSupport() === 'scalar' ? '-scalar' : ''}.wasm`;
-}
+// Which build runs here: web/lib/engine-file.js.
+export { engineFile, wasmSupport };
 
 /** What a page says where WebAssembly is off, in place of its figures. */
 export const WASM_OFF_MESSAGE = 'This browser has WebAssembly turned off (Safari\u2019s Lockdown Mode and some '
@@ -1200,6 +1187,7 @@ function createApi(wasm, engineMaxBytes) {
     linearFlat,
     createTrainer,
     memoryStats,
+    kernelName: () => readCString(wasm.attn_f32_kernel_name()),
   });
 }
 

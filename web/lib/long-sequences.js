@@ -12,7 +12,8 @@
 // bytes after the call are this call's, as memoryStats reports them).
 //
 //   await measureLongSequences({ newEngine, post, sizes?, stopped?, pause? })
-//   post({ type: 'row', T, method, ms, bytes }) for each measurement,
+//   post({ type: 'row', T, method, ms, bytes, kernel }) for each measurement
+//   (kernel: the engine's float32 kernel, attn.kernelName()),
 //   post({ type: 'skipped', T, method, bytes }) where full attention's
 //   weights alone would pass FULL_WEIGHTS_LIMIT, then post({ type: 'done' });
 //   a failure posts { type: 'error', message }. pause() is awaited before
@@ -68,7 +69,7 @@ async function measure(newEngine, method, input) {
     } while (clock.now() - start < ROUND_MS);
     best = Math.min(best, (clock.now() - start) / calls);
   } while (clock.now() - began < ENOUGH_MS);
-  return { ms: best, bytes: allocatedBytes };
+  return { ms: best, bytes: allocatedBytes, kernel: engine.kernelName() };
 }
 
 async function engineBytes() {

@@ -18,6 +18,13 @@ const LABELS = {
   online: 'online (tiled, running max and sum)',
   linear: 'linear',
 };
+// What each float32 kernel of the engine (attn.kernelName()) does, for
+// the line that says which one this browser ran.
+const KERNELS = {
+  'wasm-relaxed-simd': 'WebAssembly relaxed SIMD, four numbers at a time, each multiply-add one fused instruction',
+  'wasm-simd128': 'WebAssembly SIMD, four numbers at a time, a multiply then an add',
+  scalar: 'WebAssembly without SIMD, one number at a time',
+};
 const MB = 1024 * 1024;
 const tick = (T) => (T >= 1024 ? `${T / 1024}k` : String(T));
 // Milliseconds and megabytes, to three figures or so.
@@ -39,6 +46,8 @@ export function mountLongSequences(parent, { doc, make }) {
   const startButton = button(doc, { label: 'Measure long sequences', onClick: () => start() });
   const progress = make('p', 'aw-timing-progress');
   progress.setAttribute('role', 'status');
+  const kernelLine = make('p', 'aw-small aw-long-kernel');
+  kernelLine.hidden = true; // until a measurement says which kernel ran
   const onPageNote = make('p', 'aw-message aw-long-on-page', 'This page cannot start a Web Worker (opened from a file, say), '
     + 'so the measurements run on the page itself, one at a time with a pause between them: the page may stop for a moment '
     + 'while each one runs.');
@@ -49,7 +58,7 @@ export function mountLongSequences(parent, { doc, make }) {
   const memoryChart = createLineChart(charts, { title: 'Engine memory per call (MB, log scale)', log: true, format: figure, unit: ' MB', x: xAxis });
   const table = scrollBox(make, 'aw-table-scroll', 'Time and memory per call');
   charts.hidden = true; // until there is something to draw
-  panel.append(startButton, onPageNote, progress, charts, table);
+  panel.append(startButton, onPageNote, progress, kernelLine, charts, table);
   parent.append(panel);
 
   let worker = null;
@@ -112,6 +121,11 @@ export function mountLongSequences(parent, { doc, make }) {
       stop();
       progress.textContent = 'Done. The times vary from run to run; the growth from one T to the next is what to read.';
       return;
+    }
+    if (message.kernel) {
+      const what = KERNELS[message.kernel];
+      kernelLine.textContent = `This browser runs the engine\u2019s float32 kernel ${message.kernel}${what ? `: ${what}` : ''}.`;
+      kernelLine.hidden = false;
     }
     results[message.T] = { ...results[message.T], [message.method]: message };
     const next = LONG_SIZES[LONG_SIZES.indexOf(message.T) + 1];

@@ -1,0 +1,13 @@
+// Starts fetching the page's engine while app.js's modules load, as a
+// <link rel="preload"> in index.html would: the file depends on what this
+// browser runs (lib/engine-file.js: relaxed SIMD, SIMD or scalar), which
+// HTML cannot ask. app.js's fetch of the same URL takes this response.
+
+import { engineFile } from './lib/engine-file.js';
+
+const link = document.createElement('link');
+link.rel = 'preload';
+link.as = 'fetch';
+link.crossOrigin = 'anonymous';
+link.href = new URL(`./lib/${engineFile('attention-page')}`, import.meta.url).href;
+document.head.append(link);
