@@ -340,7 +340,7 @@ typedef struct attn__sdpa_grad_block {
 int attn__sdpa_block_backward(const attn__sdpa_grad_block *block,
                               const attn__sdpa_plan *plan, double *work);
 
-/* ---- The float32 path (sdpa_f32.c, sdpa_f32_body.h) ---- */
+/* ---- The float32 path (sdpa_f32*.c, sdpa_f32_body.h) ---- */
 
 /* The AVX2 + FMA and AVX-512F kernels need gcc's target pragma; run-time
  * dispatch picks the widest the CPU has. */
@@ -393,8 +393,8 @@ static inline int attn__all_finite_f32(const float *x, size_t count)
 /* Floats of packed K: [ceil(n_k / NB), d_k, NB]; 0 on overflow. */
 size_t attn__f32_packed_k_size(int n_k, int d_k);
 
-/* The work array of one batch item, carved up (sdpa_f32.c); MR, NB and
- * ROWS are ATTN__F32_*, the most any kernel uses. */
+/* The work array of one batch item, carved up (sdpa_f32_tiles.c); MR, NB
+ * and ROWS are ATTN__F32_*, the most any kernel uses. */
 typedef struct attn__f32_scratch {
     float *kt;  /* [ceil(n_k / nb), d_k, nb] packed K, nb the kernel's tile */
     float *s;   /* [TILE] a tile of scores, [MR, NB] per block of rows */
