@@ -203,6 +203,12 @@ const attn_options *attn__options_or_default(const attn_options *opts,
 /* options.c: ATTN_ERR_RANGE unless 0 <= probability < 1 (NaN fails). */
 int attn__check_dropout(double probability);
 
+/* options.c: one step of splitmix64 (Steele, Lea, Flood 2014): *state
+ * advances by the golden-ratio increment and comes back mixed, the same
+ * bits on every platform. Dropout's draws, the trainer's data and the
+ * tests' random inputs all come from it. */
+uint64_t attn__splitmix64(uint64_t *state);
+
 /* ---- SDPA for one (batch item, head), shared with multi-head ---- */
 
 /* Everything the options decide, checked once per call. */
