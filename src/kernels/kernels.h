@@ -292,6 +292,12 @@ void attn__context_backward_row(double *row, const double *d_context,
                                 const double *keys, double *grad_keys,
                                 int n_k, int d_h);
 
+/* additive.c: the checks of attn_additive and attn_additive_backward, in
+ * their order: a missing input (work and, for the backward pass,
+ * context_grad are the caller's to check), sizes, work_cells 0 (the
+ * caller's work size overflowed), then inputs that are not finite. */
+int attn__check_additive(const attn__additive_args *args, size_t work_cells);
+
 /* additive.c: runs validated arguments; work [attn_additive_work_size]. */
 int attn__additive_run(const attn__additive_args *args, double *work);
 
