@@ -268,6 +268,10 @@ int attn__check_qkv(attn_problem *problem);
  * info.options. */
 int attn__check_dot_options(attn_problem *problem, int batch, int n_q,
                             int n_k);
+/* x, a matrix of token rows or a batch of them, into info: batch,
+ * batched, n_q = n_k (its rows), d_in = d_kv_in (its columns). expected
+ * completes "x: expected <expected>, got ..." for a vector. */
+int attn__check_token_rows(attn_problem *problem, const char *expected);
 /* numHeads, which must divide info.d_model. */
 int attn__check_heads(attn_problem *problem);
 /* Reorders [batch, heads, block] into [heads, batch, block]. */

@@ -191,17 +191,10 @@ static int check_projections(attn_problem *problem)
 static int check_multihead(attn_problem *problem)
 {
     attn__run_info *info = &problem->info;
-    const attn__value *x = attn__field_value(problem, "x");
     const attn__value *xkv = attn__field_value(problem, "xkv");
-    if (x == NULL) return attn__fail_missing(problem, "x");
-    if (x->rank == 1)
-        return attn__fail_expected(problem, "x", "a matrix n_q x d_in or a "
-                                   "batch of them", x);
-    const attn__shape x_shape = attn__shape_of(x);
-    info->batch = x_shape.batch;
-    info->batched = x_shape.batched;
-    info->n_q = info->n_k = x_shape.rows;
-    info->d_in = info->d_kv_in = x_shape.cols;
+    const int x_status = attn__check_token_rows(problem, "a matrix n_q x d_in "
+                                                "or a batch of them");
+    if (x_status != ATTN_OK) return x_status;
     if (xkv != NULL) {
         const int status = attn__check_matrix(
             problem, "xkv", xkv, info->batched ? info->batch : 0, ATTN__ANY,

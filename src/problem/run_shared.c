@@ -212,6 +212,20 @@ int attn__check_qkv(attn_problem *problem)
 
 /* ---- Heads (multiHead, transformerBlock) ---- */
 
+int attn__check_token_rows(attn_problem *problem, const char *expected)
+{
+    attn__run_info *info = &problem->info;
+    const attn__value *x = attn__field_value(problem, "x");
+    if (x == NULL) return attn__fail_missing(problem, "x");
+    if (x->rank == 1) return attn__fail_expected(problem, "x", expected, x);
+    const attn__shape shape = attn__shape_of(x);
+    info->batch = shape.batch;
+    info->batched = shape.batched;
+    info->n_q = info->n_k = shape.rows;
+    info->d_in = info->d_kv_in = shape.cols;
+    return ATTN_OK;
+}
+
 int attn__check_heads(attn_problem *problem)
 {
     attn__run_info *info = &problem->info;
