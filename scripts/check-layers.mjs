@@ -1,8 +1,8 @@
 // Checks that dependencies point one way (ARCHITECTURE.md): each C file in
 // src/ includes only the public header, its own layer's headers and those
 // of the layers below, and calls only functions of its own layer or below
-// (read from the objects' symbols with nm, so that `make lib` and the CLI's
-// objects must be built: `make test-layers` builds them); each page module
+// (the objects' symbols in build/obj/, read with nm; `make test-layers`
+// builds the objects first); each page module
 // imports only modules of its own layer or below; no includes, calls or
 // imports go in a circle; index.html preloads exactly the modules app.js
 // imports; and ARCHITECTURE.md names every C source and header. Prints
@@ -185,7 +185,9 @@ export function callGraph(tables) {
       if (target !== undefined && target !== file) (graph[file][target] ??= []).push(symbol);
     }
     for (const [target, symbols] of Object.entries(graph[file])) {
-      if (C_LAYERS.indexOf(cLayer(target)) > C_LAYERS.indexOf(cLayer(file))) {
+      const rank = C_LAYERS.indexOf(cLayer(file));
+      const targetRank = C_LAYERS.indexOf(cLayer(target));
+      if (rank < 0 || targetRank < 0 || targetRank > rank) {
         problems.push(`${file} (${cLayer(file)}) calls ${someOf(symbols)} in ${target} `
           + `(${cLayer(target)}), a layer above it`);
       }
@@ -229,7 +231,7 @@ async function main() {
   const sources = await filesUnder('src', /\.[ch]$/);
   const architecture = await readFile(join(REPO, 'ARCHITECTURE.md'), 'utf8');
   const problems = [
-    ...unbuilt.map((object) => `${object} is missing or older than its source: run make lib cli (make test-layers does)`),
+    ...unbuilt.map((object) => `${object} is missing or older than its source (make test-layers builds it)`),
     ...c.problems, ...calls.problems, ...web.problems,
     ...cycles(c.graph).map((cycle) => `include cycle: ${cycle.join(' -> ')}`),
     ...callCycles(calls.graph),
@@ -240,7 +242,7 @@ async function main() {
   ];
   for (const problem of problems) console.error(`check-layers: ${problem}`);
   if (problems.length > 0) process.exit(1);
-  console.log(`check-layers: ${Object.keys(c.graph).length} C files in ${C_LAYERS.join(' > ')}, `
+  console.log(`check-layers: ${Object.keys(c.graph).length} C files (${Object.keys(tables).length} objects) in ${C_LAYERS.join(' > ')}, `
     + `${Object.keys(web.graph).length} page modules in ${WEB_LAYERS.map(([name]) => name).join(' > ')}: `
     + 'no upward include, call or import, no cycle; index.html preloads what app.js imports; '
     + 'ARCHITECTURE.md names every C file');
