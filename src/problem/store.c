@@ -62,6 +62,16 @@ void attn__clear_error(const attn_problem *problem)
     problem->error[0] = '\0';
 }
 
+int attn__fail_core(const attn_problem *problem, int status, const char *what)
+{
+    if (status == ATTN_ERR_OVERFLOW_VALUE)
+        return attn__fail(problem, status,
+                          "%s overflowed: a value exceeded the double range; "
+                          "use smaller inputs", what);
+    return attn__fail(problem, status, "%s: %s", what,
+                      attn_status_text(status));
+}
+
 /* ---- Limits ---- */
 
 /* Each addend is the size of a block that exists, so the sum fits. */
@@ -91,7 +101,8 @@ double *attn__allocate_doubles(attn_problem *problem, size_t count)
 {
     size_t total = SIZE_MAX;
     if (count == 0 || count > SIZE_MAX / sizeof(double) ||
-        attn__within_limit(problem, count * sizeof(double), 0, &total) != ATTN_OK) {
+        attn__within_limit(problem, count * sizeof(double), 0, &total) !=
+            ATTN_OK) {
         if (problem->over_limit == 0) problem->over_limit = total;
         return NULL;
     }
@@ -122,18 +133,6 @@ const attn__value *attn__field_value(const attn_problem *problem,
     return &problem->values[index];
 }
 
-/* ---- Errors from the numeric core ---- */
-
-int attn__fail_core(const attn_problem *problem, int status, const char *what)
-{
-    if (status == ATTN_ERR_OVERFLOW_VALUE)
-        return attn__fail(problem, status,
-                          "%s overflowed: a value exceeded the double range; "
-                          "use smaller inputs", what);
-    return attn__fail(problem, status, "%s: %s", what,
-                      attn_status_text(status));
-}
-
 /* ---- Results ---- */
 
 double *attn__add_result(attn_problem *problem, const char *name, int heads,
@@ -150,8 +149,8 @@ double *attn__add_result(attn_problem *problem, const char *name, int heads,
     const size_t blocks = heads > 0 ? (size_t)heads : 1;
     size_t total = SIZE_MAX;
     if (count > SIZE_MAX / sizeof(double) / blocks ||
-        attn__within_limit(problem, count * blocks * sizeof(double), 0, &total) !=
-            ATTN_OK) {
+        attn__within_limit(problem, count * blocks * sizeof(double), 0,
+                           &total) != ATTN_OK) {
         /* Remembered for attn__fail_nomem: the first refusal only. */
         if (problem->over_limit == 0) problem->over_limit = total;
         return NULL;

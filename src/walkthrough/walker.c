@@ -1,7 +1,8 @@
 /* walker.c: what the step descriptions (steps_*.c) emit through, and
  * what the renderers read back (labels, the title). Equations are built
  * as expression trees in a pool the walker is given for one walk
- * (walkthrough.c's, or the check's). It calls no kind's steps and no renderer: those call it. */
+ * (walkthrough.c's, or the check's). It calls no kind's steps and no
+ * renderer: they call it. */
 #include "attention.h"
 #include "walkthrough/walker.h"
 
