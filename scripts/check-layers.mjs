@@ -1,20 +1,26 @@
 // Checks that dependencies point one way (ARCHITECTURE.md): each C file in
 // src/ includes only the public header, its own layer's headers and those
-// of the layers below; each page module imports only modules of its own
-// layer or below; neither has an include or import cycle; and index.html
-// preloads exactly the modules app.js imports. Prints each
-// violation and exits 1, or prints a one-line summary.
+// of the layers below, and calls only functions of its own layer or below
+// (the objects' symbols in build/obj/, read with nm; `make test-layers`
+// builds the objects first); each page module
+// imports only modules of its own layer or below; no includes, calls or
+// imports go in a circle; index.html preloads exactly the modules app.js
+// imports; and ARCHITECTURE.md names every C source and header. Prints
+// each violation and exits 1, or prints a one-line summary.
 //
 //   node scripts/check-layers.mjs
 
-import { readFile, readdir } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 
 // Lowest first: a layer may use the ones before it.
-const C_LAYERS = ['kernels', 'text', 'problem', 'walkthrough', 'check', 'train', 'cli'];
+export const C_LAYERS = ['kernels', 'text', 'problem', 'walkthrough', 'check', 'train', 'cli'];
+// Where `make` puts the object of src/<layer>/<name>.c.
+const OBJECTS = 'build/obj';
 const WEB_LAYERS = [
   ['lib', (file) => file.startsWith('web/lib/') || file === 'web/presets.js'],
   ['ui', (file) => file.startsWith('web/ui/')],
@@ -99,14 +105,14 @@ async function preloadProblems(graph) {
   ];
 }
 
-/** Every cycle, as "a -> b -> a". */
-function cycles(graph) {
+/** Every cycle, as its files in order with the first again at the end. */
+export function cycles(graph) {
   const found = [];
   const state = {};
   const visit = (file, path) => {
     if (state[file] === 'done') return;
     if (state[file] === 'open') {
-      found.push([...path.slice(path.indexOf(file)), file].join(' -> '));
+      found.push([...path.slice(path.indexOf(file)), file]);
       return;
     }
     state[file] = 'open';
@@ -117,12 +123,129 @@ function cycles(graph) {
   return found;
 }
 
-const c = await cGraph();
-const web = await webGraph();
-const problems = [...c.problems, ...web.problems, ...cycles(c.graph).map((cycle) => `include cycle: ${cycle}`),
-  ...cycles(web.graph).map((cycle) => `import cycle: ${cycle}`), ...await preloadProblems(web.graph)];
-for (const problem of problems) console.error(`check-layers: ${problem}`);
-if (problems.length > 0) process.exit(1);
-console.log(`check-layers: ${Object.keys(c.graph).length} C files in ${C_LAYERS.join(' > ')}, `
-  + `${Object.keys(web.graph).length} page modules in ${WEB_LAYERS.map(([name]) => name).join(' > ')}: no upward dependency, no cycle; `
-  + 'index.html preloads what app.js imports');
+const cLayer = (file) => file.split('/')[1];
+
+/** "a, b, c" or "a, b, c and 4 more". */
+function someOf(names, shown = 4) {
+  const list = names.slice(0, shown).join(', ');
+  return names.length > shown ? `${list} and ${names.length - shown} more` : list;
+}
+
+/**
+ * Each C file's object's symbols: { file: { defines, uses } }, global
+ * symbols only (a static function is its file's own business), and the
+ * objects missing or older than their source.
+ */
+async function symbolTables() {
+  const tables = {};
+  const unbuilt = [];
+  for (const file of await filesUnder('src', /\.c$/)) {
+    const object = join(OBJECTS, `${file.slice('src/'.length, -'.c'.length)}.o`);
+    const built = await stat(join(REPO, object)).catch(() => null);
+    if (built === null || built.mtimeMs < (await stat(join(REPO, file))).mtimeMs) {
+      unbuilt.push(object);
+      continue;
+    }
+    tables[file] = readSymbols(join(REPO, object));
+  }
+  return { tables, unbuilt };
+}
+
+/** An object's global symbols, by `nm -P`: { defines: [symbol], uses: [symbol] }. */
+export function readSymbols(object) {
+  const symbols = { defines: [], uses: [] };
+  for (const line of execFileSync('nm', ['-P', object], { encoding: 'utf8' }).split('\n')) {
+    const [symbol, type] = line.trim().split(/\s+/);
+    if (type === 'U') symbols.uses.push(symbol);
+    else if (/^[A-Z]$/.test(type ?? '') && type !== 'N') symbols.defines.push(symbol);
+  }
+  return symbols;
+}
+
+/**
+ * Calls between files from their symbol tables: graph { file: { target:
+ * [symbol] } } (a use of a symbol another file defines; library symbols
+ * are no file's), and the violations: a call to a higher layer (ranked as
+ * C_LAYERS), a symbol two files define.
+ */
+export function callGraph(tables) {
+  const definer = {};
+  const problems = [];
+  for (const [file, { defines }] of Object.entries(tables)) {
+    for (const symbol of defines) {
+      if (definer[symbol] !== undefined) problems.push(`${symbol} is defined in both ${definer[symbol]} and ${file}`);
+      else definer[symbol] = file;
+    }
+  }
+  const graph = {};
+  for (const [file, { uses }] of Object.entries(tables)) {
+    graph[file] = {};
+    for (const symbol of uses) {
+      const target = definer[symbol];
+      if (target !== undefined && target !== file) (graph[file][target] ??= []).push(symbol);
+    }
+    for (const [target, symbols] of Object.entries(graph[file])) {
+      const rank = C_LAYERS.indexOf(cLayer(file));
+      const targetRank = C_LAYERS.indexOf(cLayer(target));
+      if (rank < 0 || targetRank < 0 || targetRank > rank) {
+        problems.push(`${file} (${cLayer(file)}) calls ${someOf(symbols)} in ${target} `
+          + `(${cLayer(target)}), a layer above it`);
+      }
+    }
+  }
+  return { graph, problems };
+}
+
+/** "call cycle: a -> b -> a (a -> b: f, g; b -> a: h)" for each cycle. */
+export function callCycles(graph) {
+  const files = Object.fromEntries(Object.entries(graph).map(([file, targets]) => [file, Object.keys(targets)]));
+  return cycles(files).map((cycle) => {
+    const calls = cycle.slice(1).map((target, i) => `${cycle[i]} -> ${target}: ${someOf(graph[cycle[i]][target])}`);
+    return `call cycle: ${cycle.join(' -> ')} (${calls.join('; ')})`;
+  });
+}
+
+/**
+ * ARCHITECTURE.md names every C source and header: src/attention.h
+ * anywhere, src/<layer>/<name> in the paragraph of its folder (the bullet
+ * that starts with **`src/<layer>/`**), so that check.c in problem/ and in
+ * check/ are each accounted for.
+ */
+export function unnamedFiles(files, architecture) {
+  const paragraphs = {};
+  for (const [, folder, text] of architecture.matchAll(/^- \*\*`(src\/[^`]+\/)`\*\*([\s\S]*?)(?=^- |^## |^$(?![\s\S]))/gm)) {
+    paragraphs[folder] = (paragraphs[folder] ?? '') + text;
+  }
+  const names = (text, name) => new RegExp(`(^|[^\\w.])${name.replace(/[.*]/g, '\\$&')}(?![\\w])`).test(text);
+  return files.filter((file) => {
+    const folder = `${dirname(file)}/`;
+    return folder === 'src/' ? !architecture.includes(file) : !names(paragraphs[folder] ?? '', basename(file));
+  });
+}
+
+async function main() {
+  const c = await cGraph();
+  const web = await webGraph();
+  const { tables, unbuilt } = await symbolTables();
+  const calls = callGraph(tables);
+  const sources = await filesUnder('src', /\.[ch]$/);
+  const architecture = await readFile(join(REPO, 'ARCHITECTURE.md'), 'utf8');
+  const problems = [
+    ...unbuilt.map((object) => `${object} is missing or older than its source (make test-layers builds it)`),
+    ...c.problems, ...calls.problems, ...web.problems,
+    ...cycles(c.graph).map((cycle) => `include cycle: ${cycle.join(' -> ')}`),
+    ...callCycles(calls.graph),
+    ...cycles(web.graph).map((cycle) => `import cycle: ${cycle.join(' -> ')}`),
+    ...await preloadProblems(web.graph),
+    ...unnamedFiles(sources, architecture).map((file) => `ARCHITECTURE.md does not name ${file}`
+      + (dirname(file) === 'src' ? '' : ` in its ${dirname(file)}/ paragraph`)),
+  ];
+  for (const problem of problems) console.error(`check-layers: ${problem}`);
+  if (problems.length > 0) process.exit(1);
+  console.log(`check-layers: ${Object.keys(c.graph).length} C files (${Object.keys(tables).length} objects) in ${C_LAYERS.join(' > ')}, `
+    + `${Object.keys(web.graph).length} page modules in ${WEB_LAYERS.map(([name]) => name).join(' > ')}: `
+    + 'no upward include, call or import, no cycle; index.html preloads what app.js imports; '
+    + 'ARCHITECTURE.md names every C file');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -12,10 +12,10 @@
 #include "test_rng.h"
 
 /* The uniform draws below come from a python3 transcription of the
- * generator documented in src/options.c (splitmix64 steps over seed, b,
- * i, j; top 53 bits). A weight is kept iff its draw u >= p, so p = u keeps
- * it and the next double above u drops it. These pin the generator: the
- * WASM build must draw the same bits. */
+ * generator documented in src/kernels/options.c (splitmix64 steps over
+ * seed, b, i, j; top 53 bits). A weight is kept iff its draw u >= p, so
+ * p = u keeps it and the next double above u drops it. These pin the
+ * generator: the WASM build must draw the same bits. */
 static void test_dropout_draws_match_the_documented_generator(void **state)
 {
     (void)state;

@@ -3,8 +3,9 @@
  * someone printed for a problem's results with the exact ones, then says
  * why each differs: a misprint and what it was carried into, rounding of
  * the printed intermediates, or a named slip that reproduces the printed
- * tables (check.c runs it, arithmetic.c redoes the walkthrough's equations
- * on the printed numbers, slips.c holds the slips, report.c writes it).
+ * tables (printed.c holds the printed numbers, check.c runs the check,
+ * arithmetic.c redoes the walkthrough's equations on the printed numbers,
+ * slips.c holds the slips, report.c writes it).
  */
 #ifndef ATTN_CHECK_H
 #define ATTN_CHECK_H
@@ -95,16 +96,20 @@ struct attn_check {
     int group_count;
 };
 
-/* check.c */
+/* printed.c */
 int attn__check_fail(attn_check *check, int status, const char *format, ...)
     ATTN__PRINTF_LIKE(3, 4);
 void *attn__check_alloc(attn_check *check, size_t bytes);
 void attn__check_free(attn_check *check, void *block);
-/* 0.5·10^-decimals + 1e-12: how far a correctly rounded number may be. */
-double attn__slack(int decimals);
+/* Forgets the last run's errata and groups (a new printed key, a new run). */
+void attn__check_clear(attn_check *check);
 /* The walker ref of cell `cell` of a table, and the tensor cell its value
  * is computed from (for ATTN__SUM: the row's first entry). */
 attn__ref attn__cell_ref(const attn__printed *table, size_t cell);
+
+/* check.c */
+/* 0.5·10^-decimals + 1e-12: how far a correctly rounded number may be. */
+double attn__slack(int decimals);
 
 /* arithmetic.c: walks the problem's equations. mode ATTN__WORLD_EXACT
  * keeps every leaf the engine's; _PRINTED puts the printed numbers in the

@@ -64,15 +64,13 @@ int attn__additive_run(const attn__additive_args *a, double *work)
     return status;
 }
 
-int attn_additive(double *energy, double *scores, double *weights,
-                  double *context, const double *query, const double *keys,
-                  const double *w_s, const double *w_h, const double *b,
-                  const double *v, int n_q, int n_k, int d_s, int d_h,
-                  int d_a, double *work)
+int attn__check_additive(const attn__additive_args *a, size_t work_cells)
 {
-    if (query == NULL || keys == NULL || w_s == NULL || w_h == NULL ||
-        v == NULL || work == NULL)
+    if (a->query == NULL || a->keys == NULL || a->w_s == NULL ||
+        a->w_h == NULL || a->v == NULL)
         return ATTN_ERR_NULL;
+    const int n_q = a->n_q, n_k = a->n_k, d_s = a->d_s, d_h = a->d_h,
+              d_a = a->d_a;
     const int sizes[] = {n_q, n_k, d_s, d_h, d_a};
     int status = attn__check_sizes(sizes, 5);
     if (status != ATTN_OK) return status;
@@ -81,20 +79,33 @@ int attn_additive(double *energy, double *scores, double *weights,
     status = attn__check_counts(counts, 6);
     if (status != ATTN_OK) return status;
     /* The sizes are valid, so 0 can only mean the length overflowed. */
-    if (attn_additive_work_size(n_k, d_s, d_a) == 0)
-        return ATTN_ERR_SIZE_OVERFLOW;
-    if (!attn__all_finite(query, (size_t)n_q * (size_t)d_s) ||
-        !attn__all_finite(keys, (size_t)n_k * (size_t)d_h) ||
-        !attn__all_finite(w_s, (size_t)d_s * (size_t)d_a) ||
-        !attn__all_finite(w_h, (size_t)d_h * (size_t)d_a) ||
-        !attn__all_finite(b, (size_t)d_a) ||
-        !attn__all_finite(v, (size_t)d_a))
+    if (work_cells == 0) return ATTN_ERR_SIZE_OVERFLOW;
+    if (!attn__all_finite(a->context_grad, (size_t)n_q * (size_t)d_h) ||
+        !attn__all_finite(a->query, (size_t)n_q * (size_t)d_s) ||
+        !attn__all_finite(a->keys, (size_t)n_k * (size_t)d_h) ||
+        !attn__all_finite(a->w_s, (size_t)d_s * (size_t)d_a) ||
+        !attn__all_finite(a->w_h, (size_t)d_h * (size_t)d_a) ||
+        !attn__all_finite(a->b, (size_t)d_a) ||
+        !attn__all_finite(a->v, (size_t)d_a))
         return ATTN_ERR_NOT_FINITE;
+    return ATTN_OK;
+}
+
+int attn_additive(double *energy, double *scores, double *weights,
+                  double *context, const double *query, const double *keys,
+                  const double *w_s, const double *w_h, const double *b,
+                  const double *v, int n_q, int n_k, int d_s, int d_h,
+                  int d_a, double *work)
+{
+    if (work == NULL) return ATTN_ERR_NULL;
     const attn__additive_args args = {
         .energy = energy, .scores = scores, .weights = weights,
         .context = context, .query = query, .keys = keys, .w_s = w_s,
         .w_h = w_h, .b = b, .v = v,
         .n_q = n_q, .n_k = n_k, .d_s = d_s, .d_h = d_h, .d_a = d_a,
     };
+    const int status =
+        attn__check_additive(&args, attn_additive_work_size(n_k, d_s, d_a));
+    if (status != ATTN_OK) return status;
     return attn__additive_run(&args, work);
 }

@@ -128,31 +128,15 @@ int attn_additive_backward(double *grad_query, double *grad_keys,
                            const double *b, const double *v, int n_q, int n_k,
                            int d_s, int d_h, int d_a, double *work)
 {
-    if (d_context == NULL || query == NULL || keys == NULL || w_s == NULL ||
-        w_h == NULL || v == NULL || work == NULL)
-        return ATTN_ERR_NULL;
-    const int sizes[] = {n_q, n_k, d_s, d_h, d_a};
-    int status = attn__check_sizes(sizes, 5);
-    if (status != ATTN_OK) return status;
-    const int counts[][3] = {{n_q, n_k, d_a}, {n_q, d_s, 1}, {n_k, d_h, 1},
-                             {d_s, d_a, 1},   {d_h, d_a, 1}, {n_q, d_h, 1}};
-    status = attn__check_counts(counts, 6);
-    if (status != ATTN_OK) return status;
-    if (attn_additive_backward_work_size(n_k, d_s, d_a) == 0)
-        return ATTN_ERR_SIZE_OVERFLOW;
-    if (!attn__all_finite(d_context, (size_t)n_q * (size_t)d_h) ||
-        !attn__all_finite(query, (size_t)n_q * (size_t)d_s) ||
-        !attn__all_finite(keys, (size_t)n_k * (size_t)d_h) ||
-        !attn__all_finite(w_s, (size_t)d_s * (size_t)d_a) ||
-        !attn__all_finite(w_h, (size_t)d_h * (size_t)d_a) ||
-        !attn__all_finite(b, (size_t)d_a) ||
-        !attn__all_finite(v, (size_t)d_a))
-        return ATTN_ERR_NOT_FINITE;
+    if (d_context == NULL || work == NULL) return ATTN_ERR_NULL;
     const attn__additive_args args = {
         .query = query, .keys = keys, .w_s = w_s, .w_h = w_h, .b = b,
         .v = v, .context_grad = d_context,
         .n_q = n_q, .n_k = n_k, .d_s = d_s, .d_h = d_h, .d_a = d_a,
     };
+    int status = attn__check_additive(
+        &args, attn_additive_backward_work_size(n_k, d_s, d_a));
+    if (status != ATTN_OK) return status;
     const attn__additive_grads grads = {grad_query, grad_keys, grad_w_s,
                                         grad_w_h, grad_b, grad_v};
     status = attn__additive_backward_run(&grads, &args, work);

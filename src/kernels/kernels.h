@@ -203,6 +203,12 @@ const attn_options *attn__options_or_default(const attn_options *opts,
 /* options.c: ATTN_ERR_RANGE unless 0 <= probability < 1 (NaN fails). */
 int attn__check_dropout(double probability);
 
+/* options.c: one step of splitmix64 (Steele, Lea, Flood 2014): *state
+ * advances by the golden-ratio increment and comes back mixed, the same
+ * bits on every platform. Dropout's draws, the trainer's data and the
+ * tests' random inputs all come from it. */
+uint64_t attn__splitmix64(uint64_t *state);
+
 /* ---- SDPA for one (batch item, head), shared with multi-head ---- */
 
 /* Everything the options decide, checked once per call. */
@@ -286,6 +292,12 @@ void attn__context_backward_row(double *row, const double *d_context,
                                 const double *keys, double *grad_keys,
                                 int n_k, int d_h);
 
+/* additive.c: the checks of attn_additive and attn_additive_backward, in
+ * their order: a missing input (work and, for the backward pass,
+ * context_grad are the caller's to check), sizes, work_cells 0 (the
+ * caller's work size overflowed), then inputs that are not finite. */
+int attn__check_additive(const attn__additive_args *args, size_t work_cells);
+
 /* additive.c: runs validated arguments; work [attn_additive_work_size]. */
 int attn__additive_run(const attn__additive_args *args, double *work);
 
@@ -340,7 +352,7 @@ typedef struct attn__sdpa_grad_block {
 int attn__sdpa_block_backward(const attn__sdpa_grad_block *block,
                               const attn__sdpa_plan *plan, double *work);
 
-/* ---- The float32 path (sdpa_f32.c, sdpa_f32_body.h) ---- */
+/* ---- The float32 path (sdpa_f32*.c, sdpa_f32_body.h) ---- */
 
 /* The AVX2 + FMA and AVX-512F kernels need gcc's target pragma; run-time
  * dispatch picks the widest the CPU has. */
@@ -393,8 +405,8 @@ static inline int attn__all_finite_f32(const float *x, size_t count)
 /* Floats of packed K: [ceil(n_k / NB), d_k, NB]; 0 on overflow. */
 size_t attn__f32_packed_k_size(int n_k, int d_k);
 
-/* The work array of one batch item, carved up (sdpa_f32.c); MR, NB and
- * ROWS are ATTN__F32_*, the most any kernel uses. */
+/* The work array of one batch item, carved up (sdpa_f32_tiles.c); MR, NB
+ * and ROWS are ATTN__F32_*, the most any kernel uses. */
 typedef struct attn__f32_scratch {
     float *kt;  /* [ceil(n_k / nb), d_k, nb] packed K, nb the kernel's tile */
     float *s;   /* [TILE] a tile of scores, [MR, NB] per block of rows */

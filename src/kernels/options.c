@@ -55,10 +55,11 @@ int attn__check_dropout(double probability)
                                                       : ATTN_ERR_RANGE;
 }
 
-/* The splitmix64 finaliser (Steele, Lea, Flood 2014): a bijection on 64-bit
- * integers whose output bits each depend on every input bit. */
-static uint64_t splitmix64_mix(uint64_t z)
+uint64_t attn__splitmix64(uint64_t *state)
 {
+    uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+    /* The finaliser: a bijection whose output bits each depend on every
+     * input bit. */
     z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
     z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
     return z ^ (z >> 31);
@@ -67,18 +68,16 @@ static uint64_t splitmix64_mix(uint64_t z)
 /*
  * A counter-based generator: the uniform draw for (seed, b, i, j) is
  * computed from those four numbers alone, so it needs no state and gives
- * the same bits natively and in WASM. Each index is folded in with one
- * splitmix64 step (add the golden-ratio increment, then mix); the top 53
- * bits of the result become a double u in [0, 1), exactly.
+ * the same bits natively and in WASM. Each index is folded in by adding it
+ * to the state before one splitmix64 step; the top 53 bits of the last
+ * become a double u in [0, 1), exactly.
  */
 static double dropout_uniform(uint64_t seed, int64_t b, int64_t i, int64_t j)
 {
-    const uint64_t golden = UINT64_C(0x9e3779b97f4a7c15);
-    uint64_t state = seed;
-    state = splitmix64_mix(state + golden + (uint64_t)b);
-    state = splitmix64_mix(state + golden + (uint64_t)i);
-    state = splitmix64_mix(state + golden + (uint64_t)j);
-    return (double)(state >> 11) * 0x1.0p-53;
+    uint64_t state = seed + (uint64_t)b;
+    state = attn__splitmix64(&state) + (uint64_t)i;
+    state = attn__splitmix64(&state) + (uint64_t)j;
+    return (double)(attn__splitmix64(&state) >> 11) * 0x1.0p-53;
 }
 
 int attn_dropout_keeps(uint64_t seed, double probability,

@@ -44,6 +44,20 @@ void attn__describe_value(char *out, size_t cap, const attn__value *value)
     }
 }
 
+void attn__entry_path(char *out, size_t cap, const char *field, int rank,
+                      const int *dims, size_t flat)
+{
+    size_t index[ATTN__MAX_RANK];
+    for (int d = rank - 1; d >= 0; d--) {
+        index[d] = flat % (size_t)dims[d];
+        flat /= (size_t)dims[d];
+    }
+    attn__text path;
+    attn__text_init(&path, out, cap);
+    attn__text_puts(&path, field);
+    for (int d = 0; d < rank; d++) attn__text_printf(&path, "[%zu]", index[d]);
+}
+
 int attn__fail_missing(const attn_problem *problem, const char *field)
 {
     const attn__field *spec = attn__field_spec(problem, field);

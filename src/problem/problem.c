@@ -1,5 +1,6 @@
-/* problem.c: the attn_problem lifecycle: kinds and their fields, setters,
- * running, results and the error message. */
+/* problem.c: the attn_problem lifecycle: kinds and their fields, create
+ * and destroy, setters, running (each kind's run_*.c) and reading results
+ * and the error message; what a problem holds is store.c's. */
 #include "attention.h"
 #include "problem/problem.h"
 
@@ -168,41 +169,6 @@ static const attn__kind *find_kind(const char *name)
     return NULL;
 }
 
-/* ---- Memory ---- */
-
-static void *default_allocate(void *context, size_t bytes)
-{
-    (void)context;
-    return malloc(bytes);
-}
-
-static void default_release(void *context, void *block)
-{
-    (void)context;
-    free(block);
-}
-
-const attn_allocator *attn__allocator_or_default(const attn_allocator *allocator)
-{
-    static const attn_allocator defaults = {default_allocate, default_release,
-                                            NULL};
-    if (allocator == NULL) return &defaults;
-    return allocator->allocate != NULL && allocator->release != NULL
-               ? allocator : NULL;
-}
-
-void *attn__allocate(attn_problem *problem, size_t bytes)
-{
-    return problem->allocator.allocate(problem->allocator.context,
-                                       bytes > 0 ? bytes : 1);
-}
-
-void attn__release(attn_problem *problem, void *block)
-{
-    if (block != NULL)
-        problem->allocator.release(problem->allocator.context, block);
-}
-
 static void release_value(attn_problem *problem, attn__value *value)
 {
     attn__release(problem, value->data);
@@ -226,23 +192,6 @@ static void clear_results(attn_problem *problem)
     problem->has_run = 0;
     problem->over_limit = 0;
     memset(&problem->info, 0, sizeof problem->info);
-}
-
-/* ---- Errors ---- */
-
-int attn__fail(const attn_problem *problem, int status, const char *format,
-               ...)
-{
-    va_list args;
-    va_start(args, format);
-    vsnprintf(problem->error, ATTN__ERROR_CAP, format, args);
-    va_end(args);
-    return status;
-}
-
-void attn__clear_error(const attn_problem *problem)
-{
-    problem->error[0] = '\0';
 }
 
 const char *attn_problem_error(const attn_problem *problem)
@@ -349,66 +298,6 @@ int attn_problem_set_document(attn_problem *problem, const char *title,
     return ATTN_OK;
 }
 
-/* Each addend is the size of a block that exists, so the sum fits. */
-size_t attn__held_bytes(const attn_problem *problem)
-{
-    size_t held = 0;
-    for (int i = 0; i < problem->kind->field_count; i++)
-        if (problem->values[i].data != NULL)
-            held += problem->values[i].count * sizeof(double);
-    for (int i = 0; i < problem->result_count; i++) {
-        const attn__result *result = &problem->results[i];
-        held += result->count * sizeof(double) *
-                (result->heads > 0 ? (size_t)result->heads : 1);
-    }
-    return held;
-}
-
-/* ATTN_OK when the problem may hold `bytes` more after releasing
- * `replaced` bytes; *total gets what it would hold (SIZE_MAX on overflow). */
-static int within_limit(const attn_problem *problem, size_t bytes,
-                        size_t replaced, size_t *total)
-{
-    const size_t kept = attn__held_bytes(problem) - replaced;
-    *total = bytes > SIZE_MAX - kept ? SIZE_MAX : kept + bytes;
-    return *total <= problem->max_bytes ? ATTN_OK : ATTN_ERR_TOO_LARGE;
-}
-
-double *attn__allocate_doubles(attn_problem *problem, size_t count)
-{
-    size_t total = SIZE_MAX;
-    if (count == 0 || count > SIZE_MAX / sizeof(double) ||
-        within_limit(problem, count * sizeof(double), 0, &total) != ATTN_OK) {
-        if (problem->over_limit == 0) problem->over_limit = total;
-        return NULL;
-    }
-    return attn__allocate(problem, count * sizeof(double));
-}
-
-/* ---- Fields ---- */
-
-static int field_index(const attn_problem *problem, const char *name)
-{
-    for (int i = 0; i < problem->kind->field_count; i++)
-        if (strcmp(problem->kind->fields[i].name, name) == 0) return i;
-    return -1;
-}
-
-const attn__field *attn__field_spec(const attn_problem *problem,
-                                    const char *name)
-{
-    const int index = field_index(problem, name);
-    return index >= 0 ? &problem->kind->fields[index] : NULL;
-}
-
-const attn__value *attn__field_value(const attn_problem *problem,
-                                     const char *name)
-{
-    const int index = field_index(problem, name);
-    if (index < 0 || problem->values[index].type == 0) return NULL;
-    return &problem->values[index];
-}
-
 static int fail_unknown_field(const attn_problem *problem, const char *field)
 {
     char names[ATTN__ERROR_CAP];
@@ -431,12 +320,11 @@ static int begin_set(attn_problem *problem, const char *field, unsigned type,
                      const attn__value *given, int *status)
 {
     attn__clear_error(problem);
-    const int index = field_index(problem, field);
-    if (index < 0) {
+    const attn__field *spec = attn__field_spec(problem, field);
+    if (spec == NULL) {
         *status = fail_unknown_field(problem, field);
         return -1;
     }
-    const attn__field *spec = &problem->kind->fields[index];
     if (!(spec->types & type)) {
         char got[ATTN__ERROR_CAP / 2];
         attn__describe_value(got, sizeof got, given);
@@ -445,7 +333,7 @@ static int begin_set(attn_problem *problem, const char *field, unsigned type,
                              got);
         return -1;
     }
-    return index;
+    return (int)(spec - problem->kind->fields);
 }
 
 /* Stores a complete new value for field `index`, replacing the old one. */
@@ -463,20 +351,6 @@ static char *copy_string(attn_problem *problem, const char *string)
     char *copy = attn__allocate(problem, bytes);
     if (copy != NULL) memcpy(copy, string, bytes);
     return copy;
-}
-
-void attn__entry_path(char *out, size_t cap, const char *field, int rank,
-                      const int *dims, size_t flat)
-{
-    size_t index[ATTN__MAX_RANK];
-    for (int d = rank - 1; d >= 0; d--) {
-        index[d] = flat % (size_t)dims[d];
-        flat /= (size_t)dims[d];
-    }
-    attn__text path;
-    attn__text_init(&path, out, cap);
-    attn__text_puts(&path, field);
-    for (int d = 0; d < rank; d++) attn__text_printf(&path, "[%zu]", index[d]);
 }
 
 /* Checks a tensor's dimensions and entries; value already holds its rank
@@ -536,7 +410,7 @@ int attn_problem_set_tensor(attn_problem *problem, const char *field,
     if (status != ATTN_OK) return status;
     const attn__value *old = &problem->values[index];
     size_t total;
-    if (within_limit(problem, value.count * sizeof(double),
+    if (attn__within_limit(problem, value.count * sizeof(double),
                      old->data != NULL ? old->count * sizeof(double) : 0,
                      &total) != ATTN_OK) {
         char shape[64];
@@ -664,61 +538,6 @@ int attn_problem_run(attn_problem *problem)
     }
     problem->has_run = 1;
     return ATTN_OK;
-}
-
-int attn__fail_core(const attn_problem *problem, int status, const char *what)
-{
-    if (status == ATTN_ERR_OVERFLOW_VALUE)
-        return attn__fail(problem, status,
-                          "%s overflowed: a value exceeded the double range; "
-                          "use smaller inputs", what);
-    return attn__fail(problem, status, "%s: %s", what,
-                      attn_status_text(status));
-}
-
-/* ---- Results ---- */
-
-double *attn__add_result(attn_problem *problem, const char *name, int heads,
-                         int rank, const int *dims)
-{
-    if (problem->result_count == ATTN__MAX_RESULTS) return NULL;
-    attn__result *result = &problem->results[problem->result_count];
-    memset(result, 0, sizeof *result);
-    size_t count = 1;
-    for (int d = 0; d < rank; d++) {
-        result->dims[d] = dims[d];
-        count *= (size_t)dims[d]; /* bounded by the inputs' checked sizes */
-    }
-    const size_t blocks = heads > 0 ? (size_t)heads : 1;
-    size_t total = SIZE_MAX;
-    if (count > SIZE_MAX / sizeof(double) / blocks ||
-        within_limit(problem, count * blocks * sizeof(double), 0, &total) !=
-            ATTN_OK) {
-        /* Remembered for attn__fail_nomem: the first refusal only. */
-        if (problem->over_limit == 0) problem->over_limit = total;
-        return NULL;
-    }
-    result->data = attn__allocate(problem, count * blocks * sizeof(double));
-    if (result->data == NULL) return NULL;
-    memset(result->data, 0, count * blocks * sizeof(double));
-    result->name = name;
-    result->heads = heads;
-    result->rank = rank;
-    result->count = count;
-    problem->result_count++;
-    return result->data;
-}
-
-const attn__result *attn__find_result(const attn_problem *problem,
-                                      const char *name, int per_head)
-{
-    for (int i = 0; i < problem->result_count; i++) {
-        const attn__result *result = &problem->results[i];
-        if ((result->heads > 0) == (per_head != 0) &&
-            strcmp(result->name, name) == 0)
-            return result;
-    }
-    return NULL;
 }
 
 static int fail_unknown_result(const attn_problem *problem, const char *name)

@@ -1,7 +1,9 @@
 /*
- * problem.h: the attn_problem layer's private view, shared by problem.c
- * (lifecycle, setters, results), check.c (field checks and their
- * messages) and the per-kind runs (run_*.c). The walkthrough layer above
+ * problem.h: the attn_problem layer's private view, shared by store.c
+ * (what a problem holds: memory, the error message, fields' values,
+ * results), check.c (field checks and their messages), the per-kind runs
+ * (run_*.c, with what several share in run_shared.c) and problem.c (the
+ * kinds and the public lifecycle, on top). The walkthrough layer above
  * reads problems through it; nothing here knows about formatting.
  */
 #ifndef ATTN_PROBLEM_H
@@ -123,7 +125,7 @@ struct attn_problem {
     int heading_offset;       /* heading levels added: heading_level - 1 */
 };
 
-/* ---- problem.c ---- */
+/* ---- store.c ---- */
 
 /* allocator; malloc and free when it is NULL; NULL when it lacks allocate
  * or release. Shared with the trainer (src/train/). */
@@ -136,6 +138,12 @@ void attn__release(attn_problem *problem, void *block);    /* NULL is fine */
  * size_t, or more than the problem's limit with what it holds (then
  * attn__fail_nomem reports ATTN_ERR_TOO_LARGE). */
 double *attn__allocate_doubles(attn_problem *problem, size_t count);
+/* Bytes the problem holds now in tensor fields and results. */
+size_t attn__held_bytes(const attn_problem *problem);
+/* ATTN_OK when the problem may hold `bytes` more after releasing
+ * `replaced` bytes; *total gets what it would hold (SIZE_MAX on overflow). */
+int attn__within_limit(const attn_problem *problem, size_t bytes,
+                       size_t replaced, size_t *total);
 
 /* Empties the error message (every public entry point starts so). */
 void attn__clear_error(const attn_problem *problem);
@@ -143,10 +151,10 @@ void attn__clear_error(const attn_problem *problem);
 /* Writes the one-line error message and returns status. */
 int attn__fail(const attn_problem *problem, int status, const char *format,
                ...) ATTN__PRINTF_LIKE(3, 4);
-
-/* "q[1][0]" for entry `flat` of a tensor of this rank and dims. */
-void attn__entry_path(char *out, size_t cap, const char *field, int rank,
-                      const int *dims, size_t flat);
+/* Message for a status the numeric core returned after the fields passed
+ * their checks (an overflow, say): "<what>: <status text>". */
+int attn__fail_core(const attn_problem *problem, int status,
+                    const char *what);
 
 /* The value of a field of this kind, or NULL when it is not set. */
 const attn__value *attn__field_value(const attn_problem *problem,
@@ -167,6 +175,10 @@ const attn__result *attn__find_result(const attn_problem *problem,
 
 /* "a vector of 3", "3x4", "2x3x4", "1.5", "true", "\"causal\"", ... */
 void attn__describe_value(char *out, size_t cap, const attn__value *value);
+
+/* "q[1][0]" for entry `flat` of a tensor of this rank and dims. */
+void attn__entry_path(char *out, size_t cap, const char *field, int rank,
+                      const int *dims, size_t flat);
 
 /* "<field>: expected <expected>, got <value described>"; ATTN_ERR_INPUT. */
 int attn__fail_expected(const attn_problem *problem, const char *field,
@@ -237,9 +249,6 @@ const double *attn__data_of(const attn_problem *problem, const char *field);
  * problem's byte limit, the ATTN_ERR_TOO_LARGE message. */
 int attn__fail_nomem(const attn_problem *problem);
 
-/* Bytes the problem holds now in tensor fields and results. */
-size_t attn__held_bytes(const attn_problem *problem);
-
 /* The query-side tensor (q, scores, x, query or weights) as a vector, a
  * matrix or a batch: sets info batch, batched, vector_query and n_q. */
 void attn__take_query_shape(attn_problem *problem, const attn__value *value);
@@ -249,11 +258,36 @@ void attn__take_query_shape(attn_problem *problem, const attn__value *value);
 double *attn__add_query_result(attn_problem *problem, const char *name,
                                int inner_rank, int inner0, int inner1);
 
-/* ---- per-kind runs ---- */
+/* ---- run_shared.c: what several kinds' runs share ---- */
 
-/* run_sdpa.c: q, k, v as for scaledDotProduct into problem->info
- * (batch, vector query, n_q, n_k, d_k, d_v); shared with linear. */
+/* q, k, v as for scaledDotProduct into problem->info (batch, vector
+ * query, n_q, n_k, d_k, d_v); shared with linear and onlineSoftmax. */
 int attn__check_qkv(attn_problem *problem);
+/* The options scaledDotProduct, multiHead and transformerBlock share
+ * (mask, keyLength, window, stride, scale, dropout, seed) into
+ * info.options. */
+int attn__check_dot_options(attn_problem *problem, int batch, int n_q,
+                            int n_k);
+/* x, a matrix of token rows or a batch of them, into info: batch,
+ * batched, n_q = n_k (its rows), d_in = d_kv_in (its columns). expected
+ * completes "x: expected <expected>, got ..." for a vector. */
+int attn__check_token_rows(attn_problem *problem, const char *expected);
+/* numHeads, which must divide info.d_model. */
+int attn__check_heads(attn_problem *problem);
+/* Reorders [batch, heads, block] into [heads, batch, block]. */
+void attn__heads_first(double *out, const double *in, int batch, int heads,
+                       size_t block);
+/* A result [batch?] rows x cols (heads blocks when heads > 0); NULL when
+ * out of memory. */
+double *attn__add_rows_result(attn_problem *problem, const char *name,
+                              int heads, int rows, int cols);
+/* A gradient field shaped like the output: a vector of cols for a vector
+ * query, else [batch?] rows x cols. */
+int attn__check_grad_output(attn_problem *problem, const char *field,
+                            int rows, const char *rows_why, int cols,
+                            const char *cols_why);
+
+/* ---- per-kind runs (problem.c's kinds call them) ---- */
 
 int attn__run_sdpa(attn_problem *problem);          /* run_sdpa.c */
 int attn__run_multihead(attn_problem *problem);     /* run_sdpa.c */
@@ -266,28 +300,8 @@ int attn__run_online(attn_problem *problem);        /* run_online.c */
 
 int attn__run_transformer_block(attn_problem *problem); /* run_block.c */
 
-/* run_sdpa.c: the options scaledDotProduct, multiHead and transformerBlock
- * share (mask, keyLength, window, stride, scale, dropout, seed) into
- * info.options. */
-int attn__check_dot_options(attn_problem *problem, int batch, int n_q,
-                            int n_k);
-/* run_sdpa.c: numHeads, which must divide info.d_model. */
-int attn__check_heads(attn_problem *problem);
-/* run_sdpa.c: reorders [batch, heads, block] into [heads, batch, block]. */
-void attn__heads_first(double *out, const double *in, int batch, int heads,
-                       size_t block);
-/* run_sdpa.c: a result [batch?] rows x cols (heads blocks when heads > 0);
- * NULL when out of memory. */
-double *attn__add_rows_result(attn_problem *problem, const char *name,
-                              int heads, int rows, int cols);
-
 /* ---- run_grad.c: gradients, when the problem has gradOutput ---- */
 
-/* A gradient field shaped like the output: a vector of cols for a vector
- * query, else [batch?] rows x cols. */
-int attn__check_grad_output(attn_problem *problem, const char *field,
-                            int rows, const char *rows_why, int cols,
-                            const char *cols_why);
 /* After a successful forward run: adds the gradient results. */
 /* grad_output: dL/d(output), the field gradOutput or output − target. */
 int attn__sdpa_gradients(attn_problem *problem, const double *grad_output);
@@ -295,10 +309,5 @@ int attn__multihead_gradients(attn_problem *problem);
 int attn__additive_gradients(attn_problem *problem); /* gradContext */
 int attn__luong_gradients(attn_problem *problem);    /* gradContext */
 int attn__linear_gradients(attn_problem *problem);
-
-/* Message for a status the numeric core returned after the fields passed
- * their checks (an overflow, say): "<what>: <status text>". */
-int attn__fail_core(const attn_problem *problem, int status,
-                    const char *what);
 
 #endif /* ATTN_PROBLEM_H */

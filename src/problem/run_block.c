@@ -58,17 +58,10 @@ static int check_norm(attn_problem *problem)
 static int check_block(attn_problem *problem)
 {
     attn__run_info *info = &problem->info;
-    const attn__value *x = attn__field_value(problem, "x");
-    if (x == NULL) return attn__fail_missing(problem, "x");
-    if (x->rank == 1)
-        return attn__fail_expected(problem, "x", "a matrix n x d_model or a "
-                                   "batch of them", x);
-    const attn__shape shape = attn__shape_of(x);
-    info->batch = shape.batch;
-    info->batched = shape.batched;
-    info->n_q = info->n_k = shape.rows;
-    info->d_in = info->d_kv_in = info->d_model = info->d_out = shape.cols;
-    int status = ATTN_OK;
+    int status = attn__check_token_rows(problem, "a matrix n x d_model or a "
+                                        "batch of them");
+    if (status != ATTN_OK) return status;
+    info->d_model = info->d_out = info->d_in;
     for (int i = 0; i < PARAM_COUNT && status == ATTN_OK; i++) {
         if (strcmp(PARAMS[i].field, "w1") == 0) {
             const attn__value *w1 = attn__field_value(problem, "w1");

@@ -5,21 +5,6 @@
 
 #include <string.h>
 
-int attn__check_grad_output(attn_problem *problem, const char *field,
-                            int rows, const char *rows_why, int cols,
-                            const char *cols_why)
-{
-    const attn__value *value = attn__field_value(problem, field);
-    const attn__run_info *info = &problem->info;
-    const attn__dim col_dim = {cols, cols_why};
-    if (info->vector_query)
-        return attn__check_vector(problem, field, value, col_dim);
-    const attn__dim row_dim = {rows, rows_why};
-    return attn__check_matrix(problem, field, value,
-                              info->batched ? info->batch : 0, row_dim,
-                              col_dim);
-}
-
 int attn__sdpa_gradients(attn_problem *problem, const double *grad_output)
 {
     const attn__run_info *info = &problem->info;

@@ -3,6 +3,7 @@
  * 99% held-out token accuracy within its step budget (docs/cli.md,
  * "Training a tiny transformer"). */
 #include "train/train.h"
+#include "kernels/kernels.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,24 +11,16 @@
 
 /* ---- Random numbers ---- */
 
-uint64_t attn__rng_next(uint64_t *state)
-{
-    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
 int attn__rng_below(uint64_t *state, int n)
 {
-    return (int)(attn__rng_next(state) % (uint64_t)n);
+    return (int)(attn__splitmix64(state) % (uint64_t)n);
 }
 
 double attn__rng_normal(uint64_t *state)
 {
     /* 53 random bits in (0, 1]: never log(0). */
-    const double u1 = (double)((attn__rng_next(state) >> 11) + 1) * 0x1p-53;
-    const double u2 = (double)(attn__rng_next(state) >> 11) * 0x1p-53;
+    const double u1 = (double)((attn__splitmix64(state) >> 11) + 1) * 0x1p-53;
+    const double u2 = (double)(attn__splitmix64(state) >> 11) * 0x1p-53;
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
 }
 
@@ -207,9 +200,4 @@ const attn__task *attn__find_task(const char *name)
     for (size_t i = 0; i < sizeof tasks / sizeof tasks[0]; i++)
         if (strcmp(tasks[i].name, name) == 0) return &tasks[i];
     return NULL;
-}
-
-const char *attn__task_names(void)
-{
-    return "copy, reverse, sort, previousToken, induction, lookup";
 }

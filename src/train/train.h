@@ -49,12 +49,9 @@ typedef struct attn__task {
 } attn__task;
 
 const attn__task *attn__find_task(const char *name);
-/* "copy, reverse, ..." for messages. */
-const char *attn__task_names(void);
 
-/* ---- Random numbers: splitmix64, the same on every platform ---- */
+/* ---- Random numbers, from the kernels' attn__splitmix64 ---- */
 
-uint64_t attn__rng_next(uint64_t *state);
 /* Uniform in [0, n). */
 int attn__rng_below(uint64_t *state, int n);
 /* Standard normal (Box-Muller). */

@@ -1,6 +1,8 @@
-/* walker.c: what the step descriptions (steps_*.c) emit through, and the
- * entry point that walks a problem into a renderer. Equations are built
- * as expression trees in a pool the walker owns for one format call. */
+/* walker.c: what the step descriptions (steps_*.c) emit through, and
+ * what the renderers read back (labels, the title). Equations are built
+ * as expression trees in a pool the walker is given for one walk
+ * (walkthrough.c's, or the check's). It calls no kind's steps and no
+ * renderer: they call it. */
 #include "attention.h"
 #include "walkthrough/walker.h"
 
@@ -292,11 +294,6 @@ int attn__binary(attn__walker *walker, int op, double value, int a, int b)
     return attn__op_node(walker, op, value, kids, 2);
 }
 
-void attn__name_node(attn__walker *walker, int node, attn__ref ref)
-{
-    if (node >= 0) walker->nodes[node].ref = ref;
-}
-
 int attn__vector_leaves(attn__walker *walker, const double *data,
                         size_t step, int n, attn__ref ref)
 {
@@ -324,57 +321,4 @@ void attn__eq_emit(attn__walker *walker)
     if (walker->overflow || walker->chain_length == 0) return;
     walker->sink->equation(walker);
     walker->equations++;
-}
-
-/* ---- Entry point ---- */
-
-int attn__walk(attn__walker *walker)
-{
-    switch (walker->problem->kind->id) {
-    case ATTN__KIND_SDPA: attn__steps_sdpa(walker); break;
-    case ATTN__KIND_WEIGHTED_SUM: attn__steps_weighted_sum(walker); break;
-    case ATTN__KIND_MULTIHEAD: attn__steps_multihead(walker); break;
-    case ATTN__KIND_ADDITIVE: attn__steps_additive(walker); break;
-    case ATTN__KIND_LUONG: attn__steps_luong(walker); break;
-    case ATTN__KIND_LINEAR: attn__steps_linear(walker); break;
-    case ATTN__KIND_SOFTMAX: attn__steps_softmax(walker); break;
-    case ATTN__KIND_TRANSFORMER_BLOCK: attn__steps_block(walker); break;
-    case ATTN__KIND_ONLINE_SOFTMAX: attn__steps_online(walker); break;
-    }
-    walker->sink->end(walker);
-    return ATTN_OK;
-}
-
-int attn__format_walkthrough(const attn_problem *problem, int format,
-                             attn__text *text)
-{
-    const attn_allocator *allocator = &problem->allocator;
-    attn__node *nodes = allocator->allocate(
-        allocator->context, ATTN__NODE_CAP * sizeof *nodes);
-    int *kids = allocator->allocate(allocator->context,
-                                    ATTN__NODE_CAP * sizeof *kids);
-    attn__number_cache *numbers =
-        allocator->allocate(allocator->context, sizeof *numbers);
-    int status = ATTN_OK;
-    if (nodes == NULL || kids == NULL || numbers == NULL) {
-        status = attn__fail_nomem(problem);
-    } else {
-        memset(numbers, 0, sizeof *numbers);
-        attn__walker walker = {
-            .out = text,
-            .problem = problem,
-            .info = &problem->info,
-            .nodes = nodes,
-            .kids = kids,
-            .numbers = numbers,
-        };
-        walker.sink = format == ATTN_FORMAT_STEPS
-                          ? &attn__json_sink
-                          : attn__doc_sink(format, &walker.style);
-        status = attn__walk(&walker);
-    }
-    if (numbers != NULL) allocator->release(allocator->context, numbers);
-    if (kids != NULL) allocator->release(allocator->context, kids);
-    if (nodes != NULL) allocator->release(allocator->context, nodes);
-    return status;
 }

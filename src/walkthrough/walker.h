@@ -228,8 +228,6 @@ int attn__op_node(attn__walker *walker, int op, double value, const int *kids,
                int count);
 int attn__unary(attn__walker *walker, int op, double value, int kid);
 int attn__binary(attn__walker *walker, int op, double value, int a, int b);
-/* Gives a node the cell its value is. */
-void attn__name_node(attn__walker *walker, int node, attn__ref ref);
 /* [leaves of data[0..n) step apart], each leaf naming ref with its last
  * index running from 0. */
 int attn__vector_leaves(attn__walker *walker, const double *data,
@@ -304,7 +302,7 @@ void attn__steps_linear(attn__walker *walker);       /* steps_linear.c */
 void attn__steps_block(attn__walker *walker);        /* steps_block.c */
 void attn__steps_online(attn__walker *walker);       /* steps_online.c */
 
-/* The walkthrough of the problem into the sink (walker.c). */
+/* The walkthrough of the problem into the sink (walkthrough.c). */
 int attn__walk(attn__walker *walker);
 
 /* ---- Renderers ---- */

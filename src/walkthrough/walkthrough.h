@@ -1,8 +1,8 @@
 /*
  * walkthrough.h: the walkthrough layer's private view, shared by its
  * formatters: a run's results as JSON (result_json.c) and its
- * walkthrough as steps (steps_*.c) rendered as text, Markdown, LaTeX or
- * JSON (walker.c, render_doc.c, render_json.c), both
+ * walkthrough as steps (steps_*.c, through walker.c) rendered as text,
+ * Markdown, LaTeX or JSON (render_doc.c, render_json.c), both
  * reached through attn_problem_format (format.c). It reads problems
  * through the problem layer; nothing below includes it.
  */
@@ -13,7 +13,7 @@
 #include "text/textbuf.h"
 
 void attn__format_json(const attn_problem *problem, attn__text *text);
-/* format: ATTN_FORMAT_TEXT, _MARKDOWN, _LATEX or _STEPS (walker.c) */
+/* format: ATTN_FORMAT_TEXT, _MARKDOWN, _LATEX or _STEPS (walkthrough.c) */
 int attn__format_walkthrough(const attn_problem *problem, int format,
                              attn__text *text);
 

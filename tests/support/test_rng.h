@@ -1,5 +1,6 @@
-/* A seeded generator for test data (splitmix64): the same numbers on every
- * platform, so a failing random case can be replayed from its seed. */
+/* A seeded generator for test data (the library's attn__splitmix64): the
+ * same numbers on every platform, so a failing random case can be replayed
+ * from its seed. */
 #ifndef TEST_RNG_H
 #define TEST_RNG_H
 
