@@ -8,8 +8,8 @@
 #                                custom element), exporting src/wasm/exports.txt
 #   web/lib/attention-page.wasm  the page's first load (web/app.js, embed.js):
 #                                no train/ layer, only the exports that
-#                                web/lib/attention.js calls (the one module
-#                                that touches the engine; no attn_trainer_*), the
+#                                the JS API calls (web/lib/attention.js and
+#                                web/lib/api/; no attn_trainer_*), the
 #                                float64 kernels and problem/ at -Oz (tiny
 #                                problems there), the float32 kernels and the
 #                                step lists' writers at -O2: two thirds of the
@@ -102,11 +102,15 @@ build() {
     echo "build.sh: built $out"
 }
 
-# The exports web/lib/attention.js never names, as a grep pattern: the
-# page's module leaves them out, and with them the code only they reach.
+# The JS API's modules (web/lib/attention.js and those of web/lib/api/).
+JS_API=$(ls web/lib/attention.js web/lib/api/*.js)
+
+# The exports the JS API never names, as a grep pattern: the page's module
+# leaves them out, and with them the code only they reach.
 not_called_by_page() {
     grep -v '^#' src/wasm/exports.txt | while read -r name; do
-        grep -qw "$name" web/lib/attention.js || printf '^%s$\n' "$name"
+        # shellcheck disable=SC2086 # $JS_API is a list of paths without spaces
+        grep -qw "$name" $JS_API || printf '^%s$\n' "$name"
     done | paste -sd'|' - | sed 's/|/\\|/g'
 }
 
@@ -117,6 +121,6 @@ else
     for variant in '' -scalar -relaxed; do
         build "web/lib/attention$variant.wasm" -O2 "$ALL_LAYERS" '^$' ''
         build "web/lib/attention-page$variant.wasm" -O2 "$PAGE_LAYERS" "^attn_trainer_\\|$(not_called_by_page)" \
-            '^src/(kernels|problem)/' web/lib/attention.js
+            '^src/(kernels|problem)/' "$JS_API"
     done
 fi
