@@ -49,8 +49,6 @@ typedef struct attn__task {
 } attn__task;
 
 const attn__task *attn__find_task(const char *name);
-/* "copy, reverse, ..." for messages. */
-const char *attn__task_names(void);
 
 /* ---- Random numbers: splitmix64, the same on every platform ---- */
 
