@@ -36,7 +36,8 @@ SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 .PHONY: all lib shared cli test deps test-layers test-native test-sanitize \
         test-cli test-wasm test-browser test-engines test-dist wasm vendor presets bench serve \
         clean install uninstall
-.PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p
+.PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p \
+        facts
 
 all: lib shared cli
 lib: $(BUILD)/libattention.a
@@ -101,7 +102,17 @@ test-cli: $(BUILD)/attn
 wasm:
 	./build.sh
 
-test-wasm: wasm $(BUILD)/attn
+# web/lib/facts.js (committed): what the JS API shares with the C library,
+# written from the library's tables by scripts/gen-facts.c. Run after
+# changing a kind, a field, a task, a setting, a status code or a layout in
+# src/kernels/wasm_layout.h; tests/wasm/facts.test.mjs fails until then.
+$(BUILD)/gen-facts: scripts/gen-facts.c $(BUILD)/libattention.a $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) $< -o $@ $(BUILD)/libattention.a $(LDLIBS_CORE)
+
+facts: $(BUILD)/gen-facts
+	./$(BUILD)/gen-facts > web/lib/facts.js.tmp && mv web/lib/facts.js.tmp web/lib/facts.js
+
+test-wasm: wasm $(BUILD)/attn $(BUILD)/gen-facts
 	node --test tests/wasm/*.test.mjs
 
 # KaTeX's built files, copied from node_modules (after npm ci) into web/vendor/katex/.

@@ -59,14 +59,12 @@
 // block can exceed MAX_BLOCK_BYTES (2 GiB - 1), the most a wasm32 module
 // can address in one piece.
 
+import { KINDS, MALLINFO_LAYOUT, MASK, OPTIONS_LAYOUT, SCALE, STATUS, TASKS as TRAINER_TASKS, TRAINER_SETTINGS }
+  from './facts.js';
+
 const FORMATS = { json: 0, text: 1, markdown: 2, latex: 3, steps: 4 }; // attn_format
-const ATTN_ERR_SIZE = 2;
-const ATTN_ERR_OPTION = 5;
-const ATTN_ERR_RANGE = 6;
-const ATTN_ERR_NOMEM = 9;
-const ATTN_ERR_INPUT = 10;
-const ATTN_ERR_STATE = 11;
-const ATTN_ERR_TOO_LARGE = 12;
+const { ATTN_ERR_SIZE, ATTN_ERR_OPTION, ATTN_ERR_RANGE, ATTN_ERR_NOMEM, ATTN_ERR_INPUT, ATTN_ERR_STATE,
+        ATTN_ERR_TOO_LARGE } = STATUS;
 
 /** The default limit in bytes of one problem or one *Flat call. */
 export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
@@ -88,36 +86,22 @@ export class AttentionError extends Error {
   }
 }
 // As the C JSON adapter lists them in its messages.
-const KIND_NAMES = '"scaledDotProduct", "multiHead", "additive", "luong", ' +
-                   '"linear", "softmax", "weightedSum"';
+const KIND_NAMES = KINDS.map(({ name }) => `"${name}"`).join(', ');
 
-// wasm32 layout of attn_options (attention.h), for sdpaFlat only:
-// scale_kind i32 @0, scale_factor f64 @8, mask.kinds u32 @16,
-// mask.key_length ptr @20, mask.allowed ptr @24, mask.window i32 @28,
-// mask.stride i32 @32, dropout f64 @40, seed u64 @48.
-const OPTIONS_BYTES = 56;
-const OPTIONS_SCALE_KIND = 0;
-const OPTIONS_SCALE_FACTOR = 8;
-const OPTIONS_MASK_KINDS = 16;
-const OPTIONS_MASK_KEY_LENGTH = 20;
-const OPTIONS_MASK_ALLOWED = 24;
-const OPTIONS_MASK_WINDOW = 28;
-const OPTIONS_MASK_STRIDE = 32;
-const ATTN_SCALE_NONE = 1;
-const ATTN_SCALE_FACTOR = 2;
-const ATTN_MASK_CAUSAL = 1;
-const ATTN_MASK_KEY_PADDING = 1 << 1;
-const ATTN_MASK_CUSTOM = 1 << 2;
-const ATTN_MASK_LOCAL = 1 << 3;
-const ATTN_MASK_STRIDED = 1 << 4;
+// wasm32 layout of attn_options (attention.h), for sdpaFlat only: scale_kind
+// i32, scale_factor f64, mask.kinds u32, mask.key_length and mask.allowed
+// pointers, mask.window and mask.stride i32, dropout f64, seed u64.
+const { bytes: OPTIONS_BYTES, scaleKind: OPTIONS_SCALE_KIND, scaleFactor: OPTIONS_SCALE_FACTOR,
+        maskKinds: OPTIONS_MASK_KINDS, maskKeyLength: OPTIONS_MASK_KEY_LENGTH, maskAllowed: OPTIONS_MASK_ALLOWED,
+        maskWindow: OPTIONS_MASK_WINDOW, maskStride: OPTIONS_MASK_STRIDE, dropout: OPTIONS_DROPOUT,
+        seed: OPTIONS_SEED } = OPTIONS_LAYOUT;
+const { ATTN_SCALE_INV_SQRT_DK, ATTN_SCALE_NONE, ATTN_SCALE_FACTOR } = SCALE;
+const { ATTN_MASK_CAUSAL, ATTN_MASK_KEY_PADDING, ATTN_MASK_CUSTOM, ATTN_MASK_LOCAL, ATTN_MASK_STRIDED } = MASK;
 
 const MAX_RANK = 3;
 
-// The trainer's tasks and settings (attention.h, "Training"); scale and
-// causal may be booleans. ATTN_TRAINER_HELD_OUT held-out examples.
-const TRAINER_TASKS = ['copy', 'reverse', 'sort', 'previousToken', 'induction', 'lookup'];
-const TRAINER_SETTINGS = ['seed', 'layers', 'heads', 'dModel', 'dFF', 'seqLength', 'vocab', 'batchSize',
-                          'learningRate', 'scale', 'causal', 'steps'];
+// The trainer's settings that may be booleans (attention.h, "Training");
+// ATTN_TRAINER_HELD_OUT held-out examples.
 const FLAG_SETTINGS = ['scale', 'causal'];
 const ATTN_TRAINER_HELD_OUT = 256;
 
@@ -916,25 +900,25 @@ function createApi(wasm, engineMaxBytes) {
     if (extra.lengths) i32.set(extra.lengths, lengthsPointer >>> 2);
     if (extra.allowed) new Uint8Array(f32.buffer).set(extra.allowed, allowedPointer);
     // attn_options, field by field (the layout described at OPTIONS_BYTES).
-    let scaleKind = 0; // ATTN_SCALE_INV_SQRT_DK
+    let scaleKind = ATTN_SCALE_INV_SQRT_DK;
     if (scale === false) scaleKind = ATTN_SCALE_NONE;
     else if (typeof scale === 'number') scaleKind = ATTN_SCALE_FACTOR;
     let maskKinds = causal ? ATTN_MASK_CAUSAL : 0;
     if (window !== undefined) maskKinds |= ATTN_MASK_LOCAL;
     if (stride !== undefined) maskKinds |= ATTN_MASK_STRIDED;
-    const o = options >>> 2;
-    i32[o] = scaleKind;
+    const i32At = (offset) => (options + offset) >>> 2;
+    i32[i32At(OPTIONS_SCALE_KIND)] = scaleKind;
     f64[(options + OPTIONS_SCALE_FACTOR) >>> 3] = typeof scale === 'number' ? scale : 1;
     if (extra.lengths) maskKinds |= ATTN_MASK_KEY_PADDING;
     if (extra.allowed) maskKinds |= ATTN_MASK_CUSTOM;
-    i32[o + 4] = maskKinds; // mask.kinds
-    i32[o + 5] = extra.lengths ? lengthsPointer : 0; // mask.key_length
-    i32[o + 6] = extra.allowed ? allowedPointer : 0; // mask.allowed
-    i32[o + 7] = window === undefined ? 0 : window;
-    i32[o + 8] = stride === undefined ? 1 : stride;
-    f64[(options + 40) >>> 3] = 0; // dropout
-    i32[o + 12] = 0;               // seed, low and high words
-    i32[o + 13] = 0;
+    i32[i32At(OPTIONS_MASK_KINDS)] = maskKinds;
+    i32[i32At(OPTIONS_MASK_KEY_LENGTH)] = extra.lengths ? lengthsPointer : 0;
+    i32[i32At(OPTIONS_MASK_ALLOWED)] = extra.allowed ? allowedPointer : 0;
+    i32[i32At(OPTIONS_MASK_WINDOW)] = window === undefined ? 0 : window;
+    i32[i32At(OPTIONS_MASK_STRIDE)] = stride === undefined ? 1 : stride;
+    f64[(options + OPTIONS_DROPOUT) >>> 3] = 0;
+    i32[i32At(OPTIONS_SEED)] = 0; // seed, low and high words
+    i32[i32At(OPTIONS_SEED) + 1] = 0;
     f32.set(q, qp >>> 2);
     f32.set(k, kp >>> 2);
     f32.set(v, vp >>> 2);
@@ -987,9 +971,9 @@ function createApi(wasm, engineMaxBytes) {
   function memoryStats() {
     const allocations = new Allocations();
     try {
-      const info = allocations.bytes(40); // struct mallinfo: ten ints
+      const info = allocations.bytes(MALLINFO_LAYOUT.bytes); // struct mallinfo
       wasm.mallinfo(info);
-      const allocatedBytes = new Int32Array(wasm.memory.buffer, info, 10)[7]; // uordblks
+      const allocatedBytes = new Int32Array(wasm.memory.buffer, info + MALLINFO_LAYOUT.uordblks, 1)[0];
       return { allocatedBytes, memoryBytes: wasm.memory.buffer.byteLength };
     } finally {
       allocations.releaseAll();
