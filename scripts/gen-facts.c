@@ -136,19 +136,18 @@ static int put_field(const attn__kind *kind, const attn__field *field)
 
 static int put_kinds(void)
 {
-    printf("\n/** The problem kinds, in attn_problem_kind's order, each with "
-           "its fields\n * (src/problem/problem.c) and the types a field "
-           "takes. */\nexport const KINDS = [\n");
+    put_names("The problem kinds (attn_problem_kind), in the library's order.",
+              "KINDS", attn_problem_kind);
+    printf("\n/** Each kind's fields (src/problem/problem.c) and the types a "
+           "field takes. */\nexport const KIND_FIELDS = {\n");
     for (int i = 0; attn__kind_at(i) != NULL; i++) {
         const attn__kind *kind = attn__kind_at(i);
-        printf("  { name: ");
-        put_string(kind->name);
-        printf(", fields: {\n");
+        printf("  %s: {\n", kind->name);
         for (int f = 0; f < kind->field_count; f++)
             if (put_field(kind, &kind->fields[f]) != 0) return 1;
-        printf("  } },\n");
+        printf("  },\n");
     }
-    printf("];\n");
+    printf("};\n");
     return 0;
 }
 

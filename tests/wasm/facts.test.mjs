@@ -9,11 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { haveNativeCli, loadEngine, nativeCli, repoRoot } from './support.mjs';
-import { KINDS, STATUS, STATUS_TEXT, TASKS, TRAINER_SETTINGS } from '../../web/lib/facts.js';
+import { KIND_FIELDS, KINDS, STATUS, STATUS_TEXT, TASKS, TRAINER_SETTINGS } from '../../web/lib/facts.js';
 
 const generator = join(repoRoot, 'build/gen-facts');
 const read = (path) => readFileSync(join(repoRoot, path), 'utf8');
-const kindNames = KINDS.map(({ name }) => name);
 
 /** The string literals of `export type <name> = 'a' | 'b' ...;` in attention.d.ts. */
 function declaredUnion(name) {
@@ -30,12 +29,12 @@ test('web/lib/facts.js is what scripts/gen-facts.c writes now (else run make fac
 });
 
 test('the facts list the nine kinds of src/problem/problem.c, in its order', () => {
-  assert.deepEqual(kindNames, ['scaledDotProduct', 'weightedSum', 'multiHead', 'additive', 'luong', 'linear',
+  assert.deepEqual(KINDS, ['scaledDotProduct', 'weightedSum', 'multiHead', 'additive', 'luong', 'linear',
                                'softmax', 'transformerBlock', 'onlineSoftmax']);
 });
 
 test('attention.d.ts declares every kind and every task of the facts, in their order', () => {
-  assert.deepEqual(declaredUnion('ProblemKind'), kindNames);
+  assert.deepEqual(declaredUnion('ProblemKind'), KINDS);
   assert.deepEqual(declaredUnion('TrainerTask'), TASKS);
 });
 
@@ -53,7 +52,8 @@ test('the status codes are attention.h\'s, and attention.d.ts declares every err
 
 test('the engine takes every kind of the facts, with exactly the fields they list', async () => {
   const attn = await loadEngine();
-  for (const { name, fields } of KINDS) {
+  assert.deepEqual(Object.keys(KIND_FIELDS), KINDS);
+  for (const [name, fields] of Object.entries(KIND_FIELDS)) {
     assert.throws(() => attn.run({ kind: name, noSuchField: 1 }), {
       status: STATUS.ATTN_ERR_INPUT,
       message: `noSuchField: unknown field for kind "${name}" (fields: ${Object.keys(fields).join(', ')})`,
@@ -66,7 +66,7 @@ test('the JS API\'s message for an unknown kind lists every kind', async () => {
   assert.throws(() => attn.run({ kind: 'telepathy' }), (error) => {
     assert.equal(error.status, STATUS.ATTN_ERR_OPTION);
     const listed = error.message.match(/expected one of (.*)$/)[1];
-    assert.deepEqual(listed.split(', ').map((quoted) => JSON.parse(quoted)), kindNames);
+    assert.deepEqual(listed.split(', ').map((quoted) => JSON.parse(quoted)), KINDS);
     return true;
   });
 });
@@ -76,7 +76,7 @@ test('build/attn\'s message for an unknown kind lists every kind',
   const child = spawnSync(nativeCli, [], { input: '{"kind": "telepathy"}', encoding: 'utf8' });
   assert.equal(child.status, 2);
   const listed = child.stderr.trim().match(/expected one of (.*)$/)[1];
-  assert.deepEqual(listed.split(', ').map((quoted) => JSON.parse(quoted)), kindNames);
+  assert.deepEqual(listed.split(', ').map((quoted) => JSON.parse(quoted)), KINDS);
 });
 
 test('the engine trains every task of the facts and reports every setting', async () => {

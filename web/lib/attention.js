@@ -86,7 +86,7 @@ export class AttentionError extends Error {
   }
 }
 // As the C JSON adapter lists them in its messages.
-const KIND_NAMES = KINDS.map(({ name }) => `"${name}"`).join(', ');
+const KIND_NAMES = KINDS.map((name) => `"${name}"`).join(', ');
 
 // wasm32 layout of attn_options (attention.h), for sdpaFlat only: scale_kind
 // i32, scale_factor f64, mask.kinds u32, mask.key_length and mask.allowed

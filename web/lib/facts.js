@@ -36,10 +36,22 @@ export const STATUS_TEXT = [
   'the problem would hold more bytes than its limit',
 ];
 
-/** The problem kinds, in attn_problem_kind's order, each with its fields
- * (src/problem/problem.c) and the types a field takes. */
+/** The problem kinds (attn_problem_kind), in the library's order. */
 export const KINDS = [
-  { name: 'scaledDotProduct', fields: {
+  'scaledDotProduct',
+  'weightedSum',
+  'multiHead',
+  'additive',
+  'luong',
+  'linear',
+  'softmax',
+  'transformerBlock',
+  'onlineSoftmax',
+];
+
+/** Each kind's fields (src/problem/problem.c) and the types a field takes. */
+export const KIND_FIELDS = {
+  scaledDotProduct: {
     q: ['tensor'],
     k: ['tensor'],
     v: ['tensor'],
@@ -57,15 +69,15 @@ export const KINDS = [
     tokens: ['strings'],
     queryTokens: ['strings'],
     keyTokens: ['strings'],
-  } },
-  { name: 'weightedSum', fields: {
+  },
+  weightedSum: {
     weights: ['tensor'],
     v: ['tensor'],
     tokens: ['strings'],
     queryTokens: ['strings'],
     keyTokens: ['strings'],
-  } },
-  { name: 'multiHead', fields: {
+  },
+  multiHead: {
     x: ['tensor'],
     xkv: ['tensor'],
     numHeads: ['number'],
@@ -88,8 +100,8 @@ export const KINDS = [
     tokens: ['strings'],
     queryTokens: ['strings'],
     keyTokens: ['strings'],
-  } },
-  { name: 'additive', fields: {
+  },
+  additive: {
     query: ['tensor'],
     keys: ['tensor'],
     ws: ['tensor'],
@@ -98,8 +110,8 @@ export const KINDS = [
     b: ['tensor'],
     tokens: ['strings'],
     gradContext: ['tensor'],
-  } },
-  { name: 'luong', fields: {
+  },
+  luong: {
     query: ['tensor'],
     keys: ['tensor'],
     method: ['string'],
@@ -108,8 +120,8 @@ export const KINDS = [
     b: ['tensor'],
     tokens: ['strings'],
     gradContext: ['tensor'],
-  } },
-  { name: 'linear', fields: {
+  },
+  linear: {
     q: ['tensor'],
     k: ['tensor'],
     v: ['tensor'],
@@ -118,15 +130,15 @@ export const KINDS = [
     queryTokens: ['strings'],
     keyTokens: ['strings'],
     gradOutput: ['tensor'],
-  } },
-  { name: 'softmax', fields: {
+  },
+  softmax: {
     x: ['tensor'],
     scale: ['number'],
     mask: ['tensor'],
     queryTokens: ['strings'],
     keyTokens: ['strings'],
-  } },
-  { name: 'transformerBlock', fields: {
+  },
+  transformerBlock: {
     x: ['tensor'],
     numHeads: ['number'],
     wq: ['tensor'],
@@ -157,8 +169,8 @@ export const KINDS = [
     tokens: ['strings'],
     queryTokens: ['strings'],
     keyTokens: ['strings'],
-  } },
-  { name: 'onlineSoftmax', fields: {
+  },
+  onlineSoftmax: {
     q: ['tensor'],
     k: ['tensor'],
     v: ['tensor'],
@@ -166,8 +178,8 @@ export const KINDS = [
     tokens: ['strings'],
     queryTokens: ['strings'],
     keyTokens: ['strings'],
-  } },
-];
+  },
+};
 
 /** The trainer's tasks (attn_trainer_task). */
 export const TASKS = [
