@@ -2,8 +2,9 @@
  * gen-facts.c: writes web/lib/facts.js, the facts the JS API shares with
  * the C library, from the library's own tables: the status codes and their
  * text, the problem kinds and their fields, the trainer's tasks and
- * settings, the scale and mask constants of attn_options, and the wasm32
- * layouts attention.js reads and writes (src/kernels/wasm_layout.h). A
+ * settings, the limits, the scale and mask constants of attn_options, and
+ * the wasm32 layouts attention.js reads and writes
+ * (src/kernels/wasm_layout.h). A
  * tool, not part of the library: it prints; the library never does.
  *
  *   make facts            (build/gen-facts > web/lib/facts.js)
@@ -178,6 +179,10 @@ int main(void)
               attn_trainer_task);
     put_names("The trainer's settings (attn_trainer_setting).",
               "TRAINER_SETTINGS", attn_trainer_setting);
+    printf("\n/** Limits (attention.h). */\nexport const LIMITS = {\n"
+           "  ATTN_PROBLEM_DEFAULT_MAX_BYTES: %zu,\n"
+           "  ATTN_TRAINER_HELD_OUT: %d,\n};\n",
+           ATTN_PROBLEM_DEFAULT_MAX_BYTES, ATTN_TRAINER_HELD_OUT);
     put_named("attn_scale_kind.", "SCALE", scale_kinds, COUNT(scale_kinds));
     put_named("The ATTN_MASK_* bits of attn_mask.kinds.", "MASK", mask_kinds,
               COUNT(mask_kinds));

@@ -38,6 +38,18 @@ test('attention.d.ts declares every kind and every task of the facts, in their o
   assert.deepEqual(declaredUnion('TrainerTask'), TASKS);
 });
 
+/** The member names of `export interface <name> { ... }` in attention.d.ts. */
+function declaredMembers(name) {
+  const body = read('web/lib/attention.d.ts').match(new RegExp(`export interface ${name} \\{\\n([\\s\\S]*?)\\n\\}`));
+  assert.ok(body, `attention.d.ts declares no interface ${name}`);
+  return [...body[1].matchAll(/^ {2}(\w+)\??:/gm)].map(([, member]) => member);
+}
+
+test('attention.d.ts declares every trainer setting of the facts, in their order', () => {
+  assert.deepEqual(declaredMembers('TrainerSettings'), ['task', ...TRAINER_SETTINGS]);
+  assert.deepEqual(declaredMembers('TrainerConfig'), ['task', ...TRAINER_SETTINGS]);
+});
+
 test('the status codes are attention.h\'s, and attention.d.ts declares every error code', () => {
   const header = read('src/attention.h');
   const declared = Object.fromEntries([...header.matchAll(/^\s+(ATTN_(?:OK|ERR_\w+)) = (\d+)/gm)]

@@ -59,15 +59,15 @@
 // block can exceed MAX_BLOCK_BYTES (2 GiB - 1), the most a wasm32 module
 // can address in one piece.
 
-import { KINDS, MALLINFO_LAYOUT, MASK, OPTIONS_LAYOUT, SCALE, STATUS, TASKS as TRAINER_TASKS, TRAINER_SETTINGS }
-  from './facts.js';
+import { KINDS, LIMITS, MALLINFO_LAYOUT, MASK, OPTIONS_LAYOUT, SCALE, STATUS, TASKS as TRAINER_TASKS,
+         TRAINER_SETTINGS } from './facts.js';
 
 const FORMATS = { json: 0, text: 1, markdown: 2, latex: 3, steps: 4 }; // attn_format
 const { ATTN_ERR_SIZE, ATTN_ERR_OPTION, ATTN_ERR_RANGE, ATTN_ERR_NOMEM, ATTN_ERR_INPUT, ATTN_ERR_STATE,
         ATTN_ERR_TOO_LARGE } = STATUS;
 
 /** The default limit in bytes of one problem or one *Flat call. */
-export const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_BYTES = LIMITS.ATTN_PROBLEM_DEFAULT_MAX_BYTES;
 /** The largest block one call may ask the wasm32 malloc for. */
 export const MAX_BLOCK_BYTES = 2 ** 31 - 1;
 const MAX_INT32 = 2 ** 31 - 1;
@@ -103,7 +103,7 @@ const MAX_RANK = 3;
 // The trainer's settings that may be booleans (attention.h, "Training");
 // ATTN_TRAINER_HELD_OUT held-out examples.
 const FLAG_SETTINGS = ['scale', 'causal'];
-const ATTN_TRAINER_HELD_OUT = 256;
+const { ATTN_TRAINER_HELD_OUT } = LIMITS;
 
 // A module of one function that makes a v128 (i32.const 0, i8x16.splat):
 // it validates only where the engine's WebAssembly SIMD runs.

@@ -207,6 +207,12 @@ export const TRAINER_SETTINGS = [
   'steps',
 ];
 
+/** Limits (attention.h). */
+export const LIMITS = {
+  ATTN_PROBLEM_DEFAULT_MAX_BYTES: 268435456,
+  ATTN_TRAINER_HELD_OUT: 256,
+};
+
 /** attn_scale_kind. */
 export const SCALE = {
   ATTN_SCALE_INV_SQRT_DK: 0,
