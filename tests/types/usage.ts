@@ -119,6 +119,10 @@ expectType<Batch>()(attn.run({ kind: 'transformerBlock', ...block, x: [I2], norm
 attn.run({ kind: 'transformerBlock', ...block, norm: 'mid' });
 // @ts-expect-error transformerBlock is self-attention: no xkv
 attn.run({ kind: 'transformerBlock', ...block, xkv: I2 });
+attn.run({ kind: 'scaledDotProduct', q: Q, k: Q, v: V, gradOutput: V });
+attn.additive({ query: [1, 0], keys: I2, ws: I2, wh: I2, v: [1, 1], gradContext: [1, 0] });
+// @ts-expect-error a gradient has the rank of the result it is of
+attn.linear({ q: Q, k: Q, v: V, gradOutput: [1, 2, 3] });
 
 // ---- run and format ----
 expectType<Matrix>()(attn.run({ kind: 'scaledDotProduct', q: Q, k: Q, v: V }).weights);

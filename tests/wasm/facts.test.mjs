@@ -1,6 +1,7 @@
 // web/lib/facts.js, the facts the JS API shares with the C library: the
 // committed file is what scripts/gen-facts.c writes now, the declarations
-// (attention.d.ts) and the header (attention.h) say the same, the engine
+// (attention.d.ts: kinds and their fields, tasks, settings, status codes)
+// and the header (attention.h) say the same, the engine
 // takes every kind, field and task it lists, and the messages of the JS API
 // and build/attn for an unknown kind list every kind.
 import { test } from 'node:test';
@@ -8,6 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { haveNativeCli, loadEngine, nativeCli, repoRoot } from './support.mjs';
 import { KIND_FIELDS, KINDS, STATUS, STATUS_TEXT, TASKS, TRAINER_SETTINGS } from '../../web/lib/facts.js';
 
@@ -48,6 +50,29 @@ function declaredMembers(name) {
 test('attention.d.ts declares every trainer setting of the facts, in their order', () => {
   assert.deepEqual(declaredMembers('TrainerSettings'), ['task', ...TRAINER_SETTINGS]);
   assert.deepEqual(declaredMembers('TrainerConfig'), ['task', ...TRAINER_SETTINGS]);
+});
+
+test('attention.d.ts\'s Problem declares each kind with exactly the fields of the facts', () => {
+  // The TypeScript compiler resolves the union, its intersections and the
+  // interfaces they extend; a field typed never is one the kind refuses.
+  const file = join(repoRoot, 'web/lib/attention.d.ts');
+  // ES5's library (Omit, the typed arrays) and not the DOM's, which takes seconds to read.
+  const program = ts.createProgram([file], { strict: true, noEmit: true, types: [], lib: ['lib.es5.d.ts'] });
+  const checker = program.getTypeChecker();
+  const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)));
+  const declared = {};
+  for (const member of checker.getDeclaredTypeOfSymbol(exported.find(({ name }) => name === 'Problem')).types) {
+    const kind = checker.getTypeOfSymbol(member.getProperty('kind')).value;
+    declared[kind] ??= new Set();
+    for (const property of checker.getPropertiesOfType(member)) {
+      const never = checker.getTypeOfSymbol(property).flags & ts.TypeFlags.Never;
+      if (property.name !== 'kind' && !never) declared[kind].add(property.name);
+    }
+  }
+  assert.deepEqual(Object.keys(declared).sort(), [...KINDS].sort());
+  for (const kind of KINDS) {
+    assert.deepEqual([...declared[kind]].sort(), Object.keys(KIND_FIELDS[kind]).sort(), `the fields of ${kind}`);
+  }
 });
 
 test('the status codes are attention.h\'s, and attention.d.ts declares every error code', () => {

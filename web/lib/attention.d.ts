@@ -42,6 +42,10 @@ export type EnergyOf<Q> =
 
 /** Keys and values: a batch when the query is a batch, else a matrix. */
 export type KeysFor<Q> = Q extends BatchInput ? BatchInput : MatrixInput;
+/** An input of Q's rank: a gradient shaped like a result that follows Q. */
+export type LikeInput<Q> =
+  Q extends VectorInput ? VectorInput :
+  Q extends MatrixInput ? MatrixInput : BatchInput;
 
 // ---- Masks ----
 
@@ -96,6 +100,12 @@ export interface ScaledDotProductInput<Q extends TensorInput> extends DotProduct
   q: Q;
   k: KeysFor<Q>;
   v: KeysFor<Q>;
+  /** dL/d(output), shaped like output: the results then hold gradQ, gradK,
+   * gradV, gradWeights and gradScaled too. */
+  gradOutput?: LikeInput<Q>;
+  /** Instead of gradOutput: the loss ½‖output − target‖², whose gradOutput
+   * (output − target) is then a result too. */
+  target?: LikeInput<Q>;
   scores?: never;
   dk?: never;
 }
@@ -142,6 +152,8 @@ export interface MultiHeadInput<X extends MatrixInput | BatchInput> extends DotP
   bv?: VectorInput;
   /** [d_out] */
   bo?: VectorInput;
+  /** dL/d(output): the results then hold gradX, gradWq, ... too. */
+  gradOutput?: LikeInput<X>;
 }
 
 /** Bahdanau: energy = tanh(s @ ws + h_j @ wh + b), score_j = energy · v. */
@@ -160,6 +172,8 @@ export interface AdditiveInput<Q extends VectorInput | MatrixInput> {
   b?: VectorInput;
   /** One label per key. */
   tokens?: readonly string[];
+  /** dL/d(context): the results then hold gradQuery, gradKeys, ... too. */
+  gradContext?: LikeInput<Q>;
 }
 
 interface LuongCommon<Q extends VectorInput | MatrixInput> {
@@ -169,6 +183,8 @@ interface LuongCommon<Q extends VectorInput | MatrixInput> {
   keys: MatrixInput;
   /** One label per key. */
   tokens?: readonly string[];
+  /** dL/d(context): the results then hold gradQuery, gradKeys, ... too. */
+  gradContext?: LikeInput<Q>;
 }
 /** score_j = s · h_j (d_s = d_h). */
 export interface LuongDotInput<Q extends VectorInput | MatrixInput> extends LuongCommon<Q> {
@@ -205,6 +221,8 @@ export interface LinearInput<Q extends TensorInput> {
   tokens?: readonly string[];
   queryTokens?: readonly string[];
   keyTokens?: readonly string[];
+  /** dL/d(output): the results then hold gradQ, gradK and gradV too. */
+  gradOutput?: LikeInput<Q>;
 }
 
 /** A transformer block: multi-head self-attention, add and LayerNorm, a
