@@ -1,9 +1,9 @@
 // web/lib/facts.js, the facts the JS API shares with the C library: the
 // committed file is what scripts/gen-facts.c writes now, the declarations
 // (attention.d.ts: kinds and their fields, tasks, settings, status codes)
-// and the header (attention.h) say the same, the engine
-// takes every kind, field and task it lists, and the messages of the JS API
-// and build/attn for an unknown kind list every kind.
+// and the header (attention.h) say the same, the engine takes every kind,
+// field and task it lists, and the messages of the JS API and build/attn
+// for an unknown kind list every kind.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
