@@ -36,7 +36,8 @@ SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 .PHONY: all lib shared cli test deps test-layers test-docs test-native test-sanitize \
         test-cli test-wasm test-browser test-engines test-dist wasm vendor presets bench serve \
         clean install uninstall
-.PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p
+.PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p \
+        facts
 
 all: lib shared cli
 lib: $(BUILD)/libattention.a
@@ -109,10 +110,20 @@ test-cli: $(BUILD)/attn
 wasm:
 	./build.sh
 
+# web/lib/facts.js (committed): what the JS API shares with the C library,
+# written from the library's tables by scripts/gen-facts.c. Run after
+# changing a kind, a field, a task, a setting, a status code or a layout in
+# src/kernels/wasm_layout.h; tests/wasm/facts.test.mjs fails until then.
+$(BUILD)/gen-facts: scripts/gen-facts.c $(BUILD)/libattention.a $(LIB_HDR)
+	$(CC) $(ALL_CFLAGS) $< -o $@ $(BUILD)/libattention.a $(LDLIBS_CORE)
+
+facts: $(BUILD)/gen-facts
+	./$(BUILD)/gen-facts > web/lib/facts.js.tmp && mv web/lib/facts.js.tmp web/lib/facts.js
+
 # relaxed.test.mjs runs the relaxed-SIMD builds: again with the flag Node
 # 20 needs, where this Node knows it (elsewhere its tests say they skip).
 RELAXED_FLAG = $(shell node --experimental-wasm-relaxed-simd -e '' 2>/dev/null && echo --experimental-wasm-relaxed-simd)
-test-wasm: wasm $(BUILD)/attn
+test-wasm: wasm $(BUILD)/attn $(BUILD)/gen-facts
 	node --test $(filter-out tests/wasm/relaxed.test.mjs,$(wildcard tests/wasm/*.test.mjs))
 	node $(RELAXED_FLAG) --test tests/wasm/relaxed.test.mjs
 

@@ -824,6 +824,11 @@ int attn_problem_create(attn_problem **problem, const char *kind,
                         const attn_allocator *allocator);
 void attn_problem_destroy(attn_problem *problem); /* NULL is fine */
 
+/* The name of kind number `index` (0, 1, ... in the order listed above), or
+ * NULL past the last: the names attn_problem_create takes, for messages
+ * that list them. */
+const char *attn_problem_kind(int index);
+
 /* Setters copy what they are given. rank 1 = vector [dims[0]], 2 = matrix
  * [dims[0], dims[1]], 3 = batch [dims[0], dims[1], dims[2]]. Boolean
  * matrices (mask) are tensors of 0 and 1. A field unknown to the kind, or
@@ -965,6 +970,10 @@ typedef struct attn_trainer attn_trainer;
  * free (ATTN_ERR_NULL if it lacks allocate or release). */
 int attn_trainer_create(attn_trainer **trainer, const char *task,
                         const attn_allocator *allocator);
+/* The name of task number `index` (in the order listed above), or NULL
+ * past the last; attn_trainer_setting likewise for the settings. */
+const char *attn_trainer_task(int index);
+const char *attn_trainer_setting(int index);
 void attn_trainer_destroy(attn_trainer *trainer); /* NULL is fine */
 int attn_trainer_set(attn_trainer *trainer, const char *setting,
                      double value);

@@ -618,6 +618,26 @@ static void test_results_by_name_check_heads_and_names(void **state)
     attn_problem_destroy(problem);
 }
 
+static void test_attn_problem_kind_lists_the_nine_kinds_create_takes(void **state)
+{
+    (void)state;
+    static const char *const expected[] = {
+        "scaledDotProduct", "weightedSum", "multiHead", "additive", "luong",
+        "linear", "softmax", "transformerBlock", "onlineSoftmax",
+    };
+    const int count = (int)(sizeof expected / sizeof expected[0]);
+    for (int i = 0; i < count; i++) {
+        assert_non_null(attn_problem_kind(i));
+        assert_string_equal(attn_problem_kind(i), expected[i]);
+        attn_problem *problem = NULL;
+        assert_int_equal(attn_problem_create(&problem, attn_problem_kind(i),
+                                             NULL), ATTN_OK);
+        attn_problem_destroy(problem);
+    }
+    assert_null(attn_problem_kind(count));
+    assert_null(attn_problem_kind(-1));
+}
+
 static void test_unknown_kind_fails_with_option_error(void **state)
 {
     (void)state;
@@ -933,6 +953,7 @@ int main(void)
         cmocka_unit_test(test_setting_a_field_twice_replaces_its_value),
         cmocka_unit_test(test_setting_a_field_after_a_run_drops_the_results),
         cmocka_unit_test(test_results_by_name_check_heads_and_names),
+        cmocka_unit_test(test_attn_problem_kind_lists_the_nine_kinds_create_takes),
         cmocka_unit_test(test_unknown_kind_fails_with_option_error),
         cmocka_unit_test(test_error_k_columns_must_match_q),
         cmocka_unit_test(test_error_missing_fields_name_what_they_hold),

@@ -27,8 +27,9 @@
 enum { ERROR_CAP = 512 };
 
 #define KINDS                                                              \
-    "\"scaledDotProduct\", \"multiHead\", \"additive\", \"luong\", "      \
-    "\"linear\", \"softmax\", \"weightedSum\""
+    "\"scaledDotProduct\", \"weightedSum\", \"multiHead\", \"additive\", "  \
+    "\"luong\", \"linear\", \"softmax\", \"transformerBlock\", "            \
+    "\"onlineSoftmax\""
 
 /* Tutorial 000 as JSON: Q = K, d_k = 2, d_v = 3. */
 #define T000_FIELDS                                                         \

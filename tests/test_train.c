@@ -247,6 +247,36 @@ static void expect_error(attn_trainer *trainer, int status, int expected,
     assert_string_equal(attn_trainer_error(trainer), message);
 }
 
+static void test_the_tasks_and_settings_listed_are_the_ones_the_trainer_takes(void **state)
+{
+    (void)state;
+    static const char *const tasks[] = {"copy", "reverse", "sort",
+                                        "previousToken", "induction",
+                                        "lookup"};
+    static const char *const settings[] = {
+        "seed", "layers", "heads", "dModel", "dFF", "seqLength", "vocab",
+        "batchSize", "learningRate", "scale", "causal", "steps"};
+    const int task_count = (int)(sizeof tasks / sizeof tasks[0]);
+    const int setting_count = (int)(sizeof settings / sizeof settings[0]);
+    for (int i = 0; i < task_count; i++) {
+        assert_non_null(attn_trainer_task(i));
+        assert_string_equal(attn_trainer_task(i), tasks[i]);
+        attn_trainer *trainer = new_trainer(attn_trainer_task(i), 1);
+        for (int s = 0; s < setting_count; s++) {
+            double value = -1;
+            assert_non_null(attn_trainer_setting(s));
+            assert_string_equal(attn_trainer_setting(s), settings[s]);
+            assert_int_equal(attn_trainer_get(trainer, attn_trainer_setting(s),
+                                              &value), ATTN_OK);
+        }
+        attn_trainer_destroy(trainer);
+    }
+    assert_null(attn_trainer_task(task_count));
+    assert_null(attn_trainer_task(-1));
+    assert_null(attn_trainer_setting(setting_count));
+    assert_null(attn_trainer_setting(-1));
+}
+
 static void test_bad_settings_get_errors_that_name_the_setting(void **state)
 {
     (void)state;
@@ -417,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_a_trained_reverse_head_attends_along_the_anti_diagonal),
         cmocka_unit_test(test_causal_tasks_give_no_weight_to_later_tokens),
         cmocka_unit_test(test_the_held_out_set_does_not_depend_on_the_seed),
+        cmocka_unit_test(test_the_tasks_and_settings_listed_are_the_ones_the_trainer_takes),
         cmocka_unit_test(test_bad_settings_get_errors_that_name_the_setting),
         cmocka_unit_test(test_every_allocation_failure_is_reported_and_frees_everything),
         cmocka_unit_test(test_a_trainer_above_its_byte_limit_is_refused_before_it_allocates_its_model),

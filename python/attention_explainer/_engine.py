@@ -18,8 +18,6 @@ import numpy as np
 
 # src/attention.h: attn_format.
 FORMATS = {"json": 0, "text": 1, "markdown": 2, "latex": 3, "steps": 4}
-KINDS = ("scaledDotProduct", "multiHead", "additive", "luong", "linear", "softmax",
-         "weightedSum", "transformerBlock", "onlineSoftmax")
 # src/attention.h: attn_status (stable numbers).
 ATTN_OK = 0
 ATTN_ERR_OPTION = 5
@@ -57,6 +55,7 @@ def _load():
     c_str = ctypes.c_char_p
     signatures = {
         "attn_status_text": (c_str, [ctypes.c_int]),
+        "attn_problem_kind": (c_str, [ctypes.c_int]),
         "attn_problem_create": (ctypes.c_int, [ctypes.POINTER(p), c_str, p]),
         "attn_problem_destroy": (None, [p]),
         "attn_problem_set_tensor": (ctypes.c_int, [p, c_str, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
@@ -97,6 +96,14 @@ def library():
     return _lib
 
 
+def kinds():
+    """The kinds the library knows, in its order (attn_problem_kind)."""
+    names = []
+    while (name := library().attn_problem_kind(len(names))) is not None:
+        names.append(name.decode())
+    return tuple(names)
+
+
 class _Problem:
     """One attn_problem, destroyed when the with block ends."""
 
@@ -104,7 +111,7 @@ class _Problem:
         if not isinstance(problem, dict):
             raise AttentionError(ATTN_ERR_INPUT, f"expected a problem dict, got {type(problem).__name__}")
         kind = problem.get("kind")
-        expected = ", ".join(f'"{name}"' for name in KINDS)
+        expected = ", ".join(f'"{name}"' for name in kinds())
         if kind is None:
             raise AttentionError(ATTN_ERR_INPUT, f"kind: missing; expected one of {expected}")
         if not isinstance(kind, str):

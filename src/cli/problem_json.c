@@ -14,13 +14,9 @@ enum {
     MAX_RANK = 3,
     PATH_CAP = 160, /* a field name and up to three indices */
     NEAR_BEFORE = 12, /* bytes quoted around a JSON error: cJSON's */
-    NEAR_AFTER = 8    /* position is often a byte or two late */
+    NEAR_AFTER = 8,   /* position is often a byte or two late */
+    KIND_NAMES_CAP = 256 /* every kind's name, quoted, comma-separated */
 };
-
-/* In the order the documentation presents them. */
-#define KIND_NAMES                                                          \
-    "\"scaledDotProduct\", \"multiHead\", \"additive\", \"luong\", "       \
-    "\"linear\", \"softmax\", \"weightedSum\""
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
@@ -607,23 +603,40 @@ static int set_member(attn_problem *problem, const cJSON *member,
                              : setter_failed(problem, status, error, error_cap);
 }
 
+/* "\"scaledDotProduct\", \"weightedSum\", ...": the library's kinds, in
+ * its order, so that the messages list every kind it knows. */
+static void kind_names(char names[KIND_NAMES_CAP])
+{
+    size_t used = 0;
+    names[0] = '\0';
+    for (int i = 0; attn_problem_kind(i) != NULL; i++) {
+        const int wrote = snprintf(names + used, KIND_NAMES_CAP - used,
+                                   "%s\"%s\"", i > 0 ? ", " : "",
+                                   attn_problem_kind(i));
+        if (wrote < 0 || (size_t)wrote >= KIND_NAMES_CAP - used) return;
+        used += (size_t)wrote;
+    }
+}
+
 static int create_of_kind(attn_problem **problem, const cJSON *kind,
                           const attn_allocator *allocator, char *error,
                           size_t error_cap)
 {
+    char names[KIND_NAMES_CAP];
+    kind_names(names);
     if (kind == NULL)
         return fail(error, error_cap, ATTN_ERR_INPUT,
-                    "kind: missing; expected one of " KIND_NAMES);
+                    "kind: missing; expected one of %s", names);
     if (!cJSON_IsString(kind))
         return fail(error, error_cap, ATTN_ERR_INPUT,
-                    "kind: expected one of " KIND_NAMES ", got %s",
+                    "kind: expected one of %s, got %s", names,
                     attn_json_describe(kind));
     const int status = attn_problem_create(problem, kind->valuestring,
                                            allocator);
     if (status == ATTN_ERR_OPTION)
         return fail(error, error_cap, status,
-                    "kind: unknown kind \"%s\"; expected one of " KIND_NAMES,
-                    kind->valuestring);
+                    "kind: unknown kind \"%s\"; expected one of %s",
+                    kind->valuestring, names);
     if (status != ATTN_OK)
         return fail(error, error_cap, status, "%s",
                     status == ATTN_ERR_NOMEM ? "out of memory"

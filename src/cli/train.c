@@ -22,11 +22,6 @@ static const struct {
     {"--learning-rate", "learningRate"}, {"--steps", "steps"},
 };
 
-static const char *const shown_settings[] = {
-    "seed", "layers", "heads", "dModel", "dFF", "seqLength", "vocab",
-    "batchSize", "learningRate", "scale", "causal", "steps",
-};
-
 static const char train_help[] =
     "usage: attn train --task NAME [--seed N] [--steps N] [--log-every N]\n"
     "                  [--layers L] [--heads H] [--d-model D] [--d-ff F]\n"
@@ -144,10 +139,9 @@ static int print_summary(attn_trainer *trainer, const train_args *args,
         attn_trainer_predict(trainer, predicted, weights, tokens, t);
     if (status == ATTN_OK) {
         printf("{\"config\":{\"task\":\"%s\"", args->task);
-        for (size_t s = 0; s < sizeof shown_settings / sizeof *shown_settings;
-             s++)
-            printf(",\"%s\":%.17g", shown_settings[s],
-                   setting(trainer, shown_settings[s]));
+        for (int s = 0; attn_trainer_setting(s) != NULL; s++)
+            printf(",\"%s\":%.17g", attn_trainer_setting(s),
+                   setting(trainer, attn_trainer_setting(s)));
         printf("},\"example\":{\"index\":%d,", args->example);
         print_ints("tokens", tokens, t);
         printf(",");
@@ -218,6 +212,14 @@ static int train(attn_trainer *trainer, const train_args *args, char *error)
     return status;
 }
 
+/* "(copy, reverse, ...)\n": the library's tasks, ending a message. */
+static void print_tasks(void)
+{
+    for (int i = 0; attn_trainer_task(i) != NULL; i++)
+        fprintf(stderr, "%s%s", i > 0 ? ", " : " (", attn_trainer_task(i));
+    fprintf(stderr, ")\n");
+}
+
 int attn_cli_train(int argc, char **argv)
 {
     char error[TRAIN_ERROR_CAP] = "";
@@ -230,18 +232,19 @@ int attn_cli_train(int argc, char **argv)
             return 0;
         }
     if (args.task == NULL) {
-        fprintf(stderr, "attn train: --task is required (copy, reverse, "
-                        "sort, previousToken, induction, lookup)\n");
+        fprintf(stderr, "attn train: --task is required");
+        print_tasks();
         return 2;
     }
     attn_trainer *trainer;
     int status = attn_trainer_create(&trainer, args.task, NULL);
+    if (status == ATTN_ERR_OPTION) {
+        fprintf(stderr, "attn train: --task: unknown task");
+        print_tasks();
+        return 2;
+    }
     if (status != ATTN_OK) {
-        fprintf(stderr, "attn train: %s\n",
-                status == ATTN_ERR_OPTION
-                    ? "--task: unknown task (copy, reverse, sort, "
-                      "previousToken, induction, lookup)"
-                    : attn_status_text(status));
+        fprintf(stderr, "attn train: %s\n", attn_status_text(status));
         return status == ATTN_ERR_NOMEM ? 1 : 2;
     }
     int exit_status = 0;

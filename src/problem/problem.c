@@ -162,11 +162,24 @@ static const attn__kind kinds[] = {
          attn__run_online),
 };
 
+enum { KIND_COUNT = (int)(sizeof kinds / sizeof kinds[0]) };
+
 static const attn__kind *find_kind(const char *name)
 {
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    for (int i = 0; i < KIND_COUNT; i++)
         if (strcmp(kinds[i].name, name) == 0) return &kinds[i];
     return NULL;
+}
+
+const attn__kind *attn__kind_at(int index)
+{
+    return index >= 0 && index < KIND_COUNT ? &kinds[index] : NULL;
+}
+
+const char *attn_problem_kind(int index)
+{
+    const attn__kind *kind = attn__kind_at(index);
+    return kind != NULL ? kind->name : NULL;
 }
 
 static void release_value(attn_problem *problem, attn__value *value)

@@ -68,6 +68,11 @@ typedef struct attn__kind {
     int (*run)(attn_problem *problem); /* checks the fields, then computes */
 } attn__kind;
 
+/* Kind number `index` of problem.c's table (attn_problem_kind's order), or
+ * NULL past the last: for scripts/gen-facts.c, which writes the kinds and
+ * their fields into web/lib/facts.js. */
+const attn__kind *attn__kind_at(int index);
+
 /* A result. heads > 0 marks a per-head result ("heads.<h>.<name>"): `data`
  * then holds `heads` consecutive blocks of `count` doubles. */
 typedef struct attn__result {

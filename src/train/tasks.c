@@ -195,9 +195,16 @@ static const attn__task tasks[] = {
      check_lookup, make_lookup},
 };
 
+enum { TASK_COUNT = (int)(sizeof tasks / sizeof tasks[0]) };
+
 const attn__task *attn__find_task(const char *name)
 {
-    for (size_t i = 0; i < sizeof tasks / sizeof tasks[0]; i++)
+    for (int i = 0; i < TASK_COUNT; i++)
         if (strcmp(tasks[i].name, name) == 0) return &tasks[i];
     return NULL;
+}
+
+const char *attn_trainer_task(int index)
+{
+    return index >= 0 && index < TASK_COUNT ? tasks[index].name : NULL;
 }

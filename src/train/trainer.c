@@ -40,6 +40,11 @@ static const setting_spec specs[ATTN__SET_COUNT] = {
     [ATTN__SET_STEPS] = {"steps", 1, 1000000, 1},
 };
 
+const char *attn_trainer_setting(int index)
+{
+    return index >= 0 && index < ATTN__SET_COUNT ? specs[index].name : NULL;
+}
+
 struct attn_trainer {
     attn_allocator allocator;
     const attn__task *task;

@@ -129,7 +129,7 @@ fi
 # ---- Bad input: exit status 2 and one line on stderr ----
 
 sdpa_ok='"k": [[1, 0], [0, 1], [1, 1]], "v": [[1, 2, 3], [4, 5, 6], [7, 8, 9]]'
-kinds='"scaledDotProduct", "multiHead", "additive", "luong", "linear", "softmax", "weightedSum"'
+kinds='"scaledDotProduct", "weightedSum", "multiHead", "additive", "luong", "linear", "softmax", "transformerBlock", "onlineSoftmax"'
 usage='usage: attn [--format json|text|markdown|latex|steps] [-o FILE] [--max-bytes N] [--title TEXT] [--heading-level N] [FILE]'
 
 expect_error "invalid JSON names its line and column" \

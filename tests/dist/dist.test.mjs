@@ -96,7 +96,7 @@ test('npm pack makes a tarball that a scratch project installs offline and impor
     const tarball = join(packDir, tarballs[0]);
 
     const entries = run('tar', ['-tzf', tarball]).split('\n').filter(Boolean);
-    for (const file of ['package.json', 'web/lib/attention.js', 'web/lib/attention.d.ts',
+    for (const file of ['package.json', 'web/lib/attention.js', 'web/lib/facts.js', 'web/lib/attention.d.ts',
                         'web/lib/attention.wasm', 'web/lib/attention-page.wasm', 'web/dist/attention-walkthrough.js',
                         'web/dist/attention-walkthrough.mjs',
                         'web/dist/attention.wasm', 'web/attention-walkthrough.d.ts',

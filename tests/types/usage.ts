@@ -112,6 +112,18 @@ expectType<Batch>()(online.tileAcc);
 expectType<Matrix>()(online.plainOutput);
 expectType<Matrix>()(attn.run({ kind: 'onlineSoftmax', q: Q, k: Q, v: V }).tileMax);
 
+const block = { x: I2, numHeads: 1, wq: I2, wk: I2, wv: I2, wo: I2, gamma1: [1, 1], w1: I2, w2: I2, gamma2: [1, 1] };
+expectType<Matrix>()(attn.run({ kind: 'transformerBlock', ...block }).ln2);
+expectType<Batch>()(attn.run({ kind: 'transformerBlock', ...block, x: [I2], norm: 'pre' }).heads[0].weights);
+// @ts-expect-error transformerBlock's norm is 'post' or 'pre'
+attn.run({ kind: 'transformerBlock', ...block, norm: 'mid' });
+// @ts-expect-error transformerBlock is self-attention: no xkv
+attn.run({ kind: 'transformerBlock', ...block, xkv: I2 });
+attn.run({ kind: 'scaledDotProduct', q: Q, k: Q, v: V, gradOutput: V });
+attn.additive({ query: [1, 0], keys: I2, ws: I2, wh: I2, v: [1, 1], gradContext: [1, 0] });
+// @ts-expect-error a gradient has the rank of the result it is of
+attn.linear({ q: Q, k: Q, v: V, gradOutput: [1, 2, 3] });
+
 // ---- run and format ----
 expectType<Matrix>()(attn.run({ kind: 'scaledDotProduct', q: Q, k: Q, v: V }).weights);
 expectType<number>()(attn.run({ kind: 'softmax', x: [100, 95, 5, 3] }).max);

@@ -8,6 +8,9 @@ import { AttentionError, loadAttention } from '../../web/lib/attention.js';
 const Q = [[1, 0], [0, 1], [1, 1]];
 const V = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
 const sdpa = (fields) => ({ kind: 'scaledDotProduct', q: Q, k: Q, v: V, ...fields });
+// Every kind the engine knows, in its order (src/problem/problem.c).
+const KINDS = '"scaledDotProduct", "weightedSum", "multiHead", "additive", "luong", "linear", "softmax", ' +
+              '"transformerBlock", "onlineSoftmax"';
 
 // Messages the C JSON adapter (src/cli/) gives for the same JSON.
 const shapeErrors = [
@@ -43,13 +46,9 @@ const engineErrors = [
   [sdpa({ mask: 'sideways' }),
    'mask: expected "none", "causal" or a boolean matrix 3x3 (n_q x n_k), got "sideways"'],
   [sdpa({ tokens: ['a', 'b'] }), 'tokens: expected 3 labels (n_q = n_k), got 2'],
-  [{ kind: 'noSuchKind' },
-   'kind: unknown kind "noSuchKind"; expected one of "scaledDotProduct", "multiHead", "additive", ' +
-   '"luong", "linear", "softmax", "weightedSum"'],
-  [{ q: Q }, 'kind: missing; expected one of "scaledDotProduct", "multiHead", "additive", ' +
-   '"luong", "linear", "softmax", "weightedSum"'],
-  [{ kind: 3 }, 'kind: expected one of "scaledDotProduct", "multiHead", "additive", ' +
-   '"luong", "linear", "softmax", "weightedSum", got a number'],
+  [{ kind: 'noSuchKind' }, `kind: unknown kind "noSuchKind"; expected one of ${KINDS}`],
+  [{ q: Q }, `kind: missing; expected one of ${KINDS}`],
+  [{ kind: 3 }, `kind: expected one of ${KINDS}, got a number`],
 ];
 
 for (const [input, message] of [...shapeErrors, ...engineErrors]) {
@@ -103,7 +102,6 @@ test('a problem that is not an object is rejected', async () => {
 
 // ---- Strict input (the issue "Hardening and fit") ----
 
-const KINDS = '"scaledDotProduct", "multiHead", "additive", "luong", "linear", "softmax", "weightedSum"';
 
 test('a NUL inside a kind, a field name or a string value is an error, not a truncation', async () => {
   const attn = await loadEngine();

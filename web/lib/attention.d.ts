@@ -42,6 +42,10 @@ export type EnergyOf<Q> =
 
 /** Keys and values: a batch when the query is a batch, else a matrix. */
 export type KeysFor<Q> = Q extends BatchInput ? BatchInput : MatrixInput;
+/** An input of Q's rank: a gradient shaped like a result that follows Q. */
+export type LikeInput<Q> =
+  Q extends VectorInput ? VectorInput :
+  Q extends MatrixInput ? MatrixInput : BatchInput;
 
 // ---- Masks ----
 
@@ -96,6 +100,12 @@ export interface ScaledDotProductInput<Q extends TensorInput> extends DotProduct
   q: Q;
   k: KeysFor<Q>;
   v: KeysFor<Q>;
+  /** dL/d(output), shaped like output: the results then hold gradQ, gradK,
+   * gradV, gradWeights and gradScaled too. */
+  gradOutput?: LikeInput<Q>;
+  /** Instead of gradOutput: the loss ½‖output − target‖², whose gradOutput
+   * (output − target) is then a result too. */
+  target?: LikeInput<Q>;
   scores?: never;
   dk?: never;
 }
@@ -142,6 +152,8 @@ export interface MultiHeadInput<X extends MatrixInput | BatchInput> extends DotP
   bv?: VectorInput;
   /** [d_out] */
   bo?: VectorInput;
+  /** dL/d(output): the results then hold gradX, gradWq, ... too. */
+  gradOutput?: LikeInput<X>;
 }
 
 /** Bahdanau: energy = tanh(s @ ws + h_j @ wh + b), score_j = energy · v. */
@@ -160,6 +172,8 @@ export interface AdditiveInput<Q extends VectorInput | MatrixInput> {
   b?: VectorInput;
   /** One label per key. */
   tokens?: readonly string[];
+  /** dL/d(context): the results then hold gradQuery, gradKeys, ... too. */
+  gradContext?: LikeInput<Q>;
 }
 
 interface LuongCommon<Q extends VectorInput | MatrixInput> {
@@ -169,6 +183,8 @@ interface LuongCommon<Q extends VectorInput | MatrixInput> {
   keys: MatrixInput;
   /** One label per key. */
   tokens?: readonly string[];
+  /** dL/d(context): the results then hold gradQuery, gradKeys, ... too. */
+  gradContext?: LikeInput<Q>;
 }
 /** score_j = s · h_j (d_s = d_h). */
 export interface LuongDotInput<Q extends VectorInput | MatrixInput> extends LuongCommon<Q> {
@@ -205,6 +221,32 @@ export interface LinearInput<Q extends TensorInput> {
   tokens?: readonly string[];
   queryTokens?: readonly string[];
   keyTokens?: readonly string[];
+  /** dL/d(output): the results then hold gradQ, gradK and gradV too. */
+  gradOutput?: LikeInput<Q>;
+}
+
+/** A transformer block: multi-head self-attention, add and LayerNorm, a
+ * feed-forward network (ReLU), add and LayerNorm; norm 'pre' normalises
+ * before each sub-layer instead. x [n, d_model] (or a batch), and
+ * multiHead's weights with d_in = d_kv_in = d_out = d_model. */
+export interface TransformerBlockInput<X extends MatrixInput | BatchInput>
+  extends Omit<MultiHeadInput<X>, 'xkv'> {
+  /** The first LayerNorm's scale and shift, [d_model]. */
+  gamma1: VectorInput;
+  beta1?: VectorInput;
+  /** [d_model, d_ff] */
+  w1: MatrixInput;
+  /** [d_ff] */
+  b1?: VectorInput;
+  /** [d_ff, d_model] */
+  w2: MatrixInput;
+  /** [d_model] */
+  b2?: VectorInput;
+  /** The second LayerNorm's scale and shift, [d_model]. */
+  gamma2: VectorInput;
+  beta2?: VectorInput;
+  /** 'post' (the default) or 'pre'. */
+  norm?: 'post' | 'pre';
 }
 
 /** Attention through the online softmax (as FlashAttention): the keys in
@@ -282,6 +324,20 @@ export interface MultiHeadResult<R> {
   output: R;
 }
 
+/** Each stage of the block, [batch?, n, d_model] (ffnHidden [batch?, n, d_ff]). */
+export interface TransformerBlockResult<R> {
+  attention: R;
+  sum1: R;
+  ln1: R;
+  ffnHidden: R;
+  ffn: R;
+  sum2: R;
+  ln2: R;
+  output: R;
+  /** Each head's attention weights, [batch?, n, n]. */
+  heads: { weights: R }[];
+}
+
 export interface AdditiveResult<Q> {
   /** tanh(s @ ws + h_j @ wh + b), [n_q?, n_k, d_a]. */
   energy: EnergyOf<Q>;
@@ -339,9 +395,10 @@ export interface WeightedSumResult<R> {
 
 // ---- Problems (run and format) ----
 
+/** Every kind, in the engine's order (web/lib/facts.js, KINDS). */
 export type ProblemKind =
-  | 'scaledDotProduct' | 'multiHead' | 'additive' | 'luong'
-  | 'linear' | 'softmax' | 'weightedSum' | 'onlineSoftmax';
+  | 'scaledDotProduct' | 'weightedSum' | 'multiHead' | 'additive' | 'luong'
+  | 'linear' | 'softmax' | 'transformerBlock' | 'onlineSoftmax';
 
 /** A problem as run and format take it (and as build/attn reads it). */
 export type Problem =
@@ -355,6 +412,7 @@ export type Problem =
   | ({ kind: 'linear' } & LinearInput<TensorInput>)
   | ({ kind: 'softmax' } & SoftmaxInput<TensorInput>)
   | ({ kind: 'weightedSum' } & WeightedSumInput<TensorInput>)
+  | ({ kind: 'transformerBlock' } & TransformerBlockInput<MatrixInput | BatchInput>)
   | ({ kind: 'onlineSoftmax' } & OnlineSoftmaxInput);
 
 /** Any result object run returns. */
@@ -369,6 +427,7 @@ export type AttentionResult =
   | LinearResult<Vector | Matrix | Batch>
   | SoftmaxResult<TensorInput>
   | WeightedSumResult<Vector | Matrix | Batch>
+  | TransformerBlockResult<Matrix | Batch>
   | OnlineSoftmaxResult;
 
 /** format's styles: the result object as JSON, or the walkthrough (LaTeX:
@@ -648,6 +707,8 @@ export interface Attention {
     problem: { kind: 'softmax' } & SoftmaxInput<X>): SoftmaxResult<X>;
   run<W extends TensorInput>(
     problem: { kind: 'weightedSum' } & WeightedSumInput<W>): WeightedSumResult<ShapeOf<W>>;
+  run<X extends MatrixInput | BatchInput>(
+    problem: { kind: 'transformerBlock' } & TransformerBlockInput<X>): TransformerBlockResult<ShapeOf<X>>;
   run(problem: { kind: 'onlineSoftmax' } & OnlineSoftmaxInput): OnlineSoftmaxResult;
   run(problem: Problem): AttentionResult;
 

@@ -9,7 +9,7 @@ import { AttentionError } from './errors.js';
 import {
   ATTN_ERR_NOMEM, ATTN_ERR_TOO_LARGE, MAX_BLOCK_BYTES, OPTIONS_DROPOUT, OPTIONS_MASK_ALLOWED,
   OPTIONS_MASK_KEY_LENGTH, OPTIONS_MASK_KINDS, OPTIONS_MASK_STRIDE, OPTIONS_MASK_WINDOW, OPTIONS_SCALE_FACTOR,
-  OPTIONS_SCALE_KIND, OPTIONS_SEED,
+  OPTIONS_SCALE_KIND, OPTIONS_SEED, MALLINFO_BYTES, MALLINFO_UORDBLKS,
 } from './engine-constants.js';
 
 const encoder = new TextEncoder();
@@ -217,9 +217,9 @@ export class Core {
    */
   memoryStats() {
     return this.withMemory((memory) => {
-      const info = memory.bytes(40); // struct mallinfo: ten ints
+      const info = memory.bytes(MALLINFO_BYTES);
       this.#wasm.mallinfo(info);
-      const allocatedBytes = this.#heap().i32[(info >>> 2) + 7]; // uordblks
+      const allocatedBytes = this.#heap().i32[(info + MALLINFO_UORDBLKS) >>> 2];
       return { allocatedBytes, memoryBytes: this.#wasm.memory.buffer.byteLength };
     });
   }
