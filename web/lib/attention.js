@@ -23,6 +23,8 @@
 //               { title?, headingLevel? }) -> string
 //   attn.steps({ kind, ...fields })              -> the walkthrough as data: { title, intro, steps }
 //   attn.walkthrough({ kind, ...fields })        -> { result, steps }: both from one run
+//     ({ equations: false }: each step without its equations, which
+//     attn.stepEquations({ kind, ...fields }, number) gives, one step's)
 //   attn.check({ kind, ...fields }, printed, { decimals?, format? })
 //     -> { checked, errata: [{ field, index, printed, exact, decimals, step, group }],
 //          groups: [{ cause, root, roots?, carried?, intermediates?, explanation }],
@@ -60,6 +62,7 @@
 // can address in one piece.
 
 const FORMATS = { json: 0, text: 1, markdown: 2, latex: 3, steps: 4 }; // attn_format
+const FORMAT_STEP_OUTLINE = 5; // the steps without equations, for walkthrough(input, { equations: false })
 const ATTN_ERR_SIZE = 2;
 const ATTN_ERR_OPTION = 5;
 const ATTN_ERR_RANGE = 6;
@@ -473,9 +476,16 @@ function createApi(wasm, engineMaxBytes) {
     return parseSteps(runAndFormat(input, [FORMATS.steps])[0]);
   }
 
-  function walkthrough(input) {
-    const [result, list] = runAndFormat(input, [FORMATS.json, FORMATS.steps]);
+  function walkthrough(input, { equations = true } = {}) {
+    checkFlag('walkthrough', 'equations', equations);
+    const [result, list] = runAndFormat(input, [FORMATS.json, equations ? FORMATS.steps : FORMAT_STEP_OUTLINE]);
     return { result: parseResult(result), steps: parseSteps(list) };
+  }
+
+  function stepEquations(input, step) {
+    if (!Number.isInteger(step)) throw new AttentionError(`step: expected a step number from 1, got ${describeValue(step)}`, ATTN_ERR_RANGE);
+    return parseSteps(withRunProblem(input, {}, (problem, allocations) => formatted(
+      wasm.attn_problem_format_equations, problem, step, allocations, (status) => problemError(problem, status), 'equations')));
   }
 
   // document: { title?, headingLevel? }; undefined or null for neither.
@@ -1194,6 +1204,7 @@ function createApi(wasm, engineMaxBytes) {
     run,
     format,
     steps,
+    stepEquations,
     walkthrough,
     check,
     sdpaFlat,
