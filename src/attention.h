@@ -862,8 +862,12 @@ typedef enum attn_format {
     ATTN_FORMAT_TEXT = 1,    /* a step-by-step walkthrough for a terminal */
     ATTN_FORMAT_MARKDOWN = 2, /* the same walkthrough as Markdown tables */
     ATTN_FORMAT_LATEX = 3,    /* the same as a LaTeX fragment (amsmath) */
-    ATTN_FORMAT_STEPS = 4     /* the same walkthrough as data: JSON steps
+    ATTN_FORMAT_STEPS = 4,    /* the same walkthrough as data: JSON steps
                                  (docs/steps-json.md) */
+    ATTN_FORMAT_STEP_OUTLINE = 5 /* the steps JSON without the steps'
+                                 equations: a step that has some says how
+                                 many ("equationCount"); each step's are
+                                 attn_problem_format_equations' */
 } attn_format;
 
 /* Writes the result of a successful run into buf as NUL-terminated text,
@@ -874,6 +878,15 @@ typedef enum attn_format {
  * working memory from the problem's allocator (ATTN_ERR_NOMEM without). */
 int attn_problem_format(const attn_problem *problem, int format, char *buf,
                         size_t cap, size_t *length);
+
+/* Step `step`'s equations (steps counted from 1, as "number" counts them)
+ * as JSON: the bytes of that step's "equations" array in the steps JSON
+ * (ATTN_FORMAT_STEPS), "[]" for a step without equations. With the
+ * outline, a page writes the equations of only the steps it shows. buf,
+ * cap and length as for attn_problem_format; ATTN_ERR_RANGE for a step the
+ * walkthrough does not have. */
+int attn_problem_format_equations(const attn_problem *problem, int step,
+                                  char *buf, size_t cap, size_t *length);
 
 /* ---- Checking printed numbers: which are wrong, and why ----
  *

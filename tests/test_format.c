@@ -363,7 +363,7 @@ static void test_format_rejects_unknown_formats_and_missing_length(
                      ATTN_ERR_OPTION);
     assert_string_equal(attn_problem_error(problem),
                         "format: unknown format 7 (0 JSON, 1 text, "
-                        "2 Markdown, 3 LaTeX, 4 steps)");
+                        "2 Markdown, 3 LaTeX, 4 steps, 5 step outline)");
     assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_JSON, NULL, 0,
                                          NULL), ATTN_ERR_NULL);
     char buf[4];
@@ -374,6 +374,140 @@ static void test_format_rejects_unknown_formats_and_missing_length(
     assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_JSON, buf,
                                          sizeof buf, &length), ATTN_OK);
     assert_string_equal(attn_problem_error(problem), "");
+    attn_problem_destroy(problem);
+}
+
+/* Step `step`'s equations, in a buffer the caller frees; NULL past the
+ * last step (ATTN_ERR_RANGE). */
+static char *equations_of(const attn_problem *problem, int step)
+{
+    size_t length = 0;
+    const int status =
+        attn_problem_format_equations(problem, step, NULL, 0, &length);
+    if (status == ATTN_ERR_RANGE) return NULL;
+    assert_int_equal(status, ATTN_OK);
+    char *text = malloc(length + 1);
+    assert_non_null(text);
+    size_t again = 0;
+    assert_int_equal(attn_problem_format_equations(problem, step, text,
+                                                   length + 1, &again),
+                     ATTN_OK);
+    assert_int_equal(again, length);
+    return text;
+}
+
+static int occurrences(const char *text, const char *end, const char *what)
+{
+    int count = 0;
+    for (const char *at = strstr(text, what); at != NULL && at < end;
+         at = strstr(at + 1, what))
+        count++;
+    return count;
+}
+
+/* Where step n's object begins in a steps JSON (the end of the text for
+ * the step after the last). */
+static const char *step_at(const char *json, int n)
+{
+    const char *at = json;
+    for (int k = 0; k < n; k++) {
+        at = strstr(at + 1, "{\"id\":");
+        if (at == NULL) return json + strlen(json);
+    }
+    return at;
+}
+
+/* The outline and every step's equations are the steps JSON in two parts:
+ * each step's equations are the bytes of its "equations" array there, and
+ * the outline is the rest, with the count of each step's equations. */
+static void assert_outline_and_equations_make_the_steps(
+    const attn_problem *problem)
+{
+    char *full = format_all(problem, ATTN_FORMAT_STEPS);
+    char *outline = format_all(problem, ATTN_FORMAT_STEP_OUTLINE);
+    assert_null(strstr(outline, "\"equations\""));
+    const int steps = occurrences(full, full + strlen(full), "{\"id\":");
+    assert_true(steps > 1);
+    size_t length = strlen(outline);
+    int with_equations = 0;
+    for (int n = 1; n <= steps; n++) {
+        char *equations = equations_of(problem, n);
+        assert_non_null(equations);
+        const char *begin = step_at(full, n), *end = step_at(full, n + 1);
+        const char *outline_begin = step_at(outline, n);
+        const char *outline_end = step_at(outline, n + 1);
+        if (strcmp(equations, "[]") == 0) {
+            assert_int_equal(occurrences(begin, end, "\"equations\":"), 0);
+            assert_int_equal(
+                occurrences(outline_begin, outline_end, "equationCount"), 0);
+            free(equations);
+            continue;
+        }
+        with_equations++;
+        char *needle = malloc(strlen(equations) + 16);
+        assert_non_null(needle);
+        sprintf(needle, "\"equations\":%s", equations);
+        const char *found = strstr(begin, needle);
+        assert_true(found != NULL && found < end);
+        /* A label is a JSON string, so {"label": starts each equation. */
+        const int count = occurrences(equations, equations + strlen(equations),
+                                      "{\"label\":");
+        char counted[48];
+        snprintf(counted, sizeof counted, ",\"equationCount\":%d}", count);
+        found = strstr(outline_begin, counted);
+        assert_true(found != NULL && found < outline_end);
+        length += strlen(needle) + 1 - (strlen(counted) - 1);
+        free(needle);
+        free(equations);
+    }
+    assert_true(with_equations > 0);
+    assert_int_equal(length, strlen(full));
+    assert_null(equations_of(problem, steps + 1));
+    char message[80];
+    snprintf(message, sizeof message,
+             "step: expected a step from 1 to %d, got %d", steps, steps + 1);
+    assert_string_equal(attn_problem_error(problem), message);
+    assert_null(equations_of(problem, 0));
+    free(outline);
+    free(full);
+}
+
+static void test_the_outline_and_each_steps_equations_are_the_steps_json(
+    void **state)
+{
+    (void)state;
+    attn_problem *problem = causal_000();
+    assert_outline_and_equations_make_the_steps(problem);
+    attn_problem_destroy(problem);
+    problem = masked_latex_case();
+    assert_outline_and_equations_make_the_steps(problem);
+    attn_problem_destroy(problem);
+    problem = problem_new("luong");
+    problem_matrix(problem, "query", 3, 2, Q000);
+    problem_matrix(problem, "keys", 3, 2, Q000);
+    assert_int_equal(attn_problem_set_string(problem, "method", "dot"),
+                     ATTN_OK);
+    problem_run_ok(problem);
+    assert_outline_and_equations_make_the_steps(problem);
+    attn_problem_destroy(problem);
+}
+
+static void test_equations_need_a_run_and_somewhere_to_write(void **state)
+{
+    (void)state;
+    attn_problem *problem =
+        problem_self_attention("scaledDotProduct", 0, 3, 2, 3, Q000, V000);
+    size_t length;
+    assert_int_equal(attn_problem_format_equations(problem, 1, NULL, 0,
+                                                   &length), ATTN_ERR_STATE);
+    problem_run_ok(problem);
+    assert_int_equal(attn_problem_format_equations(problem, 1, NULL, 0, NULL),
+                     ATTN_ERR_NULL);
+    assert_string_equal(attn_problem_error(problem),
+                        "attn_problem_format_equations: length must not be "
+                        "NULL, nor buf when cap is not 0");
+    assert_int_equal(attn_problem_format_equations(NULL, 1, NULL, 0,
+                                                   &length), ATTN_ERR_NULL);
     attn_problem_destroy(problem);
 }
 
@@ -577,6 +711,8 @@ int main(void)
         cmocka_unit_test(test_a_document_title_or_level_out_of_range_is_refused),
         cmocka_unit_test(test_truncation_reports_the_full_length),
         cmocka_unit_test(test_format_rejects_unknown_formats_and_missing_length),
+        cmocka_unit_test(test_the_outline_and_each_steps_equations_are_the_steps_json),
+        cmocka_unit_test(test_equations_need_a_run_and_somewhere_to_write),
         cmocka_unit_test(test_a_long_label_is_cut_between_characters),
         cmocka_unit_test(test_large_problems_are_abbreviated),
         cmocka_unit_test(test_a_tall_matrix_caption_names_only_the_cut_rows),

@@ -1,33 +1,66 @@
 /* format.c: attn_problem_format, the walkthrough layer's entry point: the
  * result of a run as JSON, or its walkthrough as text, Markdown, LaTeX or
- * steps (JSON). */
+ * steps (JSON, whole or as an outline and one step's equations). */
 #include "attention.h"
 #include "walkthrough/walkthrough.h"
+
+/* Somewhere to write the length, and the text unless cap is 0. */
+static int check_output(const attn_problem *problem, const char *caller,
+                        const char *buf, size_t cap, const size_t *length)
+{
+    if (length == NULL || (buf == NULL && cap > 0))
+        return attn__fail(problem, ATTN_ERR_NULL,
+                          "%s: length must not be NULL, nor buf when cap is "
+                          "not 0", caller);
+    return ATTN_OK;
+}
+
+static int check_run(const attn_problem *problem)
+{
+    if (!problem->has_run)
+        return attn__fail(problem, ATTN_ERR_STATE,
+                          "format: no results yet; attn_problem_run must "
+                          "succeed first");
+    return ATTN_OK;
+}
 
 int attn_problem_format(const attn_problem *problem, int format, char *buf,
                         size_t cap, size_t *length)
 {
     if (problem == NULL) return ATTN_ERR_NULL;
     attn__clear_error(problem);
-    if (length == NULL || (buf == NULL && cap > 0))
-        return attn__fail(problem, ATTN_ERR_NULL,
-                          "attn_problem_format: length must not be NULL, nor "
-                          "buf when cap is not 0");
-    if (format < ATTN_FORMAT_JSON || format > ATTN_FORMAT_STEPS)
+    int status = check_output(problem, "attn_problem_format", buf, cap, length);
+    if (status != ATTN_OK) return status;
+    if (format < ATTN_FORMAT_JSON || format > ATTN_FORMAT_STEP_OUTLINE)
         return attn__fail(problem, ATTN_ERR_OPTION,
                           "format: unknown format %d (0 JSON, 1 text, "
-                          "2 Markdown, 3 LaTeX, 4 steps)", format);
-    if (!problem->has_run)
-        return attn__fail(problem, ATTN_ERR_STATE,
-                          "format: no results yet; attn_problem_run must "
-                          "succeed first");
+                          "2 Markdown, 3 LaTeX, 4 steps, 5 step outline)",
+                          format);
+    status = check_run(problem);
+    if (status != ATTN_OK) return status;
     attn__text text;
     attn__text_init(&text, buf, cap);
-    int status = ATTN_OK;
     if (format == ATTN_FORMAT_JSON)
         attn__format_json(problem, &text);
     else
-        status = attn__format_walkthrough(problem, format, &text);
+        status = attn__format_walkthrough(problem, format, 0, &text);
+    *length = text.length;
+    return status;
+}
+
+int attn_problem_format_equations(const attn_problem *problem, int step,
+                                  char *buf, size_t cap, size_t *length)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    attn__clear_error(problem);
+    int status = check_output(problem, "attn_problem_format_equations", buf,
+                              cap, length);
+    if (status == ATTN_OK) status = check_run(problem);
+    if (status != ATTN_OK) return status;
+    attn__text text;
+    attn__text_init(&text, buf, cap);
+    status = attn__format_walkthrough(problem, ATTN__FORMAT_EQUATIONS, step,
+                                      &text);
     *length = text.length;
     return status;
 }

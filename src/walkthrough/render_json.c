@@ -8,7 +8,12 @@
  * A node is {"v": value, "ref": [tensor, i, ...]} (a leaf; ref absent for
  * a constant) or {"op", "v", "args": [node, ...]} (v absent where the
  * value is a vector); v is null for −∞. A step's parts come in that order;
- * the step descriptions emit them so. */
+ * the step descriptions emit them so.
+ *
+ * Two more sinks write the same JSON in two parts, for a page that shows
+ * one step at a time: the outline (every step without its equations, and
+ * "equationCount" in their place) and one step's "equations" array, the
+ * same bytes as the full list's. */
 #include "attention.h"
 #include "walkthrough/walker.h"
 
@@ -187,10 +192,10 @@ static void put_node(attn__walker *walker, int index)
     attn__text_puts(out, "}");
 }
 
-static void json_equation(attn__walker *walker)
+/* {"label": ..., "chain": [node, ...]}: the equation being emitted. */
+static void put_equation(attn__walker *walker)
 {
     attn__text *out = walker->out;
-    open_part(walker, PART_EQUATIONS);
     attn__text_puts(out, "{\"label\":");
     put_string(out, walker->label);
     attn__text_puts(out, ",\"chain\":[");
@@ -199,6 +204,12 @@ static void json_equation(attn__walker *walker)
         put_node(walker, walker->chain[c]);
     }
     attn__text_puts(out, "]}");
+}
+
+static void json_equation(attn__walker *walker)
+{
+    open_part(walker, PART_EQUATIONS);
+    put_equation(walker);
 }
 
 static void json_table(attn__walker *walker, const attn__matrix_view *view)
@@ -216,11 +227,16 @@ static void json_table(attn__walker *walker, const attn__matrix_view *view)
     attn__text_puts(out, "}");
 }
 
-static void json_step_end(attn__walker *walker)
+static void close_part(attn__walker *walker)
 {
     if (walker->lists != PART_NONE && walker->lists != PART_FORMULA)
         attn__text_puts(walker->out, "]");
     walker->lists = PART_NONE;
+}
+
+static void json_step_end(attn__walker *walker)
+{
+    close_part(walker);
     attn__text_puts(walker->out, "}");
 }
 
@@ -232,4 +248,87 @@ static void json_end(attn__walker *walker)
 const attn__sink attn__json_sink = {
     json_begin, json_heading, json_step_begin, json_sentence, json_formula,
     json_region, json_equation, json_table, json_step_end, json_end,
+};
+
+/* ---- The outline: every part but the equations, which are counted ----
+ * (the walker counts a step's equations as they are emitted) */
+
+static void outline_equation(attn__walker *walker)
+{
+    (void)walker;
+}
+
+static void outline_step_end(attn__walker *walker)
+{
+    close_part(walker);
+    if (walker->equations > 0)
+        attn__text_printf(walker->out, ",\"equationCount\":%d",
+                          walker->equations);
+    attn__text_puts(walker->out, "}");
+}
+
+const attn__sink attn__json_outline_sink = {
+    json_begin, json_heading, json_step_begin, json_sentence, json_formula,
+    json_region, outline_equation, json_table, outline_step_end, json_end,
+};
+
+/* ---- One step's equations: the array the steps JSON has for it ---- */
+
+static void equations_begin(attn__walker *walker, const char *title,
+                            const char *intro)
+{
+    (void)title;
+    (void)intro;
+    attn__text_puts(walker->out, "[");
+}
+
+static void equations_step(attn__walker *walker)
+{
+    (void)walker;
+}
+
+static void equations_text(attn__walker *walker, const char *text)
+{
+    (void)walker;
+    (void)text;
+}
+
+static void equations_formula(attn__walker *walker, const char *tex,
+                              const char *plain)
+{
+    (void)walker;
+    (void)tex;
+    (void)plain;
+}
+
+static void equations_region(attn__walker *walker,
+                             const attn__region *region)
+{
+    (void)walker;
+    (void)region;
+}
+
+static void equations_equation(attn__walker *walker)
+{
+    if (walker->step != walker->only_step) return;
+    if (walker->equations > 0) attn__text_puts(walker->out, ",");
+    put_equation(walker);
+}
+
+static void equations_table(attn__walker *walker,
+                            const attn__matrix_view *view)
+{
+    (void)walker;
+    (void)view;
+}
+
+static void equations_end(attn__walker *walker)
+{
+    attn__text_puts(walker->out, "]");
+}
+
+const attn__sink attn__json_equations_sink = {
+    equations_begin, json_heading, equations_step, equations_text,
+    equations_formula, equations_region, equations_equation, equations_table,
+    equations_step, equations_end,
 };

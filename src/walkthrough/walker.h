@@ -141,6 +141,7 @@ struct attn__walker {
     /* Renderer state. */
     attn__number_cache *numbers;  /* the steps JSON's numbers */
     int need_blank, in_list, in_code, lists, steps_written;
+    int only_step;                /* the equations sink: the step written */
     const char *last_formula;
 };
 
@@ -310,5 +311,8 @@ int attn__walk(attn__walker *walker);
 /* format: ATTN_FORMAT_TEXT, _MARKDOWN or _LATEX (render_doc.c) */
 const attn__sink *attn__doc_sink(int format, const attn__walk_style **style);
 extern const attn__sink attn__json_sink; /* render_json.c */
+/* The steps JSON without the equations, and one step's equations. */
+extern const attn__sink attn__json_outline_sink;
+extern const attn__sink attn__json_equations_sink;
 
 #endif /* ATTN_WALKER_H */

@@ -28,9 +28,19 @@ int attn__walk(attn__walker *walker)
     return ATTN_OK;
 }
 
+static const attn__sink *sink_of(int format, const attn__walk_style **style)
+{
+    switch (format) {
+    case ATTN_FORMAT_STEPS: return &attn__json_sink;
+    case ATTN_FORMAT_STEP_OUTLINE: return &attn__json_outline_sink;
+    case ATTN__FORMAT_EQUATIONS: return &attn__json_equations_sink;
+    default: return attn__doc_sink(format, style);
+    }
+}
+
 /* The equation pool and the number cache live for one walk. */
 int attn__format_walkthrough(const attn_problem *problem, int format,
-                             attn__text *text)
+                             int step, attn__text *text)
 {
     const attn_allocator *allocator = &problem->allocator;
     attn__node *nodes = allocator->allocate(
@@ -51,11 +61,15 @@ int attn__format_walkthrough(const attn_problem *problem, int format,
             .nodes = nodes,
             .kids = kids,
             .numbers = numbers,
+            .only_step = step,
         };
-        walker.sink = format == ATTN_FORMAT_STEPS
-                          ? &attn__json_sink
-                          : attn__doc_sink(format, &walker.style);
+        walker.sink = sink_of(format, &walker.style);
         status = attn__walk(&walker);
+        if (status == ATTN_OK && format == ATTN__FORMAT_EQUATIONS &&
+            (step < 1 || step > walker.step))
+            status = attn__fail(problem, ATTN_ERR_RANGE,
+                                "step: expected a step from 1 to %d, got %d",
+                                walker.step, step);
     }
     if (numbers != NULL) allocator->release(allocator->context, numbers);
     if (kids != NULL) allocator->release(allocator->context, kids);

@@ -13,8 +13,12 @@
 #include "text/textbuf.h"
 
 void attn__format_json(const attn_problem *problem, attn__text *text);
-/* format: ATTN_FORMAT_TEXT, _MARKDOWN, _LATEX or _STEPS (walkthrough.c) */
+/* format: ATTN_FORMAT_TEXT, _MARKDOWN, _LATEX, _STEPS or _STEP_OUTLINE,
+ * or ATTN__FORMAT_EQUATIONS: the equations of step `step` (from 1;
+ * ATTN_ERR_RANGE past the last), which the other formats ignore
+ * (walkthrough.c) */
+enum { ATTN__FORMAT_EQUATIONS = -1 };
 int attn__format_walkthrough(const attn_problem *problem, int format,
-                             attn__text *text);
+                             int step, attn__text *text);
 
 #endif /* ATTN_WALKTHROUGH_H */

@@ -13,6 +13,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadAttention } from '../../web/lib/attention.js';
 import { presetInput } from '../../web/presets.js';
+import { equationText } from '../../web/ui/equation.js';
+import { engineInput } from '../../web/widgets/walkthrough-steps.js';
+import { dimsOf, problemFromPreset, resized } from '../../web/widgets/walkthrough-problem.js';
 import { REPO, WEB_ROOT, startSession } from './harness.mjs';
 
 let engine;
@@ -519,6 +522,41 @@ test('keyboard alone steps through the walkthrough', async () => {
   assert.deepEqual(focusedCell, ['0', '1']);
   // It names the cell; its value only once the step that computes it has come.
   assert.match(await page.textContent('#walkthrough .aw-heatmap-detail'), /query \S+, key \S+(: not computed yet| = )/);
+  await page.close();
+});
+
+test('hovering a computed heatmap cell shows how the engine computed it, at the editor\u2019s largest size too', async () => {
+  const preset = walkthroughPresets().find((p) => p.id === 'cat-sat-mat');
+  const page = await open(`?preset=${preset.id}&step=999`);
+  // The engine's own equation for the cell, from its whole step list, as the page writes equations as text.
+  const expectedHow = async (problem, name, i, j) => {
+    const steps = engine.walkthrough(engineInput(problem)).steps.steps;
+    const equation = steps.flatMap((step) => step.equations ?? [])
+      .findLast(({ chain }) => String(chain.at(-1).ref) === String([name, i, j]));
+    return equationText(equation, { isInput: (ref) => Boolean(ref) && ['q', 'k', 'v'].includes(ref[0]) });
+  };
+  const hover = async (name, i, j) => {
+    const cell = page.locator(`#walkthrough [data-matrix="${name}"] .aw-heat-cell[data-row="${i}"][data-col="${j}"]`);
+    await cell.hover();
+    return { label: await cell.getAttribute('aria-label'), detail: await page.textContent('#walkthrough .aw-heatmap-detail') };
+  };
+  let problem = problemFromPreset(preset);
+  const check = async (cells) => {
+    for (const [name, i, j] of cells) {
+      const { label, detail } = await hover(name, i, j);
+      assert.equal(detail, `${label}. ${await expectedHow(problem, name, i, j)}`, `${name}[${i}][${j}]`);
+    }
+  };
+  await check([['weights', 1, 2], ['scaled', 2, 0]]);
+  // The editor's largest size, as a learner sets it, one size at a time.
+  for (const [label, key, size] of [['Tokens (T)', 'T', 12], ['d_k', 'dk', 16], ['d_v', 'dv', 16]]) {
+    const field = page.locator('#walkthrough label.aw-size', { hasText: label }).locator('input');
+    await field.fill(String(size));
+    await field.press('Enter');
+    problem = resized(problem, { ...dimsOf(problem), [key]: size });
+  }
+  await page.waitForSelector('#walkthrough [data-matrix="weights"] .aw-heat-cell[data-row="11"][data-col="11"]');
+  await check([['weights', 11, 3], ['scaled', 7, 10], ['weights', 0, 0]]);
   await page.close();
 });
 

@@ -228,3 +228,37 @@ test('build/attn --format steps prints the same steps as attn.steps', { skip: !h
     assert.deepEqual(native.steps.map((s) => [s.id, s.title]), engine.steps(input).steps.map((s) => [s.id, s.title]));
   }
 });
+
+// What the page loads for an edit: the steps without their equations, and
+// then only the equations of the step it shows.
+test('the outline and each step\u2019s equations on demand are the whole step list, every preset and random problem', async () => {
+  const engine = await loadEngine();
+  const presets = JSON.parse(await readFile(join(repoRoot, 'web/presets.json'), 'utf8'));
+  const inputs = [...presets.presets.map(presetInput), ...randomProblems(17)];
+  let steps = 0;
+  for (const input of inputs) {
+    const full = engine.walkthrough(input);
+    const outline = engine.walkthrough(input, { equations: false });
+    assert.deepEqual(outline.result, full.result);
+    assert.equal(outline.steps.steps.length, full.steps.steps.length);
+    full.steps.steps.forEach(({ equations = [], ...rest }, index) => {
+      const { equationCount, ...shown } = outline.steps.steps[index];
+      const where = `${input.kind}, step ${index + 1}`;
+      assert.deepEqual(shown, rest, where);
+      assert.equal(equationCount, equations.length > 0 ? equations.length : undefined, where);
+      assert.deepEqual(engine.stepEquations(input, index + 1), equations, where);
+      steps += 1;
+    });
+  }
+  assert.ok(steps > 500, `only ${steps} steps compared`);
+});
+
+test('a step the walkthrough does not have is refused with the steps it has', async () => {
+  const engine = await loadEngine();
+  const input = { kind: 'softmax', x: [1, 2, 3] };
+  const count = engine.steps(input).steps.length;
+  assert.throws(() => engine.stepEquations(input, count + 1), { status: 6, message: `step: expected a step from 1 to ${count}, got ${count + 1}` });
+  assert.throws(() => engine.stepEquations(input, 0), { status: 6, message: `step: expected a step from 1 to ${count}, got 0` });
+  assert.throws(() => engine.stepEquations(input, 1.5), { status: 6, message: 'step: expected a step number from 1, got 1.5' });
+  assert.throws(() => engine.walkthrough(input, { equations: 'no' }), { message: 'walkthrough: equations must be true or false, got "no"' });
+});

@@ -722,8 +722,13 @@ export interface Attention {
   /** The walkthrough as data: the engine's steps, with their equations. */
   steps(problem: Problem): WalkthroughSteps;
 
-  /** The result and the steps from one run. */
-  walkthrough(problem: Problem): { result: AttentionResult; steps: WalkthroughSteps };
+  /** The result and the steps from one run; with `equations: false` each
+   * step without its equations (a step that has some says how many in
+   * `equationCount`), for stepEquations to give one step's. */
+  walkthrough(problem: Problem, options?: { equations?: boolean }): { result: AttentionResult; steps: WalkthroughSteps };
+
+  /** The equations of step `number` (from 1), exactly as steps() gives them. */
+  stepEquations(problem: Problem, number: number): Equation[];
 
   /** Which printed numbers are wrong and why: each the exact value does
    * not round to, grouped by cause (a misprint and what it was carried
@@ -861,6 +866,9 @@ export interface WalkthroughStep {
   formula?: { tex: string; plain: string };
   regions?: StepRegion[];
   equations?: Equation[];
+  /** With walkthrough(problem, { equations: false }): how many equations
+   * the step has, in place of them. */
+  equationCount?: number;
   /** The tables an export shows at this step, by tensor. */
   tables?: { name: string; tensor: string; note?: string }[];
 }

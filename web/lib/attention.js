@@ -27,6 +27,8 @@
 //               { title?, headingLevel? }) -> string
 //   attn.steps({ kind, ...fields })              -> the walkthrough as data: { title, intro, steps }
 //   attn.walkthrough({ kind, ...fields })        -> { result, steps }: both from one run
+//     ({ equations: false }: each step without its equations, which
+//     attn.stepEquations({ kind, ...fields }, number) gives, one step's)
 //   attn.check({ kind, ...fields }, printed, { decimals?, format? })
 //     -> { checked, errata: [{ field, index, printed, exact, decimals, step, group }],
 //          groups: [{ cause, root, roots?, carried?, intermediates?, explanation }],
@@ -162,7 +164,8 @@ function createApi(core) {
     run: (input) => problems.run(core, input),
     format: (input, style, document) => problems.format(core, input, style, document),
     steps: (input) => problems.steps(core, input),
-    walkthrough: (input) => problems.walkthrough(core, input),
+    walkthrough: (input, options) => problems.walkthrough(core, input, options),
+    stepEquations: (input, step) => problems.stepEquations(core, input, step),
     check: (input, printed, options) => problems.check(core, input, printed, options),
     sdpaFlat: (input) => flat.sdpaFlat(core, input),
     linearFlat: (input) => flat.linearFlat(core, input),

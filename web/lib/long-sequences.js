@@ -22,6 +22,12 @@
 //
 //   await measurePageEngine({ post, stopped?, pause? }) does the same with
 //   fresh instances of the page's engine, or posts why it could not load.
+//
+//   await measureOnWorkers({ pool, T, post }) measures online attention at
+//   T split across the workers of a parallel.js pool, timed from the page:
+//   post({ type: 'row', T, method: 'online', workers, ms }).
+//
+//   await pageEngineBytes(): the page engine's bytes (for a pool's workers).
 
 import { engineFile, loadAttention } from './attention.js';
 import { seededRandom } from '../presets.js';
@@ -51,28 +57,41 @@ function inputFor(T, d) {
 
 // The fastest of a few rounds, each repeating the call for ROUND_MS at
 // least (a worker's clock may tick only every 0.1 ms): the minimum is the
-// least disturbed by whatever else the machine is doing.
-async function measure(newEngine, method, input) {
-  const engine = await newEngine();
-  const call = () => CALLS[method](engine, input);
+// least disturbed by whatever else the machine is doing. call() may return
+// a promise (a call on the workers), awaited before the next.
+async function fastest(call) {
   const clock = globalThis.performance;
-  call(); // the engine's memory grows to what the call needs
-  const { allocatedBytes } = engine.memoryStats();
   const began = clock.now();
   let best = Infinity;
   do {
     const start = clock.now();
     let calls = 0;
     do {
-      call();
+      await call();
       calls += 1;
     } while (clock.now() - start < ROUND_MS);
     best = Math.min(best, (clock.now() - start) / calls);
   } while (clock.now() - began < ENOUGH_MS);
-  return { ms: best, bytes: allocatedBytes, kernel: engine.kernelName() };
+  return best;
 }
 
-async function engineBytes() {
+async function measure(newEngine, method, input) {
+  const engine = await newEngine();
+  const call = () => CALLS[method](engine, input);
+  call(); // the engine's memory grows to what the call needs
+  const { allocatedBytes } = engine.memoryStats();
+  return { ms: await fastest(call), bytes: allocatedBytes, kernel: engine.kernelName() };
+}
+
+export async function measureOnWorkers({ pool, T, post, d = LONG_D }) {
+  const { q, k, v } = inputFor(T, d);
+  await pool.setKeys({ k, v, nK: T, dK: d, dV: d });
+  const call = () => pool.sdpa({ q, nQ: T });
+  await call(); // each worker's memory grows to what its block needs
+  post({ type: 'row', T, method: 'online', workers: pool.size, ms: await fastest(call) });
+}
+
+export async function pageEngineBytes() {
   const inlined = globalThis.attentionSingleFile;
   if (inlined) {
     const packed = Uint8Array.from(atob(inlined.wasmGzip), (c) => c.charCodeAt(0));
@@ -109,7 +128,7 @@ export async function measureLongSequences({
 export async function measurePageEngine(options) {
   let wasmBinary;
   try {
-    wasmBinary = await engineBytes();
+    wasmBinary = await pageEngineBytes();
   } catch (error) {
     options.post({ type: 'error', message: `The engine could not load: ${error.message}` });
     return;

@@ -100,15 +100,23 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     return hi > lo ? (value - lo) / (hi - lo) : 0.5;
   }
 
+  // A cell's label (aria-label and tooltip) names it and its value; how it
+  // was computed (describe, which may ask the engine for the step's
+  // equations) is written to the live detail line when it is hovered or
+  // focused, so that drawing a grid asks for none of it.
   function describeCell(i, j) {
-    const value = data.values[i][j];
     const where = `${name}, ${rowAxis} ${data.rowLabels[i]}, ${colAxis} ${data.colLabels[j]}`;
-    const how = data.describe ? data.describe(i, j) : '';
-    return { where, short: `${where}: ${formatNumber(value)}`, full: `${where} = ${fullPrecision(value)}${how ? `. ${how}` : ''}` };
+    return { where, label: `${where} = ${fullPrecision(data.values[i][j])}` };
   }
 
   function showDetail(i, j) {
-    detail.textContent = hidden(i, j) ? `${describeCell(i, j).where}: not computed yet` : describeCell(i, j).full;
+    const cell = describeCell(i, j);
+    if (hidden(i, j)) {
+      detail.textContent = `${cell.where}: not computed yet`;
+      return;
+    }
+    const how = data.describe ? data.describe(i, j) : '';
+    detail.textContent = how ? `${cell.label}. ${how}` : cell.label;
   }
 
   // The grid's structure (cells, labels) is rebuilt only when the shape or
@@ -278,7 +286,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
       // A cell not computed yet shows no value, nor says it.
       const future = hidden(i, j);
       cell.classList.toggle('aw-heat-future', future);
-      const label = future ? `${describeCell(i, j).where}: not computed yet` : describeCell(i, j).full;
+      const label = future ? `${describeCell(i, j).where}: not computed yet` : describeCell(i, j).label;
       if (cell.getAttribute('aria-label') !== label) {
         cell.setAttribute('aria-label', label);
         cell.querySelector('title').textContent = label;

@@ -18,7 +18,7 @@ import { svgElement } from './svg.js';
 const WIDTH = 320;
 const HEIGHT = 170;
 const PAD = { left: 48, right: 10, top: 10, bottom: 30 };
-const COLOURS = ['#3b4cc0', '#c0392b', '#1e7b4f'];
+const COLOURS = ['#3b4cc0', '#c0392b', '#1e7b4f', '#8e44ad'];
 const STEPS = { label: 'training step', doubling: false, at: (x) => `at step ${x}` };
 const LOG_FLOOR = 1e-6;
 const MOST_DECADE_LABELS = 7;

@@ -430,7 +430,10 @@ export function createStepFigure(root) {
       element.dataset.kind = kind ?? '';
       element.classList.toggle('aw-fig-still', Boolean(options.still));
       element.replaceChildren(...(kind ? DRAW[kind](step.picture ?? step.equations, options) : []));
-      for (const animation of moving()) animation.playbackRate = rate;
+      // Listing the animations makes the browser compute every style at
+      // once (after an edit, the whole page's, and again at the frame): only
+      // when a still figure has none and the rate is not already theirs.
+      if (!options.still && rate !== 1) for (const animation of moving()) animation.playbackRate = rate;
     },
     /** Plays the movement at `speed` times its pace, from now on and for every later step. */
     setRate(speed) {

@@ -11,6 +11,7 @@
 
 import { viridis } from '../ui/heatmap.js';
 import { svgElement } from '../ui/svg.js';
+import { firstComputed } from './walkthrough-steps.js';
 
 // The largest cell, in CSS pixels (smaller on a phone), and the height and
 // width a grid may take before its cells shrink (a 16 × 64 X stays a small
@@ -96,15 +97,7 @@ export function mount(element, { onJump }) {
   function update(nextModel, nextSteps) {
     model = nextModel;
     steps = nextSteps;
-    firstStep = new Map();
-    steps.forEach((step, index) => {
-      for (const { field, cells: produced } of step.produces) {
-        for (const cell of produced) {
-          const key = `${field},${cell.join(',')}`;
-          if (!firstStep.has(key)) firstStep.set(key, index);
-        }
-      }
-    });
+    firstStep = firstComputed(model, steps);
     stages = stagesOf(model);
     const shape = JSON.stringify([stages, model.qTokens, model.kTokens,
       Object.values(model.mats).map((mat) => [mat.name, mat.values.length, mat.values[0].length])]);

@@ -10,6 +10,11 @@
 // enter(view), leave(view) }; `produces` lists the result cells it
 // computes, so that errata can be shown on the step that computes them;
 // `picture` is what the first and last steps, which have no equations, draw.
+//
+// The engine writes the step list without its equations (they are most of
+// its bytes: an edit at the editor's largest size would write and parse
+// them all again), and a step's equations when they are first needed: the
+// step on screen, or the step that computes a cell being hovered.
 
 import { equationElement, equationText } from '../ui/equation.js';
 
@@ -68,7 +73,8 @@ const pageNames = (mode) => (name) => (mode === 'softmax' && name === 'x' ? 'inp
  * Throws the engine's Error (its message names the field) on bad input.
  */
 export function buildModel(engine, problem) {
-  const { result, steps } = engine.walkthrough(engineInput(problem));
+  const input = engineInput(problem);
+  const { result, steps } = engine.walkthrough(input, { equations: false });
   const f = problem.fields;
   const { qTokens, kTokens } = problem;
   const mats = {};
@@ -109,32 +115,46 @@ export function buildModel(engine, problem) {
   const model = { mode: problem.mode, engine, mats, qTokens, kTokens, list: steps, vector: problem.vector, pageName };
   // A vector problem's results lose the row axis; the page shows them as row 0.
   model.refOf = (ref) => (problem.vector ? [pageName(ref[0]), 0, ...ref.slice(1)] : [pageName(ref[0]), ...ref.slice(1)]);
-  // "name,i,j" -> every value an equation names; only the errata need it
-  // (never for an edit), so it is gathered when first asked for.
-  let values;
-  Object.defineProperty(model, 'values', { get: () => (values ??= collectValues(model)) });
-  model.producers = new Map(); // "name,i,j" -> the equation whose result it is
-  for (const step of steps.steps) {
-    for (const equation of step.equations ?? []) {
-      const last = equation.chain[equation.chain.length - 1];
-      for (const ref of resultRefs(last)) model.producers.set(model.refOf(ref).join(','), equation);
+  // Step `index`'s equations, from the engine when first asked for.
+  const equations = new Map();
+  model.equationsOf = (index) => {
+    if (!equations.has(index)) equations.set(index, steps.steps[index].equationCount ? engine.stepEquations(input, index + 1) : []);
+    return equations.get(index);
+  };
+  // "name,i,j" -> the equation whose result it is: in the step whose
+  // regions say it produces the cell (gathered when a cell is first asked
+  // about); a quantity no figure shows (a row's max, sum, exponentials) is
+  // asked for as a source of such a cell, so it is in a step already asked for.
+  let producedIn;
+  const producedBy = (index, key) => equations.get(index)
+    .findLast((equation) => resultRefs(equation.chain.at(-1)).some((ref) => model.refOf(ref).join(',') === key));
+  model.producerOf = (key) => {
+    producedIn ??= producingSteps(model);
+    const index = producedIn.get(key);
+    if (index !== undefined) {
+      model.equationsOf(index);
+      return producedBy(index, key);
     }
-  }
+    const asked = [...equations.keys()].sort((a, b) => b - a);
+    return asked.map((at) => producedBy(at, key)).find(Boolean);
+  };
   model.isInput = (ref) => Boolean(ref) && mats[pageName(ref[0])]?.input === true;
   model.hasMasked = Boolean(mats.scaled?.values.flat().some((x) => x === -Infinity));
   return model;
 }
 
-function collectValues(model) {
-  const values = new Map();
-  const visit = (node) => {
-    if (node.ref && node.v !== undefined) values.set(model.refOf(node.ref).join(','), node.v);
-    for (const arg of node.args ?? []) visit(arg);
-  };
-  for (const step of model.list.steps) {
-    for (const equation of step.equations ?? []) equation.chain.forEach(visit);
-  }
-  return values;
+// "name,i,j" -> the index of the last step with equations whose regions produce the cell.
+function producingSteps(model) {
+  const steps = new Map();
+  model.list.steps.forEach((step, index) => {
+    if (!step.equationCount) return;
+    for (const region of step.regions ?? []) {
+      if (!region.produces) continue;
+      const name = model.pageName(region.name);
+      for (const cell of regionCells(model, region)) steps.set([name, ...cell].join(','), index);
+    }
+  });
+  return steps;
 }
 
 // The cells an equation's last expression names: a leaf, or a vector's entries.
@@ -145,7 +165,7 @@ function resultRefs(node) {
 
 /** How one cell of a matrix was computed (for hover and focus), from the engine's equation. */
 export function describeCell(model, name, i, j) {
-  const equation = model.producers.get(`${name},${i},${j}`);
+  const equation = model.producerOf(`${name},${i},${j}`);
   return equation ? equationText(equation, { isInput: model.isInput }) : '';
 }
 
@@ -156,7 +176,7 @@ export function describeCell(model, name, i, j) {
  */
 export function sourcesOf(model, name, ...at) {
   const key = [name, ...at].join(',');
-  const equation = model.producers.get(key);
+  const equation = model.producerOf(key);
   if (!equation) return [];
   const last = equation.chain[equation.chain.length - 1];
   const entry = last.op === 'vec' ? last.args.findIndex((arg) => arg.ref && model.refOf(arg.ref).join(',') === key) : -1;
@@ -268,19 +288,25 @@ const PICTURES = { inputs: inputsPicture, done: summaryPicture };
 
 /** The page's steps for a model: the engine's list, each with what the figure shows. */
 export function buildSteps(model) {
-  const produced = new Set(); // "name,i,j" of every cell computed so far
-  return model.list.steps.map((step) => {
-    const regions = (step.regions ?? []).map((region) => ({ ...region, page: model.pageName(region.name), cells: regionCells(model, region) }));
-    const produces = regions.filter((r) => r.produces).map((r) => ({ field: r.page, cells: r.cells }));
-    for (const { field, cells } of produces) for (const cell of cells) produced.add(`${field},${cell.join(',')}`);
-    const revealed = new Set(produced);
+  // Filled once the steps are made (one map, not a set of the cells
+  // computed so far per step: at the editor's largest size those copies
+  // were most of the time an edit spent here).
+  let computedAt;
+  const steps = model.list.steps.map((step, index) => {
+    // A region's cells are listed when first needed: those a step reads only when it is shown.
+    const regions = (step.regions ?? []).map((region) => {
+      let cells;
+      return { ...region, page: model.pageName(region.name), get cells() { return (cells ??= regionCells(model, region)); } };
+    });
+    const produces = regions.filter((r) => r.produces).map((r) => ({ field: r.page, get cells() { return r.cells; } }));
+    const revealed = { has: (key) => computedAt.get(key) <= index };
     const shown = [...new Set(regions.map((r) => r.page))].filter((name) => model.mats[name]);
     return {
       id: step.id,
       title: step.title,
       text: (step.text ?? []).join(' '),
       formula: step.formula?.tex,
-      equations: step.equations ?? [],
+      get equations() { return model.equationsOf(index); },
       picture: PICTURES[step.id]?.(model, regions) ?? null,
       produces,
       enter(view) {
@@ -312,11 +338,32 @@ export function buildSteps(model) {
         view.explain({
           text: this.text,
           formula: this.formula,
-          count: this.equations.length,
+          count: step.equationCount ?? 0,
           lines: (doc) => this.equations.map((equation) => equationElement(doc, equation, { isInput: model.isInput })),
         });
       },
       leave(view) { view.reset(); },
     };
   });
+  computedAt = firstComputed(model, steps);
+  return steps;
+}
+
+/**
+ * "name,i,j" -> the index of the first step that computes the cell, for
+ * the matrices on screen (not the products an output row adds up, which
+ * no figure shows).
+ */
+export function firstComputed(model, steps) {
+  const first = new Map();
+  steps.forEach((step, index) => {
+    for (const { field, cells } of step.produces) {
+      if (!model.mats[field]) continue;
+      for (const cell of cells) {
+        const key = `${field},${cell.join(',')}`;
+        if (!first.has(key)) first.set(key, index);
+      }
+    }
+  });
+  return first;
 }

@@ -302,7 +302,7 @@ function checkFlatSize(caller, name, size) {
   }
 }
 
-function checkFlag(caller, name, flag) {
+export function checkFlag(caller, name, flag) {
   if (typeof flag !== 'boolean') {
     throw new AttentionError(`${caller}: ${name} must be true or false, got ${describeValue(flag)}`, ATTN_ERR_OPTION);
   }

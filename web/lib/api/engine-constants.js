@@ -10,8 +10,10 @@ export const DEFAULT_MAX_BYTES = LIMITS.ATTN_PROBLEM_DEFAULT_MAX_BYTES;
 /** The largest block one call may ask the wasm32 malloc for. */
 export const MAX_BLOCK_BYTES = 2 ** 31 - 1;
 
-// attn_format
+// attn_format, and the steps without equations (ATTN_FORMAT_STEP_OUTLINE),
+// for walkthrough(input, { equations: false })
 export const FORMATS = { json: 0, text: 1, markdown: 2, latex: 3, steps: 4 };
+export const FORMAT_STEP_OUTLINE = 5;
 
 export const { ATTN_ERR_SIZE, ATTN_ERR_OPTION, ATTN_ERR_RANGE, ATTN_ERR_NOMEM, ATTN_ERR_INPUT, ATTN_ERR_STATE,
   ATTN_ERR_TOO_LARGE } = STATUS;

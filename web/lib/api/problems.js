@@ -6,9 +6,10 @@
 
 import { inputError } from './errors.js';
 import {
-  allStrings, checkLabelCount, describe, isList, leafValue, printedLeaf, readInput, stringsOf, tensorOf,
+  allStrings, checkFlag, checkLabelCount, describe, describeValue, isList, leafValue, printedLeaf, readInput, stringsOf,
+  tensorOf,
 } from './describe-input.js';
-import { ATTN_ERR_OPTION, ATTN_ERR_RANGE, FORMATS, KIND_NAMES } from './engine-constants.js';
+import { ATTN_ERR_OPTION, ATTN_ERR_RANGE, FORMAT_STEP_OUTLINE, FORMATS, KIND_NAMES } from './engine-constants.js';
 
 function problemError(core, problem, status) {
   return core.engineError(status, core.readCString(core.engine.attn_problem_error(problem)));
@@ -159,9 +160,22 @@ export function steps(core, input) {
   return parseSteps(runAndFormat(core, input, [FORMATS.steps])[0]);
 }
 
-export function walkthrough(core, input) {
-  const [result, list] = runAndFormat(core, input, [FORMATS.json, FORMATS.steps]);
+// { equations: false }: each step without its equations (stepEquations
+// gives one step's), so an edit writes none that the page does not show.
+export function walkthrough(core, input, { equations = true } = {}) {
+  checkFlag('walkthrough', 'equations', equations);
+  const [result, list] = runAndFormat(core, input, [FORMATS.json, equations ? FORMATS.steps : FORMAT_STEP_OUTLINE]);
   return { result: parseResult(result), steps: parseSteps(list) };
+}
+
+// Step `step`'s equations (from 1), the same as in steps(input).
+export function stepEquations(core, input, step) {
+  if (!Number.isInteger(step)) {
+    throw core.engineError(ATTN_ERR_RANGE, `step: expected a step number from 1, got ${describeValue(step)}`);
+  }
+  return parseSteps(withRunProblem(core, input, {}, (problem, memory) => core.formatted(
+    core.engine.attn_problem_format_equations, problem, step, memory, (status) => problemError(core, problem, status),
+    'equations')));
 }
 
 // document: { title?, headingLevel? }; undefined or null for neither.
