@@ -7,6 +7,7 @@
 // Escape closes it, and focus goes back to the button.
 
 import { copyText } from './export.js';
+import { builder } from './dom.js';
 
 // web/ (this file is web/ui/embed-button.js; in the element's bundle,
 // import.meta.url is the bundle in web/dist/, one level down as well).
@@ -121,12 +122,7 @@ const COMPACT_CONTROLS = ['player'];
 export function createEmbedButton(container, { widget, title, getState, controls = [], canPlay = false }) {
   const doc = container.ownerDocument;
   const id = `aw-embed-${++dialogs}`;
-  const make = (tag, className, text) => {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  };
+  const make = builder(doc);
 
   const button = make('button', 'aw-btn aw-embed-btn', 'Embed this');
   button.type = 'button';

@@ -42,6 +42,7 @@
 
 import { expressionText } from './equation.js';
 import { formatNumber } from './format.js';
+import { builder } from './dom.js';
 
 // At most this many bars a figure draws; the equation lines list them all.
 export const FIGURE_TERMS = 12;
@@ -84,12 +85,7 @@ export function createStepFigure(root) {
   element.hidden = true;
   root.append(element);
 
-  const make = (tag, className, text) => {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  };
+  const make = builder(doc);
 
   // A bar whose length moves from `from` to `to` (fractions of its track),
   // starting after `delay` seconds; negative values are drawn leftwards or down.

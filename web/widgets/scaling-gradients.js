@@ -11,7 +11,8 @@
 import { formatScientific, fullPrecision, powerOfTen } from '../ui/format.js';
 import { svgElement } from '../ui/svg.js';
 import { tutorialName } from '../presets.js';
-import { attempt, builder, normalDraws, randomMatrix, seededRandom } from './sections-common.js';
+import { builder } from '../ui/dom.js';
+import { attempt, normalDraws, randomMatrix, seededRandom } from './sections-common.js';
 
 export const GRADIENT_DKS = Array.from({ length: 11 }, (_, i) => 2 ** i); // 1 … 1024
 const QUERIES = 15; // each a draw of its own; odd, so the median is one of them

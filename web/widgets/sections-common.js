@@ -1,12 +1,14 @@
 // Small pieces shared by the section widgets (masks, scaling, multi-head,
 // cross-attention, alignment, efficient variants): a seeded generator for
-// their inputs, element builders, labelled controls and the root box every
+// their inputs, labelled controls and the root box every
 // section lives in. Input generation and layout only: every attention
 // number a section shows comes from the engine.
 
-// The seeded generator is the presets' (mulberry32): the same seed gives
-// the same inputs everywhere.
-export { seededRandom } from '../presets.js';
+// The seeded generator and the matrices of draws are the presets'
+// (mulberry32): the same seed gives the same inputs everywhere.
+export { randomMatrix, seededRandom, uniformDraws } from '../presets.js';
+
+import { builder } from '../ui/dom.js';
 
 /** Standard normal draws (Box–Muller) from a uniform generator. */
 export function normalDraws(random) {
@@ -14,30 +16,6 @@ export function normalDraws(random) {
     const u = 1 - random(); // in (0, 1], so the logarithm is finite
     const v = random();
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-  };
-}
-
-/**
- * A rows x cols matrix of draws. decimals rounds each entry so that an
- * input reads well on screen (null keeps the full double).
- */
-export function randomMatrix(draw, rows, cols, decimals = 1) {
-  const round = decimals === null ? (x) => x : (x) => Number(x.toFixed(decimals)) + 0;
-  return Array.from({ length: rows }, () => Array.from({ length: cols }, () => round(draw())));
-}
-
-/** Uniform draws in [-range, range]. */
-export function uniformDraws(random, range = 1) {
-  return () => (random() * 2 - 1) * range;
-}
-
-/** An element builder bound to one document. */
-export function builder(doc) {
-  return function make(tag, className = '', text = undefined) {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
   };
 }
 

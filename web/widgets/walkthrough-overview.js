@@ -11,6 +11,7 @@
 
 import { viridis } from '../ui/heatmap.js';
 import { svgElement } from '../ui/svg.js';
+import { builder } from '../ui/dom.js';
 
 // The largest cell, in CSS pixels (smaller on a phone), and the height and
 // width a grid may take before its cells shrink (a 16 × 64 X stays a small
@@ -60,12 +61,7 @@ function signedFill(value, largest) {
 
 export function mount(element, { onJump }) {
   const doc = element.ownerDocument;
-  const make = (tag, className, text) => {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  };
+  const make = builder(doc);
   const root = make('figure', 'aw-overview');
   const strip = make('div', 'aw-overview-strip');
   const caption = make('figcaption', 'aw-overview-caption');

@@ -27,6 +27,7 @@ import {
   MAX_LABEL, MAX_TOKENS, MAX_WIDTH, SDPA_MODES, convertedProblem, dimsOf, problemFromPreset,
   problemFromValues, randomFilled, reshape, resized, shapesOf,
 } from './walkthrough-problem.js';
+import { builder } from '../ui/dom.js';
 
 let widgets = 0;
 
@@ -50,12 +51,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   const list = presets.presets.filter((preset) => WALKTHROUGH_MODES.includes(preset.mode)
     && !(preset.mode === 'projections' && preset.input.numHeads > 1));
   const byId = new Map(list.map((preset) => [preset.id, preset]));
-  const make = (tag, className, text) => {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  };
+  const make = builder(doc);
 
   const root = make('div', 'aw-root aw-walkthrough');
   element.append(root);
