@@ -198,22 +198,25 @@ export function clampInt(value, min, max, fallback) {
 
 /**
  * A section's state. setState(next) merges next over the current state,
- * cleans the result with normalise and hands it to show(current, previous)
- * to bring the view in line; update(change) does the same for a change the
- * learner made and then reports the new state through onChange. current is
- * the live state (read it, never assign to it); getState() returns a copy.
+ * cleans the result with normalise and hands it to show(current, previous,
+ * how) to bring the view in line; update(change) does the same for a change
+ * the learner made and then reports the new state through onChange. how is
+ * whatever the caller passed after the change (say, that the change came
+ * from a control that is to be left as it is). current is the live state
+ * (read it, never assign to it); getState() returns a copy, made by copy
+ * (by default a shallow one).
  */
-export function sectionState({ initial, normalise, show, onChange }) {
+export function sectionState({ initial, normalise, show, onChange, copy = (state) => ({ ...state }) }) {
   const store = {
     current: initial,
-    getState: () => ({ ...store.current }),
-    setState(next = {}) {
+    getState: () => copy(store.current),
+    setState(next = {}, how = undefined) {
       const previous = store.current;
       store.current = normalise({ ...previous, ...next });
-      show(store.current, previous);
+      show(store.current, previous, how);
     },
-    update(change) {
-      store.setState(change);
+    update(change, how = undefined) {
+      store.setState(change, how);
       onChange(store.getState());
     },
   };
