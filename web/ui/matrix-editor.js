@@ -104,17 +104,8 @@ function cellInput(doc, id, text, label) {
   return input;
 }
 
-/**
- * Matrix view: update({ values, rowLabels, colLabels, input }) then
- * mark({ cells: Map('i,j' -> class), rows: Map(i -> class), cols: Map(j -> class),
- *        hidden(i, j) -> true for values not computed yet }).
- * With onEdit(i, j, value), an input matrix's cells are edited in place: a
- * click, Enter, F2 or typing a number opens the cell; Enter or leaving it
- * hands a number to onEdit (a cell that does not hold one keeps its message
- * and stays open), Escape gives up.
- */
-export function createMatrixView(root, { title, name = title, onEdit = null }) {
-  const doc = root.ownerDocument;
+/** A matrix's figure: its title, the box its table scrolls in and the line that reads out the focused cell. */
+function matrixFigure(doc, title, name) {
   const wrapper = doc.createElement('figure');
   wrapper.className = 'aw-matrix';
   wrapper.dataset.matrix = name;
@@ -127,6 +118,34 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
   detail.className = 'aw-matrix-detail';
   detail.setAttribute('aria-live', 'polite');
   wrapper.append(label, scroller, detail);
+  return { wrapper, scroller, detail };
+}
+
+/** A view's cell (i, j), its focus and editing wired to on: { focus(), blur(), key(event), click() }. */
+function viewCell(doc, i, j, on) {
+  const td = doc.createElement('td');
+  td.tabIndex = -1;
+  td.dataset.row = String(i);
+  td.dataset.col = String(j);
+  td.addEventListener('focus', on.focus);
+  td.addEventListener('blur', on.blur);
+  td.addEventListener('keydown', on.key);
+  td.addEventListener('click', on.click);
+  return td;
+}
+
+/**
+ * Matrix view: update({ values, rowLabels, colLabels, input }) then
+ * mark({ cells: Map('i,j' -> class), rows: Map(i -> class), cols: Map(j -> class),
+ *        hidden(i, j) -> true for values not computed yet }).
+ * With onEdit(i, j, value), an input matrix's cells are edited in place: a
+ * click, Enter, F2 or typing a number opens the cell; Enter or leaving it
+ * hands a number to onEdit (a cell that does not hold one keeps its message
+ * and stays open), Escape gives up.
+ */
+export function createMatrixView(root, { title, name = title, onEdit = null }) {
+  const doc = root.ownerDocument;
+  const { wrapper, scroller, detail } = matrixFigure(doc, title, name);
   root.append(wrapper);
 
   let data = null;
@@ -175,21 +194,19 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
       grid.push([]);
       shown.push([]);
       row.forEach((value, j) => {
-        const td = doc.createElement('td');
-        td.tabIndex = -1;
-        td.dataset.row = String(i);
-        td.dataset.col = String(j);
-        td.addEventListener('focus', () => { focus = [i, j]; detail.textContent = td.classList.contains('aw-future') ? '' : cellText(i, j); });
-        td.addEventListener('blur', () => { detail.textContent = ''; });
-        td.addEventListener('keydown', (event) => {
-          if (event.target === td && editable() && opensEditing(event)) {
-            if (event.key.length === 1) event.preventDefault();
-            openCell(i, j, event.key.length === 1 ? event.key : null);
-            return;
-          }
-          if (event.target === td) moveFocus(event, grid, i, j, focusAt);
+        const td = viewCell(doc, i, j, {
+          focus: () => { focus = [i, j]; detail.textContent = td.classList.contains('aw-future') ? '' : cellText(i, j); },
+          blur: () => { detail.textContent = ''; },
+          key: (event) => {
+            if (event.target === td && editable() && opensEditing(event)) {
+              if (event.key.length === 1) event.preventDefault();
+              openCell(i, j, event.key.length === 1 ? event.key : null);
+              return;
+            }
+            if (event.target === td) moveFocus(event, grid, i, j, focusAt);
+          },
+          click: () => { if (editable() && !td.querySelector('input')) openCell(i, j, null); },
         });
-        td.addEventListener('click', () => { if (editable() && !td.querySelector('input')) openCell(i, j, null); });
         tr.append(td);
         grid[i].push(td);
         shown[i].push(undefined);
