@@ -134,6 +134,32 @@ function viewCell(doc, i, j, on) {
   return td;
 }
 
+/** A key that opens a view's cell for editing: Enter, F2, or the start of a number. */
+const opensEditing = (event) => event.key === 'Enter' || event.key === 'F2'
+  || (event.key.length === 1 && /[-+.,\d]/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey);
+
+/** In an open cell Escape gives up and Enter commits; either way the focus goes back to the cell, unless its number is refused. */
+function closeOnKeys(input, td, closeCell) {
+  input.addEventListener('keydown', (event) => {
+    event.stopPropagation();
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      closeCell(false);
+      td.focus();
+    } else if (event.key === 'Enter') {
+      event.preventDefault();
+      if (closeCell(true)) td.focus();
+    }
+  });
+}
+
+/** A view cell's classes: its marks (by cell, row and column), then what it is. */
+function cellClassName(marks, i, j, { hidden, masked, editable }) {
+  return [marks.cells?.get(`${i},${j}`), marks.rows?.get(i), marks.cols?.get(j),
+          hidden ? 'aw-future' : '', masked ? 'aw-masked' : '', editable ? 'aw-editable' : '']
+    .filter(Boolean).join(' ');
+}
+
 /**
  * Matrix view: update({ values, rowLabels, colLabels, input }) then
  * mark({ cells: Map('i,j' -> class), rows: Map(i -> class), cols: Map(j -> class),
@@ -220,8 +246,6 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
   }
 
   const editable = () => Boolean(onEdit && data?.input);
-  const opensEditing = (event) => event.key === 'Enter' || event.key === 'F2'
-    || (event.key.length === 1 && /[-+.,\d]/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey);
   let open = null; // the cell being edited: { i, j, input }
 
   // Replaces the cell's number with a text field holding it (or `typed`).
@@ -236,17 +260,7 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
     td.replaceChildren(input);
     td.classList.add('aw-editing');
     input.addEventListener('input', () => showCellError(input, checkNumber(input.value)));
-    input.addEventListener('keydown', (event) => {
-      event.stopPropagation();
-      if (event.key === 'Escape') {
-        event.preventDefault();
-        closeCell(false);
-        td.focus();
-      } else if (event.key === 'Enter') {
-        event.preventDefault();
-        if (closeCell(true)) td.focus();
-      }
-    });
+    closeOnKeys(input, td, closeCell);
     input.addEventListener('blur', () => { if (open?.input === input) closeCell(true); });
     input.focus();
     if (typed === null) input.select();
@@ -278,10 +292,7 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
       if (open && open.i === i && open.j === j) return;
       const hidden = marks.hidden ? marks.hidden(i, j) : false;
       const value = data.values[i][j];
-      const className = [marks.cells?.get(`${i},${j}`), marks.rows?.get(i), marks.cols?.get(j),
-                         hidden ? 'aw-future' : '', !hidden && value === -Infinity ? 'aw-masked' : '',
-                         editable() ? 'aw-editable' : '']
-        .filter(Boolean).join(' ');
+      const className = cellClassName(marks, i, j, { hidden, masked: !hidden && value === -Infinity, editable: editable() });
       if (td.className !== className) td.className = className;
       const state = hidden ? 'hidden' : value;
       if (Object.is(shown[i][j], state)) return;
