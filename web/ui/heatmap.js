@@ -3,6 +3,7 @@
 // legend, and cells that can be hovered or focused (arrow keys move between
 // them) to show how their value was computed.
 
+import { builder } from './dom.js';
 import { formatNumber, fullPrecision } from './format.js';
 import { createHeatmapDownloads } from './export.js';
 import { svgElement } from './svg.js';
@@ -70,20 +71,15 @@ function colourOf(value, [lo, hi]) {
 
 /** The colour scale under a heatmap, in legend, with a key for masked cells when there are some. */
 function drawLegend(legend, [lo, hi], hasMasked) {
-  const doc = legend.ownerDocument;
+  const make = builder(legend.ownerDocument);
   legend.replaceChildren();
-  const bar = doc.createElement('span');
-  bar.className = 'aw-legend-bar';
+  const bar = make('span', 'aw-legend-bar');
   bar.style.background = `linear-gradient(to right, ${VIRIDIS.join(', ')})`;
-  const low = doc.createElement('span');
-  low.textContent = formatNumber(lo, 2);
-  const high = doc.createElement('span');
-  high.textContent = formatNumber(hi, 2);
+  const low = make('span', '', formatNumber(lo, 2));
+  const high = make('span', '', formatNumber(hi, 2));
   legend.append(low, bar, high);
   if (hasMasked) {
-    const masked = doc.createElement('span');
-    masked.className = 'aw-legend-masked';
-    masked.textContent = 'masked (\u2212\u221e)';
+    const masked = make('span', 'aw-legend-masked', 'masked (\u2212\u221e)');
     legend.append(masked);
   }
   legend.setAttribute('aria-label', `colour scale from ${formatNumber(lo, 2)} (dark purple) to ${formatNumber(hi, 2)} (yellow)`);
@@ -154,17 +150,13 @@ function moveInGrid(event, cells, i, j) {
 
 /** A heatmap's figure: its title, the grid's holder, the legend and the line for a cell's detail (detailElement, if shared). */
 function heatmapFigure(doc, title, detailElement) {
-  const figure = doc.createElement('figure');
-  figure.className = 'aw-heatmap';
-  const caption = doc.createElement('figcaption');
-  caption.className = 'aw-heatmap-title';
-  caption.textContent = title;
-  const holder = doc.createElement('div');
-  holder.className = 'aw-heatmap-svg';
-  const legend = doc.createElement('div');
-  legend.className = 'aw-legend';
+  const make = builder(doc);
+  const figure = make('figure', 'aw-heatmap');
+  const caption = make('figcaption', 'aw-heatmap-title', title);
+  const holder = make('div', 'aw-heatmap-svg');
+  const legend = make('div', 'aw-legend');
   // Several heatmaps may share one line for the hovered cell's computation.
-  const detail = detailElement ?? doc.createElement('p');
+  const detail = detailElement ?? make('p');
   detail.classList.add('aw-heatmap-detail');
   detail.setAttribute('aria-live', 'polite');
   figure.append(caption, holder, legend);

@@ -5,6 +5,7 @@
 // in place where the caller says how (onEdit). A message at a cell floats
 // below it, so a bad entry never moves the grid's columns.
 
+import { builder } from './dom.js';
 import { formatInput, fullPrecision, numberElement, parseNumber } from './format.js';
 
 let editors = 0;
@@ -106,16 +107,12 @@ function cellInput(doc, id, text, label) {
 
 /** A matrix's figure: its title, the box its table scrolls in and the line that reads out the focused cell. */
 function matrixFigure(doc, title, name) {
-  const wrapper = doc.createElement('figure');
-  wrapper.className = 'aw-matrix';
+  const make = builder(doc);
+  const wrapper = make('figure', 'aw-matrix');
   wrapper.dataset.matrix = name;
-  const label = doc.createElement('figcaption');
-  label.className = 'aw-matrix-title';
-  label.textContent = title;
-  const scroller = doc.createElement('div');
-  scroller.className = 'aw-matrix-scroll';
-  const detail = doc.createElement('p');
-  detail.className = 'aw-matrix-detail';
+  const label = make('figcaption', 'aw-matrix-title', title);
+  const scroller = make('div', 'aw-matrix-scroll');
+  const detail = make('p', 'aw-matrix-detail');
   detail.setAttribute('aria-live', 'polite');
   wrapper.append(label, scroller, detail);
   return { wrapper, scroller, detail };
