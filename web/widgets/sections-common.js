@@ -1,8 +1,8 @@
 // Small pieces shared by the section widgets (masks, scaling, multi-head,
-// cross-attention, alignment, efficient variants): a seeded generator for
-// their inputs, labelled controls and the root box every
-// section lives in. Input generation and layout only: every attention
-// number a section shows comes from the engine.
+// cross-attention, alignment, efficient variants, …): a seeded generator
+// for their inputs, labelled controls, the root box every section lives in
+// and the state every section keeps (sectionState). Input generation and
+// layout only: every attention number a section shows comes from the engine.
 
 // The seeded generator and the matrices of draws are the presets'
 // (mulberry32): the same seed gives the same inputs everywhere.
