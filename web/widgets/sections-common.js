@@ -138,10 +138,8 @@ export function choice(doc, { label, options, value, onChange, name = '' }) {
 
 /** A plain button. */
 export function button(doc, { label, onClick, className = '' }) {
-  const node = doc.createElement('button');
+  const node = builder(doc)('button', `aw-btn${className ? ` ${className}` : ''}`, label);
   node.type = 'button';
-  node.className = `aw-btn${className ? ` ${className}` : ''}`;
-  node.textContent = label;
   node.addEventListener('click', onClick);
   return node;
 }
