@@ -42,6 +42,20 @@ export function seededRandom(seed) {
   };
 }
 
+/** Uniform draws in [-range, range]. */
+export function uniformDraws(random, range = 1) {
+  return () => (random() * 2 - 1) * range;
+}
+
+/**
+ * A rows x cols matrix of draws, filled row by row. decimals rounds each
+ * entry so that an input reads well on screen (null keeps the full double).
+ */
+export function randomMatrix(draw, rows, cols, decimals = 1) {
+  const round = decimals === null ? (x) => x : (x) => Number(x.toFixed(decimals)) + 0;
+  return Array.from({ length: rows }, () => Array.from({ length: cols }, () => round(draw())));
+}
+
 function checkShape(name, shape) {
   const ok = Array.isArray(shape) && shape.length === 2
     && shape.every((size) => Number.isInteger(size) && size >= 1);
@@ -62,7 +76,7 @@ export function generateFields(generator) {
     const range = generator.range?.[name] ?? 1;
     if (typeof range !== 'number' || !(range > 0)) throw new Error(`inputGenerator.range.${name}: expected a positive number`);
     const [rows, columns] = shape;
-    fields[name] = Array.from({ length: rows }, () => Array.from({ length: columns }, () => (random() * 2 - 1) * range));
+    fields[name] = randomMatrix(uniformDraws(random, range), rows, columns, null);
   }
   return fields;
 }

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadAttention } from '../../web/lib/attention.js';
+import { seededRandom } from '../../web/presets.js';
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 export const wasmPath = fileURLToPath(new URL('../../web/lib/attention.wasm', import.meta.url));
@@ -81,16 +82,9 @@ export function runNative(input, format = 'json') {
   return { status: child.status, stdout: child.stdout, stderr: child.stderr };
 }
 
-/** A seeded generator of uniform numbers in [low, high) (mulberry32). */
+/** A seeded generator of uniform numbers in [low, high) (the presets' mulberry32). */
 export function randomSource(seed) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const uniform = (low = -1, high = 1) => low + (high - low) * next();
   return {
     uniform,

@@ -7,6 +7,7 @@
 // Escape closes it, and focus goes back to the button.
 
 import { copyText } from './export.js';
+import { builder } from './dom.js';
 
 // web/ (this file is web/ui/embed-button.js; in the element's bundle,
 // import.meta.url is the bundle in web/dist/, one level down as well).
@@ -115,18 +116,41 @@ export const COMPACT_HEIGHT = 640;
 const COMPACT_CONTROLS = ['player'];
 
 /**
+ * A snippet's box: its label, help, the text to copy (element id textId)
+ * and a copy button; fields[key] gets its { area, status } to fill in.
+ */
+function snippetBlock(make, textId, key, label, help, fields) {
+  const box = make('div', 'aw-embed-block');
+  const doc = box.ownerDocument;
+  const name = make('label', 'aw-embed-label', label);
+  name.htmlFor = textId;
+  const area = make('textarea', `aw-embed-code aw-embed-${key}`);
+  area.id = textId;
+  area.readOnly = true;
+  area.rows = key === 'iframe' ? 9 : 3;
+  area.spellcheck = false;
+  const row = make('div', 'aw-embed-row');
+  const copy = make('button', 'aw-btn aw-embed-copy', `Copy the ${key === 'iframe' ? 'iframe' : 'element'} snippet`);
+  copy.type = 'button';
+  const status = make('span', 'aw-export-status');
+  status.setAttribute('role', 'status');
+  copy.addEventListener('click', async () => {
+    status.textContent = (await copyText(doc, area.value)) ? 'Copied.' : 'Select the text and copy it by hand.';
+  });
+  row.append(copy, status);
+  box.append(name, make('p', 'aw-small', help), area, row);
+  fields[key] = { area, status };
+  return box;
+}
+
+/**
  * The "Embed this" button in container; getState() -> the widget's state at
  * the click; controls: [{ name, label }] the embed may hide; canPlay: offer autoplay.
  */
 export function createEmbedButton(container, { widget, title, getState, controls = [], canPlay = false }) {
   const doc = container.ownerDocument;
   const id = `aw-embed-${++dialogs}`;
-  const make = (tag, className, text) => {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  };
+  const make = builder(doc);
 
   const button = make('button', 'aw-btn aw-embed-btn', 'Embed this');
   button.type = 'button';
@@ -158,29 +182,6 @@ export function createEmbedButton(container, { widget, title, getState, controls
   singleFileBox.append(linkLabel, linkArea, servedLabel);
   singleFileBox.hidden = !SINGLE_FILE;
   const fields = {};
-  const block = (key, label, help) => {
-    const box = make('div', 'aw-embed-block');
-    const textId = `${id}-${key}`;
-    const name = make('label', 'aw-embed-label', label);
-    name.htmlFor = textId;
-    const area = make('textarea', `aw-embed-code aw-embed-${key}`);
-    area.id = textId;
-    area.readOnly = true;
-    area.rows = key === 'iframe' ? 9 : 3;
-    area.spellcheck = false;
-    const row = make('div', 'aw-embed-row');
-    const copy = make('button', 'aw-btn aw-embed-copy', `Copy the ${key === 'iframe' ? 'iframe' : 'element'} snippet`);
-    copy.type = 'button';
-    const status = make('span', 'aw-export-status');
-    status.setAttribute('role', 'status');
-    copy.addEventListener('click', async () => {
-      status.textContent = (await copyText(doc, area.value)) ? 'Copied.' : 'Select the text and copy it by hand.';
-    });
-    row.append(copy, status);
-    box.append(name, make('p', 'aw-small', help), area, row);
-    fields[key] = { area, status };
-    return box;
-  };
   const options = make('fieldset', 'aw-embed-options');
   options.append(make('legend', '', 'Options'));
   const field = (labelText, input) => {
@@ -250,8 +251,8 @@ export function createEmbedButton(container, { widget, title, getState, controls
   close.addEventListener('click', () => dialog.close());
   dialog.append(
     heading, intro, fileNote, singleFileBox, options,
-    block('iframe', 'As an iframe', 'Works on any site that allows iframes; the script lets it grow with its content, with no scrollbar.'),
-    block('element', 'As a custom element', 'One script tag; the widget\u2019s styles stay inside it (shadow DOM).'),
+    snippetBlock(make, `${id}-iframe`, 'iframe', 'As an iframe', 'Works on any site that allows iframes; the script lets it grow with its content, with no scrollbar.', fields),
+    snippetBlock(make, `${id}-element`, 'element', 'As a custom element', 'One script tag; the widget\u2019s styles stay inside it (shadow DOM).', fields),
     close,
   );
 

@@ -4,13 +4,11 @@
 //
 //   const note = scalarEngineNote(doc, 'Training');  // a <p>, or null where SIMD runs
 
+import { builder } from './dom.js';
 import { wasmSupport } from '../lib/attention.js';
 
 export function scalarEngineNote(doc, what) {
   if (wasmSupport() !== 'scalar') return null;
-  const note = doc.createElement('p');
-  note.className = 'aw-small aw-engine-note';
-  note.textContent = `${what} runs slower in this browser: it has WebAssembly without SIMD, so the engine uses its `
-    + 'build without vector instructions (the same numbers, computed one at a time). A current browser runs it several times faster.';
-  return note;
+  return builder(doc)('p', 'aw-small aw-engine-note', `${what} runs slower in this browser: it has WebAssembly without SIMD, so the engine uses its `
+    + 'build without vector instructions (the same numbers, computed one at a time). A current browser runs it several times faster.');
 }

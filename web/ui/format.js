@@ -66,35 +66,3 @@ export function numberElement(doc, value, { input = false, className = '' } = {}
   span.dataset.value = fullPrecision(value);
   return span;
 }
-
-/** Builds an element from text and numbers: parts are strings, numbers or {value, input}. */
-export function arithmeticLine(doc, parts, className = 'aw-arith') {
-  const line = doc.createElement('div');
-  line.className = className;
-  for (const part of parts) {
-    if (part === null || part === undefined) continue;
-    if (typeof part === 'string') line.append(doc.createTextNode(part));
-    else if (typeof part === 'number') line.append(numberElement(doc, part));
-    else if (part instanceof doc.defaultView.Node) line.append(part);
-    else if (typeof part === 'object' && 'value' in part) {
-      line.append(numberElement(doc, part.value, part));
-    } else if (typeof part === 'object' && 'token' in part) {
-      const token = doc.createElement('span');
-      token.className = 'aw-token';
-      token.textContent = part.token;
-      line.append(token);
-    }
-  }
-  return line;
-}
-
-/** A row of numbers as "[a, b, c]" with each number its own span. */
-export function vectorParts(values, { input = false } = {}) {
-  const parts = ['['];
-  values.forEach((value, index) => {
-    if (index > 0) parts.push(', ');
-    parts.push({ value, input });
-  });
-  parts.push(']');
-  return parts;
-}

@@ -3,6 +3,7 @@
 // legend, and cells that can be hovered or focused (arrow keys move between
 // them) to show how their value was computed.
 
+import { builder } from './dom.js';
 import { formatNumber, fullPrecision } from './format.js';
 import { createHeatmapDownloads } from './export.js';
 import { svgElement } from './svg.js';
@@ -62,6 +63,107 @@ function shorten(label) {
 }
 
 
+/** Where a value falls in the domain, from 0 to 1; null for a masked one. */
+function colourOf(value, [lo, hi]) {
+  if (value === -Infinity) return null;
+  return hi > lo ? (value - lo) / (hi - lo) : 0.5;
+}
+
+/** The colour scale under a heatmap, in legend, with a key for masked cells when there are some. */
+function drawLegend(legend, [lo, hi], hasMasked) {
+  const make = builder(legend.ownerDocument);
+  legend.replaceChildren();
+  const bar = make('span', 'aw-legend-bar');
+  bar.style.background = `linear-gradient(to right, ${VIRIDIS.join(', ')})`;
+  const low = make('span', '', formatNumber(lo, 2));
+  const high = make('span', '', formatNumber(hi, 2));
+  legend.append(low, bar, high);
+  if (hasMasked) {
+    const masked = make('span', 'aw-legend-masked', 'masked (\u2212\u221e)');
+    legend.append(masked);
+  }
+  legend.setAttribute('aria-label', `colour scale from ${formatNumber(lo, 2)} (dark purple) to ${formatNumber(hi, 2)} (yellow)`);
+}
+
+/**
+ * A heatmap's svg for data's shape, before its cells: its size, the hatching
+ * of masked cells (pattern id-masked) and the row and column labels at
+ * labelSize. Returns { svg, left, top }: where the cells start.
+ */
+function gridFrame(doc, id, data, labelSize) {
+  const rows = data.values.length;
+  const cols = data.values[0].length;
+  const charWidth = LABEL_CHAR * labelSize;
+  const left = labelSize + charWidth * Math.max(...data.rowLabels.map((l) => shorten(l).length), 1);
+  const top = labelSize * 1.85;
+  const width = left + cols * CELL + 4;
+  const height = top + rows * CELL + 4;
+  // Column labels too wide for a cell at this size label every second
+  // (third, …) column; each cell's own label still names its column.
+  const colChars = Math.max(...data.colLabels.map((l) => shorten(l).length), 1);
+  const every = Math.ceil((colChars * charWidth * 0.9 + labelSize * 0.3) / CELL);
+  const svg = svgElement(doc, 'svg', {
+    viewBox: `0 0 ${width} ${height}`, width, height, class: 'aw-heatmap-grid', role: 'group',
+  });
+  svg.style.setProperty('--aw-label-size', `${labelSize}px`);
+  // With numbers in its cells it keeps its size and scrolls sideways
+  // (the numbers stay readable); without, it shrinks to fit.
+  if (cols > NUMBERED_COLUMNS) {
+    svg.style.maxWidth = '100%';
+    svg.style.height = 'auto';
+  }
+  const defs = svgElement(doc, 'defs');
+  const pattern = svgElement(doc, 'pattern', { id: `${id}-masked`, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
+  pattern.append(svgElement(doc, 'rect', { width: 6, height: 6, fill: '#e6e6e6' }),
+                 svgElement(doc, 'line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#9a9a9a', 'stroke-width': 2 }));
+  defs.append(pattern);
+  svg.append(defs);
+
+  // A label, shortened, whose tooltip is the whole label.
+  const labelAt = (label, x, y, anchor) => {
+    const text = svgElement(doc, 'text', { x, y, 'text-anchor': anchor, class: 'aw-heat-label' });
+    text.textContent = shorten(label);
+    const full = svgElement(doc, 'title');
+    full.textContent = label;
+    text.append(full);
+    svg.append(text);
+  };
+  data.colLabels.forEach((label, j) => {
+    if (j % every === 0) labelAt(label, left + j * CELL + CELL / 2, top - labelSize * 0.55, 'middle');
+  });
+  data.rowLabels.forEach((label, i) => labelAt(label, left - labelSize / 2, top + i * CELL + CELL / 2 + labelSize * 0.35, 'end'));
+  return { svg, left, top };
+}
+
+/** Arrow keys move the focus (and the one tab stop) between a grid's cells. */
+function moveInGrid(event, cells, i, j) {
+  const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+  const move = moves[event.key];
+  if (!move) return;
+  event.preventDefault();
+  const ni = Math.min(Math.max(0, i + move[0]), cells.length - 1);
+  const nj = Math.min(Math.max(0, j + move[1]), cells[0].length - 1);
+  cells[i][j].setAttribute('tabindex', '-1');
+  cells[ni][nj].setAttribute('tabindex', '0');
+  cells[ni][nj].focus();
+}
+
+/** A heatmap's figure: its title, the grid's holder, the legend and the line for a cell's detail (detailElement, if shared). */
+function heatmapFigure(doc, title, detailElement) {
+  const make = builder(doc);
+  const figure = make('figure', 'aw-heatmap');
+  const caption = make('figcaption', 'aw-heatmap-title', title);
+  const holder = make('div', 'aw-heatmap-svg');
+  const legend = make('div', 'aw-legend');
+  // Several heatmaps may share one line for the hovered cell's computation.
+  const detail = detailElement ?? make('p');
+  detail.classList.add('aw-heatmap-detail');
+  detail.setAttribute('aria-live', 'polite');
+  figure.append(caption, holder, legend);
+  if (!detailElement) figure.append(detail);
+  return { figure, caption, holder, legend, detail };
+}
+
 /**
  * createHeatmap(root, { title, name, rowAxis?, colAxis?, detailElement? })
  *   -> { update(data), setTitle(text), setHighlight(cells, future?), destroy() }
@@ -71,21 +173,7 @@ function shorten(label) {
 export function createHeatmap(root, { title, name = title, rowAxis = 'query', colAxis = 'key', detailElement = null }) {
   const doc = root.ownerDocument;
   const id = `aw-heat-${++instances}`;
-  const figure = doc.createElement('figure');
-  figure.className = 'aw-heatmap';
-  const caption = doc.createElement('figcaption');
-  caption.className = 'aw-heatmap-title';
-  caption.textContent = title;
-  const holder = doc.createElement('div');
-  holder.className = 'aw-heatmap-svg';
-  const legend = doc.createElement('div');
-  legend.className = 'aw-legend';
-  // Several heatmaps may share one line for the hovered cell's computation.
-  const detail = detailElement ?? doc.createElement('p');
-  detail.classList.add('aw-heatmap-detail');
-  detail.setAttribute('aria-live', 'polite');
-  figure.append(caption, holder, legend);
-  if (!detailElement) figure.append(detail);
+  const { figure, caption, holder, legend, detail } = heatmapFigure(doc, title, detailElement);
   const downloads = createHeatmapDownloads(figure, { getSvg: () => holder.querySelector('svg'), getTitle: () => title });
   root.append(figure);
 
@@ -94,11 +182,6 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
   let focusIndex = [0, 0];
   let highlighted = new Set();
   let hidden = () => false;
-
-  function colourOf(value, [lo, hi]) {
-    if (value === -Infinity) return null;
-    return hi > lo ? (value - lo) / (hi - lo) : 0.5;
-  }
 
   // A cell's label (aria-label and tooltip) names it and its value; how it
   // was computed (describe, which may ask the engine for the step's
@@ -145,49 +228,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     cells = [];
     const rows = data.values.length;
     const cols = data.values[0].length;
-    const charWidth = LABEL_CHAR * labelSize;
-    const left = labelSize + charWidth * Math.max(...data.rowLabels.map((l) => shorten(l).length), 1);
-    const top = labelSize * 1.85;
-    const width = left + cols * CELL + 4;
-    const height = top + rows * CELL + 4;
-    // Column labels too wide for a cell at this size label every second
-    // (third, …) column; each cell's own label still names its column.
-    const colChars = Math.max(...data.colLabels.map((l) => shorten(l).length), 1);
-    const every = Math.ceil((colChars * charWidth * 0.9 + labelSize * 0.3) / CELL);
-    const svg = svgElement(doc, 'svg', {
-      viewBox: `0 0 ${width} ${height}`, width, height, class: 'aw-heatmap-grid', role: 'group',
-    });
-    svg.style.setProperty('--aw-label-size', `${labelSize}px`);
-    // With numbers in its cells it keeps its size and scrolls sideways
-    // (the numbers stay readable); without, it shrinks to fit.
-    if (cols > NUMBERED_COLUMNS) {
-      svg.style.maxWidth = '100%';
-      svg.style.height = 'auto';
-    }
-    const defs = svgElement(doc, 'defs');
-    const pattern = svgElement(doc, 'pattern', { id: `${id}-masked`, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
-    pattern.append(svgElement(doc, 'rect', { width: 6, height: 6, fill: '#e6e6e6' }),
-                   svgElement(doc, 'line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#9a9a9a', 'stroke-width': 2 }));
-    defs.append(pattern);
-    svg.append(defs);
-
-    data.colLabels.forEach((label, j) => {
-      if (j % every !== 0) return;
-      const text = svgElement(doc, 'text', { x: left + j * CELL + CELL / 2, y: top - labelSize * 0.55, 'text-anchor': 'middle', class: 'aw-heat-label' });
-      text.textContent = shorten(label);
-      const full = svgElement(doc, 'title');
-      full.textContent = label;
-      text.append(full);
-      svg.append(text);
-    });
-    data.rowLabels.forEach((label, i) => {
-      const text = svgElement(doc, 'text', { x: left - labelSize / 2, y: top + i * CELL + CELL / 2 + labelSize * 0.35, 'text-anchor': 'end', class: 'aw-heat-label' });
-      text.textContent = shorten(label);
-      const full = svgElement(doc, 'title');
-      full.textContent = label;
-      text.append(full);
-      svg.append(text);
-    });
+    const { svg, left, top } = gridFrame(doc, id, data, labelSize);
 
     for (let i = 0; i < rows; i++) {
       cells.push([]);
@@ -202,7 +243,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
         group.append(rect, text, svgElement(doc, 'title'));
         group.addEventListener('mouseenter', () => showDetail(i, j));
         group.addEventListener('focus', () => { focusIndex = [i, j]; showDetail(i, j); });
-        group.addEventListener('keydown', (event) => onKey(event, i, j));
+        group.addEventListener('keydown', (event) => moveInGrid(event, cells, i, j));
         svg.append(group);
         cells[i].push(group);
       }
@@ -246,38 +287,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
       text.textContent = cols <= NUMBERED_COLUMNS ? formatNumber(value, t === null ? 3 : 2) : '';
     }));
     applyHighlight(); // also rewrites the descriptions whose values changed
-    drawLegend(domain, data.values.flat().some((v) => v === -Infinity));
-  }
-
-  function drawLegend([lo, hi], hasMasked) {
-    legend.replaceChildren();
-    const bar = doc.createElement('span');
-    bar.className = 'aw-legend-bar';
-    bar.style.background = `linear-gradient(to right, ${VIRIDIS.join(', ')})`;
-    const low = doc.createElement('span');
-    low.textContent = formatNumber(lo, 2);
-    const high = doc.createElement('span');
-    high.textContent = formatNumber(hi, 2);
-    legend.append(low, bar, high);
-    if (hasMasked) {
-      const masked = doc.createElement('span');
-      masked.className = 'aw-legend-masked';
-      masked.textContent = 'masked (\u2212\u221e)';
-      legend.append(masked);
-    }
-    legend.setAttribute('aria-label', `colour scale from ${formatNumber(lo, 2)} (dark purple) to ${formatNumber(hi, 2)} (yellow)`);
-  }
-
-  function onKey(event, i, j) {
-    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
-    const move = moves[event.key];
-    if (!move) return;
-    event.preventDefault();
-    const ni = Math.min(Math.max(0, i + move[0]), cells.length - 1);
-    const nj = Math.min(Math.max(0, j + move[1]), cells[0].length - 1);
-    cells[i][j].setAttribute('tabindex', '-1');
-    cells[ni][nj].setAttribute('tabindex', '0');
-    cells[ni][nj].focus();
+    drawLegend(legend, domain, data.values.flat().some((v) => v === -Infinity));
   }
 
   function applyHighlight() {

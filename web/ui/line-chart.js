@@ -13,6 +13,7 @@
 // tick(x) labels them; at(x) says where a point is, in the legend and the
 // description.
 
+import { builder } from './dom.js';
 import { svgElement } from './svg.js';
 
 const WIDTH = 320;
@@ -40,17 +41,15 @@ function decades([lo, hi]) {
 
 export function createLineChart(root, { title, domain = null, log = false, format = String, unit = '', x: xAxis = STEPS }) {
   const doc = root.ownerDocument;
-  const figure = doc.createElement('figure');
-  figure.className = 'aw-line-chart';
-  const caption = doc.createElement('figcaption');
-  caption.textContent = title;
+  const make = builder(doc);
+  const figure = make('figure', 'aw-line-chart');
+  const caption = make('figcaption', '', title);
   const svg = svgElement(doc, 'svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, class: 'aw-line-chart-svg', role: 'img' });
   const axes = svgElement(doc, 'g', { class: 'aw-chart-axes' });
   const lines = svgElement(doc, 'g');
   const marker = svgElement(doc, 'line', { class: 'aw-chart-marker', y1: PAD.top, y2: HEIGHT - PAD.bottom, visibility: 'hidden' });
   svg.append(axes, lines, marker);
-  const legend = doc.createElement('p');
-  legend.className = 'aw-chart-legend';
+  const legend = make('p', 'aw-chart-legend');
   figure.append(caption, svg, legend);
   root.append(figure);
 
@@ -152,8 +151,7 @@ export function createLineChart(root, { title, domain = null, log = false, forma
       series.forEach((s, k) => {
         let item = legend.children[k];
         if (!item) {
-          item = doc.createElement('span');
-          item.className = 'aw-chart-key';
+          item = make('span', 'aw-chart-key');
           item.style.setProperty('--key-colour', COLOURS[k % COLOURS.length]);
           legend.append(item);
         }

@@ -5,6 +5,7 @@
 // in place where the caller says how (onEdit). A message at a cell floats
 // below it, so a bad entry never moves the grid's columns.
 
+import { builder } from './dom.js';
 import { formatInput, fullPrecision, numberElement, parseNumber } from './format.js';
 
 let editors = 0;
@@ -104,6 +105,58 @@ function cellInput(doc, id, text, label) {
   return input;
 }
 
+/** A matrix's figure: its title, the box its table scrolls in and the line that reads out the focused cell. */
+function matrixFigure(doc, title, name) {
+  const make = builder(doc);
+  const wrapper = make('figure', 'aw-matrix');
+  wrapper.dataset.matrix = name;
+  const label = make('figcaption', 'aw-matrix-title', title);
+  const scroller = make('div', 'aw-matrix-scroll');
+  const detail = make('p', 'aw-matrix-detail');
+  detail.setAttribute('aria-live', 'polite');
+  wrapper.append(label, scroller, detail);
+  return { wrapper, scroller, detail };
+}
+
+/** A view's cell (i, j), its focus and editing wired to on: { focus(), blur(), key(event), click() }. */
+function viewCell(doc, i, j, on) {
+  const td = doc.createElement('td');
+  td.tabIndex = -1;
+  td.dataset.row = String(i);
+  td.dataset.col = String(j);
+  td.addEventListener('focus', on.focus);
+  td.addEventListener('blur', on.blur);
+  td.addEventListener('keydown', on.key);
+  td.addEventListener('click', on.click);
+  return td;
+}
+
+/** A key that opens a view's cell for editing: Enter, F2, or the start of a number. */
+const opensEditing = (event) => event.key === 'Enter' || event.key === 'F2'
+  || (event.key.length === 1 && /[-+.,\d]/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey);
+
+/** In an open cell Escape gives up and Enter commits; either way the focus goes back to the cell, unless its number is refused. */
+function closeOnKeys(input, td, closeCell) {
+  input.addEventListener('keydown', (event) => {
+    event.stopPropagation();
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      closeCell(false);
+      td.focus();
+    } else if (event.key === 'Enter') {
+      event.preventDefault();
+      if (closeCell(true)) td.focus();
+    }
+  });
+}
+
+/** A view cell's classes: its marks (by cell, row and column), then what it is. */
+function cellClassName(marks, i, j, { hidden, masked, editable }) {
+  return [marks.cells?.get(`${i},${j}`), marks.rows?.get(i), marks.cols?.get(j),
+          hidden ? 'aw-future' : '', masked ? 'aw-masked' : '', editable ? 'aw-editable' : '']
+    .filter(Boolean).join(' ');
+}
+
 /**
  * Matrix view: update({ values, rowLabels, colLabels, input }) then
  * mark({ cells: Map('i,j' -> class), rows: Map(i -> class), cols: Map(j -> class),
@@ -115,18 +168,7 @@ function cellInput(doc, id, text, label) {
  */
 export function createMatrixView(root, { title, name = title, onEdit = null }) {
   const doc = root.ownerDocument;
-  const wrapper = doc.createElement('figure');
-  wrapper.className = 'aw-matrix';
-  wrapper.dataset.matrix = name;
-  const label = doc.createElement('figcaption');
-  label.className = 'aw-matrix-title';
-  label.textContent = title;
-  const scroller = doc.createElement('div');
-  scroller.className = 'aw-matrix-scroll';
-  const detail = doc.createElement('p');
-  detail.className = 'aw-matrix-detail';
-  detail.setAttribute('aria-live', 'polite');
-  wrapper.append(label, scroller, detail);
+  const { wrapper, scroller, detail } = matrixFigure(doc, title, name);
   root.append(wrapper);
 
   let data = null;
@@ -175,21 +217,19 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
       grid.push([]);
       shown.push([]);
       row.forEach((value, j) => {
-        const td = doc.createElement('td');
-        td.tabIndex = -1;
-        td.dataset.row = String(i);
-        td.dataset.col = String(j);
-        td.addEventListener('focus', () => { focus = [i, j]; detail.textContent = td.classList.contains('aw-future') ? '' : cellText(i, j); });
-        td.addEventListener('blur', () => { detail.textContent = ''; });
-        td.addEventListener('keydown', (event) => {
-          if (event.target === td && editable() && opensEditing(event)) {
-            if (event.key.length === 1) event.preventDefault();
-            openCell(i, j, event.key.length === 1 ? event.key : null);
-            return;
-          }
-          if (event.target === td) moveFocus(event, grid, i, j, focusAt);
+        const td = viewCell(doc, i, j, {
+          focus: () => { focus = [i, j]; detail.textContent = td.classList.contains('aw-future') ? '' : cellText(i, j); },
+          blur: () => { detail.textContent = ''; },
+          key: (event) => {
+            if (event.target === td && editable() && opensEditing(event)) {
+              if (event.key.length === 1) event.preventDefault();
+              openCell(i, j, event.key.length === 1 ? event.key : null);
+              return;
+            }
+            if (event.target === td) moveFocus(event, grid, i, j, focusAt);
+          },
+          click: () => { if (editable() && !td.querySelector('input')) openCell(i, j, null); },
         });
-        td.addEventListener('click', () => { if (editable() && !td.querySelector('input')) openCell(i, j, null); });
         tr.append(td);
         grid[i].push(td);
         shown[i].push(undefined);
@@ -203,8 +243,6 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
   }
 
   const editable = () => Boolean(onEdit && data?.input);
-  const opensEditing = (event) => event.key === 'Enter' || event.key === 'F2'
-    || (event.key.length === 1 && /[-+.,\d]/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey);
   let open = null; // the cell being edited: { i, j, input }
 
   // Replaces the cell's number with a text field holding it (or `typed`).
@@ -219,17 +257,7 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
     td.replaceChildren(input);
     td.classList.add('aw-editing');
     input.addEventListener('input', () => showCellError(input, checkNumber(input.value)));
-    input.addEventListener('keydown', (event) => {
-      event.stopPropagation();
-      if (event.key === 'Escape') {
-        event.preventDefault();
-        closeCell(false);
-        td.focus();
-      } else if (event.key === 'Enter') {
-        event.preventDefault();
-        if (closeCell(true)) td.focus();
-      }
-    });
+    closeOnKeys(input, td, closeCell);
     input.addEventListener('blur', () => { if (open?.input === input) closeCell(true); });
     input.focus();
     if (typed === null) input.select();
@@ -261,10 +289,7 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
       if (open && open.i === i && open.j === j) return;
       const hidden = marks.hidden ? marks.hidden(i, j) : false;
       const value = data.values[i][j];
-      const className = [marks.cells?.get(`${i},${j}`), marks.rows?.get(i), marks.cols?.get(j),
-                         hidden ? 'aw-future' : '', !hidden && value === -Infinity ? 'aw-masked' : '',
-                         editable() ? 'aw-editable' : '']
-        .filter(Boolean).join(' ');
+      const className = cellClassName(marks, i, j, { hidden, masked: !hidden && value === -Infinity, editable: editable() });
       if (td.className !== className) td.className = className;
       const state = hidden ? 'hidden' : value;
       if (Object.is(shown[i][j], state)) return;

@@ -7,6 +7,8 @@
 // back; with prefers-reduced-motion the page drops transitions (style.css),
 // so every step appears at once.
 
+import { builder } from './dom.js';
+
 const BASE_INTERVAL_MS = 1800;
 const HOLD_MS = 800;
 const SVG = 'http://www.w3.org/2000/svg';
@@ -19,6 +21,55 @@ const ICONS = {
   pause: 'M3 2h4v12H3zM9 2h4v12H9z',
 };
 const SPEEDS = [0.5, 1, 2, 4];
+
+/** A button's content: its icon, then its text if any. */
+function setContent(b, icon, text) {
+  const doc = b.ownerDocument;
+  const svg = doc.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '0 0 16 16');
+  svg.setAttribute('width', '16');
+  svg.setAttribute('height', '16');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  const path = doc.createElementNS(SVG, 'path');
+  path.setAttribute('d', ICONS[icon]);
+  path.setAttribute('fill', 'currentColor');
+  svg.append(path);
+  b.replaceChildren(svg);
+  if (text) b.append(doc.createTextNode(` ${text}`));
+}
+
+/** The speed choice, 1× to start with; onChange(speed) on a new one. */
+function speedMenu(make, onChange) {
+  const label = make('label', 'aw-speed');
+  label.append(label.ownerDocument.createTextNode('Speed '));
+  const select = make('select');
+  for (const value of SPEEDS) {
+    const option = make('option', '', `${value}\u00d7`);
+    option.value = String(value);
+    select.append(option);
+  }
+  select.value = '1';
+  select.addEventListener('change', () => onChange(Number(select.value)));
+  label.append(select);
+  return label;
+}
+
+/** Calls onChange(visible) as any of elements comes on screen or the last leaves it; the observer, or null without one. */
+function whileShown(elements, onChange) {
+  const view = elements[0].ownerDocument.defaultView;
+  if (!('IntersectionObserver' in view)) return null;
+  const shown = new Set();
+  const observer = new view.IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if (entry.isIntersecting) shown.add(entry.target);
+      else shown.delete(entry.target);
+    }
+    onChange(shown.size > 0);
+  });
+  for (const element of elements) observer.observe(element);
+  return observer;
+}
 
 /**
  * createPlayer(root, { count, onStep(index, reason), describeStep?, watch?, settled?, onSpeed? })
@@ -43,30 +94,14 @@ export function createPlayer(root, {
   let ticket = 0;
   let hiddenWhilePlaying = false;
 
-  const bar = doc.createElement('div');
-  bar.className = 'aw-player';
+  const make = builder(doc);
+  const bar = make('div', 'aw-player');
   bar.setAttribute('role', 'group');
   bar.setAttribute('aria-label', 'Walkthrough controls');
 
-  const setContent = (b, icon, text) => {
-    const svg = doc.createElementNS(SVG, 'svg');
-    svg.setAttribute('viewBox', '0 0 16 16');
-    svg.setAttribute('width', '16');
-    svg.setAttribute('height', '16');
-    svg.setAttribute('aria-hidden', 'true');
-    svg.setAttribute('focusable', 'false');
-    const path = doc.createElementNS(SVG, 'path');
-    path.setAttribute('d', ICONS[icon]);
-    path.setAttribute('fill', 'currentColor');
-    svg.append(path);
-    b.replaceChildren(svg);
-    if (text) b.append(doc.createTextNode(` ${text}`));
-  };
-
   const button = (label, icon, action, extraClass) => {
-    const b = doc.createElement('button');
+    const b = make('button', `aw-btn ${extraClass}`);
     b.type = 'button';
-    b.className = `aw-btn ${extraClass}`;
     setContent(b, icon);
     b.setAttribute('aria-label', label);
     b.title = label;
@@ -80,48 +115,29 @@ export function createPlayer(root, {
   const playButton = button('Play', 'play', () => (playing ? pause() : play()), 'aw-play');
   const forwardButton = button('Step forward', 'forward', () => { pause(); go(current + 1, 'forward'); }, 'aw-forward');
 
-  const scrubberLabel = doc.createElement('label');
-  scrubberLabel.className = 'aw-scrub';
-  const scrubberText = doc.createElement('span');
-  scrubberText.className = 'aw-visually-hidden';
-  scrubberText.textContent = 'Step';
-  const scrubber = doc.createElement('input');
+  const scrubberLabel = make('label', 'aw-scrub');
+  const scrubber = make('input', 'aw-scrubber');
   scrubber.type = 'range';
   scrubber.min = '0';
   scrubber.step = '1';
-  scrubber.className = 'aw-scrubber';
   // The value first: pause() renders, which writes the current step back.
   scrubber.addEventListener('input', () => {
     const step = Number(scrubber.value);
     pause();
     go(step, 'scrub');
   });
-  scrubberLabel.append(scrubberText, scrubber);
+  scrubberLabel.append(make('span', 'aw-visually-hidden', 'Step'), scrubber);
   bar.append(scrubberLabel);
 
-  const counter = doc.createElement('span');
-  counter.className = 'aw-counter';
+  const counter = make('span', 'aw-counter');
   counter.setAttribute('aria-hidden', 'true'); // the scrubber's value text says the same
   bar.append(counter);
 
-  const speedLabel = doc.createElement('label');
-  speedLabel.className = 'aw-speed';
-  speedLabel.append(doc.createTextNode('Speed '));
-  const speedSelect = doc.createElement('select');
-  for (const value of SPEEDS) {
-    const option = doc.createElement('option');
-    option.value = String(value);
-    option.textContent = `${value}\u00d7`;
-    speedSelect.append(option);
-  }
-  speedSelect.value = '1';
-  speedSelect.addEventListener('change', () => {
-    speed = Number(speedSelect.value);
+  bar.append(speedMenu(make, (chosen) => {
+    speed = chosen;
     onSpeed(speed);
     if (playing) schedule();
-  });
-  speedLabel.append(speedSelect);
-  bar.append(speedLabel);
+  }));
   root.append(bar);
 
   function render() {
@@ -180,30 +196,19 @@ export function createPlayer(root, {
     render();
   }
 
-  let observer = null;
-  if ('IntersectionObserver' in view) {
-    // The player and what it animates: playing pauses once neither shows.
-    const shown = new Set();
-    observer = new view.IntersectionObserver((entries) => {
-      for (const entry of entries) {
-        if (entry.isIntersecting) shown.add(entry.target);
-        else shown.delete(entry.target);
-      }
-      const visible = shown.size > 0;
-      if (!visible && playing) {
-        playing = false;
-        ticket++;
-        view.clearTimeout(timer);
-        hiddenWhilePlaying = true;
-        render();
-      } else if (visible && hiddenWhilePlaying) {
-        hiddenWhilePlaying = false;
-        play();
-      }
-    });
-    observer.observe(bar);
-    if (watch) observer.observe(watch);
-  }
+  // The player and what it animates: playing pauses once neither shows.
+  const observer = whileShown([bar, watch].filter(Boolean), (visible) => {
+    if (!visible && playing) {
+      playing = false;
+      ticket++;
+      view.clearTimeout(timer);
+      hiddenWhilePlaying = true;
+      render();
+    } else if (visible && hiddenWhilePlaying) {
+      hiddenWhilePlaying = false;
+      play();
+    }
+  });
 
   render();
   onSpeed(speed);

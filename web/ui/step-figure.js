@@ -42,6 +42,7 @@
 
 import { expressionText } from './equation.js';
 import { formatNumber } from './format.js';
+import { builder } from './dom.js';
 
 // At most this many bars a figure draws; the equation lines list them all.
 export const FIGURE_TERMS = 12;
@@ -77,6 +78,333 @@ export function figureKind(equations = []) {
   return null;
 }
 
+// A bar whose length moves from `from` to `to` (fractions of its track),
+// starting after `delay` seconds; negative values are drawn leftwards or down.
+function bar(make, className, from, to, delay) {
+  const node = make('span', `aw-fig-bar ${className}${to < 0 ? ' aw-fig-neg' : ''}`);
+  node.style.setProperty('--from', String(Math.abs(from)));
+  node.style.setProperty('--to', String(Math.abs(to)));
+  node.style.setProperty('--delay', `${delay}s`);
+  return node;
+}
+
+// A stacked piece's start, moving from `from` to `to` (fractions of its track).
+function place(piece, from, to) {
+  piece.style.setProperty('--at-from', String(from));
+  piece.style.setProperty('--at', String(to));
+}
+
+function caption(make, text) {
+  return make('figcaption', 'aw-fig-caption', text);
+}
+
+function drawDot(make, equations, { labelOf }) {
+  // One row per product, then the sum; the engine's numbers throughout.
+  // Every bar is on one scale, the products laid end to end (positives
+  // rightwards from the zero line, negatives leftwards), so a product's bar
+  // is as long as its piece of the sum and the sum is as long as its value.
+  const equation = equations[0];
+  const terms = equation.chain[0].args.slice(0, FIGURE_TERMS);
+  const sum = resultOf(equation).v;
+  const positive = terms.reduce((s, t) => s + Math.max(t.v, 0), 0);
+  const negative = terms.reduce((s, t) => s + Math.max(-t.v, 0), 0);
+  const span = Math.max(positive + negative, 1e-300);
+  const zero = negative / span;
+  // A bar of `value` from the zero line, growing rightwards or leftwards.
+  const fromZero = (className, value, delay) => {
+    const node = bar(make, className, 0, value / span, delay);
+    place(node, zero, value >= 0 ? zero : zero + value / span);
+    return node;
+  };
+  const rows = make('div', 'aw-fig-dot');
+  rows.style.setProperty('--terms', String(terms.length));
+  terms.forEach((term, t) => {
+    const [a, b] = term.args;
+    const row = make('div', 'aw-fig-row');
+    row.style.setProperty('--delay', `${0.25 * t}s`);
+    const what = make('span', 'aw-fig-what', `${labelOf(a.ref)} \u00d7 ${labelOf(b.ref)}`);
+    const arithmetic = make('span', 'aw-fig-term', expressionText(term));
+    const track = make('span', 'aw-fig-track');
+    track.append(fromZero(`aw-fig-c${t % 8}`, term.v, 0.25 * t));
+    row.dataset.value = String(term.v);
+    row.append(what, track, arithmetic);
+    rows.append(row);
+  });
+  // The sum: the same products laid end to end, so what is left is the score.
+  const total = make('div', 'aw-fig-row aw-fig-total');
+  const start = 0.25 * terms.length + 0.3;
+  total.style.setProperty('--delay', `${start}s`);
+  const stack = make('span', 'aw-fig-track aw-fig-stack');
+  let right = 0;
+  let left = 0;
+  terms.forEach((term, t) => {
+    const piece = bar(make, `aw-fig-piece aw-fig-c${t % 8}`, 0, term.v / span, start + 0.12 * t);
+    // Where the piece starts, as a fraction of the track from its left edge.
+    const at = term.v >= 0 ? negative + right : negative - left - Math.abs(term.v);
+    place(piece, at / span, at / span);
+    if (term.v >= 0) right += term.v; else left += -term.v;
+    stack.append(piece);
+  });
+  const end = start + 0.12 * terms.length + 0.2;
+  // With products of both signs the pieces overlap at the zero line: the
+  // net, the score itself, is drawn as its own bar under them.
+  if (negative > 0) stack.append(fromZero('aw-fig-net', sum, end));
+  const result = make('span', 'aw-fig-result', `= ${formatNumber(sum, 3)}`);
+  result.style.setProperty('--delay', `${end}s`);
+  total.dataset.value = String(sum);
+  total.append(make('span', 'aw-fig-what', labelOf(resultOf(equation).ref)), stack, result);
+  rows.append(total);
+  const more = equation.chain[0].args.length - terms.length;
+  const parts = [caption(make, `Each product of ${labelOf(terms[0].args[0].ref, 'row')} and ${labelOf(terms[0].args[1].ref, 'row')}, then their sum`
+    + (more > 0 ? ` (the first ${terms.length} of ${terms.length + more} products)` : ''))];
+  return [...parts, rows];
+}
+
+function drawSoftmax(make, equations, { labelOf }) {
+  // Each division exp / sum names its exponential, the row's sum and the
+  // weight; a masked key's weight is a plain 0.
+  const entries = equations.filter((e) => isNormalisation(e) || isMaskedWeight(e)).slice(0, FIGURE_TERMS);
+  const divisions = entries.filter(isNormalisation);
+  const sum = divisions[0].chain[0].args[1].v;
+  // Bars share one scale, the largest exponential (1, for the row's maximum).
+  const largest = Math.max(...divisions.map((e) => e.chain[0].args[0].v), 1e-300);
+  const box = make('div', 'aw-fig-softmax');
+  const bars = make('div', 'aw-fig-columns');
+  bars.style.setProperty('--count', String(entries.length));
+  const stack = make('span', 'aw-fig-track aw-fig-stack aw-fig-normalise');
+  let at = 0;
+  entries.forEach((equation, j) => {
+    const weight = resultOf(equation);
+    const column = make('div', 'aw-fig-column');
+    column.dataset.weight = String(weight.v);
+    const track = make('span', 'aw-fig-vtrack');
+    const key = make('span', 'aw-fig-key', labelOf(weight.ref, 'col'));
+    if (isMaskedWeight(equation)) {
+      column.classList.add('aw-fig-masked');
+      column.append(make('span', 'aw-fig-after', formatNumber(weight.v, 3)), make('span', 'aw-fig-before', 'masked'), track, key);
+      bars.append(column);
+      return;
+    }
+    const exp = equation.chain[0].args[0];
+    column.dataset.exp = String(exp.v);
+    track.append(bar(make, `aw-fig-c${j % 8}`, exp.v / largest, weight.v / largest, 1.2));
+    column.append(make('span', 'aw-fig-after', formatNumber(weight.v, 3)),
+                  make('span', 'aw-fig-before', formatNumber(exp.v, 3)), track, key);
+    bars.append(column);
+    // The stacked row: the exponentials over their sum, then the weights
+    // over 1, drawn over max(sum, 1) first so that both states fit.
+    const piece = bar(make, `aw-fig-piece aw-fig-c${j % 8}`, exp.v / Math.max(sum, 1), weight.v, 1.2);
+    place(piece, at / Math.max(sum, 1), at / sum);
+    at += exp.v;
+    stack.append(piece);
+  });
+  box.append(caption(make, 'The exponentials e^(x \u2212 max) (grey numbers), then each divided by their sum: the weights (bold), which add up to 1'), bars);
+  const row = make('div', 'aw-fig-row aw-fig-total');
+  const result = make('span', 'aw-fig-result', `sum ${formatNumber(sum, 3)} \u2192 1`);
+  result.style.setProperty('--delay', '1.4s');
+  row.append(make('span', 'aw-fig-what', 'together'), stack, result);
+  box.append(row);
+  return [box];
+}
+
+function drawWeightedSum(make, equations, { labelOf }) {
+  const equation = equations[0];
+  const terms = equation.chain[0].args.slice(0, FIGURE_TERMS);
+  const output = resultOf(equation);
+  const dims = Math.min(output.args.length, FIGURE_DIMENSIONS);
+  // The scaled rows are the equation's middle link: weight × v_j, entry by entry.
+  const scaled = equation.chain.length > 2 ? equation.chain[1].args : null;
+  const scaledEntry = (j, d) => (scaled ? scaled[j].args[d].v : terms[j].args[1].args[d].v);
+  // One scale for every bar: the longest value row entry or stack (half a track).
+  let largest = 1e-300;
+  let negative = false;
+  for (let d = 0; d < dims; d++) {
+    let up = 0;
+    let down = 0;
+    terms.forEach((term, j) => {
+      largest = Math.max(largest, Math.abs(term.args[1].args[d].v));
+      negative ||= term.args[1].args[d].v < 0;
+      const value = scaledEntry(j, d);
+      if (value >= 0) up += value; else down -= value;
+    });
+    largest = Math.max(largest, up, down);
+  }
+  // Tracks have a zero line in the middle only when something is negative.
+  const trackClass = negative ? 'aw-fig-vtrack aw-fig-signed' : 'aw-fig-vtrack';
+  const box = make('div', 'aw-fig-wsum');
+  const rows = make('div', 'aw-fig-vectors');
+  terms.forEach((term, j) => {
+    const [weight, vector] = term.args;
+    const row = make('div', 'aw-fig-vector');
+    row.append(make('span', 'aw-fig-what', `${formatNumber(weight.v, 3)} \u00d7 ${labelOf(vector.args[0].ref, 'row')}`));
+    const cells = make('span', 'aw-fig-cells');
+    for (let d = 0; d < dims; d++) {
+      const to = scaledEntry(j, d);
+      const track = make('span', trackClass);
+      track.append(bar(make, `aw-fig-c${j % 8}`, vector.args[d].v / largest, to / largest, 0.3 + 0.15 * j));
+      track.dataset.value = String(to);
+      cells.append(track);
+    }
+    row.append(cells);
+    rows.append(row);
+  });
+  // The output row: per entry, the scaled rows stacked (positives up from
+  // zero, negatives down), each in its key's colour.
+  const sumRow = make('div', 'aw-fig-vector aw-fig-total');
+  sumRow.append(make('span', 'aw-fig-what', `= ${labelOf(output.args[0].ref, 'row')}`));
+  const cells = make('span', 'aw-fig-cells');
+  const start = 0.5 + 0.15 * terms.length;
+  for (let d = 0; d < dims; d++) {
+    const track = make('span', `${trackClass} aw-fig-stack`);
+    track.dataset.value = String(output.args[d].v);
+    let up = 0;
+    let down = 0;
+    terms.forEach((term, j) => {
+      const value = scaledEntry(j, d);
+      const piece = bar(make, `aw-fig-piece aw-fig-c${j % 8}`, 0, value / largest, start + 0.1 * j);
+      const at = (value >= 0 ? up : down) / largest;
+      place(piece, at, at);
+      if (value >= 0) up += value; else down -= value;
+      track.append(piece);
+    });
+    const value = make('span', 'aw-fig-result', formatNumber(output.args[d].v, 3));
+    value.style.setProperty('--delay', `${start + 0.1 * terms.length + 0.2}s`);
+    track.append(value);
+    cells.append(track);
+  }
+  sumRow.append(cells);
+  rows.append(sumRow);
+  const note = output.args.length > dims ? ` (the first ${dims} of ${output.args.length} entries)` : '';
+  box.append(caption(make, `Each value row times its weight, then the scaled rows stacked into the output${note}`), rows);
+  return [box];
+}
+
+function drawScale(make, equations, { labelOf }) {
+  // Each score's bar shrinks (or grows) to the scaled score, one scale for all.
+  const shown = equations.slice(0, FIGURE_TERMS);
+  const largest = Math.max(1e-300, ...shown.flatMap((e) => [Math.abs(e.chain[0].args[0].v), Math.abs(resultOf(e).v)]));
+  const rows = make('div', 'aw-fig-dot');
+  for (const equation of shown) {
+    const score = equation.chain[0].args[0];
+    const scaled = resultOf(equation);
+    const row = make('div', 'aw-fig-row');
+    const track = make('span', 'aw-fig-track');
+    track.append(bar(make, 'aw-fig-c0', score.v / largest, scaled.v / largest, 0.3));
+    row.append(make('span', 'aw-fig-what', labelOf(scaled.ref)), track,
+               make('span', 'aw-fig-term', expressionText(equation.chain[0])));
+    rows.append(row);
+  }
+  const more = equations.length - shown.length;
+  return [caption(make, `Each score before and after the scaling${more > 0 ? ` (the first ${shown.length} of ${equations.length})` : ''}`), rows];
+}
+
+// A row of numbers as small vertical bars on one scale (a zero line in
+// the middle when any is negative); its numbers are its accessible name.
+function strip(make, label, values, largest, { name, row, marked, delay }) {
+  const box = make('span', 'aw-fig-strip');
+  box.setAttribute('role', 'img');
+  box.setAttribute('aria-label', `${label}: ${values.map((v) => formatNumber(v, 3)).join(', ')}`);
+  const signed = values.some((v) => v < 0);
+  values.slice(0, FIGURE_DIMENSIONS).forEach((value, c) => {
+    const track = make('span', `aw-fig-vtrack aw-fig-mini${signed ? ' aw-fig-signed' : ''}`);
+    if (Number.isFinite(value)) track.append(bar(make, 'aw-fig-plain', 0, value / largest, delay + 0.05 * c));
+    track.dataset.value = String(value);
+    if (marked?.has(`${name},${row},${c}`)) track.classList.add('aw-fig-misprint');
+    box.append(track);
+  });
+  if (values.length > FIGURE_DIMENSIONS) box.append(make('span', 'aw-fig-more', '\u2026'));
+  return box;
+}
+
+const largestOf = (values) => Math.max(1e-300, ...values.flat(Infinity).map(Math.abs).filter(Number.isFinite));
+
+function drawInputs(make, picture) {
+  // The tensors the computation starts from, a row of bars per token, all on one scale.
+  const largest = largestOf(picture.tensors.flatMap((tensor) => tensor.rows.map((row) => row.values)));
+  const blocks = make('div', 'aw-fig-inputs');
+  picture.tensors.forEach((tensor, k) => {
+    const block = make('div', 'aw-fig-block');
+    block.style.setProperty('--delay', `${0.3 * k}s`);
+    block.dataset.tensor = tensor.name;
+    block.append(make('span', 'aw-fig-block-title', tensor.title));
+    tensor.rows.slice(0, FIGURE_TERMS).forEach((row, i) => {
+      const line = make('span', 'aw-fig-token-row');
+      line.append(make('span', 'aw-fig-token', row.label), strip(make, `${tensor.name}[${row.label}]`, row.values, largest, { delay: 0.3 * k + 0.08 * i }));
+      block.append(line);
+    });
+    if (tensor.rows.length > FIGURE_TERMS) block.append(make('span', 'aw-fig-more', `\u2026 ${tensor.rows.length - FIGURE_TERMS} more`));
+    blocks.append(block);
+  });
+  return [caption(make, 'What the computation starts from: each token\u2019s vectors, one bar per entry (their numbers are in the matrices)'), blocks];
+}
+
+function drawSummary(make, picture, { marked = new Set(), markedNote = '' }) {
+  // One line per query token: token, then each column (a row of bars, or
+  // the row's weights as a small heatmap), in the order they were computed.
+  const rows = picture.queries.slice(0, FIGURE_TERMS);
+  const grid = make('div', 'aw-fig-summary');
+  grid.style.setProperty('--columns', String(picture.columns.length));
+  grid.style.setProperty('--keys', String(Math.min(picture.keys.length, FIGURE_TERMS)));
+  grid.append(make('span', 'aw-fig-summary-head', ''));
+  picture.columns.forEach((column, k) => {
+    const head = make('span', 'aw-fig-summary-head', `${k > 0 ? '\u2192\u00a0' : ''}${column.title}`);
+    head.style.setProperty('--delay', `${0.5 * k}s`);
+    if (column.kind === 'weights') {
+      const keys = make('span', 'aw-fig-keys');
+      for (const key of picture.keys.slice(0, FIGURE_TERMS)) {
+        const label = make('span', 'aw-fig-key', key);
+        label.title = key;
+        keys.append(label);
+      }
+      head.append(keys);
+    }
+    grid.append(head);
+  });
+  const largest = picture.columns.map((column) => largestOf(column.values));
+  // The heaviest weight is the darkest cell; the others by their share of it.
+  const heaviest = largestOf(picture.columns.filter((column) => column.kind === 'weights').map((column) => column.values));
+  rows.forEach((token, i) => {
+    grid.append(make('span', 'aw-fig-token', token));
+    picture.columns.forEach((column, k) => {
+      const delay = 0.5 * k + 0.06 * i;
+      const values = column.values[i] ?? [];
+      if (column.kind !== 'weights') {
+        const cell = strip(make, `${column.name}[${token}]`, values, largest[k], { name: column.name, row: i, marked, delay });
+        cell.style.setProperty('--delay', `${delay}s`);
+        grid.append(cell);
+        return;
+      }
+      const cells = make('span', 'aw-fig-weights');
+      cells.style.setProperty('--delay', `${delay}s`);
+      cells.setAttribute('role', 'img');
+      cells.setAttribute('aria-label', `weights of ${token}: ${values.map((w, j) => `${picture.keys[j]} ${formatNumber(w, 3)}`).join(', ')}`);
+      values.slice(0, FIGURE_TERMS).forEach((weight, j) => {
+        const cell = make('span', 'aw-fig-weight');
+        cell.style.setProperty('--w', String(weight / heaviest));
+        cell.dataset.value = String(weight);
+        if (marked.has(`${column.name},${i},${j}`)) cell.classList.add('aw-fig-misprint');
+        if (picture.masked?.[i]?.[j]) cell.classList.add('aw-fig-masked');
+        cells.append(cell);
+      });
+      grid.append(cells);
+    });
+  });
+  const gets = picture.columns.some((column) => column.name === 'output');
+  const parts = [caption(make, gets
+    ? 'The whole computation: each token\u2019s attention weights over the keys (darker is more, hatched is masked), and the output row it gets back'
+    : 'The whole computation: each row\u2019s input, and the weights the softmax makes of it (darker is more, hatched is masked)'), grid];
+  const count = grid.querySelectorAll('.aw-fig-misprint').length;
+  if (count > 0) {
+    const note = make('p', 'aw-fig-marked');
+    note.append(make('span', 'aw-fig-swatch aw-fig-misprint'), note.ownerDocument.createTextNode(` ${markedNote}`));
+    parts.push(note);
+  }
+  if (picture.queries.length > rows.length) parts.push(make('p', 'aw-fig-more', `\u2026 and ${picture.queries.length - rows.length} more tokens`));
+  return parts;
+}
+
+const DRAW = { dot: drawDot, softmax: drawSoftmax, 'weighted-sum': drawWeightedSum, scale: drawScale, inputs: drawInputs, summary: drawSummary };
+
 export function createStepFigure(root) {
   const doc = root.ownerDocument;
   const element = doc.createElement('figure');
@@ -84,339 +412,7 @@ export function createStepFigure(root) {
   element.hidden = true;
   root.append(element);
 
-  const make = (tag, className, text) => {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  };
-
-  // A bar whose length moves from `from` to `to` (fractions of its track),
-  // starting after `delay` seconds; negative values are drawn leftwards or down.
-  function bar(className, from, to, delay) {
-    const node = make('span', `aw-fig-bar ${className}${to < 0 ? ' aw-fig-neg' : ''}`);
-    node.style.setProperty('--from', String(Math.abs(from)));
-    node.style.setProperty('--to', String(Math.abs(to)));
-    node.style.setProperty('--delay', `${delay}s`);
-    return node;
-  }
-
-  // A stacked piece's start, moving from `from` to `to` (fractions of its track).
-  function place(piece, from, to) {
-    piece.style.setProperty('--at-from', String(from));
-    piece.style.setProperty('--at', String(to));
-  }
-
-  function caption(text) {
-    return make('figcaption', 'aw-fig-caption', text);
-  }
-
-  function drawDot(equations, { labelOf }) {
-    // One row per product, then the sum; the engine's numbers throughout.
-    // Every bar is on one scale, the products laid end to end (positives
-    // rightwards from the zero line, negatives leftwards), so a product's bar
-    // is as long as its piece of the sum and the sum is as long as its value.
-    const equation = equations[0];
-    const terms = equation.chain[0].args.slice(0, FIGURE_TERMS);
-    const sum = resultOf(equation).v;
-    const positive = terms.reduce((s, t) => s + Math.max(t.v, 0), 0);
-    const negative = terms.reduce((s, t) => s + Math.max(-t.v, 0), 0);
-    const span = Math.max(positive + negative, 1e-300);
-    const zero = negative / span;
-    // A bar of `value` from the zero line, growing rightwards or leftwards.
-    const fromZero = (className, value, delay) => {
-      const node = bar(className, 0, value / span, delay);
-      place(node, zero, value >= 0 ? zero : zero + value / span);
-      return node;
-    };
-    const rows = make('div', 'aw-fig-dot');
-    rows.style.setProperty('--terms', String(terms.length));
-    terms.forEach((term, t) => {
-      const [a, b] = term.args;
-      const row = make('div', 'aw-fig-row');
-      row.style.setProperty('--delay', `${0.25 * t}s`);
-      const what = make('span', 'aw-fig-what', `${labelOf(a.ref)} \u00d7 ${labelOf(b.ref)}`);
-      const arithmetic = make('span', 'aw-fig-term', expressionText(term));
-      const track = make('span', 'aw-fig-track');
-      track.append(fromZero(`aw-fig-c${t % 8}`, term.v, 0.25 * t));
-      row.dataset.value = String(term.v);
-      row.append(what, track, arithmetic);
-      rows.append(row);
-    });
-    // The sum: the same products laid end to end, so what is left is the score.
-    const total = make('div', 'aw-fig-row aw-fig-total');
-    const start = 0.25 * terms.length + 0.3;
-    total.style.setProperty('--delay', `${start}s`);
-    const stack = make('span', 'aw-fig-track aw-fig-stack');
-    let right = 0;
-    let left = 0;
-    terms.forEach((term, t) => {
-      const piece = bar(`aw-fig-piece aw-fig-c${t % 8}`, 0, term.v / span, start + 0.12 * t);
-      // Where the piece starts, as a fraction of the track from its left edge.
-      const at = term.v >= 0 ? negative + right : negative - left - Math.abs(term.v);
-      place(piece, at / span, at / span);
-      if (term.v >= 0) right += term.v; else left += -term.v;
-      stack.append(piece);
-    });
-    const end = start + 0.12 * terms.length + 0.2;
-    // With products of both signs the pieces overlap at the zero line: the
-    // net, the score itself, is drawn as its own bar under them.
-    if (negative > 0) stack.append(fromZero('aw-fig-net', sum, end));
-    const result = make('span', 'aw-fig-result', `= ${formatNumber(sum, 3)}`);
-    result.style.setProperty('--delay', `${end}s`);
-    total.dataset.value = String(sum);
-    total.append(make('span', 'aw-fig-what', labelOf(resultOf(equation).ref)), stack, result);
-    rows.append(total);
-    const more = equation.chain[0].args.length - terms.length;
-    const parts = [caption(`Each product of ${labelOf(terms[0].args[0].ref, 'row')} and ${labelOf(terms[0].args[1].ref, 'row')}, then their sum`
-      + (more > 0 ? ` (the first ${terms.length} of ${terms.length + more} products)` : ''))];
-    return [...parts, rows];
-  }
-
-  function drawSoftmax(equations, { labelOf }) {
-    // Each division exp / sum names its exponential, the row's sum and the
-    // weight; a masked key's weight is a plain 0.
-    const entries = equations.filter((e) => isNormalisation(e) || isMaskedWeight(e)).slice(0, FIGURE_TERMS);
-    const divisions = entries.filter(isNormalisation);
-    const sum = divisions[0].chain[0].args[1].v;
-    // Bars share one scale, the largest exponential (1, for the row's maximum).
-    const largest = Math.max(...divisions.map((e) => e.chain[0].args[0].v), 1e-300);
-    const box = make('div', 'aw-fig-softmax');
-    const bars = make('div', 'aw-fig-columns');
-    bars.style.setProperty('--count', String(entries.length));
-    const stack = make('span', 'aw-fig-track aw-fig-stack aw-fig-normalise');
-    let at = 0;
-    entries.forEach((equation, j) => {
-      const weight = resultOf(equation);
-      const column = make('div', 'aw-fig-column');
-      column.dataset.weight = String(weight.v);
-      const track = make('span', 'aw-fig-vtrack');
-      const key = make('span', 'aw-fig-key', labelOf(weight.ref, 'col'));
-      if (isMaskedWeight(equation)) {
-        column.classList.add('aw-fig-masked');
-        column.append(make('span', 'aw-fig-after', formatNumber(weight.v, 3)), make('span', 'aw-fig-before', 'masked'), track, key);
-        bars.append(column);
-        return;
-      }
-      const exp = equation.chain[0].args[0];
-      column.dataset.exp = String(exp.v);
-      track.append(bar(`aw-fig-c${j % 8}`, exp.v / largest, weight.v / largest, 1.2));
-      column.append(make('span', 'aw-fig-after', formatNumber(weight.v, 3)),
-                    make('span', 'aw-fig-before', formatNumber(exp.v, 3)), track, key);
-      bars.append(column);
-      // The stacked row: the exponentials over their sum, then the weights
-      // over 1, drawn over max(sum, 1) first so that both states fit.
-      const piece = bar(`aw-fig-piece aw-fig-c${j % 8}`, exp.v / Math.max(sum, 1), weight.v, 1.2);
-      place(piece, at / Math.max(sum, 1), at / sum);
-      at += exp.v;
-      stack.append(piece);
-    });
-    box.append(caption('The exponentials e^(x \u2212 max) (grey numbers), then each divided by their sum: the weights (bold), which add up to 1'), bars);
-    const row = make('div', 'aw-fig-row aw-fig-total');
-    const result = make('span', 'aw-fig-result', `sum ${formatNumber(sum, 3)} \u2192 1`);
-    result.style.setProperty('--delay', '1.4s');
-    row.append(make('span', 'aw-fig-what', 'together'), stack, result);
-    box.append(row);
-    return [box];
-  }
-
-  function drawWeightedSum(equations, { labelOf }) {
-    const equation = equations[0];
-    const terms = equation.chain[0].args.slice(0, FIGURE_TERMS);
-    const output = resultOf(equation);
-    const dims = Math.min(output.args.length, FIGURE_DIMENSIONS);
-    // The scaled rows are the equation's middle link: weight × v_j, entry by entry.
-    const scaled = equation.chain.length > 2 ? equation.chain[1].args : null;
-    const scaledEntry = (j, d) => (scaled ? scaled[j].args[d].v : terms[j].args[1].args[d].v);
-    // One scale for every bar: the longest value row entry or stack (half a track).
-    let largest = 1e-300;
-    let negative = false;
-    for (let d = 0; d < dims; d++) {
-      let up = 0;
-      let down = 0;
-      terms.forEach((term, j) => {
-        largest = Math.max(largest, Math.abs(term.args[1].args[d].v));
-        negative ||= term.args[1].args[d].v < 0;
-        const value = scaledEntry(j, d);
-        if (value >= 0) up += value; else down -= value;
-      });
-      largest = Math.max(largest, up, down);
-    }
-    // Tracks have a zero line in the middle only when something is negative.
-    const trackClass = negative ? 'aw-fig-vtrack aw-fig-signed' : 'aw-fig-vtrack';
-    const box = make('div', 'aw-fig-wsum');
-    const rows = make('div', 'aw-fig-vectors');
-    terms.forEach((term, j) => {
-      const [weight, vector] = term.args;
-      const row = make('div', 'aw-fig-vector');
-      row.append(make('span', 'aw-fig-what', `${formatNumber(weight.v, 3)} \u00d7 ${labelOf(vector.args[0].ref, 'row')}`));
-      const cells = make('span', 'aw-fig-cells');
-      for (let d = 0; d < dims; d++) {
-        const to = scaledEntry(j, d);
-        const track = make('span', trackClass);
-        track.append(bar(`aw-fig-c${j % 8}`, vector.args[d].v / largest, to / largest, 0.3 + 0.15 * j));
-        track.dataset.value = String(to);
-        cells.append(track);
-      }
-      row.append(cells);
-      rows.append(row);
-    });
-    // The output row: per entry, the scaled rows stacked (positives up from
-    // zero, negatives down), each in its key's colour.
-    const sumRow = make('div', 'aw-fig-vector aw-fig-total');
-    sumRow.append(make('span', 'aw-fig-what', `= ${labelOf(output.args[0].ref, 'row')}`));
-    const cells = make('span', 'aw-fig-cells');
-    const start = 0.5 + 0.15 * terms.length;
-    for (let d = 0; d < dims; d++) {
-      const track = make('span', `${trackClass} aw-fig-stack`);
-      track.dataset.value = String(output.args[d].v);
-      let up = 0;
-      let down = 0;
-      terms.forEach((term, j) => {
-        const value = scaledEntry(j, d);
-        const piece = bar(`aw-fig-piece aw-fig-c${j % 8}`, 0, value / largest, start + 0.1 * j);
-        const at = (value >= 0 ? up : down) / largest;
-        place(piece, at, at);
-        if (value >= 0) up += value; else down -= value;
-        track.append(piece);
-      });
-      const value = make('span', 'aw-fig-result', formatNumber(output.args[d].v, 3));
-      value.style.setProperty('--delay', `${start + 0.1 * terms.length + 0.2}s`);
-      track.append(value);
-      cells.append(track);
-    }
-    sumRow.append(cells);
-    rows.append(sumRow);
-    const note = output.args.length > dims ? ` (the first ${dims} of ${output.args.length} entries)` : '';
-    box.append(caption(`Each value row times its weight, then the scaled rows stacked into the output${note}`), rows);
-    return [box];
-  }
-
-  function drawScale(equations, { labelOf }) {
-    // Each score's bar shrinks (or grows) to the scaled score, one scale for all.
-    const shown = equations.slice(0, FIGURE_TERMS);
-    const largest = Math.max(1e-300, ...shown.flatMap((e) => [Math.abs(e.chain[0].args[0].v), Math.abs(resultOf(e).v)]));
-    const rows = make('div', 'aw-fig-dot');
-    for (const equation of shown) {
-      const score = equation.chain[0].args[0];
-      const scaled = resultOf(equation);
-      const row = make('div', 'aw-fig-row');
-      const track = make('span', 'aw-fig-track');
-      track.append(bar('aw-fig-c0', score.v / largest, scaled.v / largest, 0.3));
-      row.append(make('span', 'aw-fig-what', labelOf(scaled.ref)), track,
-                 make('span', 'aw-fig-term', expressionText(equation.chain[0])));
-      rows.append(row);
-    }
-    const more = equations.length - shown.length;
-    return [caption(`Each score before and after the scaling${more > 0 ? ` (the first ${shown.length} of ${equations.length})` : ''}`), rows];
-  }
-
-  // A row of numbers as small vertical bars on one scale (a zero line in
-  // the middle when any is negative); its numbers are its accessible name.
-  function strip(label, values, largest, { name, row, marked, delay }) {
-    const box = make('span', 'aw-fig-strip');
-    box.setAttribute('role', 'img');
-    box.setAttribute('aria-label', `${label}: ${values.map((v) => formatNumber(v, 3)).join(', ')}`);
-    const signed = values.some((v) => v < 0);
-    values.slice(0, FIGURE_DIMENSIONS).forEach((value, c) => {
-      const track = make('span', `aw-fig-vtrack aw-fig-mini${signed ? ' aw-fig-signed' : ''}`);
-      if (Number.isFinite(value)) track.append(bar('aw-fig-plain', 0, value / largest, delay + 0.05 * c));
-      track.dataset.value = String(value);
-      if (marked?.has(`${name},${row},${c}`)) track.classList.add('aw-fig-misprint');
-      box.append(track);
-    });
-    if (values.length > FIGURE_DIMENSIONS) box.append(make('span', 'aw-fig-more', '\u2026'));
-    return box;
-  }
-
-  const largestOf = (values) => Math.max(1e-300, ...values.flat(Infinity).map(Math.abs).filter(Number.isFinite));
-
-  function drawInputs(picture) {
-    // The tensors the computation starts from, a row of bars per token, all on one scale.
-    const largest = largestOf(picture.tensors.flatMap((tensor) => tensor.rows.map((row) => row.values)));
-    const blocks = make('div', 'aw-fig-inputs');
-    picture.tensors.forEach((tensor, k) => {
-      const block = make('div', 'aw-fig-block');
-      block.style.setProperty('--delay', `${0.3 * k}s`);
-      block.dataset.tensor = tensor.name;
-      block.append(make('span', 'aw-fig-block-title', tensor.title));
-      tensor.rows.slice(0, FIGURE_TERMS).forEach((row, i) => {
-        const line = make('span', 'aw-fig-token-row');
-        line.append(make('span', 'aw-fig-token', row.label), strip(`${tensor.name}[${row.label}]`, row.values, largest, { delay: 0.3 * k + 0.08 * i }));
-        block.append(line);
-      });
-      if (tensor.rows.length > FIGURE_TERMS) block.append(make('span', 'aw-fig-more', `\u2026 ${tensor.rows.length - FIGURE_TERMS} more`));
-      blocks.append(block);
-    });
-    return [caption('What the computation starts from: each token\u2019s vectors, one bar per entry (their numbers are in the matrices)'), blocks];
-  }
-
-  function drawSummary(picture, { marked = new Set(), markedNote = '' }) {
-    // One line per query token: token, then each column (a row of bars, or
-    // the row's weights as a small heatmap), in the order they were computed.
-    const rows = picture.queries.slice(0, FIGURE_TERMS);
-    const grid = make('div', 'aw-fig-summary');
-    grid.style.setProperty('--columns', String(picture.columns.length));
-    grid.style.setProperty('--keys', String(Math.min(picture.keys.length, FIGURE_TERMS)));
-    grid.append(make('span', 'aw-fig-summary-head', ''));
-    picture.columns.forEach((column, k) => {
-      const head = make('span', 'aw-fig-summary-head', `${k > 0 ? '\u2192\u00a0' : ''}${column.title}`);
-      head.style.setProperty('--delay', `${0.5 * k}s`);
-      if (column.kind === 'weights') {
-        const keys = make('span', 'aw-fig-keys');
-        for (const key of picture.keys.slice(0, FIGURE_TERMS)) {
-          const label = make('span', 'aw-fig-key', key);
-          label.title = key;
-          keys.append(label);
-        }
-        head.append(keys);
-      }
-      grid.append(head);
-    });
-    const largest = picture.columns.map((column) => largestOf(column.values));
-    // The heaviest weight is the darkest cell; the others by their share of it.
-    const heaviest = largestOf(picture.columns.filter((column) => column.kind === 'weights').map((column) => column.values));
-    rows.forEach((token, i) => {
-      grid.append(make('span', 'aw-fig-token', token));
-      picture.columns.forEach((column, k) => {
-        const delay = 0.5 * k + 0.06 * i;
-        const values = column.values[i] ?? [];
-        if (column.kind !== 'weights') {
-          const cell = strip(`${column.name}[${token}]`, values, largest[k], { name: column.name, row: i, marked, delay });
-          cell.style.setProperty('--delay', `${delay}s`);
-          grid.append(cell);
-          return;
-        }
-        const cells = make('span', 'aw-fig-weights');
-        cells.style.setProperty('--delay', `${delay}s`);
-        cells.setAttribute('role', 'img');
-        cells.setAttribute('aria-label', `weights of ${token}: ${values.map((w, j) => `${picture.keys[j]} ${formatNumber(w, 3)}`).join(', ')}`);
-        values.slice(0, FIGURE_TERMS).forEach((weight, j) => {
-          const cell = make('span', 'aw-fig-weight');
-          cell.style.setProperty('--w', String(weight / heaviest));
-          cell.dataset.value = String(weight);
-          if (marked.has(`${column.name},${i},${j}`)) cell.classList.add('aw-fig-misprint');
-          if (picture.masked?.[i]?.[j]) cell.classList.add('aw-fig-masked');
-          cells.append(cell);
-        });
-        grid.append(cells);
-      });
-    });
-    const gets = picture.columns.some((column) => column.name === 'output');
-    const parts = [caption(gets
-      ? 'The whole computation: each token\u2019s attention weights over the keys (darker is more, hatched is masked), and the output row it gets back'
-      : 'The whole computation: each row\u2019s input, and the weights the softmax makes of it (darker is more, hatched is masked)'), grid];
-    const count = grid.querySelectorAll('.aw-fig-misprint').length;
-    if (count > 0) {
-      const note = make('p', 'aw-fig-marked');
-      note.append(make('span', 'aw-fig-swatch aw-fig-misprint'), doc.createTextNode(` ${markedNote}`));
-      parts.push(note);
-    }
-    if (picture.queries.length > rows.length) parts.push(make('p', 'aw-fig-more', `\u2026 and ${picture.queries.length - rows.length} more tokens`));
-    return parts;
-  }
-
-  const DRAW = { dot: drawDot, softmax: drawSoftmax, 'weighted-sum': drawWeightedSum, scale: drawScale, inputs: drawInputs, summary: drawSummary };
+  const make = builder(doc);
 
   let rate = 1;
   const moving = () => element.getAnimations({ subtree: true });
@@ -429,7 +425,7 @@ export function createStepFigure(root) {
       element.hidden = kind === null;
       element.dataset.kind = kind ?? '';
       element.classList.toggle('aw-fig-still', Boolean(options.still));
-      element.replaceChildren(...(kind ? DRAW[kind](step.picture ?? step.equations, options) : []));
+      element.replaceChildren(...(kind ? DRAW[kind](make, step.picture ?? step.equations, options) : []));
       // Listing the animations makes the browser compute every style at
       // once (after an edit, the whole page's, and again at the frame): only
       // when a still figure has none and the rate is not already theirs.

@@ -11,6 +11,7 @@
 //   weights: [query][key] numbers in [0, 1], or null for a weight that is
 //            not computed yet (no line); weights = null hides the figure
 
+import { builder } from './dom.js';
 import { formatNumber } from './format.js';
 import { svgElement } from './svg.js';
 
@@ -30,15 +31,14 @@ export function mount(element, { title = 'Attention as lines', note: withNote = 
   const doc = element.ownerDocument;
   // A box around the figure, so that it is not one more <figure> among the
   // heatmaps beside it (pages and tests name the last heatmap by its type).
-  const box = Object.assign(doc.createElement('div'), { className: 'aw-token-lines' });
-  const figure = Object.assign(doc.createElement('figure'), { className: 'aw-token-lines-figure' });
+  const make = builder(doc);
+  const box = make('div', 'aw-token-lines');
+  const figure = make('figure', 'aw-token-lines-figure');
   box.append(figure);
-  figure.append(Object.assign(doc.createElement('figcaption'), { className: 'aw-heatmap-title', textContent: title }));
+  figure.append(make('figcaption', 'aw-heatmap-title', title));
   if (withNote) {
-    figure.append(Object.assign(doc.createElement('p'), {
-      className: 'aw-token-lines-note',
-      textContent: 'Each line is one weight: the thicker and darker, the larger. Hover a token for its lines alone.',
-    }));
+    figure.append(make('p', 'aw-token-lines-note',
+      'Each line is one weight: the thicker and darker, the larger. Hover a token for its lines alone.'));
   }
   element.append(box);
 

@@ -13,7 +13,7 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
 import {
-  attempt, button, choice, clampInt, normalDraws, randomMatrix, scrollBox, sectionRoot, seededRandom,
+  attempt, button, choice, clampInt, normalDraws, randomMatrix, scrollBox, sectionRoot, sectionState, seededRandom,
 } from './sections-common.js';
 import { DECODER_TOKENS, DECODER_VECTORS, ENCODER_TOKENS, ENCODER_VECTORS } from './cross-attention.js';
 
@@ -53,6 +53,53 @@ const METHODS = [
   { id: 'concat', title: 'Luong concat', tex: 'e_{tj} = v^{\\mathsf T} \\tanh(W [s_t ; h_j] + b)' },
 ];
 
+/** Decoder state t against every encoder state: each method's score and weight, its largest weight in bold. */
+function comparisonTable(make, results, t) {
+  const table = make('table', 'aw-table');
+  const doc = table.ownerDocument;
+  const thead = make('thead');
+  const top = make('tr');
+  top.append(make('th', '', 'encoder state'));
+  for (const method of METHODS) {
+    const th = make('th', '', method.title);
+    th.colSpan = 2;
+    top.append(th);
+  }
+  const sub = make('tr');
+  sub.append(make('td'));
+  for (let m = 0; m < METHODS.length; m++) sub.append(make('th', '', 'score'), make('th', '', 'weight'));
+  thead.append(top, sub);
+  const tbody = make('tbody');
+  ENCODER_TOKENS.forEach((token, j) => {
+    const tr = make('tr');
+    const th = make('th', '', `h${j + 1}: ${token}`);
+    th.scope = 'row';
+    tr.append(th);
+    for (const method of METHODS) {
+      const result = results[method.id];
+      const best = result.weights[t].indexOf(Math.max(...result.weights[t])) === j;
+      const score = make('td');
+      score.append(numberElement(doc, result.scores[t][j]));
+      const weight = make('td', best ? 'aw-strong' : '');
+      weight.dataset.method = method.id;
+      weight.dataset.key = String(j);
+      weight.append(numberElement(doc, result.weights[t][j]));
+      tr.append(score, weight);
+    }
+    tbody.append(tr);
+  });
+  table.append(thead, tbody);
+  return table;
+}
+
+function normalise(next) {
+  return {
+    params: next.params === 'random' ? 'random' : 'hand',
+    seed: clampInt(next.seed, 0, 2 ** 31, 11),
+    row: clampInt(next.row, 0, DECODER_TOKENS.length - 1, 1),
+  };
+}
+
 export function mount(element, { engine, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'alignment',
@@ -66,24 +113,24 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     ],
   });
 
-  let current = { params: 'hand', seed: 11, row: 1 };
+  const store = sectionState({ initial: { params: 'hand', seed: 11, row: 1 }, normalise, show, onChange });
   let params = handParameters();
 
   const controls = make('div', 'aw-controls');
   const paramChoice = choice(doc, {
-    label: 'Parameters', name: 'params', value: current.params,
+    label: 'Parameters', name: 'params', value: store.current.params,
     options: [
       { value: 'hand', label: 'hand-set (favour shared features)' },
       { value: 'random', label: 'seeded random (untrained)' },
     ],
-    onChange: (value) => update({ params: value }),
+    onChange: (value) => store.update({ params: value }),
   });
   const rowChoice = choice(doc, {
-    label: 'Decoder state to compare', name: 'row', value: current.row,
+    label: 'Decoder state to compare', name: 'row', value: store.current.row,
     options: DECODER_TOKENS.map((token, i) => ({ value: i, label: `s${i + 1}: ${token}` })),
-    onChange: (value) => update({ row: Number(value) }),
+    onChange: (value) => store.update({ row: Number(value) }),
   });
-  const reroll = button(doc, { label: 'New random parameters', onClick: () => update({ params: 'random', seed: current.seed + 1 }) });
+  const reroll = button(doc, { label: 'New random parameters', onClick: () => store.update({ params: 'random', seed: store.current.seed + 1 }) });
   controls.append(paramChoice.element, rowChoice.element, reroll);
   root.append(controls);
   const paramNote = make('p', 'aw-small');
@@ -127,12 +174,12 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   function draw() {
     const results = runAll();
     if (!results) return;
-    paramNote.textContent = current.params === 'hand'
+    paramNote.textContent = store.current.params === 'hand'
       ? `Hand-set: W_s = W_h = I, v = 1, b = ${formatNumber(THRESHOLD, 1)}, so tanh(s_i + h_i \u2212 ${formatNumber(-THRESHOLD, 1)}) is near 1 only where both states `
         + 'carry feature i; general weighs the two position features by 0.25; concat gets W = [W_s; W_h] with the same v and b, '
         + 'which is exactly the additive score, so those two heatmaps agree. The dot score has no parameters and no scaling, '
         + 'so its rows are the most peaked.'
-      : `Seeded random parameters (seed ${current.seed}), as before any training: the formulas still run, but only the parameter-free `
+      : `Seeded random parameters (seed ${store.current.seed}), as before any training: the formulas still run, but only the parameter-free `
         + 'dot score still lines the words up.';
     for (const { method, heatmap } of cells) {
       const result = results[method.id];
@@ -145,43 +192,10 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
   }
 
   function drawComparison(results) {
-    const t = current.row;
+    const t = store.current.row;
     compareTitle.textContent = `Decoder state s${t + 1} (\u201c${DECODER_TOKENS[t]}\u201d) against every encoder state`;
-    const table = make('table', 'aw-table');
-    const thead = make('thead');
-    const top = make('tr');
-    top.append(make('th', '', 'encoder state'));
-    for (const { method } of cells) {
-      const th = make('th', '', method.title);
-      th.colSpan = 2;
-      top.append(th);
-    }
-    const sub = make('tr');
-    sub.append(make('td'));
-    for (let m = 0; m < cells.length; m++) sub.append(make('th', '', 'score'), make('th', '', 'weight'));
-    thead.append(top, sub);
-    const tbody = make('tbody');
-    ENCODER_TOKENS.forEach((token, j) => {
-      const tr = make('tr');
-      const th = make('th', '', `h${j + 1}: ${token}`);
-      th.scope = 'row';
-      tr.append(th);
-      for (const { method } of cells) {
-        const result = results[method.id];
-        const best = result.weights[t].indexOf(Math.max(...result.weights[t])) === j;
-        const score = make('td');
-        score.append(numberElement(doc, result.scores[t][j]));
-        const weight = make('td', best ? 'aw-strong' : '');
-        weight.dataset.method = method.id;
-        weight.dataset.key = String(j);
-        weight.append(numberElement(doc, result.weights[t][j]));
-        tr.append(score, weight);
-      }
-      tbody.append(tr);
-    });
-    table.append(thead, tbody);
-    compareTable.replaceChildren(table);
-    contextLines.replaceChildren(...cells.map(({ method }) => {
+    compareTable.replaceChildren(comparisonTable(make, results, t));
+    contextLines.replaceChildren(...METHODS.map((method) => {
       const line = make('p', 'aw-arith');
       line.append(doc.createTextNode(`${method.title}: context c${t + 1} = \u03a3 weight \u00b7 h = [`));
       results[method.id].context[t].forEach((value, i) => {
@@ -193,32 +207,18 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     }));
   }
 
-  function normalise(next) {
-    return {
-      params: next.params === 'random' ? 'random' : 'hand',
-      seed: clampInt(next.seed, 0, 2 ** 31, 11),
-      row: clampInt(next.row, 0, DECODER_TOKENS.length - 1, 1),
-    };
-  }
-
-  function update(change) {
-    apply(change);
-    onChange({ ...current });
-  }
-
-  function apply(change) {
-    current = normalise({ ...current, ...change });
+  function show(current) {
     params = current.params === 'hand' ? handParameters() : randomParameters(current.seed);
     paramChoice.select.value = current.params;
     rowChoice.select.value = String(current.row);
     draw();
   }
 
-  apply(state);
+  store.setState(state);
 
   return {
-    getState: () => ({ ...current }),
-    setState: (next = {}) => apply(next),
+    getState: store.getState,
+    setState: store.setState,
     destroy() {
       for (const { heatmap } of cells) heatmap.destroy();
       root.remove();

@@ -118,6 +118,120 @@ function skipLanes(skips) {
 const asRows = (value) => (Array.isArray(value[0]) ? value : [value]);
 const shapeText = (rows) => `${rows.length} \u00d7 ${rows[0].length}`;
 
+/**
+ * A step's box in the flow and its card (the matrices, heatmaps and
+ * equations it opens on), the card's element id being id; onToggle() when
+ * the box is pressed.
+ */
+function createCard(make, id, step, onToggle) {
+  // Each card follows its box, so that reading and Tab go from a box to
+  // its matrices and on to the next box.
+  const item = make('div', 'aw-panel aw-block-stage');
+  item.dataset.step = step.id;
+  item.id = id;
+  item.hidden = true;
+  item.setAttribute('role', 'region');
+  const node = make('button', 'aw-block-node');
+  node.type = 'button';
+  node.dataset.step = step.id;
+  node.setAttribute('aria-controls', item.id);
+  node.setAttribute('aria-expanded', 'false');
+  const nodeTitle = make('span', 'aw-block-node-title');
+  const nodeShape = make('span', 'aw-block-node-shape');
+  node.append(nodeTitle, nodeShape);
+  node.addEventListener('click', onToggle);
+  const title = make('h4', 'aw-block-title');
+  title.id = `${item.id}-title`;
+  item.setAttribute('aria-labelledby', title.id);
+  const text = make('div', 'aw-block-text');
+  const formula = scrollBox(make, 'aw-formula-lines', '');
+  const mats = make('div', 'aw-mh-mats');
+  const heatBox = make('div', 'aw-heatmaps');
+  const sums = make('details', 'aw-block-sums');
+  const sumsLabel = make('summary', '', 'Entry by entry');
+  const sumsBody = scrollBox(make, 'aw-formula-lines', '');
+  sums.append(sumsLabel, sumsBody);
+  item.append(title, text, formula, mats, heatBox, sums);
+  return { item, node, nodeTitle, nodeShape, title, text, formula, mats, heatBox, sums, sumsBody, view: null, heatmaps: [] };
+}
+
+/** A card and its box filled in from a step of the engine's list and the run's result (tokens label the rows). */
+function fillCard(make, card, step, { result, problem, tokens }) {
+  const doc = card.item.ownerDocument;
+  card.title.textContent = `${step.number}. ${step.title}`;
+  card.nodeTitle.textContent = card.title.textContent;
+  card.text.replaceChildren(...(step.text ?? []).map((sentence) => make('p', 'aw-small', sentence)));
+  card.formula.setAttribute('aria-label', `${step.title}: the formula`);
+  card.sumsBody.setAttribute('aria-label', `${step.title}: entry by entry`);
+  card.formula.hidden = !step.formula;
+  // KaTeX typesets a formula again only when it changes (post-norm and pre-norm differ).
+  if (card.formula.firstChild?.dataset.tex !== step.formula?.tex) {
+    card.formula.replaceChildren(...(step.formula ? [mathElement(doc, step.formula.tex, { display: true })] : []));
+  }
+  const table = step.tables?.[0];
+  if (table) {
+    const values = result[table.tensor] ?? problem[table.tensor];
+    const title = `${table.name} (${shapeText(values)}${table.note ? `: ${table.note}` : ''})`;
+    card.view ??= createMatrixView(card.mats, { title, name: table.name });
+    card.mats.querySelector('.aw-matrix-title').textContent = title;
+    card.view.update({ values, rowLabels: tokens, colLabels: numberedTokens(values[0].length, ''), input: !result[table.tensor] });
+    card.nodeShape.textContent = `${table.name}: ${shapeText(values)}`;
+  }
+  const equations = step.equations ?? [];
+  card.sums.hidden = equations.length === 0;
+  card.sumsBody.replaceChildren(...equations.map((equation) => equationElement(doc, equation, { isInput: ([name]) => name === 'x' })));
+  // The attention stage also shows each head's weights.
+  const producesAttention = step.regions?.some((region) => region.produces && region.name === 'attention');
+  if (producesAttention) {
+    result.heads.forEach((head, h) => {
+      card.heatmaps[h] ??= createHeatmap(card.heatBox, { title: `Head ${h + 1}: attention weights`, name: `head ${h + 1} weight` });
+      card.heatmaps[h].update({ values: head.weights, rowLabels: tokens, colLabels: tokens, domain: [0, 1] });
+    });
+  }
+}
+
+/**
+ * The flow laid out as one grid: per step a row for its box, one for its
+ * card and one for the arrow to the next; the skip arrows in lanes on the left.
+ */
+function layOut(make, flow, cards, flowSteps) {
+  const skips = flowSteps.flatMap(({ from }, k) => from.filter((i) => i < k - 1).map((i) => [i, k]));
+  const lanes = skipLanes(skips);
+  const laneCount = Math.max(1, ...lanes.map((lane) => lane + 1));
+  flow.style.setProperty('--aw-steps', flowSteps.length);
+  flow.style.setProperty('--aw-lanes', laneCount);
+  const placed = flowSteps.map(({ step, from }, k) => {
+    const card = cards.get(step.id);
+    card.node.style.gridRow = String(3 * k + 1);
+    card.item.style.setProperty('--aw-card-row', 3 * k + 2);
+    const arrow = make('span', 'aw-block-arrow');
+    arrow.setAttribute('aria-hidden', 'true');
+    arrow.hidden = !flowSteps[k + 1]?.from.includes(k);
+    arrow.style.gridRow = String(3 * k + 3);
+    return [card.node, card.item, arrow];
+  });
+  const brackets = skips.map(([from, to], s) => {
+    const bracket = make('span', 'aw-block-skip');
+    bracket.setAttribute('aria-hidden', 'true');
+    bracket.dataset.from = flowSteps[from].step.id;
+    bracket.dataset.to = flowSteps[to].step.id;
+    bracket.style.gridRow = `${3 * from + 1} / ${3 * to + 2}`;
+    bracket.style.gridColumnStart = String(laneCount - lanes[s]);
+    return bracket;
+  });
+  flow.replaceChildren(...placed.flat(), ...brackets);
+}
+
+function normalise(next) {
+  return {
+    norm: NORMS.some((n) => n.value === next.norm) ? next.norm : 'post',
+    gradients: Boolean(next.gradients),
+    seed: clampInt(next.seed, 0, 2 ** 31, 1),
+    // A step id of the engine's; one it does not have opens no box.
+    stage: typeof next.stage === 'string' && /^[a-z0-9-]{0,40}$/.test(next.stage) ? next.stage : 'inputs',
+  };
+}
+
 export function mount(element, { engine, presets = null, state = {}, onChange = () => {} }) {
   const example = tokensOf(presets);
   const { doc, make, root, say, id: sectionId } = sectionRoot(element, {
@@ -174,71 +288,11 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   const gradientViews = new Map();
 
   function cardFor(step) {
-    if (cards.has(step.id)) return cards.get(step.id);
-    // Each card follows its box, so that reading and Tab go from a box to
-    // its matrices and on to the next box.
-    const item = make('div', 'aw-panel aw-block-stage');
-    item.dataset.step = step.id;
-    item.id = `${sectionId}-${step.id}`;
-    item.hidden = true;
-    item.setAttribute('role', 'region');
-    const node = make('button', 'aw-block-node');
-    node.type = 'button';
-    node.dataset.step = step.id;
-    node.setAttribute('aria-controls', item.id);
-    node.setAttribute('aria-expanded', 'false');
-    const nodeTitle = make('span', 'aw-block-node-title');
-    const nodeShape = make('span', 'aw-block-node-shape');
-    node.append(nodeTitle, nodeShape);
-    node.addEventListener('click', () => store.update({ stage: store.current.stage === step.id ? '' : step.id }));
-    const title = make('h4', 'aw-block-title');
-    title.id = `${item.id}-title`;
-    item.setAttribute('aria-labelledby', title.id);
-    const text = make('div', 'aw-block-text');
-    const formula = scrollBox(make, 'aw-formula-lines', '');
-    const mats = make('div', 'aw-mh-mats');
-    const heatBox = make('div', 'aw-heatmaps');
-    const sums = make('details', 'aw-block-sums');
-    const sumsLabel = make('summary', '', 'Entry by entry');
-    const sumsBody = scrollBox(make, 'aw-formula-lines', '');
-    sums.append(sumsLabel, sumsBody);
-    item.append(title, text, formula, mats, heatBox, sums);
-    const card = { item, node, nodeTitle, nodeShape, title, text, formula, mats, heatBox, sums, sumsBody, view: null, heatmaps: [] };
-    cards.set(step.id, card);
-    return card;
-  }
-
-  function fillCard(card, step, result, problem) {
-    card.title.textContent = `${step.number}. ${step.title}`;
-    card.nodeTitle.textContent = card.title.textContent;
-    card.text.replaceChildren(...(step.text ?? []).map((sentence) => make('p', 'aw-small', sentence)));
-    card.formula.setAttribute('aria-label', `${step.title}: the formula`);
-    card.sumsBody.setAttribute('aria-label', `${step.title}: entry by entry`);
-    card.formula.hidden = !step.formula;
-    // KaTeX typesets a formula again only when it changes (post-norm and pre-norm differ).
-    if (card.formula.firstChild?.dataset.tex !== step.formula?.tex) {
-      card.formula.replaceChildren(...(step.formula ? [mathElement(doc, step.formula.tex, { display: true })] : []));
+    if (!cards.has(step.id)) {
+      cards.set(step.id, createCard(make, `${sectionId}-${step.id}`, step,
+        () => store.update({ stage: store.current.stage === step.id ? '' : step.id })));
     }
-    const table = step.tables?.[0];
-    if (table) {
-      const values = result[table.tensor] ?? problem[table.tensor];
-      const title = `${table.name} (${shapeText(values)}${table.note ? `: ${table.note}` : ''})`;
-      card.view ??= createMatrixView(card.mats, { title, name: table.name });
-      card.mats.querySelector('.aw-matrix-title').textContent = title;
-      card.view.update({ values, rowLabels: example.tokens, colLabels: numberedTokens(values[0].length, ''), input: !result[table.tensor] });
-      card.nodeShape.textContent = `${table.name}: ${shapeText(values)}`;
-    }
-    const equations = step.equations ?? [];
-    card.sums.hidden = equations.length === 0;
-    card.sumsBody.replaceChildren(...equations.map((equation) => equationElement(doc, equation, { isInput: ([name]) => name === 'x' })));
-    // The attention stage also shows each head's weights.
-    const producesAttention = step.regions?.some((region) => region.produces && region.name === 'attention');
-    if (producesAttention) {
-      result.heads.forEach((head, h) => {
-        card.heatmaps[h] ??= createHeatmap(card.heatBox, { title: `Head ${h + 1}: attention weights`, name: `head ${h + 1} weight` });
-        card.heatmaps[h].update({ values: head.weights, rowLabels: example.tokens, colLabels: example.tokens, domain: [0, 1] });
-      });
-    }
+    return cards.get(step.id);
   }
 
   function drawGradients(result, problem) {
@@ -264,34 +318,6 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   let laidOut = '';
   let stageFlow = [];
 
-  function layOut(flowSteps) {
-    const skips = flowSteps.flatMap(({ from }, k) => from.filter((i) => i < k - 1).map((i) => [i, k]));
-    const lanes = skipLanes(skips);
-    const laneCount = Math.max(1, ...lanes.map((lane) => lane + 1));
-    flow.style.setProperty('--aw-steps', flowSteps.length);
-    flow.style.setProperty('--aw-lanes', laneCount);
-    const placed = flowSteps.map(({ step, from }, k) => {
-      const card = cards.get(step.id);
-      card.node.style.gridRow = String(3 * k + 1);
-      card.item.style.setProperty('--aw-card-row', 3 * k + 2);
-      const arrow = make('span', 'aw-block-arrow');
-      arrow.setAttribute('aria-hidden', 'true');
-      arrow.hidden = !flowSteps[k + 1]?.from.includes(k);
-      arrow.style.gridRow = String(3 * k + 3);
-      return [card.node, card.item, arrow];
-    });
-    const brackets = skips.map(([from, to], s) => {
-      const bracket = make('span', 'aw-block-skip');
-      bracket.setAttribute('aria-hidden', 'true');
-      bracket.dataset.from = flowSteps[from].step.id;
-      bracket.dataset.to = flowSteps[to].step.id;
-      bracket.style.gridRow = `${3 * from + 1} / ${3 * to + 2}`;
-      bracket.style.gridColumnStart = String(laneCount - lanes[s]);
-      return bracket;
-    });
-    flow.replaceChildren(...placed.flat(), ...brackets);
-  }
-
   // The open stage's box is pressed and its card shown; the boxes it reads from are marked.
   function markStage() {
     const open = stageFlow.find(({ step }) => step.id === store.current.stage);
@@ -311,21 +337,11 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     const { result, steps } = run;
     overview.replaceChildren(make('p', 'aw-small', steps.intro));
     stageFlow = flowOf(steps.steps);
-    for (const { step } of stageFlow) fillCard(cardFor(step), step, result, problem);
+    for (const { step } of stageFlow) fillCard(make, cardFor(step), step, { result, problem, tokens: example.tokens });
     const layout = JSON.stringify(stageFlow.map(({ step, from }) => [step.id, from]));
-    if (layout !== laidOut) layOut(stageFlow);
+    if (layout !== laidOut) layOut(make, flow, cards, stageFlow);
     laidOut = layout;
     drawGradients(result, problem);
-  }
-
-  function normalise(next) {
-    return {
-      norm: NORMS.some((n) => n.value === next.norm) ? next.norm : 'post',
-      gradients: Boolean(next.gradients),
-      seed: clampInt(next.seed, 0, 2 ** 31, 1),
-      // A step id of the engine's; one it does not have opens no box.
-      stage: typeof next.stage === 'string' && /^[a-z0-9-]{0,40}$/.test(next.stage) ? next.stage : 'inputs',
-    };
   }
 
   function show(current, previous) {

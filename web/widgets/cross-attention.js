@@ -17,7 +17,7 @@ import { createHeatmap } from '../ui/heatmap.js';
 import { createMatrixEditor } from '../ui/matrix-editor.js';
 import { formatNumber, numberElement } from '../ui/format.js';
 import { mathElement } from '../ui/math.js';
-import { attempt, button, checkbox, scrollBox, sectionRoot } from './sections-common.js';
+import { attempt, button, checkbox, scrollBox, sectionRoot, sectionState } from './sections-common.js';
 
 export const ENCODER_TOKENS = ['The', 'cat', 'sat', 'on', 'the', 'mat'];
 export const DECODER_TOKENS = ['Le', 'chat', 's\u2019est', 'assis', 'sur', 'le', 'tapis'];
@@ -47,6 +47,17 @@ const copy = (matrix) => matrix.map((row) => row.slice());
 const shapedLike = (value, model) => Array.isArray(value) && value.length === model.length
   && value.every((row, i) => Array.isArray(row) && row.length === model[i].length && row.every(Number.isFinite));
 
+function normalise(next) {
+  return {
+    encoder: shapedLike(next.encoder, ENCODER_VECTORS) ? copy(next.encoder) : copy(ENCODER_VECTORS),
+    decoder: shapedLike(next.decoder, DECODER_VECTORS) ? copy(next.decoder) : copy(DECODER_VECTORS),
+    causal: next.causal === undefined ? true : Boolean(next.causal),
+  };
+}
+
+// A change typed into a grid of vectors (sectionState's how).
+const TYPED = 'typed';
+
 export function mount(element, { engine, presets = null, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'cross',
@@ -60,15 +71,21 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     ],
   });
 
-  let current = { encoder: copy(ENCODER_VECTORS), decoder: copy(DECODER_VECTORS), causal: true };
+  const store = sectionState({
+    initial: { encoder: copy(ENCODER_VECTORS), decoder: copy(DECODER_VECTORS), causal: true },
+    normalise,
+    show,
+    onChange,
+    copy: (state) => ({ ...state, encoder: copy(state.encoder), decoder: copy(state.decoder) }),
+  });
 
   const controls = make('div', 'aw-controls');
   const causalBox = checkbox(doc, {
     label: 'Causal mask on the decoder\u2019s self-attention (a word being written cannot see the words after it)',
-    name: 'causal', checked: current.causal, onChange: (on) => update({ causal: on }),
+    name: 'causal', checked: store.current.causal, onChange: (on) => store.update({ causal: on }),
   });
   controls.append(causalBox.element,
-    button(doc, { label: 'Restore the hand-made vectors', onClick: () => update({ encoder: copy(ENCODER_VECTORS), decoder: copy(DECODER_VECTORS) }) }));
+    button(doc, { label: 'Restore the hand-made vectors', onClick: () => store.update({ encoder: copy(ENCODER_VECTORS), decoder: copy(DECODER_VECTORS) }) }));
   root.append(controls);
 
   const formulas = scrollBox(make, 'aw-formula-lines', 'How each score was computed');
@@ -97,10 +114,10 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   details.append(editors);
   root.append(details);
   const encoderEditor = createMatrixEditor(editors, {
-    title: 'English (encoder) vectors', name: 'encoder vector', onChange: (values) => update({ encoder: values }, false),
+    title: 'English (encoder) vectors', name: 'encoder vector', onChange: (values) => store.update({ encoder: values }, TYPED),
   });
   const decoderEditor = createMatrixEditor(editors, {
-    title: 'French (decoder) vectors', name: 'decoder vector', onChange: (values) => update({ decoder: values }, false),
+    title: 'French (decoder) vectors', name: 'decoder vector', onChange: (values) => store.update({ decoder: values }, TYPED),
   });
 
   function describe(result, queries, keys) {
@@ -108,7 +125,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       + `${formatNumber(result.scaled[i][j])}, then the softmax over the row`;
   }
 
-  function draw() {
+  function draw(current) {
     const { encoder, decoder } = current;
     const runs = attempt(say, () => ({
       encoder: engine.scaledDotProduct({ q: encoder, k: encoder, v: encoder }),
@@ -132,42 +149,22 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     }));
   }
 
-  function syncEditors() {
-    encoderEditor.setValues(current.encoder, ENCODER_TOKENS, FEATURES);
-    decoderEditor.setValues(current.decoder, DECODER_TOKENS, FEATURES);
-  }
-
-  function normalise(next) {
-    return {
-      encoder: shapedLike(next.encoder, ENCODER_VECTORS) ? copy(next.encoder) : copy(ENCODER_VECTORS),
-      decoder: shapedLike(next.decoder, DECODER_VECTORS) ? copy(next.decoder) : copy(DECODER_VECTORS),
-      causal: next.causal === undefined ? true : Boolean(next.causal),
-    };
-  }
-
   // Edits typed into the grids keep the grids as they are (focus stays put).
-  function apply(change, refreshEditors = true) {
-    current = normalise({ ...current, ...change });
+  function show(current, previous, how) {
     causalBox.input.checked = current.causal;
-    if (refreshEditors) syncEditors();
-    draw();
+    if (how !== TYPED) {
+      encoderEditor.setValues(current.encoder, ENCODER_TOKENS, FEATURES);
+      decoderEditor.setValues(current.decoder, DECODER_TOKENS, FEATURES);
+    }
+    draw(current);
   }
 
-  function getState() {
-    return { ...current, encoder: copy(current.encoder), decoder: copy(current.decoder) };
-  }
-
-  function update(change, refreshEditors = true) {
-    apply(change, refreshEditors);
-    onChange(getState());
-  }
-
-  apply(state);
+  store.setState(state);
 
   appendClaims(root, presets, 'cross-attention');
   return {
-    getState,
-    setState: (next = {}) => apply(next),
+    getState: store.getState,
+    setState: (next = {}) => store.setState(next),
     destroy() {
       heatEncoder.destroy();
       heatDecoder.destroy();

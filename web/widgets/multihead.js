@@ -104,26 +104,40 @@ function shapeSentence(step, tokens, dModel, heads) {
   ][step];
 }
 
-export function mount(element, { engine, presets = null, state = {}, onChange = () => {} }) {
-  const shapesPresets = (presets?.presets ?? []).filter(isMultiHeadPreset);
-  const shapesById = new Map(shapesPresets.map((preset) => [preset.id, preset]));
-  const generated = new Map(); // preset id -> its engine input (generated once)
+// What each stage shows: its matrices (in order), those marked by head,
+// and whether the heads' weights and outputs are on screen.
+const STAGE_VIEWS = [
+  { mats: ['x', 'q', 'k', 'v'], byHead: [], heatmaps: false, outputs: false },
+  { mats: ['q', 'k', 'v'], byHead: ['q', 'k', 'v'], heatmaps: false, outputs: false },
+  { mats: [], byHead: [], heatmaps: true, outputs: true },
+  { mats: ['concat'], byHead: ['concat'], heatmaps: false, outputs: true },
+  { mats: ['concat', 'wo', 'output'], byHead: ['concat'], heatmaps: false, outputs: false },
+];
 
-  const { doc, make, root, say } = sectionRoot(element, {
-    name: 'multihead',
-    title: 'Multi-head attention: several smaller attentions side by side',
-    intro: [
-      'One attention computes one weighted average per token. Multi-head attention cuts the model width into h slices and '
-      + 'lets each slice attend separately, so one head can follow one relation while another follows a different one. '
-      + `The small example has ${TOKENS.length} tokens with d_model = ${D_MODEL}: choose how many heads share it, or pick a tutorial's full-size shapes, and step through the stages.`,
-    ],
-  });
+/** The sizes from X to the output as a row of boxes and arrows, into target. */
+function drawShapes(make, target, tokens, dModel, heads) {
+  const dk = dModel / heads;
+  const box = (name, shape) => {
+    const b = make('span', 'aw-shape');
+    b.append(make('b', '', name), make('span', '', shape));
+    return b;
+  };
+  const arrow = (text = '\u2192') => make('span', 'aw-shape-arrow', text);
+  const headsBox = make('span', 'aw-shape aw-heads-box');
+  headsBox.setAttribute('aria-label', `${heads} heads of ${tokens} \u00d7 ${dk}`);
+  const shown = Math.min(heads, 8);
+  for (let h = 0; h < shown; h++) headsBox.append(make('span', `aw-shape-head aw-head-${h}`, `${tokens}\u00d7${dk}`));
+  target.replaceChildren(
+    box('X', `${tokens} \u00d7 ${dModel}`), arrow('\u00d7 W_Q, W_K, W_V (' + `${dModel} \u00d7 ${dModel}) \u2192`),
+    box('Q, K, V', `${tokens} \u00d7 ${dModel}`), arrow(`split into ${heads} \u2192`), headsBox,
+    arrow('attend, concat \u2192'), box('Concat', `${tokens} \u00d7 ${heads}\u00b7${dk} = ${tokens} \u00d7 ${dModel}`),
+    arrow(`\u00d7 W_O (${dModel} \u00d7 ${dModel}) \u2192`), box('Output', `${tokens} \u00d7 ${dModel}`),
+  );
+}
 
-  const store = sectionState({ initial: { numHeads: 2, seed: 5, step: 0 }, normalise, show, onChange });
-  let inputs = inputsFor(store.current.seed);
-  let result = null;
-
-  const controls = make('div', 'aw-controls');
+/** The example, the number of heads and a new seed; sync(current, model) shows a state. */
+function createControls(doc, make, { store, shapesPresets }) {
+  const element = make('div', 'aw-controls');
   const headChoice = choice(doc, {
     label: 'Heads (h)', name: 'numHeads', value: store.current.numHeads,
     options: HEAD_CHOICES.map((h) => ({ value: h, label: `${h} (d_k = ${D_MODEL / h})` })),
@@ -140,45 +154,66 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   });
   exampleChoice.element.classList.add('aw-mh-example');
   if (shapesPresets.length === 0) exampleChoice.element.classList.add('aw-mh-hidden');
-  controls.append(exampleChoice.element, headChoice.element, newSeed);
-  root.append(controls);
+  element.append(exampleChoice.element, headChoice.element, newSeed);
+  return {
+    element,
+    sync(current) {
+      headChoice.select.value = String(current.numHeads);
+      exampleChoice.select.value = current.preset ?? '';
+    },
+    /** A shapes preset fixes its heads and numbers: their controls give way. */
+    showPreset(isPreset) {
+      headChoice.element.classList.toggle('aw-mh-hidden', isPreset);
+      newSeed.classList.toggle('aw-mh-hidden', isPreset);
+    },
+  };
+}
 
-  // Shape diagram: the tutorial's sizes and ours.
-  const shapes = make('section', 'aw-panel');
-  shapes.append(make('h4', '', 'The shapes'));
+/** The shapes panel: the tutorial's sizes, drawn once, and those on screen (show(model)). */
+function createShapesPanel(make) {
+  const element = make('section', 'aw-panel');
+  element.append(make('h4', '', 'The shapes'));
   const shapeTutorial = make('div', 'aw-shape-diagram');
   const shapeHere = make('div', 'aw-shape-diagram');
   const tutorialLabel = make('p', 'aw-small', `In ${tutorialName('004_ad55b564bf9e6848.txt')}: ${TUTORIAL.tokens} tokens, d_model = ${TUTORIAL.dModel}, `
     + `${TUTORIAL.heads} heads, each with d_k = ${TUTORIAL.dModel / TUTORIAL.heads} of the ${TUTORIAL.dModel} columns.`);
   const hereLabel = make('p', 'aw-small');
-  shapes.append(tutorialLabel, shapeTutorial, hereLabel, shapeHere);
-  root.append(shapes);
+  element.append(tutorialLabel, shapeTutorial, hereLabel, shapeHere);
+  drawShapes(make, shapeTutorial, TUTORIAL.tokens, TUTORIAL.dModel, TUTORIAL.heads);
+  return {
+    element,
+    show({ tokens, dModel, numHeads, preset }) {
+      const dk = dModel / numHeads;
+      hereLabel.textContent = `${preset ? `\u201c${preset.title}\u201d` : 'Here'}: ${tokens.length} tokens, d_model = ${dModel}, `
+        + `${numHeads} head${numHeads > 1 ? 's' : ''}, each with d_k = ${dk} of the ${dModel} columns.`
+        + (preset ? ' Seeded random numbers; wide matrices show their first columns.' : '');
+      drawShapes(make, shapeHere, tokens.length, dModel, numHeads);
+      // The tutorial's own sizes need their diagram only once.
+      const asTutorial = tokens.length === TUTORIAL.tokens && dModel === TUTORIAL.dModel && numHeads === TUTORIAL.heads;
+      shapeHere.classList.toggle('aw-mh-hidden', asTutorial);
+      if (asTutorial) hereLabel.textContent += ' These are the tutorial\u2019s sizes, drawn above.';
+    },
+  };
+}
 
-  function drawShapes(target, tokens, dModel, heads) {
-    const dk = dModel / heads;
-    const box = (name, shape) => {
-      const b = make('span', 'aw-shape');
-      b.append(make('b', '', name), make('span', '', shape));
-      return b;
-    };
-    const arrow = (text = '\u2192') => make('span', 'aw-shape-arrow', text);
-    const headsBox = make('span', 'aw-shape aw-heads-box');
-    headsBox.setAttribute('aria-label', `${heads} heads of ${tokens} \u00d7 ${dk}`);
-    const shown = Math.min(heads, 8);
-    for (let h = 0; h < shown; h++) headsBox.append(make('span', `aw-shape-head aw-head-${h}`, `${tokens}\u00d7${dk}`));
-    target.replaceChildren(
-      box('X', `${tokens} \u00d7 ${dModel}`), arrow('\u00d7 W_Q, W_K, W_V (' + `${dModel} \u00d7 ${dModel}) \u2192`),
-      box('Q, K, V', `${tokens} \u00d7 ${dModel}`), arrow(`split into ${heads} \u2192`), headsBox,
-      arrow('attend, concat \u2192'), box('Concat', `${tokens} \u00d7 ${heads}\u00b7${dk} = ${tokens} \u00d7 ${dModel}`),
-      arrow(`\u00d7 W_O (${dModel} \u00d7 ${dModel}) \u2192`), box('Output', `${tokens} \u00d7 ${dModel}`),
-    );
-  }
-  drawShapes(shapeTutorial, TUTORIAL.tokens, TUTORIAL.dModel, TUTORIAL.heads);
+/** Per head, in headsRow: { box, heatmap, lines, outView }, its weights twice (a heatmap, lines between the tokens) and its output. */
+function createHeadParts(make, headsRow, heatDetail, { numHeads, tokens }) {
+  return Array.from({ length: numHeads }, (_, h) => {
+    const box = make('div', `aw-mh-head aw-head-${h % 8}`);
+    box.dataset.head = String(h);
+    headsRow.append(box);
+    const weightsBox = make('div', 'aw-mh-weights');
+    box.append(weightsBox);
+    const heatmap = createHeatmap(weightsBox, { title: `Head ${h + 1}: weights (${tokens.length} \u00d7 ${tokens.length})`, name: `head ${h + 1} weight`, detailElement: heatDetail });
+    const lines = mountTokenLines(weightsBox, { title: `Head ${h + 1}: attention as lines`, note: h === 0 });
+    const outView = createMatrixView(box, { title: `Head ${h + 1}: output`, name: `head ${h + 1} output` });
+    return { box, heatmap, lines, outView };
+  });
+}
 
-  // Player and stage
-  const playerSlot = make('div');
-  root.append(playerSlot);
-  const stage = make('div', 'aw-mh-stage');
+/** The stage: the step's title, sentence, sizes and formula, the matrices and the heads. */
+function createStage(doc, make) {
+  const element = make('div', 'aw-mh-stage');
   const stepTitle = make('p', 'aw-mh-step');
   stepTitle.setAttribute('aria-live', 'polite');
   const stepText = make('p', 'aw-mh-text');
@@ -187,10 +222,22 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   const mats = make('div', 'aw-mh-mats');
   const headsRow = make('div', 'aw-mh-heads');
   const heatDetail = make('p', 'aw-heatmap-detail');
-  stage.append(stepTitle, stepText, stepShapes, stepFormula, mats, headsRow, heatDetail);
-  root.append(stage);
+  element.append(stepTitle, stepText, stepShapes, stepFormula, mats, headsRow, heatDetail);
+  return {
+    element, mats, headsRow, heatDetail,
+    explain(index, model) {
+      const step = STEPS[index];
+      stepTitle.textContent = `${index + 1}. ${step.title}`;
+      stepText.textContent = step.text;
+      stepShapes.textContent = shapeSentence(index, model.tokens.length, model.dModel, model.numHeads);
+      stepFormula.replaceChildren(mathElement(doc, step.formula, { display: true }));
+    },
+  };
+}
 
-  const views = {
+/** The stage's matrices, in mats. */
+function createViews(mats) {
+  return {
     x: createMatrixView(mats, { title: 'X (tokens \u00d7 d_model)', name: 'X' }),
     q: createMatrixView(mats, { title: 'Q = XW_Q', name: 'Q' }),
     k: createMatrixView(mats, { title: 'K = XW_K', name: 'K' }),
@@ -199,18 +246,66 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     wo: createMatrixView(mats, { title: 'W_O', name: 'W_O' }),
     output: createMatrixView(mats, { title: 'Output = Concat \u00b7 W_O', name: 'Output' }),
   };
+}
+
+/**
+ * The example a state names: the small one with the seeded inputs, or a
+ * shapes preset, whose input is generated once (kept in generated by id).
+ */
+function modelOf(current, { inputs, shapesById, generated }) {
+  const preset = shapesById.get(current.preset);
+  if (!preset) return { tokens: TOKENS, dModel: D_MODEL, numHeads: current.numHeads, input: { ...inputs, numHeads: current.numHeads } };
+  if (!generated.has(preset.id)) generated.set(preset.id, presetInput(preset));
+  const input = generated.get(preset.id);
+  const tokens = input.tokens ?? input.x.map((_, i) => `tok ${i + 1}`);
+  return { tokens, dModel: input.x[0].length, numHeads: input.numHeads, input, preset };
+}
+
+// A preset field only when a shapes preset is shown: the small example's
+// state is { numHeads, seed, step }.
+function normaliseWith(shapesById) {
+  return (next) => ({
+    numHeads: HEAD_CHOICES.includes(Number(next.numHeads)) ? Number(next.numHeads) : 2,
+    seed: clampInt(next.seed, 0, 2 ** 31, 5),
+    step: clampInt(next.step, 0, STEPS.length - 1, 0),
+    ...(shapesById.has(next.preset) ? { preset: next.preset } : {}),
+  });
+}
+
+export function mount(element, { engine, presets = null, state = {}, onChange = () => {} }) {
+  const shapesPresets = (presets?.presets ?? []).filter(isMultiHeadPreset);
+  const shapesById = new Map(shapesPresets.map((preset) => [preset.id, preset]));
+  const generated = new Map(); // preset id -> its engine input (generated once)
+
+  const { doc, make, root, say } = sectionRoot(element, {
+    name: 'multihead',
+    title: 'Multi-head attention: several smaller attentions side by side',
+    intro: [
+      'One attention computes one weighted average per token. Multi-head attention cuts the model width into h slices and '
+      + 'lets each slice attend separately, so one head can follow one relation while another follows a different one. '
+      + `The small example has ${TOKENS.length} tokens with d_model = ${D_MODEL}: choose how many heads share it, or pick a tutorial's full-size shapes, and step through the stages.`,
+    ],
+  });
+
+  const store = sectionState({ initial: { numHeads: 2, seed: 5, step: 0 }, normalise: normaliseWith(shapesById), show, onChange });
+  let inputs = inputsFor(store.current.seed);
+  let result = null;
+
+  const controls = createControls(doc, make, { store, shapesPresets });
+  root.append(controls.element);
+  const shapes = createShapesPanel(make);
+  root.append(shapes.element);
+
+  // Player and stage
+  const playerSlot = make('div');
+  root.append(playerSlot);
+  const stage = createStage(doc, make);
+  root.append(stage.element);
+  const { mats, headsRow } = stage;
+
+  const views = createViews(mats);
   let headParts = []; // per head: { box, heatmap, lines, outView }
   let model = null; // what is on screen: { tokens, dModel, numHeads, input }
-
-  /** The example the state names: the small seeded one or a shapes preset. */
-  function modelOf(state) {
-    const preset = shapesById.get(state.preset);
-    if (!preset) return { tokens: TOKENS, dModel: D_MODEL, numHeads: state.numHeads, input: { ...inputs, numHeads: state.numHeads } };
-    if (!generated.has(preset.id)) generated.set(preset.id, presetInput(preset));
-    const input = generated.get(preset.id);
-    const tokens = input.tokens ?? input.x.map((_, i) => `tok ${i + 1}`);
-    return { tokens, dModel: input.x[0].length, numHeads: input.numHeads, input, preset };
-  }
 
   const setTitle = (view, title) => { view.element.querySelector('.aw-matrix-title').textContent = title; };
 
@@ -228,7 +323,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     count: STEPS.length,
     onStep: (index) => { store.current.step = index; showStep(); onChange(store.getState()); },
     describeStep: (index) => STEPS[index].title,
-    watch: stage,
+    watch: stage.element,
   });
 
   function headColumns() {
@@ -238,49 +333,12 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
 
   function buildHeads() {
     for (const part of headParts) { part.heatmap.destroy(); part.lines.destroy(); part.outView.destroy(); part.box.remove(); }
-    headParts = Array.from({ length: model.numHeads }, (_, h) => {
-      const box = make('div', `aw-mh-head aw-head-${h % 8}`);
-      box.dataset.head = String(h);
-      headsRow.append(box);
-      // The head's weights twice: as a heatmap and, beside it, as lines between the tokens.
-      const weightsBox = make('div', 'aw-mh-weights');
-      box.append(weightsBox);
-      const heatmap = createHeatmap(weightsBox, { title: `Head ${h + 1}: weights (${model.tokens.length} \u00d7 ${model.tokens.length})`, name: `head ${h + 1} weight`, detailElement: heatDetail });
-      const lines = mountTokenLines(weightsBox, { title: `Head ${h + 1}: attention as lines`, note: h === 0 });
-      const outView = createMatrixView(box, { title: `Head ${h + 1}: output`, name: `head ${h + 1} output` });
-      return { box, heatmap, lines, outView };
-    });
+    headParts = createHeadParts(make, headsRow, stage.heatDetail, model);
   }
 
-  function draw() {
-    const nextModel = modelOf(store.current);
-    const next = attempt(say, () => engine.multiHead(nextModel.input));
-    if (!next) return;
-    result = next;
-    const previousHeads = model?.numHeads;
-    model = nextModel;
-    const { tokens, dModel, numHeads, input } = model;
+  function drawHeads() {
+    const { tokens, dModel, numHeads } = model;
     const dk = dModel / numHeads;
-    root.classList.toggle('aw-mh-preset', Boolean(model.preset));
-    headChoice.element.classList.toggle('aw-mh-hidden', Boolean(model.preset));
-    newSeed.classList.toggle('aw-mh-hidden', Boolean(model.preset));
-    hereLabel.textContent = `${model.preset ? `\u201c${model.preset.title}\u201d` : 'Here'}: ${tokens.length} tokens, d_model = ${dModel}, `
-      + `${numHeads} head${numHeads > 1 ? 's' : ''}, each with d_k = ${dk} of the ${dModel} columns.`
-      + (model.preset ? ' Seeded random numbers; wide matrices show their first columns.' : '');
-    drawShapes(shapeHere, tokens.length, dModel, numHeads);
-    // The tutorial's own sizes need their diagram only once.
-    const asTutorial = tokens.length === TUTORIAL.tokens && dModel === TUTORIAL.dModel && numHeads === TUTORIAL.heads;
-    shapeHere.classList.toggle('aw-mh-hidden', asTutorial);
-    if (asTutorial) hereLabel.textContent += ' These are the tutorial\u2019s sizes, drawn above.';
-    const cols = columnLabels(dModel);
-    showMatrix(views.x, `X (tokens \u00d7 d_model)`, input.x, tokens, cols, { input: true });
-    showMatrix(views.q, 'Q = XW_Q', result.q, tokens, cols);
-    showMatrix(views.k, 'K = XW_K', result.k, tokens, cols);
-    showMatrix(views.v, 'V = XW_V', result.v, tokens, cols);
-    showMatrix(views.concat, 'Concat of the head outputs', result.concat, tokens, cols);
-    showMatrix(views.wo, 'W_O', input.wo, cols, cols, { input: true });
-    showMatrix(views.output, 'Output = Concat \u00b7 W_O', result.output, tokens, cols);
-    if (previousHeads !== numHeads || headParts.length !== numHeads) buildHeads();
     result.heads.forEach((head, h) => {
       const part = headParts[h];
       part.heatmap.update({
@@ -294,75 +352,55 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       showMatrix(part.outView, title, head.output, tokens, columnLabels(dk, h * dk));
       part.outView.mark({ cols: new Map(Array.from({ length: shownColumns(dk) }, (_, j) => [j, `aw-head-${h % 8}`])) });
     });
+  }
+
+  function draw() {
+    const nextModel = modelOf(store.current, { inputs, shapesById, generated });
+    const next = attempt(say, () => engine.multiHead(nextModel.input));
+    if (!next) return;
+    result = next;
+    const previousHeads = model?.numHeads;
+    model = nextModel;
+    const { tokens, dModel, numHeads, input } = model;
+    root.classList.toggle('aw-mh-preset', Boolean(model.preset));
+    controls.showPreset(Boolean(model.preset));
+    shapes.show(model);
+    const cols = columnLabels(dModel);
+    showMatrix(views.x, `X (tokens \u00d7 d_model)`, input.x, tokens, cols, { input: true });
+    showMatrix(views.q, 'Q = XW_Q', result.q, tokens, cols);
+    showMatrix(views.k, 'K = XW_K', result.k, tokens, cols);
+    showMatrix(views.v, 'V = XW_V', result.v, tokens, cols);
+    showMatrix(views.concat, 'Concat of the head outputs', result.concat, tokens, cols);
+    showMatrix(views.wo, 'W_O', input.wo, cols, cols, { input: true });
+    showMatrix(views.output, 'Output = Concat \u00b7 W_O', result.output, tokens, cols);
+    if (previousHeads !== numHeads || headParts.length !== numHeads) buildHeads();
+    drawHeads();
     showStep();
   }
 
-  const showMatrices = (names) => {
-    for (const [name, view] of Object.entries(views)) view.setVisible(names.includes(name));
-    for (const name of names) mats.append(views[name].element); // in the order of the step
-  };
-
   function showStep() {
     const { step: index } = store.current;
-    const step = STEPS[index];
-    stepTitle.textContent = `${index + 1}. ${step.title}`;
-    stepText.textContent = step.text;
-    stepShapes.textContent = shapeSentence(index, model.tokens.length, model.dModel, model.numHeads);
-    stepFormula.replaceChildren(mathElement(doc, step.formula, { display: true }));
+    stage.explain(index, model);
     player.setStep(index);
-    const byHead = { cols: headColumns() };
+    const { mats: names, byHead, heatmaps, outputs } = STAGE_VIEWS[index];
     for (const view of Object.values(views)) view.mark({});
-    const showHeads = (heatmaps, outputs) => {
-      headsRow.classList.toggle('aw-mh-hidden', !heatmaps && !outputs);
-      for (const part of headParts) {
-        part.heatmap.element.classList.toggle('aw-mh-hidden', !heatmaps);
-        part.lines.element.classList.toggle('aw-mh-hidden', !heatmaps);
-        part.outView.setVisible(outputs);
-      }
-    };
-    switch (index) {
-      case 0:
-        showMatrices(['x', 'q', 'k', 'v']);
-        showHeads(false, false);
-        break;
-      case 1:
-        showMatrices(['q', 'k', 'v']);
-        for (const name of ['q', 'k', 'v']) views[name].mark(byHead);
-        showHeads(false, false);
-        break;
-      case 2:
-        showMatrices([]);
-        showHeads(true, true);
-        break;
-      case 3:
-        showMatrices(['concat']);
-        views.concat.mark(byHead);
-        showHeads(false, true);
-        break;
-      default:
-        showMatrices(['concat', 'wo', 'output']);
-        views.concat.mark(byHead);
-        showHeads(false, false);
+    for (const [name, view] of Object.entries(views)) view.setVisible(names.includes(name));
+    for (const name of names) mats.append(views[name].element); // in the order of the step
+    const marks = { cols: headColumns() };
+    for (const name of byHead) views[name].mark(marks);
+    headsRow.classList.toggle('aw-mh-hidden', !heatmaps && !outputs);
+    for (const part of headParts) {
+      part.heatmap.element.classList.toggle('aw-mh-hidden', !heatmaps);
+      part.lines.element.classList.toggle('aw-mh-hidden', !heatmaps);
+      part.outView.setVisible(outputs);
     }
     // At the concat step the head outputs come first, then their concatenation.
     if (index === 3) headsRow.after(mats); else mats.after(headsRow);
   }
 
-  // A preset field only when a shapes preset is shown: the small example's
-  // state is { numHeads, seed, step }.
-  function normalise(next) {
-    return {
-      numHeads: HEAD_CHOICES.includes(Number(next.numHeads)) ? Number(next.numHeads) : 2,
-      seed: clampInt(next.seed, 0, 2 ** 31, 5),
-      step: clampInt(next.step, 0, STEPS.length - 1, 0),
-      ...(shapesById.has(next.preset) ? { preset: next.preset } : {}),
-    };
-  }
-
   function show(current, previous) {
     if (current.seed !== previous.seed) inputs = inputsFor(current.seed);
-    headChoice.select.value = String(current.numHeads);
-    exampleChoice.select.value = current.preset ?? '';
+    controls.sync(current);
     draw();
   }
 

@@ -55,6 +55,70 @@ function shiftedExps(node, name, found = []) {
   return found;
 }
 
+/** The bars of one query, each tile's inside the next's, built once per run and query. */
+function buildFigure(svg, run, query) {
+  const doc = svg.ownerDocument;
+  const n = TOKENS.length;
+  const width = PLOT.left + n * COLUMN + 16;
+  const base = PLOT.top + PLOT.height;
+  svg.setAttribute('viewBox', `0 0 ${width} ${base + PLOT.bottom}`);
+  svg.replaceChildren();
+  const y = (value) => base - value * PLOT.height;
+  const text = (x, yy, content, className, anchor = 'middle') => {
+    const node = svgElement(doc, 'text', { x, y: yy, 'text-anchor': anchor, class: className });
+    node.textContent = content;
+    svg.append(node);
+  };
+  svg.append(svgElement(doc, 'line', { x1: PLOT.left, x2: width - 8, y1: y(1), y2: y(1), class: 'aw-online-one' }),
+    svgElement(doc, 'line', { x1: PLOT.left, x2: width - 8, y1: base, y2: base, class: 'aw-online-base' }));
+  text(PLOT.left - 6, y(1) + 4, 'e\u2070 = 1', 'aw-online-tick', 'end');
+  text(PLOT.left - 6, base + 4, '0', 'aw-online-tick', 'end');
+  TOKENS.forEach((token, j) => {
+    svg.append(svgElement(doc, 'rect', { x: PLOT.left + j * COLUMN + 4, y: y(1), width: COLUMN - 8, height: PLOT.height, class: 'aw-online-slot' }));
+    text(PLOT.left + (j + 0.5) * COLUMN, base + 18, token, 'aw-online-key');
+  });
+  // groups[t] holds groups[t − 1] and tile t's bars: a later tile's
+  // rescaling shrinks every earlier bar at once.
+  const groups = [];
+  const bars = [];
+  for (let t = 0; t < run.tiles; t++) {
+    const group = svgElement(doc, 'g', { class: 'aw-online-tile' });
+    group.dataset.tile = String(t);
+    group.style.transformOrigin = `0 ${base}px`;
+    if (t > 0) group.append(groups[t - 1]);
+    const tileStep = run.steps.steps.find((step) => step.id === `tile-${t + 1}`);
+    const sum = tileStep?.equations?.find((equation) => endsIn(equation, 'tileSum') && rowOf(equation) === query);
+    for (const [ref, value] of sum ? shiftedExps(sum.chain[0], 'scaled') : []) {
+      const j = ref[2];
+      const bar = svgElement(doc, 'rect', { x: PLOT.left + j * COLUMN + 8, y: y(value), width: COLUMN - 16, height: value * PLOT.height, class: 'aw-online-bar' });
+      bar.dataset.key = String(j);
+      bar.dataset.tile = String(t);
+      bar.dataset.value = String(value);
+      group.append(bar);
+      bars.push(bar);
+    }
+    groups.push(group);
+  }
+  if (groups.length) svg.append(groups.at(-1));
+  // α_t: the factor tile t applies to what was summed before it.
+  const alphas = [1];
+  for (let t = 1; t < run.tiles; t++) {
+    const tileStep = run.steps.steps.find((step) => step.id === `tile-${t + 1}`);
+    const sum = tileStep?.equations?.find((equation) => endsIn(equation, 'tileSum') && rowOf(equation) === query);
+    alphas.push(sum ? (shiftedExps(sum.chain[0], 'tileMax')[0]?.[1] ?? 1) : 1);
+  }
+  return { query, groups, bars, alphas };
+}
+
+function normalise(next) {
+  return {
+    tile: clampInt(next.tile, 1, TOKENS.length, 2),
+    query: clampInt(next.query, 0, TOKENS.length - 1, 0),
+    seed: clampInt(next.seed, 0, 2 ** 31, 3),
+    step: clampInt(next.step, 0, 10_000, 0),
+  };
+}
+
 export function mount(element, { engine, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'online',
@@ -105,64 +169,10 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     return step.id === 'inputs' ? -1 : run.tiles - 1;
   }
 
-  /** The bars of one query, each tile's inside the next's, built once per run and query. */
-  function buildFigure(query) {
-    const n = TOKENS.length;
-    const width = PLOT.left + n * COLUMN + 16;
-    const base = PLOT.top + PLOT.height;
-    svg.setAttribute('viewBox', `0 0 ${width} ${base + PLOT.bottom}`);
-    svg.replaceChildren();
-    const y = (value) => base - value * PLOT.height;
-    const text = (x, yy, content, className, anchor = 'middle') => {
-      const node = svgElement(doc, 'text', { x, y: yy, 'text-anchor': anchor, class: className });
-      node.textContent = content;
-      svg.append(node);
-    };
-    svg.append(svgElement(doc, 'line', { x1: PLOT.left, x2: width - 8, y1: y(1), y2: y(1), class: 'aw-online-one' }),
-      svgElement(doc, 'line', { x1: PLOT.left, x2: width - 8, y1: base, y2: base, class: 'aw-online-base' }));
-    text(PLOT.left - 6, y(1) + 4, 'e\u2070 = 1', 'aw-online-tick', 'end');
-    text(PLOT.left - 6, base + 4, '0', 'aw-online-tick', 'end');
-    TOKENS.forEach((token, j) => {
-      svg.append(svgElement(doc, 'rect', { x: PLOT.left + j * COLUMN + 4, y: y(1), width: COLUMN - 8, height: PLOT.height, class: 'aw-online-slot' }));
-      text(PLOT.left + (j + 0.5) * COLUMN, base + 18, token, 'aw-online-key');
-    });
-    // groups[t] holds groups[t − 1] and tile t's bars: a later tile's
-    // rescaling shrinks every earlier bar at once.
-    const groups = [];
-    const bars = [];
-    for (let t = 0; t < run.tiles; t++) {
-      const group = svgElement(doc, 'g', { class: 'aw-online-tile' });
-      group.dataset.tile = String(t);
-      group.style.transformOrigin = `0 ${base}px`;
-      if (t > 0) group.append(groups[t - 1]);
-      const tileStep = run.steps.steps.find((step) => step.id === `tile-${t + 1}`);
-      const sum = tileStep?.equations?.find((equation) => endsIn(equation, 'tileSum') && rowOf(equation) === query);
-      for (const [ref, value] of sum ? shiftedExps(sum.chain[0], 'scaled') : []) {
-        const j = ref[2];
-        const bar = svgElement(doc, 'rect', { x: PLOT.left + j * COLUMN + 8, y: y(value), width: COLUMN - 16, height: value * PLOT.height, class: 'aw-online-bar' });
-        bar.dataset.key = String(j);
-        bar.dataset.tile = String(t);
-        bar.dataset.value = String(value);
-        group.append(bar);
-        bars.push(bar);
-      }
-      groups.push(group);
-    }
-    if (groups.length) svg.append(groups.at(-1));
-    // α_t: the factor tile t applies to what was summed before it.
-    const alphas = [1];
-    for (let t = 1; t < run.tiles; t++) {
-      const tileStep = run.steps.steps.find((step) => step.id === `tile-${t + 1}`);
-      const sum = tileStep?.equations?.find((equation) => endsIn(equation, 'tileSum') && rowOf(equation) === query);
-      alphas.push(sum ? (shiftedExps(sum.chain[0], 'tileMax')[0]?.[1] ?? 1) : 1);
-    }
-    return { query, groups, bars, alphas };
-  }
-
   function showStep(index) {
     const step = run.steps.steps[index];
     const { query } = store.current;
-    if (run.built?.query !== query) run.built = buildFigure(query);
+    if (run.built?.query !== query) run.built = buildFigure(svg, run, query);
     const tile = tileOfStep(step);
     const { groups, bars, alphas } = run.built;
     groups.forEach((group, t) => {
@@ -189,15 +199,6 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     svg.setAttribute('aria-label', `e^(s \u2212 m) for each key read so far by \u201c${token}\u201d. ${readout.textContent}`);
     equations.replaceChildren(...(step.equations ?? []).filter((equation) => rowOf(equation) === query)
       .map((equation) => equationElement(doc, equation)));
-  }
-
-  function normalise(next) {
-    return {
-      tile: clampInt(next.tile, 1, TOKENS.length, 2),
-      query: clampInt(next.query, 0, TOKENS.length - 1, 0),
-      seed: clampInt(next.seed, 0, 2 ** 31, 3),
-      step: clampInt(next.step, 0, 10_000, 0),
-    };
   }
 
   function show(current, previous) {

@@ -11,7 +11,8 @@
 import { formatScientific, fullPrecision, powerOfTen } from '../ui/format.js';
 import { svgElement } from '../ui/svg.js';
 import { tutorialName } from '../presets.js';
-import { attempt, builder, normalDraws, randomMatrix, seededRandom } from './sections-common.js';
+import { builder } from '../ui/dom.js';
+import { attempt, normalDraws, randomMatrix, seededRandom } from './sections-common.js';
 
 export const GRADIENT_DKS = Array.from({ length: 11 }, (_, i) => 2 ** i); // 1 … 1024
 const QUERIES = 15; // each a draw of its own; odd, so the median is one of them
@@ -62,10 +63,9 @@ const PLOT_W = W - PAD.left - PAD.right;
 const PLOT_H = H - PAD.top - PAD.bottom;
 const xOf = (index) => PAD.left + (index / (GRADIENT_DKS.length - 1)) * PLOT_W;
 
-export function createGradientPlot(parent, { engine, say }) {
-  const doc = parent.ownerDocument;
-  const make = builder(doc);
-  const panel = make('section', 'aw-panel aw-grad-panel');
+/** The panel's title, what it measures, the tutorial's claim it checks and the key to the lines. */
+function explanation(make, panel) {
+  const doc = panel.ownerDocument;
   panel.append(make('h4', '', 'Why scale, measured: the gradient through the softmax'));
   panel.append(make('p', 'aw-small',
     `At each width d_k the engine runs ${QUERIES} random queries against ${KEYS} random keys (standard normal entries, seeded) `
@@ -87,14 +87,11 @@ export function createGradientPlot(parent, { engine, say }) {
     entry.append(make('span', `aw-key-swatch ${series.className}`), doc.createTextNode(`\u2016dS\u2016 ${series.label}`));
     key.append(entry);
   }
-  const figure = make('figure', 'aw-hist aw-grad-figure');
-  const caption = make('figcaption', 'aw-small');
-  const detail = make('p', 'aw-heatmap-detail');
-  detail.setAttribute('aria-live', 'polite');
-  const verdict = make('p', 'aw-grad-verdict');
-  panel.append(claims, key, figure, detail, verdict);
-  parent.append(panel);
+  return { claims, key };
+}
 
+/** The chart's svg with its axes, d_k ticks and titles: { svg, grid (for the y ticks), chosen (the slider's line) }. */
+function chartFrame(doc) {
   const svg = svgElement(doc, 'svg', { viewBox: `0 0 ${W} ${H}`, role: 'group', class: 'aw-grad-chart' });
   const grid = svgElement(doc, 'g');
   svg.append(grid);
@@ -111,6 +108,23 @@ export function createGradientPlot(parent, { engine, say }) {
   yTitle.textContent = '\u2016dS\u2016 (log scale)';
   const chosen = svgElement(doc, 'line', { y1: PAD.top, y2: PAD.top + PLOT_H, class: 'aw-grad-chosen' });
   svg.append(xTitle, yTitle, chosen);
+  return { svg, grid, chosen };
+}
+
+export function createGradientPlot(parent, { engine, say }) {
+  const doc = parent.ownerDocument;
+  const make = builder(doc);
+  const panel = make('section', 'aw-panel aw-grad-panel');
+  const { claims, key } = explanation(make, panel);
+  const figure = make('figure', 'aw-hist aw-grad-figure');
+  const caption = make('figcaption', 'aw-small');
+  const detail = make('p', 'aw-heatmap-detail');
+  detail.setAttribute('aria-live', 'polite');
+  const verdict = make('p', 'aw-grad-verdict');
+  panel.append(claims, key, figure, detail, verdict);
+  parent.append(panel);
+
+  const { svg, grid, chosen } = chartFrame(doc);
 
   // Each series: a line and a point per width, focusable; arrow keys move
   // along a line (left, right) and between the lines (up, down).

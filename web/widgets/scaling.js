@@ -95,6 +95,146 @@ const standardDeviation = (values) => {
 const meanOf = (values) => values.reduce((a, b) => a + b, 0) / values.length;
 const entropyBits = (row) => -row.reduce((sum, w) => (w > 0 ? sum + w * Math.log2(w) : sum), 0);
 
+/** A tutorial's saturation example: its softmax as printed and as the engine computes it, errata marked. */
+function exampleCard(doc, make, example, result) {
+  const card = make('div', 'aw-example');
+  card.dataset.example = example.id;
+  const head = make('p', 'aw-arith');
+  head.append(make('strong', '', example.title), doc.createTextNode(': softmax of ['));
+  example.x.forEach((x, i) => {
+    if (i > 0) head.append(doc.createTextNode(', '));
+    head.append(numberElement(doc, x, { input: true }));
+  });
+  head.append(doc.createTextNode(example.scale === undefined ? ']' : `] \u00d7 ${example.scale}`));
+  const source = make('span', 'aw-example-source', ` (${tutorialName(TUTORIAL_FILES[example.tutorial])})`);
+  head.append(source);
+  const tableWrap = scrollBox(make, 'aw-table-scroll', `${example.title}: printed and exact values`);
+  const t = make('table', 'aw-table');
+  const thead = make('thead');
+  const hr = make('tr');
+  hr.append(make('th', '', 'Values'));
+  example.x.forEach((_, i) => { const th = make('th', '', `entry ${i + 1}`); th.scope = 'col'; hr.append(th); });
+  thead.append(hr);
+  const tbody = make('tbody');
+  let wrong = 0;
+  for (const field of ['scaled', 'weights']) {
+    if (!example.printed[field]) continue;
+    const name = field === 'scaled' ? 'scaled' : 'weights';
+    const printedRow = make('tr');
+    const ph = make('th', '', `${name}, printed`);
+    ph.scope = 'row';
+    printedRow.append(ph);
+    const exactRow = make('tr');
+    const eh = make('th', '', `${name}, engine`);
+    eh.scope = 'row';
+    exactRow.append(eh);
+    example.printed[field].forEach((p, i) => {
+      const exact = result[field][i];
+      const decimals = example.decimals[field][i];
+      const bad = isErratum(p, exact, decimals);
+      if (bad) wrong += 1;
+      // The mark is a symbol as well as a colour, for readers who cannot tell the colours apart.
+      const pc = make('td', bad ? 'aw-bad' : 'aw-good', bad ? `${printedText(p, decimals)} \u2717` : printedText(p, decimals));
+      pc.title = bad ? `off by more than the rounding to ${decimals} decimals allows` : 'agrees to its printed decimals';
+      if (bad) pc.dataset.erratum = 'true';
+      printedRow.append(pc);
+      const ec = make('td', 'aw-strong');
+      ec.append(numberElement(doc, exact));
+      ec.dataset.field = field;
+      ec.dataset.index = String(i);
+      exactRow.append(ec);
+    });
+    tbody.append(printedRow, exactRow);
+  }
+  t.append(thead, tbody);
+  tableWrap.append(t);
+  const verdict = make('p', 'aw-small', wrong
+    ? `${wrong} printed value${wrong > 1 ? 's are' : ' is'} wrong (marked).`
+    : 'The printed values agree with the exact ones to their rounding.');
+  card.append(head, tableWrap, verdict);
+  return card;
+}
+
+/** Both sets of scores as one histogram, side by side in each bin. */
+function histogram(doc, unscaled, scaled) {
+  const extent = Math.max(...unscaled.map(Math.abs), ...scaled.map(Math.abs), 1e-9);
+  const lo = -extent;
+  const width = (2 * extent) / BINS;
+  const count = (values) => {
+    const bins = Array(BINS).fill(0);
+    for (const value of values) bins[Math.min(BINS - 1, Math.floor((value - lo) / width))] += 1;
+    return bins;
+  };
+  const a = count(unscaled);
+  const b = count(scaled);
+  const top = Math.max(...a, ...b);
+  const W = 560;
+  const H = 200;
+  const pad = { left: 36, right: 10, top: 10, bottom: 28 };
+  const plotW = W - pad.left - pad.right;
+  const plotH = H - pad.top - pad.bottom;
+  const svg = doc.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', `Histogram of ${unscaled.length} scores from ${formatNumber(lo, 1)} to ${formatNumber(extent, 1)}: `
+    + `the unscaled scores spread ${formatNumber(standardDeviation(unscaled), 2)} (standard deviation), `
+    + `the scaled ones ${formatNumber(standardDeviation(scaled), 2)}`);
+  const rect = (x, y, w, h, cls) => {
+    const r = doc.createElementNS(SVG, 'rect');
+    for (const [k, v] of Object.entries({ x, y, width: Math.max(0, w), height: Math.max(0, h), class: cls })) r.setAttribute(k, String(v));
+    svg.append(r);
+  };
+  const barW = plotW / BINS;
+  for (let i = 0; i < BINS; i++) {
+    const x = pad.left + i * barW;
+    const ha = (a[i] / top) * plotH;
+    const hb = (b[i] / top) * plotH;
+    rect(x + 1, pad.top + plotH - ha, barW / 2 - 1, ha, 'aw-hist-bar-unscaled');
+    rect(x + barW / 2, pad.top + plotH - hb, barW / 2 - 1, hb, 'aw-hist-bar-scaled');
+  }
+  const line = (x1, y1, x2, y2) => {
+    const l = doc.createElementNS(SVG, 'line');
+    for (const [k, v] of Object.entries({ x1, y1, x2, y2, class: 'aw-hist-axis' })) l.setAttribute(k, String(v));
+    svg.append(l);
+  };
+  const text = (x, y, content, anchor = 'middle') => {
+    const t = doc.createElementNS(SVG, 'text');
+    for (const [k, v] of Object.entries({ x, y, 'text-anchor': anchor, class: 'aw-hist-tick' })) t.setAttribute(k, String(v));
+    t.textContent = content;
+    svg.append(t);
+  };
+  line(pad.left, pad.top + plotH, pad.left + plotW, pad.top + plotH);
+  line(pad.left, pad.top, pad.left, pad.top + plotH);
+  for (const f of [0, 0.25, 0.5, 0.75, 1]) {
+    const x = pad.left + f * plotW;
+    line(x, pad.top + plotH, x, pad.top + plotH + 4);
+    text(x, H - 8, formatNumber(lo + f * 2 * extent, extent < 10 ? 1 : 0));
+  }
+  text(pad.left - 4, pad.top + 10, String(top), 'end');
+  text(pad.left - 4, pad.top + plotH, '0', 'end');
+  return svg;
+}
+
+/** A labelled figure, to `decimals` places, with an optional note. */
+function stat(make, label, value, decimals = 2, note = '') {
+  const box = make('div', 'aw-stat');
+  const doc = box.ownerDocument;
+  box.append(make('span', 'aw-stat-label', label));
+  const v = make('span', 'aw-stat-value');
+  v.append(numberElement(doc, value));
+  v.firstChild.textContent = formatNumber(value, decimals);
+  box.append(v);
+  if (note) box.append(make('span', 'aw-stat-label', note));
+  return box;
+}
+
+function normalise(next) {
+  return {
+    dk: DK_CHOICES.includes(Number(next.dk)) ? Number(next.dk) : 64,
+    seed: clampInt(next.seed, 0, 2 ** 31, 3),
+  };
+}
+
 export function mount(element, { engine, presets = null, state = {}, onChange = () => {} }) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'scaling',
@@ -169,134 +309,8 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     for (const example of EXAMPLES) {
       const result = attempt(say, () => engine.softmax(example.scale === undefined
         ? { x: example.x } : { x: example.x, scale: example.scale }));
-      if (!result) continue;
-      const card = make('div', 'aw-example');
-      card.dataset.example = example.id;
-      const head = make('p', 'aw-arith');
-      head.append(make('strong', '', example.title), doc.createTextNode(': softmax of ['));
-      example.x.forEach((x, i) => {
-        if (i > 0) head.append(doc.createTextNode(', '));
-        head.append(numberElement(doc, x, { input: true }));
-      });
-      head.append(doc.createTextNode(example.scale === undefined ? ']' : `] \u00d7 ${example.scale}`));
-      const source = make('span', 'aw-example-source', ` (${tutorialName(TUTORIAL_FILES[example.tutorial])})`);
-      head.append(source);
-      const tableWrap = scrollBox(make, 'aw-table-scroll', `${example.title}: printed and exact values`);
-      const t = make('table', 'aw-table');
-      const thead = make('thead');
-      const hr = make('tr');
-      hr.append(make('th', '', 'Values'));
-      example.x.forEach((_, i) => { const th = make('th', '', `entry ${i + 1}`); th.scope = 'col'; hr.append(th); });
-      thead.append(hr);
-      const tbody = make('tbody');
-      let wrong = 0;
-      for (const field of ['scaled', 'weights']) {
-        if (!example.printed[field]) continue;
-        const name = field === 'scaled' ? 'scaled' : 'weights';
-        const printedRow = make('tr');
-        const ph = make('th', '', `${name}, printed`);
-        ph.scope = 'row';
-        printedRow.append(ph);
-        const exactRow = make('tr');
-        const eh = make('th', '', `${name}, engine`);
-        eh.scope = 'row';
-        exactRow.append(eh);
-        example.printed[field].forEach((p, i) => {
-          const exact = result[field][i];
-          const decimals = example.decimals[field][i];
-          const bad = isErratum(p, exact, decimals);
-          if (bad) wrong += 1;
-          // The mark is a symbol as well as a colour, for readers who cannot tell the colours apart.
-          const pc = make('td', bad ? 'aw-bad' : 'aw-good', bad ? `${printedText(p, decimals)} \u2717` : printedText(p, decimals));
-          pc.title = bad ? `off by more than the rounding to ${decimals} decimals allows` : 'agrees to its printed decimals';
-          if (bad) pc.dataset.erratum = 'true';
-          printedRow.append(pc);
-          const ec = make('td', 'aw-strong');
-          ec.append(numberElement(doc, exact));
-          ec.dataset.field = field;
-          ec.dataset.index = String(i);
-          exactRow.append(ec);
-        });
-        tbody.append(printedRow, exactRow);
-      }
-      t.append(thead, tbody);
-      tableWrap.append(t);
-      const verdict = make('p', 'aw-small', wrong
-        ? `${wrong} printed value${wrong > 1 ? 's are' : ' is'} wrong (marked).`
-        : 'The printed values agree with the exact ones to their rounding.');
-      card.append(head, tableWrap, verdict);
-      examplesBox.append(card);
+      if (result) examplesBox.append(exampleCard(doc, make, example, result));
     }
-  }
-
-  function histogram(unscaled, scaled) {
-    const extent = Math.max(...unscaled.map(Math.abs), ...scaled.map(Math.abs), 1e-9);
-    const lo = -extent;
-    const width = (2 * extent) / BINS;
-    const count = (values) => {
-      const bins = Array(BINS).fill(0);
-      for (const value of values) bins[Math.min(BINS - 1, Math.floor((value - lo) / width))] += 1;
-      return bins;
-    };
-    const a = count(unscaled);
-    const b = count(scaled);
-    const top = Math.max(...a, ...b);
-    const W = 560;
-    const H = 200;
-    const pad = { left: 36, right: 10, top: 10, bottom: 28 };
-    const plotW = W - pad.left - pad.right;
-    const plotH = H - pad.top - pad.bottom;
-    const svg = doc.createElementNS(SVG, 'svg');
-    svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', `Histogram of ${unscaled.length} scores from ${formatNumber(lo, 1)} to ${formatNumber(extent, 1)}: `
-      + `the unscaled scores spread ${formatNumber(standardDeviation(unscaled), 2)} (standard deviation), `
-      + `the scaled ones ${formatNumber(standardDeviation(scaled), 2)}`);
-    const rect = (x, y, w, h, cls) => {
-      const r = doc.createElementNS(SVG, 'rect');
-      for (const [k, v] of Object.entries({ x, y, width: Math.max(0, w), height: Math.max(0, h), class: cls })) r.setAttribute(k, String(v));
-      svg.append(r);
-    };
-    const barW = plotW / BINS;
-    for (let i = 0; i < BINS; i++) {
-      const x = pad.left + i * barW;
-      const ha = (a[i] / top) * plotH;
-      const hb = (b[i] / top) * plotH;
-      rect(x + 1, pad.top + plotH - ha, barW / 2 - 1, ha, 'aw-hist-bar-unscaled');
-      rect(x + barW / 2, pad.top + plotH - hb, barW / 2 - 1, hb, 'aw-hist-bar-scaled');
-    }
-    const line = (x1, y1, x2, y2) => {
-      const l = doc.createElementNS(SVG, 'line');
-      for (const [k, v] of Object.entries({ x1, y1, x2, y2, class: 'aw-hist-axis' })) l.setAttribute(k, String(v));
-      svg.append(l);
-    };
-    const text = (x, y, content, anchor = 'middle') => {
-      const t = doc.createElementNS(SVG, 'text');
-      for (const [k, v] of Object.entries({ x, y, 'text-anchor': anchor, class: 'aw-hist-tick' })) t.setAttribute(k, String(v));
-      t.textContent = content;
-      svg.append(t);
-    };
-    line(pad.left, pad.top + plotH, pad.left + plotW, pad.top + plotH);
-    line(pad.left, pad.top, pad.left, pad.top + plotH);
-    for (const f of [0, 0.25, 0.5, 0.75, 1]) {
-      const x = pad.left + f * plotW;
-      line(x, pad.top + plotH, x, pad.top + plotH + 4);
-      text(x, H - 8, formatNumber(lo + f * 2 * extent, extent < 10 ? 1 : 0));
-    }
-    text(pad.left - 4, pad.top + 10, String(top), 'end');
-    text(pad.left - 4, pad.top + plotH, '0', 'end');
-    return svg;
-  }
-
-  function stat(label, value, decimals = 2, note = '') {
-    const box = make('div', 'aw-stat');
-    box.append(make('span', 'aw-stat-label', label));
-    const v = make('span', 'aw-stat-value');
-    v.append(numberElement(doc, value));
-    v.firstChild.textContent = formatNumber(value, decimals);
-    box.append(v);
-    if (note) box.append(make('span', 'aw-stat-label', note));
-    return box;
   }
 
   function draw() {
@@ -308,35 +322,28 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     if (!runs) return;
     const raw = runs.scaled.scores.flat();
     const scaled = runs.scaled.scaled.flat();
-    histFigure.replaceChildren(histogram(raw, scaled), histCaption);
+    histFigure.replaceChildren(histogram(doc, raw, scaled), histCaption);
     histCaption.textContent = `All ${raw.length} entries of QK\u1d40 for d_k = ${current.dk}, before and after the engine divides them by \u221a${current.dk}.`;
     stats.replaceChildren(
-      stat('spread of QK\u1d40 (standard deviation)', standardDeviation(raw), 2, `the argument predicts about \u221a${current.dk}`),
-      stat('spread of QK\u1d40 / \u221ad_k', standardDeviation(scaled), 2, 'the argument predicts about 1'),
-      stat('largest |score|, unscaled', Math.max(...raw.map(Math.abs)), 1),
-      stat('unscaled scores outside [\u221224, 24]', raw.filter((x) => Math.abs(x) > 24).length, 0,
+      stat(make, 'spread of QK\u1d40 (standard deviation)', standardDeviation(raw), 2, `the argument predicts about \u221a${current.dk}`),
+      stat(make, 'spread of QK\u1d40 / \u221ad_k', standardDeviation(scaled), 2, 'the argument predicts about 1'),
+      stat(make, 'largest |score|, unscaled', Math.max(...raw.map(Math.abs)), 1),
+      stat(make, 'unscaled scores outside [\u221224, 24]', raw.filter((x) => Math.abs(x) > 24).length, 0,
         `of ${raw.length}; tutorial 002 says \u201coften\u201d at d_k = 64`),
-      stat('largest |score|, scaled', Math.max(...scaled.map(Math.abs)), 2),
+      stat(make, 'largest |score|, scaled', Math.max(...scaled.map(Math.abs)), 2),
     );
     const wu = runs.unscaled.weights;
     const ws = runs.scaled.weights;
     const maxBits = Math.log2(N);
     peakStats.replaceChildren(
-      stat('average largest weight in a row, unscaled', meanOf(wu.map((row) => Math.max(...row))), 3),
-      stat('average largest weight in a row, scaled', meanOf(ws.map((row) => Math.max(...row))), 3),
-      stat('average entropy of a row, unscaled (bits)', meanOf(wu.map(entropyBits)), 2, `0 = one-hot, ${formatNumber(maxBits, 0)} = uniform`),
-      stat('average entropy of a row, scaled (bits)', meanOf(ws.map(entropyBits)), 2, `0 = one-hot, ${formatNumber(maxBits, 0)} = uniform`),
+      stat(make, 'average largest weight in a row, unscaled', meanOf(wu.map((row) => Math.max(...row))), 3),
+      stat(make, 'average largest weight in a row, scaled', meanOf(ws.map((row) => Math.max(...row))), 3),
+      stat(make, 'average entropy of a row, unscaled (bits)', meanOf(wu.map(entropyBits)), 2, `0 = one-hot, ${formatNumber(maxBits, 0)} = uniform`),
+      stat(make, 'average entropy of a row, scaled (bits)', meanOf(ws.map(entropyBits)), 2, `0 = one-hot, ${formatNumber(maxBits, 0)} = uniform`),
     );
     const labels = { rowLabels: tokens, colLabels: keyTokens, domain: [0, 1] };
     heatUnscaled.update({ ...labels, values: wu, describe: (i, j) => `unscaled score ${formatNumber(runs.unscaled.scaled[i][j])}` });
     heatScaled.update({ ...labels, values: ws, describe: (i, j) => `score ${formatNumber(runs.scaled.scores[i][j])}, scaled ${formatNumber(runs.scaled.scaled[i][j])}` });
-  }
-
-  function normalise(next) {
-    return {
-      dk: DK_CHOICES.includes(Number(next.dk)) ? Number(next.dk) : 64,
-      seed: clampInt(next.seed, 0, 2 ** 31, 3),
-    };
   }
 
   function show(current, previous) {

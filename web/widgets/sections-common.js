@@ -1,12 +1,14 @@
 // Small pieces shared by the section widgets (masks, scaling, multi-head,
-// cross-attention, alignment, efficient variants): a seeded generator for
-// their inputs, element builders, labelled controls and the root box every
-// section lives in. Input generation and layout only: every attention
-// number a section shows comes from the engine.
+// cross-attention, alignment, efficient variants, …): a seeded generator
+// for their inputs, labelled controls, the root box every section lives in
+// and the state every section keeps (sectionState). Input generation and
+// layout only: every attention number a section shows comes from the engine.
 
-// The seeded generator is the presets' (mulberry32): the same seed gives
-// the same inputs everywhere.
-export { seededRandom } from '../presets.js';
+// The seeded generator and the matrices of draws are the presets'
+// (mulberry32): the same seed gives the same inputs everywhere.
+export { randomMatrix, seededRandom, uniformDraws } from '../presets.js';
+
+import { builder } from '../ui/dom.js';
 
 /** Standard normal draws (Box–Muller) from a uniform generator. */
 export function normalDraws(random) {
@@ -14,30 +16,6 @@ export function normalDraws(random) {
     const u = 1 - random(); // in (0, 1], so the logarithm is finite
     const v = random();
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-  };
-}
-
-/**
- * A rows x cols matrix of draws. decimals rounds each entry so that an
- * input reads well on screen (null keeps the full double).
- */
-export function randomMatrix(draw, rows, cols, decimals = 1) {
-  const round = decimals === null ? (x) => x : (x) => Number(x.toFixed(decimals)) + 0;
-  return Array.from({ length: rows }, () => Array.from({ length: cols }, () => round(draw())));
-}
-
-/** Uniform draws in [-range, range]. */
-export function uniformDraws(random, range = 1) {
-  return () => (random() * 2 - 1) * range;
-}
-
-/** An element builder bound to one document. */
-export function builder(doc) {
-  return function make(tag, className = '', text = undefined) {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
   };
 }
 
@@ -160,10 +138,8 @@ export function choice(doc, { label, options, value, onChange, name = '' }) {
 
 /** A plain button. */
 export function button(doc, { label, onClick, className = '' }) {
-  const node = doc.createElement('button');
+  const node = builder(doc)('button', `aw-btn${className ? ` ${className}` : ''}`, label);
   node.type = 'button';
-  node.className = `aw-btn${className ? ` ${className}` : ''}`;
-  node.textContent = label;
   node.addEventListener('click', onClick);
   return node;
 }
@@ -220,22 +196,25 @@ export function clampInt(value, min, max, fallback) {
 
 /**
  * A section's state. setState(next) merges next over the current state,
- * cleans the result with normalise and hands it to show(current, previous)
- * to bring the view in line; update(change) does the same for a change the
- * learner made and then reports the new state through onChange. current is
- * the live state (read it, never assign to it); getState() returns a copy.
+ * cleans the result with normalise and hands it to show(current, previous,
+ * how) to bring the view in line; update(change) does the same for a change
+ * the learner made and then reports the new state through onChange. how is
+ * whatever the caller passed after the change (say, that the change came
+ * from a control that is to be left as it is). current is the live state
+ * (read it, never assign to it); getState() returns a copy, made by copy
+ * (by default a shallow one).
  */
-export function sectionState({ initial, normalise, show, onChange }) {
+export function sectionState({ initial, normalise, show, onChange, copy = (state) => ({ ...state }) }) {
   const store = {
     current: initial,
-    getState: () => ({ ...store.current }),
-    setState(next = {}) {
+    getState: () => copy(store.current),
+    setState(next = {}, how = undefined) {
       const previous = store.current;
       store.current = normalise({ ...previous, ...next });
-      show(store.current, previous);
+      show(store.current, previous, how);
     },
-    update(change) {
-      store.setState(change);
+    update(change, how = undefined) {
+      store.setState(change, how);
       onChange(store.getState());
     },
   };

@@ -13,15 +13,11 @@
 //   typed, and the numbers of those that read (printed, decimals by key).
 
 import { parsePrinted } from '../ui/printed-table.js';
+import { builder } from '../ui/dom.js';
 
 export function mount(element, { onChange = () => {} } = {}) {
   const doc = element.ownerDocument;
-  const make = (tag, className, text) => {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  };
+  const make = builder(doc);
   const box = make('details', 'aw-check');
   const summary = make('summary', 'aw-check-summary');
   summary.append(make('h3', '', 'Check your own numbers'));

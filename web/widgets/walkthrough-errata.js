@@ -14,6 +14,7 @@
 // largest (the page's expUnshifted and sumUnshifted, on the softmax step).
 
 import { formatNumber } from '../ui/format.js';
+import { builder } from '../ui/dom.js';
 
 const ROW_KEY = /^(scores|scaled|weights|output|terms|exp|sum)_row(\d+)$/;
 const ROW_FIELDS = { exp: 'expUnshifted', sum: 'sumUnshifted' };
@@ -115,6 +116,127 @@ export function roundingCount(count) {
 /** What a group says about its cause: the engine's sentence. */
 export function causeText(group) {
   return group.explanation;
+}
+
+// ---- The errata on the page ----
+//
+// A check is what the walkthrough knows of the printed numbers on screen:
+// { errata, groups, rounding, model, own, ownError, edited, printed }, own
+// when they are the learner's (ownError: why the engine could not check
+// them), edited when the inputs are no longer the example's, printed when
+// the example has a tutorial's numbers. onGo(stepIndex) follows an erratum
+// to its step.
+
+/** One erratum: where, and what was printed against the exact value; with onGo, a way to its step. */
+function errataLine(make, check, item, onGo) {
+  const line = make(onGo ? 'li' : 'p', 'aw-erratum');
+  const doc = line.ownerDocument;
+  const where = make('span', 'aw-erratum-where', erratumName(check.model, item));
+  line.append(where, doc.createTextNode(`: ${erratumText(item, check.own ? 'you wrote' : undefined)}`));
+  if (onGo) {
+    const go = make('button', 'aw-link', `Go to step ${item.stepIndex + 1}`);
+    go.type = 'button';
+    go.addEventListener('click', () => onGo(item.stepIndex));
+    line.append(doc.createTextNode(' '), go);
+  }
+  return line;
+}
+
+/** A step's misprints, each a callout, and its rounding differences, one quiet line, into box. */
+export function renderStepErrata(box, check, current) {
+  const make = builder(box.ownerDocument);
+  box.replaceChildren();
+  const here = check.errata.filter((e) => e.stepIndex === current);
+  for (const item of here.filter((e) => !check.rounding.has(e))) box.append(errataLine(make, check, item, null));
+  const rounded = here.filter((e) => check.rounding.has(e));
+  if (rounded.length === 0) return;
+  const line = make('details', 'aw-rounding');
+  const list = make('ul', 'aw-rounding-items');
+  for (const item of rounded) {
+    const entry = make('li');
+    entry.append(make('span', 'aw-erratum-where', erratumName(check.model, item)),
+      box.ownerDocument.createTextNode(`: ${erratumText(item)}`));
+    list.append(entry);
+  }
+  line.append(make('summary', 'aw-rounding-summary', roundingCount(rounded.length)),
+              make('p', '', `The tutorial\u2019s printed value differs from the exact one; ${ROUNDING_MEANS}`), list);
+  box.append(line);
+}
+
+/** The groups, each with the engine's sentence and its errata, linked to their steps. */
+function appendGroups(body, make, check, onGo) {
+  for (const group of check.groups) {
+    const box = make('div', `aw-errata-group aw-errata-${group.cause}`);
+    const ul = make('ul', 'aw-errata-items');
+    for (const item of group.items) ul.append(errataLine(make, check, item, onGo));
+    box.append(make('p', 'aw-errata-cause', causeText(group)), ul);
+    body.append(box);
+  }
+}
+
+/**
+ * The errata box under the walkthrough ({ box, title, body }: a <details>,
+ * its <summary> and its content): the learner's numbers if they gave some,
+ * else the tutorial's; hidden when there are neither.
+ */
+export function renderErrataList({ box, title, body }, check, onGo) {
+  const make = builder(box.ownerDocument);
+  body.replaceChildren();
+  box.hidden = !check.printed && !check.own;
+  if (box.hidden) return;
+  const { errata } = check;
+  if (check.own) {
+    renderOwnErrata({ box, title, body }, make, check, onGo);
+    return;
+  }
+  if (check.edited) {
+    title.textContent = 'Tutorial comparison: not for edited inputs';
+    body.append(make('p', '', 'You have changed the inputs, so the comparison with the tutorial\u2019s printed numbers no longer applies. Reset to the example to see it again.'));
+    return;
+  }
+  if (errata.length === 0) {
+    title.textContent = 'Tutorial comparison: every printed number agrees';
+    body.append(make('p', '', 'Every number the tutorial prints for this example agrees with the exact value to the decimals it shows.'));
+    return;
+  }
+  const slips = check.groups.filter((group) => group.cause !== 'rounding').length;
+  title.textContent = `Errata: ${errata.length} of the tutorial\u2019s printed ${errata.length === 1 ? 'values differs' : 'values differ'} from the exact ones`
+    + (slips > 0 ? `, from ${slips} ${slips === 1 ? 'slip' : 'slips'}` : '');
+  body.append(make('p', '', 'Each differs from the exact value by more than the rounding of its printed decimals allows. '
+    + 'They are grouped by cause: a misprint, then what the tutorial computed from it; rounding differences last.'));
+  appendGroups(body, make, check, onGo);
+}
+
+// The learner's own numbers: the same list, in their words.
+function renderOwnErrata({ box, title, body }, make, check, onGo) {
+  const { errata } = check;
+  if (check.ownError) {
+    title.textContent = 'Your numbers: not checked';
+    body.append(make('p', '', check.ownError));
+    return;
+  }
+  if (errata.length === 0) {
+    title.textContent = 'Your numbers: every number you wrote agrees';
+    body.append(make('p', '', 'Each number you pasted is the exact value rounded to the decimals you wrote.'));
+    return;
+  }
+  box.open = true;
+  title.textContent = `Your numbers: ${errata.length} of them ${errata.length === 1 ? 'differs' : 'differ'} from the exact ones`;
+  appendGroups(body, make, check, onGo);
+}
+
+/**
+ * The misprints (not the rounding differences) as cells for the summary
+ * picture to outline, and what the outline means, naming the first slip.
+ */
+export function misprintMarks(check) {
+  const misprints = check.errata.filter((item) => !check.rounding.has(item));
+  const marked = new Set(misprints.map((item) => [item.field, ...item.path].join(',')));
+  const first = misprints[0];
+  const markedNote = first
+    ? `Outlined: values the tutorial prints wrong. Its first slip is ${erratumName(check.model, first)} at step ${first.stepIndex + 1}; the errata below list every one.`
+    : '';
+  return { marked, markedNote };
 }
 
 // ---- The errata as a section of the Markdown and LaTeX exports ----

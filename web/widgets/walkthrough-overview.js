@@ -11,6 +11,7 @@
 
 import { viridis } from '../ui/heatmap.js';
 import { svgElement } from '../ui/svg.js';
+import { builder } from '../ui/dom.js';
 import { firstComputed } from './walkthrough-steps.js';
 
 // The largest cell, in CSS pixels (smaller on a phone), and the height and
@@ -59,14 +60,109 @@ function signedFill(value, largest) {
   return { fill: value < 0 ? '#2166ac' : '#e66101', opacity: 0.12 + 0.88 * t };
 }
 
+/** A column of labels, one per row of cell pixels. */
+function rowLabels(make, labels, cell, className = '') {
+  const column = make('span', `aw-overview-labels ${className}`);
+  for (const label of labels) {
+    const item = make('span', 'aw-overview-label', label);
+    item.style.height = `${cell}px`;
+    item.style.lineHeight = `${cell}px`;
+    column.append(item);
+  }
+  return column;
+}
+
+/** A matrix as a grid of cells (names: the matrices its cells show in turn); each cell drawn is added to cells. */
+function grid(make, model, names, cell, cells) {
+  const values = model.mats[names[0]].values;
+  const box = make('span', 'aw-overview-grid');
+  const doc = box.ownerDocument;
+  const phone = doc.defaultView.matchMedia?.(PHONE).matches;
+  const width = Math.max(2, Math.min(cell, Math.floor((phone ? MAX_GRID_WIDTH / 2 : MAX_GRID_WIDTH) / values[0].length)));
+  box.dataset.matrix = names.at(-1);
+  const svg = svgElement(doc, 'svg', {
+    width: width * values[0].length, height: cell * values.length, 'aria-hidden': 'true',
+  });
+  values.forEach((row, i) => row.forEach((_, j) => {
+    const rect = svgElement(doc, 'rect', { x: j * width + 0.5, y: i * cell + 0.5, width: width - 1, height: cell - 1, rx: 1.5 });
+    svg.append(rect);
+    cells.push({ rect, names, i, j, drawn: null });
+  }));
+  box.append(svg, make('span', 'aw-overview-name', names.map((name) => GRID_TITLES[name]).join(' \u2192 ')));
+  return box;
+}
+
+/** The weights as lines from each query to each key; each line drawn is added to lines. */
+function weightLines(doc, model, cell, lines) {
+  const { qTokens, kTokens } = model;
+  const width = doc.defaultView.matchMedia?.(PHONE).matches ? PHONE_LINES_WIDTH : LINES_WIDTH;
+  const svg = svgElement(doc, 'svg', {
+    class: 'aw-overview-lines', width, height: cell * Math.max(qTokens.length, kTokens.length), 'aria-hidden': 'true',
+  });
+  qTokens.forEach((_, i) => kTokens.forEach((__, j) => {
+    const line = svgElement(doc, 'line', { x1: 2, y1: (i + 0.5) * cell, x2: width - 2, y2: (j + 0.5) * cell });
+    svg.append(line);
+    lines.push({ line, i, j, drawn: null });
+  }));
+  return svg;
+}
+
+/**
+ * Each cell in its colour (known(name, i, j): whether the step shown has
+ * computed that cell), outlined when the step computes it now; a cell is
+ * drawn again only when what it shows changes.
+ */
+function paintCells(cells, model, now, known) {
+  const largest = new Map();
+  for (const item of cells) {
+    const name = item.names.findLast((candidate) => known(candidate, item.i, item.j));
+    const value = name === undefined ? undefined : model.mats[name].values[item.i][item.j];
+    const lit = item.names.some((candidate) => now.has(`${candidate},${item.i},${item.j}`));
+    let state = 'future';
+    let paint = null;
+    if (value === -Infinity) state = 'masked';
+    else if (value !== undefined) {
+      if (name === 'weights') paint = { fill: viridis(value), opacity: 1 };
+      else {
+        if (!largest.has(name)) largest.set(name, Math.max(...model.mats[name].values.flat().filter(Number.isFinite).map(Math.abs)));
+        paint = signedFill(value, largest.get(name));
+      }
+      state = `${paint.fill} ${paint.opacity.toFixed(3)}`;
+    }
+    const drawn = `${state}${lit ? ' lit' : ''}`;
+    if (drawn === item.drawn) continue;
+    item.drawn = drawn;
+    item.rect.setAttribute('class', ['aw-overview-cell', paint ? '' : `aw-overview-${state}`, lit ? 'aw-overview-now' : '']
+      .filter(Boolean).join(' '));
+    if (paint) {
+      item.rect.setAttribute('fill', paint.fill);
+      item.rect.setAttribute('fill-opacity', paint.opacity.toFixed(3));
+    } else {
+      item.rect.removeAttribute('fill');
+      item.rect.removeAttribute('fill-opacity');
+    }
+  }
+}
+
+// The stage a step works in: the one holding what it produces; the inputs
+// before anything is computed, none for the steps after (the result, the
+// backward pass).
+function stageOf(stages, step, current) {
+  const fields = new Set(step.produces.map(({ field }) => field));
+  const index = stages.findIndex((stage) => stage.grids.flat().some((name) => fields.has(name)));
+  if (index >= 0) return index;
+  return current === 0 ? 0 : -1;
+}
+
+function captionOf(stages, steps, active, current) {
+  const where = `Step ${current + 1} of ${steps.length}: ${steps[current].title}`;
+  if (active === 0 && current === 0) return `${where}. Each square is a number, orange above 0 and blue below; the rest fills in as it is computed.`;
+  return active < 0 ? `${where}.` : `${where}, outlined in ${stages[active].title}.`;
+}
+
 export function mount(element, { onJump }) {
   const doc = element.ownerDocument;
-  const make = (tag, className, text) => {
-    const node = doc.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  };
+  const make = builder(doc);
   const root = make('figure', 'aw-overview');
   const strip = make('div', 'aw-overview-strip');
   const caption = make('figcaption', 'aw-overview-caption');
@@ -127,60 +223,17 @@ export function mount(element, { onJump }) {
       const body = make('span', 'aw-overview-body');
       body.setAttribute('aria-hidden', 'true');
       const first = model.mats[stage.grids[0][0]];
-      if (first.rowLabels === model.qTokens && cell >= MIN_LABELLED_ROW) body.append(rowLabels(model.qTokens, cell));
-      for (const names of stage.grids) body.append(grid(names, cell));
+      if (first.rowLabels === model.qTokens && cell >= MIN_LABELLED_ROW) body.append(rowLabels(make, model.qTokens, cell));
+      for (const names of stage.grids) body.append(grid(make, model, names, cell, cells));
       if (stage.lines) {
-        body.append(weightLines(cell));
-        body.append(rowLabels(model.kTokens, cell, 'aw-overview-keys'));
+        body.append(weightLines(doc, model, cell, lines));
+        body.append(rowLabels(make, model.kTokens, cell, 'aw-overview-keys'));
       }
       panel.append(button, body);
       panel.addEventListener('click', () => onJump(firstStepOf(stage)));
       buttons.push({ panel, button, state });
       strip.append(panel);
     });
-  }
-
-  function rowLabels(labels, cell, className = '') {
-    const column = make('span', `aw-overview-labels ${className}`);
-    for (const label of labels) {
-      const item = make('span', 'aw-overview-label', label);
-      item.style.height = `${cell}px`;
-      item.style.lineHeight = `${cell}px`;
-      column.append(item);
-    }
-    return column;
-  }
-
-  function grid(names, cell) {
-    const values = model.mats[names[0]].values;
-    const phone = doc.defaultView.matchMedia?.(PHONE).matches;
-    const width = Math.max(2, Math.min(cell, Math.floor((phone ? MAX_GRID_WIDTH / 2 : MAX_GRID_WIDTH) / values[0].length)));
-    const box = make('span', 'aw-overview-grid');
-    box.dataset.matrix = names.at(-1);
-    const svg = svgElement(doc, 'svg', {
-      width: width * values[0].length, height: cell * values.length, 'aria-hidden': 'true',
-    });
-    values.forEach((row, i) => row.forEach((_, j) => {
-      const rect = svgElement(doc, 'rect', { x: j * width + 0.5, y: i * cell + 0.5, width: width - 1, height: cell - 1, rx: 1.5 });
-      svg.append(rect);
-      cells.push({ rect, names, i, j, drawn: null });
-    }));
-    box.append(svg, make('span', 'aw-overview-name', names.map((name) => GRID_TITLES[name]).join(' \u2192 ')));
-    return box;
-  }
-
-  function weightLines(cell) {
-    const { qTokens, kTokens } = model;
-    const width = doc.defaultView.matchMedia?.(PHONE).matches ? PHONE_LINES_WIDTH : LINES_WIDTH;
-    const svg = svgElement(doc, 'svg', {
-      class: 'aw-overview-lines', width, height: cell * Math.max(qTokens.length, kTokens.length), 'aria-hidden': 'true',
-    });
-    qTokens.forEach((_, i) => kTokens.forEach((__, j) => {
-      const line = svgElement(doc, 'line', { x1: 2, y1: (i + 0.5) * cell, x2: width - 2, y2: (j + 0.5) * cell });
-      svg.append(line);
-      lines.push({ line, i, j, drawn: null });
-    }));
-    return svg;
   }
 
   function firstStepOf(stage) {
@@ -197,35 +250,7 @@ export function mount(element, { onJump }) {
     const step = steps[current];
     const now = new Set();
     for (const { field, cells: produced } of step.produces) for (const c of produced) now.add(`${field},${c[0]},${c[1]}`);
-    const largest = new Map();
-    for (const item of cells) {
-      const name = item.names.findLast((candidate) => known(candidate, item.i, item.j, current));
-      const value = name === undefined ? undefined : model.mats[name].values[item.i][item.j];
-      const lit = item.names.some((candidate) => now.has(`${candidate},${item.i},${item.j}`));
-      let state = 'future';
-      let paint = null;
-      if (value === -Infinity) state = 'masked';
-      else if (value !== undefined) {
-        if (name === 'weights') paint = { fill: viridis(value), opacity: 1 };
-        else {
-          if (!largest.has(name)) largest.set(name, Math.max(...model.mats[name].values.flat().filter(Number.isFinite).map(Math.abs)));
-          paint = signedFill(value, largest.get(name));
-        }
-        state = `${paint.fill} ${paint.opacity.toFixed(3)}`;
-      }
-      const drawn = `${state}${lit ? ' lit' : ''}`;
-      if (drawn === item.drawn) continue;
-      item.drawn = drawn;
-      item.rect.setAttribute('class', ['aw-overview-cell', paint ? '' : `aw-overview-${state}`, lit ? 'aw-overview-now' : '']
-        .filter(Boolean).join(' '));
-      if (paint) {
-        item.rect.setAttribute('fill', paint.fill);
-        item.rect.setAttribute('fill-opacity', paint.opacity.toFixed(3));
-      } else {
-        item.rect.removeAttribute('fill');
-        item.rect.removeAttribute('fill-opacity');
-      }
-    }
+    paintCells(cells, model, now, (name, i, j) => known(name, i, j, current));
     const weights = model.mats.weights;
     for (const item of lines) {
       const weight = known('weights', item.i, item.j, current) ? weights.values[item.i][item.j] : 0;
@@ -235,7 +260,7 @@ export function mount(element, { onJump }) {
       item.line.setAttribute('stroke-width', String(Math.max(0.5, weight * 6)));
       item.line.setAttribute('stroke-opacity', String(weight > 0 ? 0.2 + 0.8 * weight : 0));
     }
-    const active = stageOf(step, current);
+    const active = stageOf(stages, step, current);
     buttons.forEach(({ panel, button, state }, index) => {
       const stage = stages[index];
       const computed = stage.grids.flat().filter((name) => model.mats[name]);
@@ -246,23 +271,7 @@ export function mount(element, { onJump }) {
       const status = done ? 'computed' : index === active ? 'being computed' : 'not computed yet';
       state.textContent = ` (${status}; go to step ${firstStepOf(stage) + 1})`;
     });
-    caption.textContent = captionOf(active, current);
-  }
-
-  // The stage a step works in: the one holding what it produces; the inputs
-  // before anything is computed, none for the steps after (the result, the
-  // backward pass).
-  function stageOf(step, current) {
-    const fields = new Set(step.produces.map(({ field }) => field));
-    const index = stages.findIndex((stage) => stage.grids.flat().some((name) => fields.has(name)));
-    if (index >= 0) return index;
-    return current === 0 ? 0 : -1;
-  }
-
-  function captionOf(active, current) {
-    const where = `Step ${current + 1} of ${steps.length}: ${steps[current].title}`;
-    if (active === 0 && current === 0) return `${where}. Each square is a number, orange above 0 and blue below; the rest fills in as it is computed.`;
-    return active < 0 ? `${where}.` : `${where}, outlined in ${stages[active].title}.`;
+    caption.textContent = captionOf(stages, steps, active, current);
   }
 
   return {

@@ -4,7 +4,7 @@
 // Only inputs are made here; every result comes from the engine.
 
 import { identity } from './walkthrough-steps.js';
-import { presetInput, seededRandom } from '../presets.js';
+import { presetInput, randomMatrix, seededRandom, uniformDraws } from '../presets.js';
 
 export const SDPA_MODES = ['projections', 'qkv', 'scores'];
 export const MAX_TOKENS = 12;
@@ -107,8 +107,8 @@ export function resized(problem, dims) {
 }
 
 // Inputs with one decimal in [-range, range]: easy to read and to type.
-function randomMatrix(random, rows, cols, range = 2) {
-  return Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.round((random() * 2 - 1) * range * 10) / 10));
+function randomInputs(random, rows, cols, range = 2) {
+  return randomMatrix(uniformDraws(random, range), rows, cols, 1);
 }
 
 export function randomFilled(problem, seed) {
@@ -116,8 +116,8 @@ export function randomFilled(problem, seed) {
   const fields = { ...problem.fields };
   for (const [name, [rows, cols]] of Object.entries(shapesOf(problem.mode, dimsOf(problem), fields))) {
     fields[name] = name === 'weights'
-      ? Array.from({ length: rows }, () => Array.from({ length: cols }, () => Math.round(random() * 100) / 100))
-      : randomMatrix(random, rows, cols, problem.mode === 'softmax' ? 4 : 2);
+      ? randomMatrix(random, rows, cols, 2)
+      : randomInputs(random, rows, cols, problem.mode === 'softmax' ? 4 : 2);
   }
   if (problem.mode === 'projections') delete fields.wo;
   return { ...problem, fields };
@@ -135,14 +135,14 @@ export function convertedProblem(problem, model, mode, seed) {
   let fields;
   if (mode === 'qkv') {
     fields = m.q ? { q: m.q.values, k: m.k.values, v: m.v.values }
-      : { q: randomMatrix(random, nq, 2), k: randomMatrix(random, nk, 2), v: m.v?.values ?? randomMatrix(random, nk, 2) };
+      : { q: randomInputs(random, nq, 2), k: randomInputs(random, nk, 2), v: m.v?.values ?? randomInputs(random, nk, 2) };
   } else if (mode === 'scores') {
     fields = { scores: m.scores.values, v: m.v.values };
     // The scale of Q Kᵀ divides by √d_k with d_k the width of Q.
     if (f.scale === undefined && m.q) fields.dk = m.q.values[0].length;
     else if (f.scale === undefined && f.dk !== undefined) fields.dk = f.dk;
   } else {
-    const x = m.q ? m.q.values : randomMatrix(random, nq, 2);
+    const x = m.q ? m.q.values : randomInputs(random, nq, 2);
     const width = x[0].length;
     fields = { x, wq: identity(width), wk: identity(width), wv: identity(width) };
   }
