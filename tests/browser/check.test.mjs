@@ -43,7 +43,8 @@ test('pasted weights computed without dividing by √d_k are named as that slip,
   await page.click('#walkthrough .aw-check-text');
   // A paste arrives as one insertion of text.
   await page.keyboard.insertText(markdownTable(unscaledWeights));
-  const differing = unscaledWeights.flatMap((row, i) => row.filter((x, j) => Math.abs(Number(x.toFixed(3)) - exactWeights[i][j]) > 0.0005 + 1e-12));
+  const differing = unscaledWeights
+    .flatMap((row, i) => row.filter((x, j) => Math.abs(Number(x.toFixed(3)) - exactWeights[i][j]) > 0.0005 + 1e-12));
   assert.ok(differing.length > 0);
   const summary = page.locator('#walkthrough .aw-errata-summary');
   await assert.doesNotReject(summary.filter({ hasText: `Your numbers: ${differing.length} of them differ` }).waitFor());
