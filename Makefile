@@ -33,7 +33,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
 SAN_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/san/obj/%.o)
 SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
-.PHONY: all lib shared cli test deps test-layers test-docs test-native test-sanitize \
+.PHONY: all lib shared cli test deps lint format test-layers test-docs test-native test-sanitize \
         test-cli test-wasm test-browser test-engines test-dist wasm vendor presets bench serve \
         clean install uninstall
 .PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p \
@@ -167,7 +167,7 @@ test-single: single
 	node --test tests/browser/single-file.test.mjs
 
 test: deps
-	$(MAKE) test-layers test-docs test-native test-sanitize test-cli test-wasm test-browser \
+	$(MAKE) lint test-layers test-docs test-native test-sanitize test-cli test-wasm test-browser \
 	    test-engines test-dist test-python test-fuzz
 
 # ---- Python (python/, the package attention_explainer) ----
@@ -195,6 +195,20 @@ test-python: python-package
 	    --ExecutePreprocessor.kernel_name=attention-explainer \
 	    --output-dir $(BUILD)/python python/examples/walkthrough.ipynb
 	node --test tests/python/
+
+# ---- Lint and format ----
+# C is formatted by clang-format (.clang-format, Debian's clang-format 14):
+# `make format` rewrites the files, `make lint` fails on any difference. The
+# JavaScript is linted by ESLint (eslint.config.js: its recommended rules and
+# lines of at most 120 columns). Every C file git knows, so new ones are in.
+C_FORMATTED = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+
+lint:
+	clang-format --dry-run -Werror $(C_FORMATTED)
+	node_modules/.bin/eslint --max-warnings 0 .
+
+format:
+	clang-format -i $(C_FORMATTED)
 
 # Dependencies point one way (ARCHITECTURE.md): no upward include, call
 # (read from the objects' symbols) or import, no cycle; ARCHITECTURE.md

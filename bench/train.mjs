@@ -175,7 +175,8 @@ function peerRun(makeModel, config, heldOut) {
   // A fresh model for the race to 99%.
   const racer = makeModel();
   const reached = maker
-    ? toTarget(() => { for (let s = 0; s < CHECK_EVERY; s++) racer.step(...batch(), B); }, () => racer.accuracy(heldOut), 4 * config.steps)
+    ? toTarget(() => { for (let s = 0; s < CHECK_EVERY; s++) racer.step(...batch(), B); },
+        () => racer.accuracy(heldOut), 4 * config.steps)
     : null;
   return { msPerStep, reached };
 }
@@ -196,7 +197,8 @@ for (const task of TASKS) {
   const mine = await ours(attn, task);
   const attentionOnly = mine.config.dFF === 0;
   const peer = tf && attentionOnly ? peerRun(() => tfjsModel(tf, mine.config), mine.config, mine.heldOut) : null;
-  const plain = attentionOnly ? peerRun(() => plainModel(mine.config, seededRandom(7)), mine.config, mine.heldOut) : null;
+  const plain = attentionOnly ? peerRun(() => plainModel(mine.config, seededRandom(7)), mine.config,
+      mine.heldOut) : null;
   console.log(`  ${task.padEnd(14)} ${fmt(native).padStart(7)} ${fmt(mine.msPerStep).padStart(7)} ${fmt(peer?.msPerStep).padStart(9)} `
     + `${(peer ? `${fmt(peer.msPerStep / mine.msPerStep, 1)}\u00d7` : '\u2014').padStart(9)} ${fmt(plain?.msPerStep).padStart(8)}   `
     + `${target(mine.reached).padEnd(22)} ${(peer ? target(peer.reached) : '\u2014').padEnd(22)} ${plain ? target(plain.reached) : '\u2014'}`);

@@ -212,7 +212,9 @@ export function plainModel(config, random) {
       if (!withGradient || !counted[r]) continue;
       let sum = 0;
       for (let c = 0; c < V; c++) sum += Math.exp(z[c] - z[best]);
-      for (let c = 0; c < V; c++) dLogits[r * V + c] = (Math.exp(z[c] - z[best]) / sum - (c === targets[r] ? 1 : 0)) / total;
+      for (let c = 0; c < V; c++) {
+        dLogits[r * V + c] = (Math.exp(z[c] - z[best]) / sum - (c === targets[r] ? 1 : 0)) / total;
+      }
     }
     return { right, total, dLogits };
   }
@@ -227,7 +229,8 @@ export function plainModel(config, random) {
     accuracy(examples) {
       const tokens = examples.flatMap((e) => e.tokens);
       const { logits } = forward(tokens, examples.length);
-      const { right, total } = loss(logits, examples.flatMap((e) => e.targets), examples.flatMap((e) => e.counted), false);
+      const { right, total } = loss(logits, examples.flatMap((e) => e.targets), examples.flatMap((e) => e.counted),
+          false);
       return right / total;
     },
   };

@@ -32,7 +32,9 @@ const WEB = join(REPO, 'web');
 const SERVED_WASM = join(WEB, 'lib', 'attention.wasm');
 const SINGLE_WASM = join(REPO, 'build', 'attention-single.wasm');
 const OUTPUT = join(REPO, 'build', 'attention.html');
-const BUDGET_BYTES = 480 * 1024; // 470 KB with every chapter, the check of printed numbers (20 KB of engine) and the overview, presets gzipped (Nov 2026)
+// 470 KB with every chapter, the check of printed numbers (20 KB of engine)
+// and the overview, presets gzipped (Nov 2026).
+const BUDGET_BYTES = 480 * 1024;
 
 // Exports emscripten adds to every standalone module by itself.
 const RUNTIME_EXPORTS = new Set(['_initialize', '__errno_location', 'stackSave', 'stackRestore', 'stackAlloc']);

@@ -34,6 +34,8 @@ missing_packages() {
     has_command pdflatex || echo texlive-latex-base
     has_command pdftotext || echo poppler-utils
     has_command cmake || echo cmake
+    # make lint: the C formatter (the JavaScript linter comes from npm).
+    has_command clang-format || echo clang-format
     # Peak memory of build/attn (tests/cli/parse-memory.test.mjs).
     [ -x /usr/bin/time ] || echo time
     # libFuzzer (make fuzz, and the short fuzz runs of make test): Debian's

@@ -165,7 +165,8 @@ function shapesPreset({ id, dModel, numHeads, seed, tutorial, section, title, no
     inputGenerator: {
       type: 'seededRandom',
       seed,
-      shapes: { x: [4, dModel], wq: [dModel, dModel], wk: [dModel, dModel], wv: [dModel, dModel], wo: [dModel, dModel] },
+      shapes: { x: [4, dModel], wq: [dModel, dModel], wk: [dModel, dModel], wv: [dModel, dModel],
+          wo: [dModel, dModel] },
       range: { x: 1, wq: range, wk: range, wv: range, wo: range },
     },
     notes,

@@ -59,7 +59,8 @@ function multiHead(x) {
   const q = addRow(matmul(x, P.wq), P.bq);
   const k = addRow(matmul(x, P.wk), P.bk);
   const v = addRow(matmul(x, P.wv), P.bv);
-  const weights = [0, 1].map((h) => softmaxRows(matmul(columns(q, 2 * h, 2 * h + 2), transpose(columns(k, 2 * h, 2 * h + 2)))
+  const weights = [0, 1].map((h) => softmaxRows(matmul(columns(q, 2 * h, 2 * h + 2),
+      transpose(columns(k, 2 * h, 2 * h + 2)))
     .map((row) => row.map((s) => s / Math.sqrt(2)))));
   const heads = weights.map((w, h) => matmul(w, columns(v, 2 * h, 2 * h + 2)));
   const concat = heads[0].map((row, i) => [...row, ...heads[1][i]]);
@@ -117,7 +118,8 @@ const skipArrows = (page) => page.$$eval(`${ROOT} .aw-block-skip`, (skips) => {
   })?.dataset.step ?? null;
   return skips.map((skip) => {
     const r = skip.getBoundingClientRect();
-    return { from: levelWith(r.top), to: levelWith(r.bottom), left: r.right <= nodes[0].getBoundingClientRect().left + 1 };
+    return { from: levelWith(r.top), to: levelWith(r.bottom),
+        left: r.right <= nodes[0].getBoundingClientRect().left + 1 };
   });
 });
 /** The engine's steps for a state, each as the diagram should show it: id, title, shape. */
@@ -287,10 +289,12 @@ test('"Show gradients" shows dL/dx and every parameter\u2019s gradient, as centr
 
   // Central differences of L = Σ dO ∘ y through the engine's forward pass.
   const forward = { ...blockProblem(example, { norm: 'post', gradients: false, seed: 1 }) };
-  const loss = (x) => engine.run({ ...forward, x }).output.reduce((sum, row, i) => sum + row.reduce((s, y, j) => s + y * dO[i][j], 0), 0);
+  const loss = (x) => engine.run({ ...forward, x }).output
+    .reduce((sum, row, i) => sum + row.reduce((s, y, j) => s + y * dO[i][j], 0), 0);
   const h = 1e-6;
   const numeric = example.x.map((row, i) => row.map((_, j) => {
-    const shifted = (delta) => example.x.map((r, a) => r.map((value, b) => (a === i && b === j ? value + delta : value)));
+    const shifted = (delta) => example.x
+      .map((r, a) => r.map((value, b) => (a === i && b === j ? value + delta : value)));
     return (loss(shifted(h)) - loss(shifted(-h))) / (2 * h);
   }));
   assertClose(await shownMatrix(page, 'gradX'), numeric, 'gradX against central differences', 1e-6);

@@ -2,7 +2,7 @@
 // the tables they computed for tutorial 000's three tokens (Q = K, d_k = 2),
 // and the page says which numbers differ and why, at the box, in the
 // errata list and on the steps; the address keeps the texts. Expected
-// numbers are computed here in plain JavaScript from the example's Q, K, V.
+// numbers are computed here in plain JavaScript from the example's Q and K.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,6 @@ import { startSession } from './harness.mjs';
 
 const Q = [[1, 0], [0, 1], [1, 1]];
 const K = Q;
-const V = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];
 const scores = Q.map((q) => K.map((k) => q[0] * k[0] + q[1] * k[1]));
 const softmax = (row) => {
   const top = Math.max(...row);
@@ -44,7 +43,8 @@ test('pasted weights computed without dividing by √d_k are named as that slip,
   await page.click('#walkthrough .aw-check-text');
   // A paste arrives as one insertion of text.
   await page.keyboard.insertText(markdownTable(unscaledWeights));
-  const differing = unscaledWeights.flatMap((row, i) => row.filter((x, j) => Math.abs(Number(x.toFixed(3)) - exactWeights[i][j]) > 0.0005 + 1e-12));
+  const differing = unscaledWeights
+    .flatMap((row, i) => row.filter((x, j) => Math.abs(Number(x.toFixed(3)) - exactWeights[i][j]) > 0.0005 + 1e-12));
   assert.ok(differing.length > 0);
   const summary = page.locator('#walkthrough .aw-errata-summary');
   await assert.doesNotReject(summary.filter({ hasText: `Your numbers: ${differing.length} of them differ` }).waitFor());

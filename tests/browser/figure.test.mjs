@@ -58,7 +58,8 @@ test('a score step shows each product of the query and key entries as a bar, the
   close(pieces.reduce((a, b) => a + b, 0), 1, 'the stacked products');
   assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), `= ${shown3(score)}`);
   // Measured on screen: the sum's bar is as much longer than a product's as its value is larger.
-  const widths = (selector) => page.$$eval(selector, (nodes) => nodes.map((node) => node.getBoundingClientRect().width));
+  const widths = (selector) => page.$$eval(selector,
+      (nodes) => nodes.map((node) => node.getBoundingClientRect().width));
   const productWidths = await widths('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
   const sumWidth = (await widths('#walkthrough .aw-fig-total .aw-fig-piece')).reduce((a, b) => a + b, 0);
   productWidths.forEach((width, t) => assert.ok(Math.abs(width / sumWidth - products[t] / score) < 0.01,
@@ -296,7 +297,8 @@ async function playRecording(page, speed, from, until) {
     window.awPlayLog = log;
     const record = () => {
       const animations = figure.getAnimations({ subtree: true });
-      const entry = { title: title.textContent, animations: animations.length, rates: animations.map((a) => a.playbackRate), finished: 0 };
+      const entry = { title: title.textContent, animations: animations.length,
+          rates: animations.map((a) => a.playbackRate), finished: 0 };
       for (const animation of animations) animation.finished.then(() => { entry.finished += 1; }, () => {});
       // What the step being left had finished, at the moment it was left.
       const left = log.at(-1);
@@ -318,7 +320,8 @@ for (const [speed, from, until] of [[1, 6, 9], [2, 11, 16]]) {
     const page = await open(moving, `?preset=cat-sat-mat&step=${from}`);
     const log = await playRecording(page, speed, from, until);
     const left = log.slice(0, -1);
-    assert.deepEqual(left.map((entry) => Number.parseInt(entry.title, 10)), Array.from({ length: until - from }, (_, k) => from + k));
+    assert.deepEqual(left.map((entry) => Number.parseInt(entry.title, 10)),
+        Array.from({ length: until - from }, (_, k) => from + k));
     for (const entry of left) {
       assert.ok(entry.animations > 0, `${entry.title}: the figure moved`);
       assert.equal(entry.finishedWhenLeft, entry.animations, `${entry.title}: ${entry.finishedWhenLeft} of ${entry.animations} animations had finished when Play moved on`);

@@ -6,7 +6,7 @@
 // entry marked at its cell while the grid keeps its columns; and, on a wide
 // screen, the editor beside the step.
 
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

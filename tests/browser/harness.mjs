@@ -34,8 +34,9 @@ const LOCAL_SCHEMES = ['data:', 'blob:', 'about:'];
 /**
  * Starts the static server and the browser. Options: root (default web/),
  * viewport (default 1280 × 900), reducedMotion ('reduce' | 'no-preference').
- * Returns { origin, url(path), newPage(), open(path), openReady(path), mountSections(page), allowOrigin(url), consoleErrors,
- * pageErrors, offOrigin, problems(), assertQuiet(), clear(), close() }.
+ * Returns { origin, url(path), newPage(), open(path), openReady(path),
+ * mountSections(page), allowOrigin(url), consoleErrors, pageErrors, offOrigin,
+ * problems(), assertQuiet(), clear(), close() }.
  */
 export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, height: 900 }, reducedMotion } = {}) {
   const server = await startServer({ root, port: 0 });

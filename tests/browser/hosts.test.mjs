@@ -108,7 +108,10 @@ for (const sandboxed of [false, true]) {
       await page.waitForFunction((height) => Math.abs(window.heights.embed - height) <= 2, content);
       const applied = await page.evaluate(() => document.getElementById('embed').getBoundingClientRect().height);
       assert.ok(Math.abs(applied - content) <= 2, `the iframe is ${applied} px, its content ${content} px`);
-      const inside = await inner.evaluate(() => document.documentElement.scrollHeight - document.documentElement.clientHeight);
+      const inside = await inner.evaluate(() => {
+        const { scrollHeight, clientHeight } = document.documentElement;
+        return scrollHeight - clientHeight;
+      });
       assert.ok(inside <= 2, `nothing left to scroll inside: ${inside} px`);
       await page.close();
     });

@@ -64,7 +64,8 @@ for (const width of WIDTHS) {
       await mountSection(page, section);
       // The labels take their size from the grid's scale once it is drawn.
       await page.waitForFunction(({ name, least }) => [...document.querySelectorAll(`[data-section="${name}"] .aw-heat-label`)]
-        .every((text) => text.getScreenCTM().a * parseFloat(getComputedStyle(text).fontSize) >= least), { name: section, least: MIN_LABEL_PX })
+        .every((text) => text.getScreenCTM().a * parseFloat(getComputedStyle(text).fontSize) >= least),
+            { name: section, least: MIN_LABEL_PX })
         .catch(() => {}); // the assertions below say what is wrong
       const grids = await drawnHeatmaps(page, section);
       assert.ok(grids.length >= 2, `${section} has its heatmaps`);
@@ -94,7 +95,8 @@ test('at 375 px the walkthrough\u2019s formula fits its box, its last V included
   const fit = await page.$eval('#walkthrough .aw-step-formula', (box) => {
     const formula = box.querySelector('.katex').getBoundingClientRect();
     const shown = box.getBoundingClientRect();
-    return { formula: [formula.left, formula.right], box: [shown.left, shown.right], scroll: box.scrollWidth - box.clientWidth };
+    return { formula: [formula.left, formula.right], box: [shown.left, shown.right],
+        scroll: box.scrollWidth - box.clientWidth };
   });
   assert.ok(fit.formula[0] >= fit.box[0] - 0.5 && fit.formula[1] <= fit.box[1] + 0.5, `formula ${fit.formula} in box ${fit.box}`);
   assert.equal(fit.scroll, 0, 'nothing hidden to scroll to');
@@ -113,7 +115,8 @@ test('at 375 px the current stage stays in sight at every step, forward and back
       const shown = strip.getBoundingClientRect();
       return {
         label: strip.querySelector('[aria-current="step"]').textContent,
-        inside: current.left >= shown.left && current.right <= shown.right && current.top >= shown.top && current.bottom <= shown.bottom
+        inside: current.left >= shown.left && current.right <= shown.right && current.top >= shown.top &&
+            current.bottom <= shown.bottom
           && current.left >= 0 && current.right <= window.innerWidth,
       };
     });
@@ -167,7 +170,8 @@ test('a log-scale chart has one tick at every power of ten its data spans, evenl
     chart.update([{ label: 'a', points: [[1, 0.000002], [2, 0.0004], [4, 0.03], [8, 0.5]] }], 8);
     const frame = host.querySelector('.aw-chart-frame').getBoundingClientRect();
     return [...host.querySelectorAll('.aw-chart-tick')]
-      .map((text) => ({ text: text.textContent, y: text.getBoundingClientRect().top, x: text.getBoundingClientRect().right }))
+      .map((text) => ({ text: text.textContent, y: text.getBoundingClientRect().top,
+          x: text.getBoundingClientRect().right }))
       .filter((tick) => tick.x <= frame.left);
   });
   // The data run from 2·10⁻⁶ to 0.5: the axis from 10⁻⁶ to 1, a tick at each.

@@ -62,7 +62,8 @@ function printedCells(preset, result) {
     if (Array.isArray(printed)) {
       assert.ok(Array.isArray(exact) && exact.length === printed.length,
         `${preset.id}: printed ${field} has shape ${shapeOf(printed)} where the result has ${shapeOf(exact)}`);
-      printed.forEach((item, i) => walk(field, item, exact[i], Array.isArray(decimals) ? decimals[i] : decimals, [...path, i]));
+      printed.forEach((item, i) => walk(field, item, exact[i], Array.isArray(decimals) ? decimals[i] : decimals,
+          [...path, i]));
       return;
     }
     assert.ok(!Array.isArray(exact), `${preset.id}: printed ${field}[${path}] is a number where the result has an array`);
@@ -81,7 +82,8 @@ function printedCells(preset, result) {
       walk(key, printed, result[key], decimalsFor(key), []);
     } else {
       const row = ROW_KEY.exec(key);
-      if (row && Array.isArray(result[row[1]])) walk(key, printed, result[row[1]][Number(row[2])], decimalsFor(key), []);
+      if (row && Array.isArray(result[row[1]])) walk(key, printed, result[row[1]][Number(row[2])], decimalsFor(key),
+          []);
     }
   }
   return cells;

@@ -88,7 +88,8 @@ test('every section renders its title, controls and heatmaps, and the page stays
     assert.deepEqual(section.messages, [], `${section.name} shows no engine error`);
   }
   const heatmaps = Object.fromEntries(sections.map((s) => [s.name, s.heatmaps]));
-  assert.deepEqual(heatmaps, { plane: 0, masks: 2, scaling: 2, multihead: 2, cross: 3, alignment: 4, efficient: 3, online: 0, block: 2, trainer: 2 });
+  assert.deepEqual(heatmaps, { plane: 0, masks: 2, scaling: 2, multihead: 2, cross: 3, alignment: 4, efficient: 3,
+      online: 0, block: 2, trainer: 2 });
   await page.close();
   session.assertQuiet();
 });
@@ -304,7 +305,8 @@ test('efficient variants: the window slider changes the computed cells as the en
   session.assertQuiet();
 });
 
-/** The online softmax of row i over the keys of the first `tiles` tiles, in plain float64: [max, sum, e^(s − max) per key]. */
+/** The online softmax of row i over the keys of the first `tiles` tiles, in
+ * plain float64: [max, sum, e^(s − max) per key]. */
 function softmaxSoFar({ q, k }, i, keysSeen) {
   const scores = k.slice(0, keysSeen).map((key) => (q[i][0] * key[0] + q[i][1] * key[1]) / Math.SQRT2);
   const max = Math.max(...scores);
@@ -367,7 +369,8 @@ test('setState reproduces a view, and getState reads it back', async () => {
     efficient.setState({ T: 8, window: 0 });
     multihead.setState({ numHeads: 8, step: 99 });
     scaling.setState({ dk: 3 }); // not a choice: falls back to 64
-    return { masks: masks.getState(), efficient: efficient.getState(), multihead: multihead.getState(), scaling: scaling.getState() };
+    return { masks: masks.getState(), efficient: efficient.getState(), multihead: multihead.getState(),
+        scaling: scaling.getState() };
   });
   assert.equal(states.masks.base, 'none');
   assert.deepEqual(states.efficient, { T: 8, window: 0, stride: 4, seed: 21 });

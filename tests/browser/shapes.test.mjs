@@ -61,7 +61,8 @@ test('?preset=shapes-512-8 opens the multi-head section with the engine\u2019s 8
 
   assert.equal(await page.inputValue(`${ROOT} [data-control="preset"] select`), preset.id);
   assert.equal(await page.isVisible(`${ROOT} [data-control="numHeads"]`), false, 'the preset fixes the number of heads');
-  assert.deepEqual(await page.evaluate(() => window.awWidgets.multihead.getState()), { numHeads: 2, seed: 5, step: 0, preset: preset.id });
+  assert.deepEqual(await page.evaluate(() => window.awWidgets.multihead.getState()),
+      { numHeads: 2, seed: 5, step: 0, preset: preset.id });
   assert.match(page.url(), /preset=shapes-512-8/, 'the address keeps naming the preset');
   const { top, scrolled } = await page.$eval('#multihead', (section) => ({ top: section.getBoundingClientRect().top, scrolled: window.scrollY }));
   assert.ok(scrolled > 0 && top >= 0 && top < 200, `the section is scrolled into view (top at ${top})`);

@@ -203,7 +203,8 @@ test('the long sequences in the one file are measured on the page, since no work
   const ticks = (await page.$$eval(`${section} .aw-line-chart:first-of-type .aw-chart-tick[text-anchor="end"]`,
     (texts) => texts.map((t) => t.textContent))).map(tickValue);
   const exponents = ticks.map(Math.log10);
-  exponents.forEach((e, k) => assert.ok(Math.abs(e - Math.round(e)) < 1e-9 && (k === 0 || Math.round(e) === Math.round(exponents[k - 1]) + 1),
+  exponents.forEach((e, k) => assert.ok(Math.abs(e - Math.round(e)) < 1e-9 &&
+      (k === 0 || Math.round(e) === Math.round(exponents[k - 1]) + 1),
     `the y ticks ${ticks} are consecutive powers of ten`));
   const ms = rows.flatMap(([, ...cells]) => (cells[0].startsWith('not run') ? [cells[1], cells[3]] : [cells[0], cells[2], cells[4]])).map(Number);
   assert.ok(ticks[0] <= Math.min(...ms) && ticks.at(-1) >= Math.max(...ms), `ticks ${ticks} span ${Math.min(...ms)} to ${Math.max(...ms)} ms`);

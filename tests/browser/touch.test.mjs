@@ -373,7 +373,8 @@ test('multi-head attention draws every head\u2019s weights as lines beside its h
     assert.equal(await page.isVisible(`${box} .aw-token-lines`), true, `head ${h + 1} shows its lines`);
     const heat = await heatmapValues(page, `${box} figure.aw-heatmap`);
     assertLinesFollow(await lines(page, `${box} .aw-token-lines`), result.heads[h].weights, `head ${h + 1}`);
-    heat.forEach((row, i) => row.forEach((value, j) => assert.ok(Math.abs(value - result.heads[h].weights[i][j]) < 1e-12)));
+    const weights = result.heads[h].weights;
+    heat.forEach((row, i) => row.forEach((value, j) => assert.ok(Math.abs(value - weights[i][j]) < 1e-12)));
   }
   await page.close();
   session.assertQuiet();

@@ -53,7 +53,8 @@ function expectedMatrices(preset, input = presetInput(preset)) {
     };
   }
   if (kind === 'softmax') {
-    return { input: asMatrix(input.x), scaled: asMatrix(result.scaled), exp: asMatrix(result.exp), weights: asMatrix(result.weights) };
+    return { input: asMatrix(input.x), scaled: asMatrix(result.scaled), exp: asMatrix(result.exp),
+        weights: asMatrix(result.weights) };
   }
   if (kind === 'weightedSum') return { weights: input.weights, v: input.v, output: result.output };
   return { q: input.q, k: input.k, v: input.v, scores: input.scores ?? result.scores, ...result };
@@ -202,7 +203,8 @@ test('what the Markdown export says at step n is what the page shows at step n, 
         // Markdown rounds to 4 decimals; the page keeps the full value behind its 3.
         numbers.forEach((full, k) => {
           const printed = md.equations[e].numbers[k];
-          const close = Number.isFinite(full) ? Math.abs(full - printed) <= 5e-5 * Math.max(1, Math.abs(full)) : full === printed;
+          const close = Number.isFinite(full)
+            ? Math.abs(full - printed) <= 5e-5 * Math.max(1, Math.abs(full)) : full === printed;
           assert.ok(close, `${where}: ${equation.label} number ${k + 1}: Markdown ${printed}, page ${full}`);
         });
       });
@@ -267,7 +269,8 @@ test('the Markdown and LaTeX copied from the page hold every equation of a step,
   assert.equal(await page.locator('#walkthrough .aw-step-lines .aw-arith').count(), 0);
   const { q, k } = presets.presets.find((p) => p.id === 'cat-sat-mat').input;
   // Every score ÷ √4, as the exports print them (shortest, 4 decimals at most).
-  const scaled = q.flatMap((row) => k.map((key) => Number((row.reduce((sum, x, t) => sum + x * key[t], 0) / 2).toFixed(4))));
+  const dot = (a, b) => a.reduce((sum, x, t) => sum + x * b[t], 0);
+  const scaled = q.flatMap((row) => k.map((key) => Number((dot(row, key) / 2).toFixed(4))));
   for (const [button, equation] of [['.aw-copy-markdown', /^- scaled\\\[.*\\\] = `.* ÷ √4 = (\S+)`$/], ['.aw-copy-latex', /^\\item scaled\[.*\] = \$.*\\sqrt\{4\} = (\S+)\$$/]]) {
     await page.evaluate(() => { window.copied.length = 0; });
     await page.click(`#walkthrough ${button}`);
@@ -346,7 +349,8 @@ test('errata appear on their step and in the preset\u2019s list', async () => {
     const page = await open(`?preset=${preset.id}`);
     const items = await page.$$eval('#walkthrough .aw-errata-items li', (lis) => lis.map((li) => li.textContent));
     const shown = vector.errata.filter((e) => handled.test(e.field));
-    // The one-head vector prints its output twice (head 1's and, through W_O = I, the final one); the page lists it once.
+    // The one-head vector prints its output twice (head 1's and, through
+    // W_O = I, the final one); the page lists it once.
     const distinct = new Set(shown.map((e) => `${e.field.replace(/^heads\.0\./, '')}${JSON.stringify(e.index)}`));
     assert.equal(items.length, distinct.size, `${preset.id}: ${items.length} errata listed, ${distinct.size} expected`);
     for (const erratum of shown) {
@@ -518,7 +522,8 @@ test('keyboard alone steps through the walkthrough', async () => {
   assert.match(await page.evaluate(() => document.activeElement.id), /-1-1$/);
   await page.focus('#walkthrough .aw-heatmap:not([hidden]) .aw-heat-cell[tabindex="0"]');
   await page.keyboard.press('ArrowRight');
-  const focusedCell = await page.evaluate(() => [document.activeElement.dataset.row, document.activeElement.dataset.col]);
+  const focusedCell = await page.evaluate(() => [document.activeElement.dataset.row,
+      document.activeElement.dataset.col]);
   assert.deepEqual(focusedCell, ['0', '1']);
   // It names the cell; its value only once the step that computes it has come.
   assert.match(await page.textContent('#walkthrough .aw-heatmap-detail'), /query \S+, key \S+(: not computed yet| = )/);

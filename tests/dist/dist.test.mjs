@@ -261,7 +261,7 @@ for (const [target, extra] of [['attention::attention', []],
                                ['attention::attention', ['-Dattention_USE_STATIC_LIBS=ON']],
                                ['attention::attention_static', []]]) {
   const how = extra.length ? `${target} with ${extra.join(' ')}` : target;
-  test(`make install gives a CMake package: a C program built with find_package(attention) and ${how} runs`, async (t) => {
+  test(`make install gives a CMake package: a C program built with find_package(attention) and ${how} runs`, async () => {
     if (spawnSync('cmake', ['--version']).status !== 0) {
       assert.fail('cmake is missing: run scripts/ensure-deps.sh');
     }

@@ -60,7 +60,8 @@ export async function serveWeb({ root = WEB_ROOT, inject = [] } = {}) {
     }
     // Everything as the server sent it (gzipped too: bench/page.mjs counts
     // the bytes), but HTML with the scripts first in its <head>.
-    const forward = httpRequest(new URL(request.url, upstream.url), { method: request.method, headers: request.headers }, async (answer) => {
+    const forward = httpRequest(new URL(request.url, upstream.url),
+        { method: request.method, headers: request.headers }, async (answer) => {
       const html = (answer.headers['content-type'] ?? '').startsWith('text/html');
       if (!html) {
         response.writeHead(answer.statusCode, answer.headers);

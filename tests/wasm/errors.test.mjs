@@ -204,7 +204,8 @@ test('sdpaFlat refuses a keyLength outside 0..nK instead of wrapping it to 32 bi
   // keyLength 1 keeps only key 0, so every query gets v[0] = (1, 2).
   assert.deepEqual(Array.from(attn.sdpaFlat({ ...base, keyLength: 1 }).output), [1, 2, 1, 2]);
   // As the problem path refuses it.
-  assertAttentionError(() => attn.scaledDotProduct({ q: [[1, 0], [0, 1]], k: [[1, 0], [0, 1]], v: [[1, 2], [3, 4]], keyLength: 2 ** 32 + 1 }),
+  assertAttentionError(() => attn.scaledDotProduct({ q: [[1, 0], [0, 1]], k: [[1, 0], [0, 1]], v: [[1, 2], [3, 4]],
+      keyLength: 2 ** 32 + 1 }),
                        10, 'keyLength: 4294967297 is outside 0..2 (n_k)');
 });
 
@@ -215,7 +216,8 @@ test('typed arrays of BigInts, Symbols and other non-numbers are AttentionErrors
   for (const name of ['sdpaFlat', 'linearFlat']) {
     assertAttentionError(() => attn[name]({ ...flat, q: new BigInt64Array(4) }), 10,
                          `${name}: q must hold numbers, got a BigInt64Array`);
-    assertAttentionError(() => attn[name]({ ...flat, k: new BigUint64Array(4), v: new BigUint64Array(4), q: new BigUint64Array(4) }), 10,
+    assertAttentionError(() => attn[name]({ ...flat, k: new BigUint64Array(4), v: new BigUint64Array(4),
+        q: new BigUint64Array(4) }), 10,
                          `${name}: q must hold numbers, got a BigUint64Array`);
     assertAttentionError(() => attn[name]({ ...flat, v: [1, 2, Symbol('s'), 4] }), 10,
                          `${name}: v[2] must be a number, got a symbol`);

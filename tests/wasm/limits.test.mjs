@@ -140,7 +140,8 @@ function assertFloat32BlockRefused(attn, call, bytesAtLeast) {
 function assertEngineStillAnswers(attn) {
   assert.deepEqual(Array.from(attn.softmax({ x: [0, 0] }).weights), [0.5, 0.5]);
   const one = Float32Array.of(2);
-  assert.deepEqual(Array.from(attn.sdpaFlat({ q: one, k: one, v: Float32Array.of(3), nQ: 1, nK: 1, dK: 1, dV: 1 }).output), [3]);
+  const single = { q: one, k: one, v: Float32Array.of(3), nQ: 1, nK: 1, dK: 1, dV: 1 };
+  assert.deepEqual(Array.from(attn.sdpaFlat(single).output), [3]);
 }
 
 test('float32 sdpaFlat refuses weights at each 2^31 and 2^32 boundary and the engine still answers', async () => {
@@ -149,7 +150,8 @@ test('float32 sdpaFlat refuses weights at each 2^31 and 2^32 boundary and the en
   for (const bytes of FLOAT32_BOUNDARIES) {
     const [nQ, nK] = factorPair(bytes / 4);
     const q = new Float32Array(nQ), k = new Float32Array(nK);
-    assertFloat32BlockRefused(attn, (maxBytes) => attn.sdpaFlat({ q, k, v: k, nQ, nK, dK: 1, dV: 1, weights: true, maxBytes }),
+    assertFloat32BlockRefused(attn, (maxBytes) => attn.sdpaFlat({ q, k, v: k, nQ, nK, dK: 1, dV: 1, weights: true,
+        maxBytes }),
                               bytes);
     assertEngineStillAnswers(attn);
   }

@@ -13,7 +13,8 @@ const PAGE_MODULE = fileURLToPath(new URL('../../web/lib/attention-page.wasm', i
 test('each size reports full, online and linear attention with the memory each must hold, full stopping at its limit', async () => {
   const wasmBinary = await readFile(PAGE_MODULE);
   const heard = [];
-  await measureLongSequences({ newEngine: () => loadAttention({ wasmBinary }), post: (message) => heard.push(message), sizes: [256, 8192], d: 8 });
+  await measureLongSequences({ newEngine: () => loadAttention({ wasmBinary }), post: (message) => heard.push(message),
+      sizes: [256, 8192], d: 8 });
   assert.deepEqual(heard.map(({ type, T, method }) => [type, T, method]), [
     ['row', 256, 'full'], ['row', 256, 'online'], ['row', 256, 'linear'],
     ['skipped', 8192, 'full'], ['row', 8192, 'online'], ['row', 8192, 'linear'], ['done', undefined, undefined],

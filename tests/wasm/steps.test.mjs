@@ -125,7 +125,8 @@ test('every equation holds on random problems of every kind and option', async (
   ];
   const block = {
     kind: 'transformerBlock', x: r.matrix(3, 4), numHeads: 2, wq: r.matrix(4, 4), wk: r.matrix(4, 4), wv: r.matrix(4, 4),
-    wo: r.matrix(4, 4), gamma1: r.vector(4), beta1: r.vector(4), w1: r.matrix(4, 6), b1: r.vector(6), w2: r.matrix(6, 4),
+    wo: r.matrix(4, 4), gamma1: r.vector(4), beta1: r.vector(4), w1: r.matrix(4, 6), b1: r.vector(6),
+        w2: r.matrix(6, 4),
     b2: r.vector(4), gamma2: r.vector(4), beta2: r.vector(4),
   };
   extra.push(block, { ...block, norm: 'pre' });

@@ -74,7 +74,8 @@ test('bad settings throw errors that name the setting', async () => {
     [{ task: 'induction', seqLength: 9 }, 'seqLength: induction repeats a sequence, so it must be even and at least 4, got 9', 6],
   ];
   for (const [settings, message, status] of cases) {
-    assert.throws(() => attn.createTrainer(settings), (error) => error.message === message && error.status === status, JSON.stringify(settings));
+    assert.throws(() => attn.createTrainer(settings), (error) => error.message === message && error.status === status,
+        JSON.stringify(settings));
   }
   const trainer = attn.createTrainer({ task: 'copy' });
   assert.throws(() => trainer.predict([1, 2, 99]), /tokens\[2\]: must be from 0 to vocab - 1 = 9, got 99/);
@@ -166,7 +167,8 @@ test('trainers dropped without dispose() are freed once collected; one held by a
  */
 function drivenSession(attn) {
   const driven = { replies: [], waiting: [], waited: 0 };
-  driven.handle = createTrainerSession(attn, (reply) => driven.replies.push(reply), (callback, wait) => driven.waiting.push({ callback, wait }));
+  driven.handle = createTrainerSession(attn, (reply) => driven.replies.push(reply),
+      (callback, wait) => driven.waiting.push({ callback, wait }));
   driven.tick = () => {
     const { callback, wait } = driven.waiting.shift();
     driven.waited += wait;
