@@ -128,12 +128,14 @@ static int bench_case_run(const bench_case *c, int use_f32)
         }
         if (status == ATTN_OK) {
             char name[32];
-            snprintf(name, sizeof name, "%s%d", c->causal ? "causal" : "T", c->t);
+            snprintf(name, sizeof name, "%s%d", c->causal ? "causal" : "T",
+                     c->t);
             print_samples(name, samples);
         }
     }
     if (status != ATTN_OK)
-        fprintf(stderr, "bench_sdpa: T = %d: %s\n", c->t, attn_status_text(status));
+        fprintf(stderr, "bench_sdpa: T = %d: %s\n", c->t,
+                attn_status_text(status));
     free(p.q);
     free(p.k);
     free(p.v);
@@ -169,8 +171,9 @@ __attribute__((target("avx2,fma"))) static float fma_chains(long iterations)
         a8 = _mm256_fmadd_ps(a8, b, c);
         a9 = _mm256_fmadd_ps(a9, b, c);
     }
-    __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                             _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
+    __m256 s = _mm256_add_ps(
+        _mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+        _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
     s = _mm256_add_ps(s, _mm256_add_ps(a8, a9));
     float lanes[8];
     _mm256_storeu_ps(lanes, s);
@@ -208,7 +211,8 @@ static int bench_peak(void)
 {
     __builtin_cpu_init();
     const int wide = __builtin_cpu_supports("avx512f");
-    if (!wide && (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))) {
+    if (!wide &&
+        (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))) {
         fprintf(stderr, "bench_sdpa: no AVX2 + FMA, no native peak\n");
         return 0;
     }

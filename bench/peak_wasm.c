@@ -18,16 +18,29 @@ float peak(int iterations)
     v128_t a8 = wasm_f32x4_splat(0.9f), a9 = wasm_f32x4_splat(1.0f);
     v128_t a10 = wasm_f32x4_splat(1.1f), a11 = wasm_f32x4_splat(1.2f);
 #ifdef __wasm_relaxed_simd__
-#define STEP(a) a = (v128_t)__builtin_wasm_fma_f32x4((__f32x4)a, (__f32x4)b, (__f32x4)c)
+#define STEP(a) \
+    a = (v128_t)__builtin_wasm_fma_f32x4((__f32x4)a, (__f32x4)b, (__f32x4)c)
 #else
 #define STEP(a) a = wasm_f32x4_add(wasm_f32x4_mul(a, b), c)
 #endif
     for (int i = 0; i < iterations; i++) {
-        STEP(a0); STEP(a1); STEP(a2); STEP(a3); STEP(a4); STEP(a5);
-        STEP(a6); STEP(a7); STEP(a8); STEP(a9); STEP(a10); STEP(a11);
+        STEP(a0);
+        STEP(a1);
+        STEP(a2);
+        STEP(a3);
+        STEP(a4);
+        STEP(a5);
+        STEP(a6);
+        STEP(a7);
+        STEP(a8);
+        STEP(a9);
+        STEP(a10);
+        STEP(a11);
     }
-    v128_t s = wasm_f32x4_add(wasm_f32x4_add(wasm_f32x4_add(a0, a1), wasm_f32x4_add(a2, a3)),
-                              wasm_f32x4_add(wasm_f32x4_add(a4, a5), wasm_f32x4_add(a6, a7)));
-    s = wasm_f32x4_add(s, wasm_f32x4_add(wasm_f32x4_add(a8, a9), wasm_f32x4_add(a10, a11)));
+    v128_t s = wasm_f32x4_add(
+        wasm_f32x4_add(wasm_f32x4_add(a0, a1), wasm_f32x4_add(a2, a3)),
+        wasm_f32x4_add(wasm_f32x4_add(a4, a5), wasm_f32x4_add(a6, a7)));
+    s = wasm_f32x4_add(
+        s, wasm_f32x4_add(wasm_f32x4_add(a8, a9), wasm_f32x4_add(a10, a11)));
     return wasm_f32x4_extract_lane(s, 0);
 }

@@ -88,8 +88,12 @@ static void take_inputs(reader *r, inputs *in)
 
 static void free_inputs(inputs *in)
 {
-    free(in->qf); free(in->kf); free(in->vf);
-    free(in->qd); free(in->kd); free(in->vd);
+    free(in->qf);
+    free(in->kf);
+    free(in->vf);
+    free(in->qd);
+    free(in->kd);
+    free(in->vd);
 }
 
 static void fuzz_sdpa(reader *r)
@@ -133,9 +137,9 @@ static void fuzz_sdpa(reader *r)
     const int status_d = attn_sdpa(NULL, NULL, weights_d, output_d, in.qd,
                                    in.kd, in.vd, in.batch, in.n_q, in.n_k,
                                    in.d_k, in.d_v, &opts, work_d);
-    const int status_f = attn_sdpa_f32(weights_f, output_f, in.qf, in.kf,
-                                       in.vf, in.batch, in.n_q, in.n_k,
-                                       in.d_k, in.d_v, &opts, work_f);
+    const int status_f = attn_sdpa_f32(weights_f, output_f, in.qf, in.kf, in.vf,
+                                       in.batch, in.n_q, in.n_k, in.d_k, in.d_v,
+                                       &opts, work_f);
     check_status(status_d);
     check_status(status_f);
     check(status_f == status_d);
@@ -143,8 +147,12 @@ static void fuzz_sdpa(reader *r)
         if (want_weights) check_close(weights_f, weights_d, n_weights);
         check_close(output_f, output_d, n_output);
     }
-    free(weights_d); free(output_d); free(work_d);
-    free(weights_f); free(output_f); free(work_f);
+    free(weights_d);
+    free(output_d);
+    free(work_d);
+    free(weights_f);
+    free(output_f);
+    free(work_f);
     free(allowed);
     free_inputs(&in);
 }
@@ -173,7 +181,10 @@ static void fuzz_linear(reader *r)
     check_status(status_f);
     check(status_f == status_d);
     if (status_f == ATTN_OK) check_close(output_f, output_d, n_output);
-    free(output_d); free(work_d); free(output_f); free(work_f);
+    free(output_d);
+    free(work_d);
+    free(output_f);
+    free(work_f);
     free_inputs(&in);
 }
 

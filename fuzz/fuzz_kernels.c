@@ -140,26 +140,33 @@ static void fuzz_sdpa(reader *r, int from_scores)
     int status;
     if (from_scores) {
         double *given = take_doubles(r, grid, raw);
-        status = attn_sdpa_from_scores(scaled, weights, output, given, v,
-                                       batch, n_q, n_k, d_k, d_v, &opts,
-                                       work);
+        status = attn_sdpa_from_scores(scaled, weights, output, given, v, batch,
+                                       n_q, n_k, d_k, d_v, &opts, work);
         free(given);
     } else {
-        status = attn_sdpa(scores, scaled, weights, output, q, k, v, batch,
-                           n_q, n_k, d_k, d_v, &opts, work);
+        status = attn_sdpa(scores, scaled, weights, output, q, k, v, batch, n_q,
+                           n_k, d_k, d_v, &opts, work);
     }
     check_status(status);
     /* From scores, d_k only matters for the default scale. */
     if (batch <= 0 || n_q <= 0 || n_k <= 0 || d_v <= 0 ||
-        (d_k <= 0 && (!from_scores ||
-                      opts.scale_kind == ATTN_SCALE_INV_SQRT_DK)))
+        (d_k <= 0 &&
+         (!from_scores || opts.scale_kind == ATTN_SCALE_INV_SQRT_DK)))
         check(status != ATTN_OK);
     if (status == ATTN_OK) {
         check_finite(output, product(batch, n_q, d_v));
         check_rows(weights, (long)batch * n_q, n_k, opts.dropout > 0);
     }
-    free(q); free(k); free(v); free(scores); free(scaled); free(weights);
-    free(output); free(work); free(parts.key_length); free(parts.allowed);
+    free(q);
+    free(k);
+    free(v);
+    free(scores);
+    free(scaled);
+    free(weights);
+    free(output);
+    free(work);
+    free(parts.key_length);
+    free(parts.allowed);
 }
 
 static void fuzz_softmax(reader *r)
@@ -191,7 +198,9 @@ static void fuzz_weighted_sum(reader *r)
     const int status = attn_weighted_sum(out, w, v, n_q, n_k, d_v);
     check_status(status);
     if (status == ATTN_OK) check_finite(out, product(n_q, d_v, 1));
-    free(w); free(v); free(out);
+    free(w);
+    free(v);
+    free(out);
 }
 
 static void fuzz_multihead(reader *r)
@@ -213,9 +222,9 @@ static void fuzz_multihead(reader *r)
     mask_parts parts;
     take_options(r, &opts, &parts, d.batch, d.n_q, d.n_kv);
     double *x_q = take_doubles(r, product(d.batch, d.n_q, d.d_q_in), raw);
-    double *x_kv =
-        cross ? take_doubles(r, product(d.batch, d.n_kv, d.d_kv_in), raw)
-              : NULL;
+    double *x_kv = cross ? take_doubles(r, product(d.batch, d.n_kv, d.d_kv_in),
+                                        raw)
+                         : NULL;
     attn_mha_params p;
     double *wq = take_doubles(r, product(d.d_q_in, d.d_model, 1), raw);
     double *wk = take_doubles(r, product(d.d_kv_in, d.d_model, 1), raw);
@@ -223,8 +232,13 @@ static void fuzz_multihead(reader *r)
     double *wo = take_doubles(r, product(d.d_model, d.d_out, 1), raw);
     double *bq = take_doubles(r, product(d.d_model, 1, 1), raw);
     const int biases = take_byte(r) & 1;
-    p.wq = wq; p.wk = wk; p.wv = wv; p.wo = wo;
-    p.bq = biases ? bq : NULL; p.bk = NULL; p.bv = biases ? bq : NULL;
+    p.wq = wq;
+    p.wk = wk;
+    p.wv = wv;
+    p.wo = wo;
+    p.bq = biases ? bq : NULL;
+    p.bk = NULL;
+    p.bv = biases ? bq : NULL;
     p.bo = NULL;
     const int heads_ok = d.num_heads > 0 && d.d_model > 0;
     const long grid = heads_ok ? (long)d.batch * d.num_heads * d.n_q * d.n_kv
@@ -239,8 +253,14 @@ static void fuzz_multihead(reader *r)
     double *heads = zeros(product(d.batch, d.n_q, d.d_model));
     double *concat = zeros(product(d.batch, d.n_q, d.d_model));
     double *output = zeros(product(d.batch, d.n_q, d.d_out));
-    o.q = q; o.k = k; o.v = v; o.scores = scores; o.scaled = scaled;
-    o.weights = weights; o.head_outputs = heads; o.concat = concat;
+    o.q = q;
+    o.k = k;
+    o.v = v;
+    o.scores = scores;
+    o.scaled = scaled;
+    o.weights = weights;
+    o.head_outputs = heads;
+    o.concat = concat;
     o.output = output;
     const size_t work_size = attn_multihead_work_size(&d);
     double *work = zeros(work_size > 0 ? (long)work_size : 1);
@@ -248,10 +268,25 @@ static void fuzz_multihead(reader *r)
     check_status(status);
     if (status == ATTN_OK)
         check_finite(output, product(d.batch, d.n_q, d.d_out));
-    free(x_q); free(x_kv); free(wq); free(wk); free(wv); free(wo); free(bq);
-    free(q); free(k); free(v); free(scores); free(scaled); free(weights);
-    free(heads); free(concat); free(output); free(work);
-    free(parts.key_length); free(parts.allowed);
+    free(x_q);
+    free(x_kv);
+    free(wq);
+    free(wk);
+    free(wv);
+    free(wo);
+    free(bq);
+    free(q);
+    free(k);
+    free(v);
+    free(scores);
+    free(scaled);
+    free(weights);
+    free(heads);
+    free(concat);
+    free(output);
+    free(work);
+    free(parts.key_length);
+    free(parts.allowed);
 }
 
 static void fuzz_additive_luong(reader *r, int luong)
@@ -263,10 +298,11 @@ static void fuzz_additive_luong(reader *r, int luong)
     const int raw = take_byte(r) & 1;
     double *query = take_doubles(r, product(n_q, d_s, 1), raw);
     double *keys = take_doubles(r, product(n_k, d_h, 1), raw);
-    const long w_count = !luong ? product(d_s, d_a, 1)
+    const long w_count = !luong                         ? product(d_s, d_a, 1)
                          : method == ATTN_LUONG_GENERAL ? product(d_h, d_s, 1)
                          : method == ATTN_LUONG_CONCAT && d_s > 0 && d_h > 0
-                             ? product(d_s + d_h, d_a, 1) : 1;
+                             ? product(d_s + d_h, d_a, 1)
+                             : 1;
     double *w1 = take_doubles(r, w_count, raw);
     double *w2 = take_doubles(r, product(d_h, d_a, 1), raw);
     double *b = take_doubles(r, product(d_a, 1, 1), raw);
@@ -282,15 +318,15 @@ static void fuzz_additive_luong(reader *r, int luong)
         double *work = zeros(work_size > 0 ? (long)work_size : 1);
         status = attn_luong(energy, scores, weights, context, query, keys,
                             method == ATTN_LUONG_DOT ? NULL : w1,
-                            with_bias ? b : NULL, v, method, n_q, n_k, d_s,
-                            d_h, d_a, work);
+                            with_bias ? b : NULL, v, method, n_q, n_k, d_s, d_h,
+                            d_a, work);
         free(work);
     } else {
         const size_t work_size = attn_additive_work_size(n_k, d_s, d_a);
         double *work = zeros(work_size > 0 ? (long)work_size : 1);
         status = attn_additive(energy, scores, weights, context, query, keys,
-                               w1, w2, with_bias ? b : NULL, v, n_q, n_k,
-                               d_s, d_h, d_a, work);
+                               w1, w2, with_bias ? b : NULL, v, n_q, n_k, d_s,
+                               d_h, d_a, work);
         free(work);
     }
     check_status(status);
@@ -298,8 +334,16 @@ static void fuzz_additive_luong(reader *r, int luong)
         check_rows(weights, n_q, n_k, 0);
         check_finite(context, product(n_q, d_h, 1));
     }
-    free(query); free(keys); free(w1); free(w2); free(b); free(v);
-    free(energy); free(scores); free(weights); free(context);
+    free(query);
+    free(keys);
+    free(w1);
+    free(w2);
+    free(b);
+    free(v);
+    free(energy);
+    free(scores);
+    free(weights);
+    free(context);
 }
 
 static void fuzz_linear(reader *r)
@@ -312,14 +356,19 @@ static void fuzz_linear(reader *r)
     double *k = take_doubles(r, product(batch, n_k, d_k), raw);
     double *v = take_doubles(r, product(batch, n_k, d_v), raw);
     double *out = zeros(product(batch, n_q, d_v));
-    const size_t work_size =
-        d_k > 0 && d_v > 0 ? attn_linear_work_size(d_k, d_v) : 1;
+    const size_t work_size = d_k > 0 && d_v > 0
+                                 ? attn_linear_work_size(d_k, d_v)
+                                 : 1;
     double *work = zeros(work_size > 0 ? (long)work_size : 1);
     const int status = attn_linear(out, q, k, v, batch, n_q, n_k, d_k, d_v,
                                    causal, work);
     check_status(status);
     if (status == ATTN_OK) check_finite(out, product(batch, n_q, d_v));
-    free(q); free(k); free(v); free(out); free(work);
+    free(q);
+    free(k);
+    free(v);
+    free(out);
+    free(work);
 }
 
 static void fuzz_mask(reader *r)
@@ -334,8 +383,8 @@ static void fuzz_mask(reader *r)
         for (int b = 0; b < batch; b++)
             for (int i = 0; i < n_q; i++)
                 for (int j = 0; j < n_k; j++) {
-                    const int allows =
-                        attn_mask_allows(&opts.mask, n_k, b, i, j);
+                    const int allows = attn_mask_allows(&opts.mask, n_k, b, i,
+                                                        j);
                     check(allows == 0 || allows == 1);
                 }
     double scale;
@@ -352,16 +401,18 @@ static void fuzz_mask(reader *r)
 static void fuzz_problem_api(reader *r)
 {
     static const char *const kinds[] = {
-        "scaledDotProduct", "multiHead", "additive", "luong", "linear",
-        "softmax", "weightedSum", "noSuchKind"};
+        "scaledDotProduct", "multiHead", "additive",    "luong",
+        "linear",           "softmax",   "weightedSum", "noSuchKind"};
     static const char *const fields[] = {
-        "q", "k", "v", "scores", "dk", "mask", "keyLength", "window",
-        "stride", "scale", "dropout", "seed", "tokens", "queryTokens",
-        "keyTokens", "x", "xkv", "numHeads", "wq", "wk", "wv", "wo", "bq",
-        "bo", "query", "keys", "ws", "wh", "b", "w", "method", "causal",
-        "weights", "nope"};
+        "q",       "k",         "v",        "scores",      "dk",
+        "mask",    "keyLength", "window",   "stride",      "scale",
+        "dropout", "seed",      "tokens",   "queryTokens", "keyTokens",
+        "x",       "xkv",       "numHeads", "wq",          "wk",
+        "wv",      "wo",        "bq",       "bo",          "query",
+        "keys",    "ws",        "wh",       "b",           "w",
+        "method",  "causal",    "weights",  "nope"};
     static const char *const strings[] = {"causal", "none", "dot", "general",
-                                          "concat", "", "a", "sideways"};
+                                          "concat", "",     "a",   "sideways"};
     const unsigned kind = take_byte(r) % (sizeof kinds / sizeof kinds[0]);
     attn_problem *problem = NULL;
     const int created = attn_problem_create(&problem, kinds[kind], NULL);
@@ -438,8 +489,8 @@ static void fuzz_problem_api(reader *r)
         }
         int rank, dims[3];
         const double *result;
-        check_status(attn_problem_result(problem, "weights", &rank, dims,
-                                         &result));
+        check_status(
+            attn_problem_result(problem, "weights", &rank, dims, &result));
         check_status(attn_problem_result(problem, "heads.99.weights", &rank,
                                          dims, &result));
     } else {

@@ -38,8 +38,7 @@ static void format_everywhere(const attn_problem *problem, int format)
     size_t again = 0;
     check(attn_problem_format(problem, format, full, length + 1, &again) ==
           ATTN_OK);
-    check(again == length && full[length] == '\0' &&
-          strlen(full) == length);
+    check(again == length && full[length] == '\0' && strlen(full) == length);
     /* Truncated: one byte, half, all but the last byte. */
     const size_t caps[] = {1, length / 2 + 1, length};
     for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {

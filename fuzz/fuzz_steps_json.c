@@ -2,8 +2,8 @@
  * fuzz_steps_json.c: libFuzzer target for the JSON a walkthrough is written
  * as, whatever its labels. The bytes choose a small scaledDotProduct
  * problem (n_q, n_k in 1..3, d_k = d_v = 2, small values), its token
- * labels as arbitrary bytes (up to 120) (tokens, or queryTokens and keyTokens) and
- * sometimes a document title from the same bytes; it runs the problem and
+ * labels as arbitrary bytes (up to 120) (tokens, or queryTokens and keyTokens)
+ * and sometimes a document title from the same bytes; it runs the problem and
  * formats it in every format.
  *
  * Findings: a setter that accepts a label that is not valid UTF-8 or
@@ -40,18 +40,31 @@ static int valid_utf8(const char *text, size_t length)
         const unsigned lead = s[i];
         size_t extra;
         uint32_t point, least;
-        if (lead < 0x80) { i++; continue; }
-        if ((lead & 0xE0) == 0xC0) { extra = 1; point = lead & 0x1F; least = 0x80; }
-        else if ((lead & 0xF0) == 0xE0) { extra = 2; point = lead & 0x0F; least = 0x800; }
-        else if ((lead & 0xF8) == 0xF0) { extra = 3; point = lead & 0x07; least = 0x10000; }
-        else return 0;
+        if (lead < 0x80) {
+            i++;
+            continue;
+        }
+        if ((lead & 0xE0) == 0xC0) {
+            extra = 1;
+            point = lead & 0x1F;
+            least = 0x80;
+        } else if ((lead & 0xF0) == 0xE0) {
+            extra = 2;
+            point = lead & 0x0F;
+            least = 0x800;
+        } else if ((lead & 0xF8) == 0xF0) {
+            extra = 3;
+            point = lead & 0x07;
+            least = 0x10000;
+        } else
+            return 0;
         if (length - i <= extra) return 0;
         for (size_t k = 1; k <= extra; k++) {
             if ((s[i + k] & 0xC0) != 0x80) return 0;
             point = point << 6 | (s[i + k] & 0x3F);
         }
-        if (point < least || point > 0x10FFFF
-            || (point >= 0xD800 && point <= 0xDFFF))
+        if (point < least || point > 0x10FFFF ||
+            (point >= 0xD800 && point <= 0xDFFF))
             return 0;
         i += extra + 1;
     }
@@ -76,7 +89,8 @@ static int found_in(const cJSON *item, const char *label)
         char shown[MAX_LABEL + 1];
         size_t i = 0;
         for (; label[i] != '\0'; i++)
-            shown[i] = label[i] == '\x01' || label[i] == '\x02' ? '?' : label[i];
+            shown[i] = label[i] == '\x01' || label[i] == '\x02' ? '?'
+                                                                : label[i];
         shown[i] = '\0';
         return strstr(item->valuestring, shown) != NULL;
     }
@@ -129,8 +143,8 @@ static char *format(const attn_problem *problem, int which, size_t *length)
     char *text = malloc(*length + 1);
     check(text != NULL);
     size_t again = 0;
-    check(attn_problem_format(problem, which, text, *length + 1, &again)
-          == ATTN_OK);
+    check(attn_problem_format(problem, which, text, *length + 1, &again) ==
+          ATTN_OK);
     check(again == *length && strlen(text) == *length);
     check(valid_utf8(text, *length));
     return text;
@@ -189,8 +203,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (title[0] != '\0') {
                 const cJSON *got = cJSON_GetObjectItemCaseSensitive(steps,
                                                                     "title");
-                check(cJSON_IsString(got)
-                      && strcmp(got->valuestring, title) == 0);
+                check(cJSON_IsString(got) &&
+                      strcmp(got->valuestring, title) == 0);
             }
             cJSON_Delete(steps);
         }

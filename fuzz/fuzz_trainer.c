@@ -25,9 +25,9 @@ static const char *const tasks[] = {
     "copy", "reverse", "sort", "previousToken", "induction", "lookup", "lookUp",
 };
 static const char *const settings[] = {
-    "seed", "layers", "heads", "dModel", "dFF", "seqLength", "vocab",
-    "batchSize", "learningRate", "scale", "causal", "steps", "step",
-    "dmodel", "",
+    "seed",      "layers", "heads",     "dModel",       "dFF",
+    "seqLength", "vocab",  "batchSize", "learningRate", "scale",
+    "causal",    "steps",  "step",      "dmodel",       "",
 };
 enum {
     TASK_COUNT = sizeof tasks / sizeof tasks[0],
@@ -42,10 +42,10 @@ static double take_value(reader *r)
     switch (kind % 8) {
     case 0: return NAN;
     case 1: return kind & 0x80 ? INFINITY : -INFINITY;
-    case 2: return (double)byte / 64.0;           /* fractions */
-    case 3: return -(double)byte;                 /* negatives */
-    case 4: return ldexp(1.0, (int)byte - 64);    /* tiny to huge */
-    default: return (double)(byte % 80);          /* most in range */
+    case 2: return (double)byte / 64.0;        /* fractions */
+    case 3: return -(double)byte;              /* negatives */
+    case 4: return ldexp(1.0, (int)byte - 64); /* tiny to huge */
+    default: return (double)(byte % 80);       /* most in range */
     }
 }
 
@@ -82,9 +82,8 @@ static void fuzz_predict(reader *r, attn_trainer *trainer)
         tokens[i] = (int)(take_byte(r) % (unsigned)(vocab + 1));
         if (tokens[i] >= vocab) in_range = 0;
     }
-    const int status = attn_trainer_predict(trainer, predicted,
-                                            take_byte(r) & 1 ? weights : NULL,
-                                            tokens, length);
+    const int status = attn_trainer_predict(
+        trainer, predicted, take_byte(r) & 1 ? weights : NULL, tokens, length);
     check_refusal(trainer, status);
     if (length < 1 || length > seq_length || !in_range)
         check(status != ATTN_OK);
@@ -108,8 +107,8 @@ static void check_weights(attn_trainer *trainer)
     int *predicted = calloc((size_t)length, sizeof *predicted);
     double *weights = calloc(rows * length, sizeof *weights);
     check(tokens != NULL && predicted != NULL && weights != NULL);
-    const int status = attn_trainer_predict(trainer, predicted, weights,
-                                            tokens, length);
+    const int status = attn_trainer_predict(trainer, predicted, weights, tokens,
+                                            length);
     check_refusal(trainer, status);
     if (status == ATTN_OK) {
         for (size_t row = 0; row < rows; row++) {

@@ -24,34 +24,44 @@ typedef struct named {
     int value;
 } named;
 
+/* clang-format would break this macro's brace initializer apart. */
+/* clang-format off */
 #define NAMED(constant) {#constant, constant}
+/* clang-format on */
 
 /* In the order of their numbers: main checks that none is missing. */
 static const named statuses[] = {
-    NAMED(ATTN_OK),           NAMED(ATTN_ERR_NULL),
-    NAMED(ATTN_ERR_SIZE),     NAMED(ATTN_ERR_SIZE_OVERFLOW),
-    NAMED(ATTN_ERR_HEADS),    NAMED(ATTN_ERR_OPTION),
-    NAMED(ATTN_ERR_RANGE),    NAMED(ATTN_ERR_NOT_FINITE),
-    NAMED(ATTN_ERR_OVERFLOW_VALUE), NAMED(ATTN_ERR_NOMEM),
-    NAMED(ATTN_ERR_INPUT),    NAMED(ATTN_ERR_STATE),
+    NAMED(ATTN_OK),
+    NAMED(ATTN_ERR_NULL),
+    NAMED(ATTN_ERR_SIZE),
+    NAMED(ATTN_ERR_SIZE_OVERFLOW),
+    NAMED(ATTN_ERR_HEADS),
+    NAMED(ATTN_ERR_OPTION),
+    NAMED(ATTN_ERR_RANGE),
+    NAMED(ATTN_ERR_NOT_FINITE),
+    NAMED(ATTN_ERR_OVERFLOW_VALUE),
+    NAMED(ATTN_ERR_NOMEM),
+    NAMED(ATTN_ERR_INPUT),
+    NAMED(ATTN_ERR_STATE),
     NAMED(ATTN_ERR_TOO_LARGE),
 };
 
 static const named scale_kinds[] = {
-    NAMED(ATTN_SCALE_INV_SQRT_DK), NAMED(ATTN_SCALE_NONE),
+    NAMED(ATTN_SCALE_INV_SQRT_DK),
+    NAMED(ATTN_SCALE_NONE),
     NAMED(ATTN_SCALE_FACTOR),
 };
 
 static const named mask_kinds[] = {
-    NAMED(ATTN_MASK_CAUSAL), NAMED(ATTN_MASK_KEY_PADDING),
-    NAMED(ATTN_MASK_CUSTOM), NAMED(ATTN_MASK_LOCAL),
+    NAMED(ATTN_MASK_CAUSAL),  NAMED(ATTN_MASK_KEY_PADDING),
+    NAMED(ATTN_MASK_CUSTOM),  NAMED(ATTN_MASK_LOCAL),
     NAMED(ATTN_MASK_STRIDED),
 };
 
 /* The JS names of a field's accepted types (problem.h's ATTN__* bits). */
 static const named field_types[] = {
-    {"tensor", ATTN__TENSOR}, {"number", ATTN__NUMBER},
-    {"boolean", ATTN__BOOL},  {"string", ATTN__STRING},
+    {"tensor", ATTN__TENSOR},   {"number", ATTN__NUMBER},
+    {"boolean", ATTN__BOOL},    {"string", ATTN__STRING},
     {"strings", ATTN__STRINGS},
 };
 
@@ -100,13 +110,15 @@ static int put_statuses(void)
         }
     const char *unknown = attn_status_text(-1);
     if (strcmp(attn_status_text((int)COUNT(statuses)), unknown) != 0) {
-        fprintf(stderr, "gen-facts: status %zu (\"%s\") has no name here: "
-                        "add it to statuses[]\n",
+        fprintf(stderr,
+                "gen-facts: status %zu (\"%s\") has no name here: "
+                "add it to statuses[]\n",
                 COUNT(statuses), attn_status_text((int)COUNT(statuses)));
         return 1;
     }
     put_named("attn_status codes by name (src/attention.h); their numbers "
-              "never change.", "STATUS", statuses, COUNT(statuses));
+              "never change.",
+              "STATUS", statuses, COUNT(statuses));
     printf("\n/** attn_status_text of each code, by number. */\n"
            "export const STATUS_TEXT = [\n");
     for (size_t i = 0; i < COUNT(statuses); i++) {
@@ -130,8 +142,10 @@ static int put_field(const attn__kind *kind, const attn__field *field)
         }
     printf("],\n");
     if (left == 0) return 0;
-    fprintf(stderr, "gen-facts: %s.%s takes a type with no JS name: add it "
-                    "to field_types[]\n", kind->name, field->name);
+    fprintf(stderr,
+            "gen-facts: %s.%s takes a type with no JS name: add it "
+            "to field_types[]\n",
+            kind->name, field->name);
     return 1;
 }
 

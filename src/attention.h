@@ -66,8 +66,8 @@ const char *attn_status_text(int status);
  * -INFINITY entries are masked: they get weight exactly 0; a row that is all
  * -INFINITY gives all 0. Other infinities and NaN give ATTN_ERR_NOT_FINITE.
  */
-int attn_softmax_rows(double *out,       /* [rows, cols] may alias in */
-                      const double *in,  /* [rows, cols] */
+int attn_softmax_rows(double *out,      /* [rows, cols] may alias in */
+                      const double *in, /* [rows, cols] */
                       int rows, int cols);
 
 /* ---- Masks ---- */
@@ -110,9 +110,9 @@ typedef struct attn_options {
     int scale_kind;      /* an attn_scale_kind */
     double scale_factor; /* for ATTN_SCALE_FACTOR */
     attn_mask mask;
-    double dropout;      /* probability in [0, 1) of zeroing each weight;
-                            kept weights are multiplied by 1/(1 - dropout) */
-    uint64_t seed;       /* dropout is a pure function of (seed, b, i, j) */
+    double dropout; /* probability in [0, 1) of zeroing each weight;
+                       kept weights are multiplied by 1/(1 - dropout) */
+    uint64_t seed;  /* dropout is a pure function of (seed, b, i, j) */
 } attn_options;
 
 /* Defaults: scale 1/sqrt(d_k), no mask, no dropout, seed 0. */
@@ -123,8 +123,8 @@ int attn_scale_value(double *scale, const attn_options *opts, int d_k);
 
 /* 1 if the weight at (b, i, j) survives dropout with this probability and
  * seed, else 0. Identical on every platform. */
-int attn_dropout_keeps(uint64_t seed, double probability,
-                       int64_t b, int64_t i, int64_t j);
+int attn_dropout_keeps(uint64_t seed, double probability, int64_t b, int64_t i,
+                       int64_t j);
 
 /* ---- Scaled dot-product attention ---- */
 
@@ -139,13 +139,13 @@ size_t attn_sdpa_work_size(int n_k);
  * output  = weights V
  * n_q may differ from n_k (cross-attention). Every batch item is independent.
  */
-int attn_sdpa(double *scores,   /* [batch, n_q, n_k] or NULL */
-              double *scaled,   /* [batch, n_q, n_k] or NULL */
-              double *weights,  /* [batch, n_q, n_k] or NULL */
-              double *output,   /* [batch, n_q, d_v] or NULL */
-              const double *q,  /* [batch, n_q, d_k] */
-              const double *k,  /* [batch, n_k, d_k] */
-              const double *v,  /* [batch, n_k, d_v] */
+int attn_sdpa(double *scores,  /* [batch, n_q, n_k] or NULL */
+              double *scaled,  /* [batch, n_q, n_k] or NULL */
+              double *weights, /* [batch, n_q, n_k] or NULL */
+              double *output,  /* [batch, n_q, d_v] or NULL */
+              const double *q, /* [batch, n_q, d_k] */
+              const double *k, /* [batch, n_k, d_k] */
+              const double *v, /* [batch, n_k, d_v] */
               int batch, int n_q, int n_k, int d_k, int d_v,
               const attn_options *opts, /* NULL = defaults */
               double *work);            /* [attn_sdpa_work_size(n_k)] */
@@ -163,7 +163,7 @@ int attn_sdpa_from_scores(double *scaled,       /* [batch, n_q, n_k] or NULL */
                           const double *v,      /* [batch, n_k, d_v] */
                           int batch, int n_q, int n_k, int d_k, int d_v,
                           const attn_options *opts, /* NULL = defaults */
-                          double *work);    /* [attn_sdpa_work_size(n_k)] */
+                          double *work); /* [attn_sdpa_work_size(n_k)] */
 
 /* output = weights @ v: each output row is the weighted sum of v's rows. */
 int attn_weighted_sum(double *output,        /* [n_q, d_v] */
@@ -196,12 +196,12 @@ typedef struct attn_mha_params {
 } attn_mha_params;
 
 typedef struct attn_mha_outputs { /* every pointer may be NULL */
-    double *q;            /* [batch, n_q, d_model]  x_q  @ W_q + b_q */
-    double *k;            /* [batch, n_kv, d_model] x_kv @ W_k + b_k */
-    double *v;            /* [batch, n_kv, d_model] x_kv @ W_v + b_v */
-    double *scores;       /* [batch, num_heads, n_q, n_kv] */
-    double *scaled;       /* [batch, num_heads, n_q, n_kv] */
-    double *weights;      /* [batch, num_heads, n_q, n_kv] */
+    double *q;                    /* [batch, n_q, d_model]  x_q  @ W_q + b_q */
+    double *k;                    /* [batch, n_kv, d_model] x_kv @ W_k + b_k */
+    double *v;                    /* [batch, n_kv, d_model] x_kv @ W_v + b_v */
+    double *scores;               /* [batch, num_heads, n_q, n_kv] */
+    double *scaled;               /* [batch, num_heads, n_q, n_kv] */
+    double *weights;              /* [batch, num_heads, n_q, n_kv] */
     double *head_outputs; /* [batch, num_heads, n_q, d_model / num_heads] */
     double *concat;       /* [batch, n_q, d_model] heads side by side */
     double *output;       /* [batch, n_q, d_out]   concat @ W_o + b_o */
@@ -218,10 +218,9 @@ size_t attn_multihead_work_size(const attn_mha_dims *dims);
 int attn_multihead(const attn_mha_outputs *out,
                    const double *x_q,  /* [batch, n_q, d_q_in] */
                    const double *x_kv, /* [batch, n_kv, d_kv_in] or NULL */
-                   const attn_mha_params *params,
-                   const attn_mha_dims *dims,
+                   const attn_mha_params *params, const attn_mha_dims *dims,
                    const attn_options *opts, /* NULL = defaults */
-                   double *work);  /* [attn_multihead_work_size(dims)] */
+                   double *work); /* [attn_multihead_work_size(dims)] */
 
 /* ---- Bahdanau (additive) attention ---- */
 
@@ -230,18 +229,18 @@ int attn_multihead(const attn_mha_outputs *out,
  *   energy_j = tanh(s @ W_s + h_j @ W_h + b)   score_j = energy_j · v
  *   weights  = softmax(scores)                  context = Σ_j weights_j h_j
  */
-int attn_additive(double *energy,       /* [n_q, n_k, d_a] or NULL */
-                  double *scores,       /* [n_q, n_k] or NULL */
-                  double *weights,      /* [n_q, n_k] or NULL */
-                  double *context,      /* [n_q, d_h] or NULL */
-                  const double *query,  /* [n_q, d_s] */
-                  const double *keys,   /* [n_k, d_h] */
-                  const double *w_s,    /* [d_s, d_a] */
-                  const double *w_h,    /* [d_h, d_a] */
-                  const double *b,      /* [d_a] or NULL */
-                  const double *v,      /* [d_a] */
+int attn_additive(double *energy,      /* [n_q, n_k, d_a] or NULL */
+                  double *scores,      /* [n_q, n_k] or NULL */
+                  double *weights,     /* [n_q, n_k] or NULL */
+                  double *context,     /* [n_q, d_h] or NULL */
+                  const double *query, /* [n_q, d_s] */
+                  const double *keys,  /* [n_k, d_h] */
+                  const double *w_s,   /* [d_s, d_a] */
+                  const double *w_h,   /* [d_h, d_a] */
+                  const double *b,     /* [d_a] or NULL */
+                  const double *v,     /* [d_a] */
                   int n_q, int n_k, int d_s, int d_h, int d_a,
-                  double *work);        /* [attn_additive_work_size(..)] */
+                  double *work); /* [attn_additive_work_size(..)] */
 
 size_t attn_additive_work_size(int n_k, int d_s, int d_a);
 
@@ -264,8 +263,8 @@ int attn_luong(double *energy,      /* [n_q, n_k, d_a] or NULL; concat only */
                const double *b,     /* concat only, or NULL */
                const double *v,     /* concat only */
                int method, int n_q, int n_k, int d_s, int d_h,
-               int d_a,             /* concat only; ignored otherwise */
-               double *work);       /* [attn_luong_work_size(..)] */
+               int d_a,       /* concat only; ignored otherwise */
+               double *work); /* [attn_luong_work_size(..)] */
 
 size_t attn_luong_work_size(int method, int n_k, int d_s, int d_a);
 
@@ -277,13 +276,13 @@ size_t attn_luong_work_size(int method, int n_k, int d_s, int d_a);
  * where S = Σ_j phi(k_j)ᵀ v_j and z = Σ_j phi(k_j) over all keys j, or over
  * j <= i when causal. phi is positive, so the denominator never vanishes.
  */
-int attn_linear(double *output,   /* [batch, n_q, d_v] */
-                const double *q,  /* [batch, n_q, d_k] */
-                const double *k,  /* [batch, n_k, d_k] */
-                const double *v,  /* [batch, n_k, d_v] */
+int attn_linear(double *output,  /* [batch, n_q, d_v] */
+                const double *q, /* [batch, n_q, d_k] */
+                const double *k, /* [batch, n_k, d_k] */
+                const double *v, /* [batch, n_k, d_v] */
                 int batch, int n_q, int n_k, int d_k, int d_v,
-                int causal,       /* 0 or 1 */
-                double *work);    /* [attn_linear_work_size(d_k, d_v)] */
+                int causal,    /* 0 or 1 */
+                double *work); /* [attn_linear_work_size(d_k, d_v)] */
 
 size_t attn_linear_work_size(int d_k, int d_v);
 
@@ -336,12 +335,12 @@ int attn_layer_norm(double *output,      /* [rows, d] or NULL */
  *   grad_x = rstd (g − mean(g) − x̂ mean(g ∘ x̂)),
  *   grad_gamma = Σ_rows dO ∘ x̂,  grad_beta = Σ_rows dO.
  * grad_x may alias d_output. */
-int attn_layer_norm_backward(double *grad_x,      /* [rows, d] or NULL */
-                             double *grad_gamma,  /* [d] or NULL */
-                             double *grad_beta,   /* [d] or NULL */
+int attn_layer_norm_backward(double *grad_x,         /* [rows, d] or NULL */
+                             double *grad_gamma,     /* [d] or NULL */
+                             double *grad_beta,      /* [d] or NULL */
                              const double *d_output, /* [rows, d] */
-                             const double *x,     /* [rows, d] */
-                             const double *gamma, /* [d] */
+                             const double *x,        /* [rows, d] */
+                             const double *gamma,    /* [d] */
                              int rows, int d);
 
 /* ---- Position-wise feed-forward network ---- */
@@ -353,13 +352,13 @@ size_t attn_feed_forward_backward_work_size(int rows, int d_ff);
 /*
  *   hidden = ReLU(x @ W1 + b1)      output = hidden @ W2 + b2
  */
-int attn_feed_forward(double *hidden,    /* [rows, d_ff] or NULL */
-                      double *output,    /* [rows, d_out] or NULL */
-                      const double *x,   /* [rows, d_in] */
-                      const double *w1,  /* [d_in, d_ff] */
-                      const double *b1,  /* [d_ff] or NULL */
-                      const double *w2,  /* [d_ff, d_out] */
-                      const double *b2,  /* [d_out] or NULL */
+int attn_feed_forward(double *hidden,   /* [rows, d_ff] or NULL */
+                      double *output,   /* [rows, d_out] or NULL */
+                      const double *x,  /* [rows, d_in] */
+                      const double *w1, /* [d_in, d_ff] */
+                      const double *b1, /* [d_ff] or NULL */
+                      const double *w2, /* [d_ff, d_out] */
+                      const double *b2, /* [d_out] or NULL */
                       int rows, int d_in, int d_ff, int d_out,
                       double *work); /* [attn_feed_forward_work_size(..)] */
 
@@ -373,11 +372,11 @@ int attn_feed_forward_backward(double *grad_x,  /* [rows, d_in] or NULL */
                                double *grad_w2, /* [d_ff, d_out] or NULL */
                                double *grad_b2, /* [d_out] or NULL */
                                const double *d_output, /* [rows, d_out] */
-                               const double *x,  /* [rows, d_in] */
-                               const double *w1, /* [d_in, d_ff] */
-                               const double *b1, /* [d_ff] or NULL */
-                               const double *w2, /* [d_ff, d_out] */
-                               const double *b2, /* [d_out] or NULL */
+                               const double *x,        /* [rows, d_in] */
+                               const double *w1,       /* [d_in, d_ff] */
+                               const double *b1,       /* [d_ff] or NULL */
+                               const double *w2,       /* [d_ff, d_out] */
+                               const double *b2,       /* [d_out] or NULL */
                                int rows, int d_in, int d_ff, int d_out,
                                double *work); /* [attn_feed_forward_
                                                  backward_work_size(..)] */
@@ -423,15 +422,15 @@ size_t attn_sdpa_backward_work_size(int n_k);
  *   grad_scaled  = P ∘ (dP − rowsum(dP ∘ P))  dL/d(scaled), 0 where masked
  *   grad_q       = grad_scaled K × scale      grad_k = grad_scaledᵀ Q × scale
  */
-int attn_sdpa_backward(double *grad_q,       /* [batch, n_q, d_k] or NULL */
-                       double *grad_k,       /* [batch, n_k, d_k] or NULL */
-                       double *grad_v,       /* [batch, n_k, d_v] or NULL */
-                       double *grad_weights, /* [batch, n_q, n_k] or NULL */
-                       double *grad_scaled,  /* [batch, n_q, n_k] or NULL */
+int attn_sdpa_backward(double *grad_q,         /* [batch, n_q, d_k] or NULL */
+                       double *grad_k,         /* [batch, n_k, d_k] or NULL */
+                       double *grad_v,         /* [batch, n_k, d_v] or NULL */
+                       double *grad_weights,   /* [batch, n_q, n_k] or NULL */
+                       double *grad_scaled,    /* [batch, n_q, n_k] or NULL */
                        const double *d_output, /* [batch, n_q, d_v] */
-                       const double *q,      /* [batch, n_q, d_k] */
-                       const double *k,      /* [batch, n_k, d_k] */
-                       const double *v,      /* [batch, n_k, d_v] */
+                       const double *q,        /* [batch, n_q, d_k] */
+                       const double *k,        /* [batch, n_k, d_k] */
+                       const double *v,        /* [batch, n_k, d_v] */
                        int batch, int n_q, int n_k, int d_k, int d_v,
                        const attn_options *opts, /* NULL = defaults */
                        double *work); /* [attn_sdpa_backward_work_size(n_k)] */
@@ -472,9 +471,9 @@ size_t attn_multihead_backward_work_size(const attn_mha_dims *dims);
  */
 int attn_multihead_backward(const attn_mha_grads *grads,
                             const double *d_output, /* [batch, n_q, d_out] */
-                            const double *x_q,  /* [batch, n_q, d_q_in] */
-                            const double *x_kv, /* [batch, n_kv, d_kv_in]
-                                                   or NULL */
+                            const double *x_q,      /* [batch, n_q, d_q_in] */
+                            const double *x_kv,     /* [batch, n_kv, d_kv_in]
+                                                       or NULL */
                             const attn_mha_params *params,
                             const attn_mha_dims *dims,
                             const attn_options *opts, /* NULL = defaults */
@@ -490,14 +489,12 @@ int attn_multihead_backward(const attn_mha_grads *grads,
  * from its forward pass. With dropout the weights are recomputed.
  */
 int attn_multihead_backward_saved(const attn_mha_grads *grads,
-                                  const double *d_output,
-                                  const double *x_q,
+                                  const double *d_output, const double *x_q,
                                   const double *x_kv,
                                   const attn_mha_outputs *saved,
                                   const attn_mha_params *params,
                                   const attn_mha_dims *dims,
-                                  const attn_options *opts,
-                                  double *work);
+                                  const attn_options *opts, double *work);
 
 /* Length in doubles of the work array attn_additive_backward needs. */
 size_t attn_additive_backward_work_size(int n_k, int d_s, int d_a);
@@ -508,19 +505,19 @@ size_t attn_additive_backward_work_size(int n_k, int d_s, int d_a);
  * v · energy and the tanh, to the query, the keys and every parameter.
  * grad_b is written even when b is NULL (the gradient at a zero bias).
  */
-int attn_additive_backward(double *grad_query, /* [n_q, d_s] or NULL */
-                           double *grad_keys,  /* [n_k, d_h] or NULL */
-                           double *grad_w_s,   /* [d_s, d_a] or NULL */
-                           double *grad_w_h,   /* [d_h, d_a] or NULL */
-                           double *grad_b,     /* [d_a] or NULL */
-                           double *grad_v,     /* [d_a] or NULL */
+int attn_additive_backward(double *grad_query,      /* [n_q, d_s] or NULL */
+                           double *grad_keys,       /* [n_k, d_h] or NULL */
+                           double *grad_w_s,        /* [d_s, d_a] or NULL */
+                           double *grad_w_h,        /* [d_h, d_a] or NULL */
+                           double *grad_b,          /* [d_a] or NULL */
+                           double *grad_v,          /* [d_a] or NULL */
                            const double *d_context, /* [n_q, d_h] */
-                           const double *query, /* [n_q, d_s] */
-                           const double *keys,  /* [n_k, d_h] */
-                           const double *w_s,   /* [d_s, d_a] */
-                           const double *w_h,   /* [d_h, d_a] */
-                           const double *b,     /* [d_a] or NULL */
-                           const double *v,     /* [d_a] */
+                           const double *query,     /* [n_q, d_s] */
+                           const double *keys,      /* [n_k, d_h] */
+                           const double *w_s,       /* [d_s, d_a] */
+                           const double *w_h,       /* [d_h, d_a] */
+                           const double *b,         /* [d_a] or NULL */
+                           const double *v,         /* [d_a] */
                            int n_q, int n_k, int d_s, int d_h, int d_a,
                            double *work); /* [attn_additive_backward_
                                              work_size(..)] */
@@ -533,19 +530,19 @@ size_t attn_luong_backward_work_size(int method, int n_k, int d_s, int d_a);
  * of w ([d_h, d_s] general, [d_s + d_h, d_a] concat; unused for dot);
  * grad_b and grad_v are for concat only.
  */
-int attn_luong_backward(double *grad_query, /* [n_q, d_s] or NULL */
-                        double *grad_keys,  /* [n_k, d_h] or NULL */
-                        double *grad_w,     /* like w, or NULL */
-                        double *grad_b,     /* [d_a] or NULL; concat */
-                        double *grad_v,     /* [d_a] or NULL; concat */
+int attn_luong_backward(double *grad_query,      /* [n_q, d_s] or NULL */
+                        double *grad_keys,       /* [n_k, d_h] or NULL */
+                        double *grad_w,          /* like w, or NULL */
+                        double *grad_b,          /* [d_a] or NULL; concat */
+                        double *grad_v,          /* [d_a] or NULL; concat */
                         const double *d_context, /* [n_q, d_h] */
-                        const double *query, /* [n_q, d_s] */
-                        const double *keys,  /* [n_k, d_h] */
-                        const double *w,     /* as for attn_luong */
-                        const double *b,     /* concat only, or NULL */
-                        const double *v,     /* concat only */
+                        const double *query,     /* [n_q, d_s] */
+                        const double *keys,      /* [n_k, d_h] */
+                        const double *w,         /* as for attn_luong */
+                        const double *b,         /* concat only, or NULL */
+                        const double *v,         /* concat only */
                         int method, int n_q, int n_k, int d_s, int d_h,
-                        int d_a,             /* concat only */
+                        int d_a,       /* concat only */
                         double *work); /* [attn_luong_backward_work_size(..)] */
 
 /* Length in doubles of the work array attn_linear_backward needs. */
@@ -555,15 +552,15 @@ size_t attn_linear_backward_work_size(int n_q, int d_k, int d_v);
  * gradients from the prefix sums S_i, z_i, the key and value gradients
  * from suffix sums of dL/dS_i and dL/dz_i over the queries that see them.
  * A key no query sees (causal, n_k > n_q) gets 0. */
-int attn_linear_backward(double *grad_q,       /* [batch, n_q, d_k] or NULL */
-                         double *grad_k,       /* [batch, n_k, d_k] or NULL */
-                         double *grad_v,       /* [batch, n_k, d_v] or NULL */
+int attn_linear_backward(double *grad_q,         /* [batch, n_q, d_k] or NULL */
+                         double *grad_k,         /* [batch, n_k, d_k] or NULL */
+                         double *grad_v,         /* [batch, n_k, d_v] or NULL */
                          const double *d_output, /* [batch, n_q, d_v] */
-                         const double *q,      /* [batch, n_q, d_k] */
-                         const double *k,      /* [batch, n_k, d_k] */
-                         const double *v,      /* [batch, n_k, d_v] */
+                         const double *q,        /* [batch, n_q, d_k] */
+                         const double *k,        /* [batch, n_k, d_k] */
+                         const double *v,        /* [batch, n_k, d_v] */
                          int batch, int n_q, int n_k, int d_k, int d_v,
-                         int causal,           /* 0 or 1 */
+                         int causal,    /* 0 or 1 */
                          double *work); /* [attn_linear_backward_work_size(
                                            n_q, d_k, d_v)] */
 
@@ -601,7 +598,7 @@ typedef struct attn_block_params {
 typedef struct attn_block_outputs {
     attn_mha_outputs attention; /* the attention's intermediates; its
                                    output is MHA(x) (post) or MHA(ln1) (pre) */
-    double *ln1;    /* post: LN1(sum1); pre: LN1(x) */
+    double *ln1;                /* post: LN1(sum1); pre: LN1(x) */
     double *sum1;   /* x + attention output (the first residual sum) */
     double *ln2;    /* post: LN2(sum2), the output; pre: LN2(sum1) */
     double *hidden; /* [batch, n, d_ff] ReLU(ffn input @ W1 + b1); the ffn
@@ -613,15 +610,15 @@ typedef struct attn_block_outputs {
 
 /* Gradients (see "Gradients" below); every pointer may be NULL. */
 typedef struct attn_block_grads {
-    double *x;                 /* [batch, n, d_model] */
-    attn_mha_grads attention;  /* its x_q: dL/d(attention input), x (post)
-                                  or ln1 (pre); its x_kv is not written */
-    double *gamma1, *beta1;    /* [d_model] */
-    double *w1;                /* [d_model, d_ff] */
-    double *b1;                /* [d_ff] */
-    double *w2;                /* [d_ff, d_model] */
-    double *b2;                /* [d_model] */
-    double *gamma2, *beta2;    /* [d_model] */
+    double *x;                /* [batch, n, d_model] */
+    attn_mha_grads attention; /* its x_q: dL/d(attention input), x (post)
+                                 or ln1 (pre); its x_kv is not written */
+    double *gamma1, *beta1;   /* [d_model] */
+    double *w1;               /* [d_model, d_ff] */
+    double *b1;               /* [d_ff] */
+    double *w2;               /* [d_ff, d_model] */
+    double *b2;               /* [d_model] */
+    double *gamma2, *beta2;   /* [d_model] */
 } attn_block_grads;
 
 /* Lengths in doubles of the work arrays; 0 for dims the block rejects. */
@@ -636,14 +633,13 @@ int attn_transformer_block(const attn_block_outputs *out,
                            const attn_block_params *params,
                            const attn_block_dims *dims,
                            const attn_options *opts, /* NULL = defaults */
-                           double *work); /* [attn_transformer_block_
-                                             work_size(dims)] */
+                           double *work);            /* [attn_transformer_block_
+                                                        work_size(dims)] */
 
 /* The backward pass of attn_transformer_block: dX and every parameter
  * gradient from d_output [batch, n, d_model]. */
 int attn_transformer_block_backward(const attn_block_grads *grads,
-                                    const double *d_output,
-                                    const double *x,
+                                    const double *d_output, const double *x,
                                     const attn_block_params *params,
                                     const attn_block_dims *dims,
                                     const attn_options *opts,
@@ -658,15 +654,12 @@ int attn_transformer_block_backward(const attn_block_grads *grads,
  * gradients are the same bits as attn_transformer_block_backward's. A
  * trainer saves them from its forward pass.
  */
-int attn_transformer_block_backward_saved(const attn_block_grads *grads,
-                                          const double *d_output,
-                                          const double *x,
-                                          const attn_block_outputs *saved,
-                                          const attn_block_params *params,
-                                          const attn_block_dims *dims,
-                                          const attn_options *opts,
-                                          double *work); /* [attn_
-                                 transformer_block_backward_work_size(dims)] */
+int attn_transformer_block_backward_saved(
+    const attn_block_grads *grads, const double *d_output, const double *x,
+    const attn_block_outputs *saved, const attn_block_params *params,
+    const attn_block_dims *dims, const attn_options *opts,
+    double *work); /* [attn_
+transformer_block_backward_work_size(dims)] */
 
 /* ---- Float32 fast path ----
  *
@@ -679,10 +672,10 @@ int attn_transformer_block_backward_saved(const attn_block_grads *grads,
  * strided or key-padding mask hides from every query of the tile are
  * skipped. One portable source gives four kernels: scalar (every build),
  * WASM SIMD (built with -msimd128), and on x86 with gcc AVX2 + FMA and
- * AVX-512F, the widest the CPU has chosen at run time. Against attn_sdpa in double the outputs
- * agree to about 3e-6 relative (max |difference| over max |value|) for
- * T = 2048, d = 64 and inputs in [-1, 1]; the tests hold them to 1e-5.
- * A score that overflows float gives ATTN_ERR_OVERFLOW_VALUE, except in
+ * AVX-512F, the widest the CPU has chosen at run time. Against attn_sdpa in
+ * double the outputs agree to about 3e-6 relative (max |difference| over max
+ * |value|) for T = 2048, d = 64 and inputs in [-1, 1]; the tests hold them to
+ * 1e-5. A score that overflows float gives ATTN_ERR_OVERFLOW_VALUE, except in
  * tiles skipped as masked, which are never computed.
  */
 
@@ -701,14 +694,14 @@ size_t attn_sdpa_f32_work_size(int n_k, int d_k, int d_v);
  * With weights the softmax is computed exactly per row (two passes);
  * without, online.
  */
-int attn_sdpa_f32(float *weights,  /* [batch, n_q, n_k] or NULL */
-                  float *output,   /* [batch, n_q, d_v] or NULL */
-                  const float *q,  /* [batch, n_q, d_k] */
-                  const float *k,  /* [batch, n_k, d_k] */
-                  const float *v,  /* [batch, n_k, d_v] */
+int attn_sdpa_f32(float *weights, /* [batch, n_q, n_k] or NULL */
+                  float *output,  /* [batch, n_q, d_v] or NULL */
+                  const float *q, /* [batch, n_q, d_k] */
+                  const float *k, /* [batch, n_k, d_k] */
+                  const float *v, /* [batch, n_k, d_v] */
                   int batch, int n_q, int n_k, int d_k, int d_v,
                   const attn_options *opts, /* NULL = defaults */
-                  float *work);    /* [attn_sdpa_f32_work_size(n_k, d_k, d_v)] */
+                  float *work); /* [attn_sdpa_f32_work_size(n_k, d_k, d_v)] */
 
 /* The kernel attn_sdpa_f32 runs on this machine: "avx512f", "avx2-fma",
  * "wasm-relaxed-simd" (the build with relaxed SIMD's fused multiply-add),
@@ -725,25 +718,26 @@ size_t attn_sdpa_f32_backward_work_size(int n_k);
  * same entries are dropped); masked entries pass no gradient. P is
  * recomputed row by row (O(T) work, no stored weights); not yet tiled.
  */
-int attn_sdpa_f32_backward(float *dq,             /* [batch, n_q, d_k] or NULL */
-                           float *dk,             /* [batch, n_k, d_k] or NULL */
-                           float *dv,             /* [batch, n_k, d_v] or NULL */
-                           const float *d_output, /* [batch, n_q, d_v] */
-                           const float *q,        /* [batch, n_q, d_k] */
-                           const float *k,        /* [batch, n_k, d_k] */
-                           const float *v,        /* [batch, n_k, d_v] */
-                           int batch, int n_q, int n_k, int d_k, int d_v,
-                           const attn_options *opts, /* NULL = defaults */
-                           float *work);   /* [attn_sdpa_f32_backward_work_size(n_k)] */
+int attn_sdpa_f32_backward(
+    float *dq,             /* [batch, n_q, d_k] or NULL */
+    float *dk,             /* [batch, n_k, d_k] or NULL */
+    float *dv,             /* [batch, n_k, d_v] or NULL */
+    const float *d_output, /* [batch, n_q, d_v] */
+    const float *q,        /* [batch, n_q, d_k] */
+    const float *k,        /* [batch, n_k, d_k] */
+    const float *v,        /* [batch, n_k, d_v] */
+    int batch, int n_q, int n_k, int d_k, int d_v,
+    const attn_options *opts, /* NULL = defaults */
+    float *work);             /* [attn_sdpa_f32_backward_work_size(n_k)] */
 
 /* Linear attention as attn_linear, in float32. */
-int attn_linear_f32(float *output,   /* [batch, n_q, d_v] */
-                    const float *q,  /* [batch, n_q, d_k] */
-                    const float *k,  /* [batch, n_k, d_k] */
-                    const float *v,  /* [batch, n_k, d_v] */
+int attn_linear_f32(float *output,  /* [batch, n_q, d_v] */
+                    const float *q, /* [batch, n_q, d_k] */
+                    const float *k, /* [batch, n_k, d_k] */
+                    const float *v, /* [batch, n_k, d_v] */
                     int batch, int n_q, int n_k, int d_k, int d_v,
-                    int causal,      /* 0 or 1 */
-                    float *work);    /* [attn_linear_f32_work_size(d_k, d_v)] */
+                    int causal,   /* 0 or 1 */
+                    float *work); /* [attn_linear_f32_work_size(d_k, d_v)] */
 
 /* Length in floats: S [d_k, d_v], z [d_k], one phi row [d_k]. */
 size_t attn_linear_f32_work_size(int d_k, int d_v);
@@ -833,12 +827,11 @@ const char *attn_problem_kind(int index);
  * [dims[0], dims[1]], 3 = batch [dims[0], dims[1], dims[2]]. Boolean
  * matrices (mask) are tensors of 0 and 1. A field unknown to the kind, or
  * a value of the wrong type, gives ATTN_ERR_INPUT and an error message. */
-int attn_problem_set_tensor(attn_problem *problem, const char *field,
-                            int rank, const int *dims, const double *data);
+int attn_problem_set_tensor(attn_problem *problem, const char *field, int rank,
+                            const int *dims, const double *data);
 int attn_problem_set_number(attn_problem *problem, const char *field,
                             double value);
-int attn_problem_set_bool(attn_problem *problem, const char *field,
-                          int value);
+int attn_problem_set_bool(attn_problem *problem, const char *field, int value);
 int attn_problem_set_string(attn_problem *problem, const char *field,
                             const char *value);
 int attn_problem_set_strings(attn_problem *problem, const char *field,
@@ -858,12 +851,12 @@ int attn_problem_result(const attn_problem *problem, const char *name,
                         int *rank, int dims[3], const double **data);
 
 typedef enum attn_format {
-    ATTN_FORMAT_JSON = 0,    /* the result object, JS API field names */
-    ATTN_FORMAT_TEXT = 1,    /* a step-by-step walkthrough for a terminal */
-    ATTN_FORMAT_MARKDOWN = 2, /* the same walkthrough as Markdown tables */
-    ATTN_FORMAT_LATEX = 3,    /* the same as a LaTeX fragment (amsmath) */
-    ATTN_FORMAT_STEPS = 4,    /* the same walkthrough as data: JSON steps
-                                 (docs/steps-json.md) */
+    ATTN_FORMAT_JSON = 0,        /* the result object, JS API field names */
+    ATTN_FORMAT_TEXT = 1,        /* a step-by-step walkthrough for a terminal */
+    ATTN_FORMAT_MARKDOWN = 2,    /* the same walkthrough as Markdown tables */
+    ATTN_FORMAT_LATEX = 3,       /* the same as a LaTeX fragment (amsmath) */
+    ATTN_FORMAT_STEPS = 4,       /* the same walkthrough as data: JSON steps
+                                    (docs/steps-json.md) */
     ATTN_FORMAT_STEP_OUTLINE = 5 /* the steps JSON without the steps'
                                  equations: a step that has some says how
                                  many ("equationCount"); each step's are
@@ -988,8 +981,7 @@ int attn_trainer_create(attn_trainer **trainer, const char *task,
 const char *attn_trainer_task(int index);
 const char *attn_trainer_setting(int index);
 void attn_trainer_destroy(attn_trainer *trainer); /* NULL is fine */
-int attn_trainer_set(attn_trainer *trainer, const char *setting,
-                     double value);
+int attn_trainer_set(attn_trainer *trainer, const char *setting, double value);
 /* Limits the bytes the trainer holds: itself and, once built, its model,
  * gradients, Adam's moments, batches, held-out set and working memory.
  * Building a model above the limit fails with ATTN_ERR_TOO_LARGE and a
@@ -1018,18 +1010,17 @@ int attn_trainer_example(attn_trainer *trainer, int *tokens, int *targets,
  * columns of that head of x W + b, x being the layer's input (so that
  * scaled dot-product attention on them gives that head's weights). */
 int attn_trainer_head(attn_trainer *trainer,
-                      double *q,            /* [length, dModel / heads] */
-                      double *k,            /* [length, dModel / heads] */
-                      double *v,            /* [length, dModel / heads] */
-                      const int *tokens,    /* [length] */
+                      double *q,         /* [length, dModel / heads] */
+                      double *k,         /* [length, dModel / heads] */
+                      double *v,         /* [length, dModel / heads] */
+                      const int *tokens, /* [length] */
                       int length, int layer, int head);
 /* The model's most likely token at each position of tokens [length]
  * (1 ≤ length ≤ seqLength, each in 0..vocab-1), and every head's
  * attention weights [layers, heads, length, length] (NULL: not wanted). */
-int attn_trainer_predict(attn_trainer *trainer,
-                         int *predicted,        /* [length] */
-                         double *weights,       /* or NULL */
-                         const int *tokens,     /* [length] */
+int attn_trainer_predict(attn_trainer *trainer, int *predicted, /* [length] */
+                         double *weights,                       /* or NULL */
+                         const int *tokens,                     /* [length] */
                          int length);
 
 /* ---- Limits ----

@@ -19,8 +19,8 @@ static const double W_H[4] = {0.3, -0.2, 0.7, 0.4};
 static const double BIAS[2] = {0.1, -0.1};
 static const double V[2] = {1.5, -2};
 
-static int run(double *energy, double *scores, double *weights,
-               double *context, const double *b)
+static int run(double *energy, double *scores, double *weights, double *context,
+               const double *b)
 {
     double work[16];
     assert_true(attn_additive_work_size(3, 2, 2) <= 16);
@@ -34,10 +34,10 @@ static void test_additive_small_case_matches_exact_values(void **state)
 {
     (void)state;
     const double expected_energy[12] = {
-        0.88535164820226253, -0.78180635760877415, 0.94680601284626831,
-        -0.42189900525000795, 0.97045193661345386, -0.57166996608511722,
-        0.3799489622552249,   0.97574313003145152, 0.66403677026784902,
-        0.99263152020112799,  0.8004990217606297,  0.98902740220109919};
+        0.88535164820226253,  -0.78180635760877415, 0.94680601284626831,
+        -0.42189900525000795, 0.97045193661345386,  -0.57166996608511722,
+        0.3799489622552249,   0.97574313003145152,  0.66403677026784902,
+        0.99263152020112799,  0.8004990217606297,   0.98902740220109919};
     const double expected_scores[6] = {
         2.8916401875209421,  2.2640070297694184,   2.5990178370904151,
         -1.3815628166800658, -0.98920788500048262, -0.77730627176125378};
@@ -66,8 +66,8 @@ static void test_additive_missing_bias_equals_zero_bias(void **state)
 }
 
 /* The context is a convex combination of the keys, weights summing to 1. */
-static void test_additive_weights_sum_to_one_and_context_mixes_keys(
-    void **state)
+static void
+test_additive_weights_sum_to_one_and_context_mixes_keys(void **state)
 {
     (void)state;
     double weights[6], context[4];
@@ -108,8 +108,8 @@ static void test_additive_rejects_null_pointers(void **state)
         memcpy(in, inputs, sizeof in);
         if (which < 5) in[which] = NULL;
         assert_int_equal(attn_additive(NULL, NULL, NULL, context, in[0], in[1],
-                                       in[2], in[3], BIAS, in[4], 2, 3, 2, 2,
-                                       2, which < 5 ? work : NULL),
+                                       in[2], in[3], BIAS, in[4], 2, 3, 2, 2, 2,
+                                       which < 5 ? work : NULL),
                          ATTN_ERR_NULL);
     }
 }
@@ -126,8 +126,8 @@ static void test_additive_rejects_bad_sizes(void **state)
                                        s[3], s[4], work),
                          ATTN_ERR_SIZE);
     }
-    assert_int_equal(attn_additive(NULL, NULL, NULL, context, QUERY, KEYS,
-                                   W_S, W_H, BIAS, V, INT_MAX, INT_MAX, 2, 2,
+    assert_int_equal(attn_additive(NULL, NULL, NULL, context, QUERY, KEYS, W_S,
+                                   W_H, BIAS, V, INT_MAX, INT_MAX, 2, 2,
                                    INT_MAX, work),
                      ATTN_ERR_SIZE_OVERFLOW);
 }
@@ -138,11 +138,11 @@ static void test_additive_rejects_non_finite_inputs(void **state)
     double context[4], work[16];
     const double bad_bias[2] = {0, INFINITY};
     const double bad_w_h[4] = {0.3, NAN, 0.7, 0.4};
-    assert_int_equal(attn_additive(NULL, NULL, NULL, context, QUERY, KEYS,
-                                   W_S, W_H, bad_bias, V, 2, 3, 2, 2, 2, work),
+    assert_int_equal(attn_additive(NULL, NULL, NULL, context, QUERY, KEYS, W_S,
+                                   W_H, bad_bias, V, 2, 3, 2, 2, 2, work),
                      ATTN_ERR_NOT_FINITE);
-    assert_int_equal(attn_additive(NULL, NULL, NULL, context, QUERY, KEYS,
-                                   W_S, bad_w_h, BIAS, V, 2, 3, 2, 2, 2, work),
+    assert_int_equal(attn_additive(NULL, NULL, NULL, context, QUERY, KEYS, W_S,
+                                   bad_w_h, BIAS, V, 2, 3, 2, 2, 2, work),
                      ATTN_ERR_NOT_FINITE);
 }
 
@@ -154,8 +154,7 @@ static void test_additive_reports_values_that_overflow(void **state)
     const double huge_query[4] = {1e300, 0, 1, 1};
     const double huge_w_s[4] = {1e10, 0, 0, 0};
     assert_int_equal(attn_additive(NULL, scores, NULL, NULL, huge_query, KEYS,
-                                   huge_w_s, W_H, BIAS, V, 2, 3, 2, 2, 2,
-                                   work),
+                                   huge_w_s, W_H, BIAS, V, 2, 3, 2, 2, 2, work),
                      ATTN_ERR_OVERFLOW_VALUE);
     const double huge_v[2] = {1.7e308, -1.7e308};
     assert_int_equal(attn_additive(NULL, scores, NULL, NULL, QUERY, KEYS, W_S,

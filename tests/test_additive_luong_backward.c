@@ -42,9 +42,9 @@ static double seq_loss(void *context)
     const seq_case *c = context;
     double out[NQ * DH], work[(NK + 2) * DA + NK + NK * DS];
     if (c->method < 0)
-        assert_int_equal(attn_additive(NULL, NULL, NULL, out, c->query,
-                                       c->keys, c->w, c->w_h, c->b, c->v, NQ,
-                                       NK, DS, DH, DA, work),
+        assert_int_equal(attn_additive(NULL, NULL, NULL, out, c->query, c->keys,
+                                       c->w, c->w_h, c->b, c->v, NQ, NK, DS, DH,
+                                       DA, work),
                          ATTN_OK);
     else
         assert_int_equal(attn_luong(NULL, NULL, NULL, out, c->query, c->keys,
@@ -55,8 +55,7 @@ static double seq_loss(void *context)
     return fd_dot(out, c->d_context, NQ * DH);
 }
 
-static void check(double *x, const double *analytic, size_t count,
-                  seq_case *c)
+static void check(double *x, const double *analytic, size_t count, seq_case *c)
 {
     double numeric[MAXW];
     fd_gradient(numeric, x, count, seq_loss, c, FD_STEP);
@@ -72,10 +71,9 @@ static void test_additive_backward_matches_finite_differences(void **state)
     double gv[DA], work[2 * NK * DA + 3 * DA + NK];
     assert_int_equal(attn_additive_backward_work_size(NK, DS, DA),
                      2 * NK * DA + 3 * DA + NK);
-    assert_int_equal(attn_additive_backward(gq, gk, gws, gwh, gb, gv,
-                                            c.d_context, c.query, c.keys, c.w,
-                                            c.w_h, c.b, c.v, NQ, NK, DS, DH,
-                                            DA, work),
+    assert_int_equal(attn_additive_backward(
+                         gq, gk, gws, gwh, gb, gv, c.d_context, c.query, c.keys,
+                         c.w, c.w_h, c.b, c.v, NQ, NK, DS, DH, DA, work),
                      ATTN_OK);
     check(c.query, gq, NQ * DS, &c);
     check(c.keys, gk, NK * DH, &c);
@@ -93,13 +91,11 @@ static void luong_case(int method, uint64_t seed)
     double work[2 * NK * DA + 3 * DA + NK + 2 * NK * DS];
     assert_true(attn_luong_backward_work_size(method, NK, c.d_s, DA) <=
                 sizeof work / sizeof work[0]);
-    assert_int_equal(attn_luong_backward(gq, gk, gw, gb, gv, c.d_context,
-                                         c.query, c.keys,
-                                         method == ATTN_LUONG_DOT ? NULL
-                                                                  : c.w,
-                                         c.b, c.v, method, NQ, NK, c.d_s, DH,
-                                         DA, work),
-                     ATTN_OK);
+    assert_int_equal(
+        attn_luong_backward(gq, gk, gw, gb, gv, c.d_context, c.query, c.keys,
+                            method == ATTN_LUONG_DOT ? NULL : c.w, c.b, c.v,
+                            method, NQ, NK, c.d_s, DH, DA, work),
+        ATTN_OK);
     check(c.query, gq, (size_t)NQ * (size_t)c.d_s, &c);
     check(c.keys, gk, NK * DH, &c);
     if (method == ATTN_LUONG_GENERAL) check(c.w, gw, DH * DS, &c);
@@ -116,15 +112,13 @@ static void test_luong_dot_backward_matches_finite_differences(void **state)
     luong_case(ATTN_LUONG_DOT, 72);
 }
 
-static void test_luong_general_backward_matches_finite_differences(
-    void **state)
+static void test_luong_general_backward_matches_finite_differences(void **state)
 {
     (void)state;
     luong_case(ATTN_LUONG_GENERAL, 73);
 }
 
-static void test_luong_concat_backward_matches_finite_differences(
-    void **state)
+static void test_luong_concat_backward_matches_finite_differences(void **state)
 {
     (void)state;
     luong_case(ATTN_LUONG_CONCAT, 74);
@@ -132,8 +126,7 @@ static void test_luong_concat_backward_matches_finite_differences(
 
 /* One key: the weight is 1 whatever the score, so only the value path
  * carries a gradient: grad_query = 0 and grad_keys = Σ_i dC_i. */
-static void test_luong_dot_backward_with_one_key_is_the_value_path(
-    void **state)
+static void test_luong_dot_backward_with_one_key_is_the_value_path(void **state)
 {
     (void)state;
     const double query[2 * 2] = {0.3, -0.7, 1.5, 2.0};
@@ -149,33 +142,30 @@ static void test_luong_dot_backward_with_one_key_is_the_value_path(
     assert_allclose(gk, expected_gk, 2, 0.0, 0.0);
 }
 
-static void test_additive_and_luong_backward_reject_bad_arguments(
-    void **state)
+static void test_additive_and_luong_backward_reject_bad_arguments(void **state)
 {
     (void)state;
     seq_case c;
     case_fill(&c, 75, -1);
     double work[2 * NK * DA + 3 * DA + NK], gq[NQ * DS];
     assert_int_equal(attn_additive_backward(gq, NULL, NULL, NULL, NULL, NULL,
-                                            NULL, c.query, c.keys, c.w,
-                                            c.w_h, c.b, c.v, NQ, NK, DS, DH,
-                                            DA, work),
+                                            NULL, c.query, c.keys, c.w, c.w_h,
+                                            c.b, c.v, NQ, NK, DS, DH, DA, work),
                      ATTN_ERR_NULL);
-    assert_int_equal(attn_luong_backward(gq, NULL, NULL, NULL, NULL,
-                                         c.d_context, c.query, c.keys, c.w,
-                                         NULL, NULL, 7, NQ, NK, DS, DH, DA,
-                                         work),
+    assert_int_equal(attn_luong_backward(
+                         gq, NULL, NULL, NULL, NULL, c.d_context, c.query,
+                         c.keys, c.w, NULL, NULL, 7, NQ, NK, DS, DH, DA, work),
                      ATTN_ERR_OPTION);
     assert_int_equal(attn_luong_backward(gq, NULL, NULL, NULL, NULL,
                                          c.d_context, c.query, c.keys, NULL,
-                                         NULL, NULL, ATTN_LUONG_DOT, NQ, NK,
-                                         DS, DH, 0, work),
+                                         NULL, NULL, ATTN_LUONG_DOT, NQ, NK, DS,
+                                         DH, 0, work),
                      ATTN_ERR_SIZE); /* dot needs d_s == d_h */
     c.keys[0] = NAN;
     assert_int_equal(attn_additive_backward(gq, NULL, NULL, NULL, NULL, NULL,
                                             c.d_context, c.query, c.keys, c.w,
-                                            c.w_h, c.b, c.v, NQ, NK, DS, DH,
-                                            DA, work),
+                                            c.w_h, c.b, c.v, NQ, NK, DS, DH, DA,
+                                            work),
                      ATTN_ERR_NOT_FINITE);
 }
 
@@ -186,12 +176,10 @@ int main(void)
         cmocka_unit_test(test_luong_dot_backward_matches_finite_differences),
         cmocka_unit_test(
             test_luong_general_backward_matches_finite_differences),
-        cmocka_unit_test(
-            test_luong_concat_backward_matches_finite_differences),
+        cmocka_unit_test(test_luong_concat_backward_matches_finite_differences),
         cmocka_unit_test(
             test_luong_dot_backward_with_one_key_is_the_value_path),
-        cmocka_unit_test(
-            test_additive_and_luong_backward_reject_bad_arguments),
+        cmocka_unit_test(test_additive_and_luong_backward_reject_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

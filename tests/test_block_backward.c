@@ -26,9 +26,9 @@ static double ln_loss(void *context)
 {
     const ln_case *c = context;
     double y[LR * LD];
-    assert_int_equal(attn_layer_norm(y, NULL, NULL, c->x, c->gamma, c->beta,
-                                     LR, LD),
-                     ATTN_OK);
+    assert_int_equal(
+        attn_layer_norm(y, NULL, NULL, c->x, c->gamma, c->beta, LR, LD),
+        ATTN_OK);
     return fd_dot(y, c->dy, LR * LD);
 }
 
@@ -59,9 +59,9 @@ static void test_layer_norm_backward_matches_finite_differences(void **state)
     test_rng_fill(&rng, c.beta, LD, -0.5, 0.5);
     test_rng_fill(&rng, c.dy, LR * LD, -1.0, 1.0);
     double dx[LR * LD], dgamma[LD], dbeta[LD], numeric[LR * LD];
-    assert_int_equal(attn_layer_norm_backward(dx, dgamma, dbeta, c.dy, c.x,
-                                              c.gamma, LR, LD),
-                     ATTN_OK);
+    assert_int_equal(
+        attn_layer_norm_backward(dx, dgamma, dbeta, c.dy, c.x, c.gamma, LR, LD),
+        ATTN_OK);
     fd_gradient(numeric, c.x, LR * LD, ln_loss, &c, FD_STEP);
     assert_gradient_close(dx, numeric, LR * LD);
     fd_gradient(numeric, c.gamma, LD, ln_loss, &c, FD_STEP);
@@ -78,9 +78,9 @@ static void test_layer_norm_backward_matches_finite_differences(void **state)
     /* dx may be written over dy. */
     double dy[LR * LD];
     memcpy(dy, c.dy, sizeof dy);
-    assert_int_equal(attn_layer_norm_backward(dy, NULL, NULL, dy, c.x,
-                                              c.gamma, LR, LD),
-                     ATTN_OK);
+    assert_int_equal(
+        attn_layer_norm_backward(dy, NULL, NULL, dy, c.x, c.gamma, LR, LD),
+        ATTN_OK);
     assert_memory_equal(dy, dx, sizeof dx);
 }
 
@@ -95,9 +95,9 @@ static void test_layer_norm_rejects_bad_arguments(void **state)
                      ATTN_ERR_SIZE);
     assert_int_equal(attn_layer_norm(y, NULL, NULL, x, gamma, NULL, 1, 2),
                      ATTN_ERR_NOT_FINITE);
-    assert_int_equal(attn_layer_norm_backward(y, NULL, NULL, gamma, x, gamma,
-                                              1, 2),
-                     ATTN_ERR_NOT_FINITE);
+    assert_int_equal(
+        attn_layer_norm_backward(y, NULL, NULL, gamma, x, gamma, 1, 2),
+        ATTN_ERR_NOT_FINITE);
 }
 
 /* ---- Feed-forward network ---- */
@@ -119,8 +119,7 @@ static double ffn_loss(void *context)
     return fd_dot(y, c->dy, FR * FO);
 }
 
-static void test_feed_forward_backward_matches_finite_differences(
-    void **state)
+static void test_feed_forward_backward_matches_finite_differences(void **state)
 {
     (void)state;
     ffn_case c;
@@ -134,11 +133,10 @@ static void test_feed_forward_backward_matches_finite_differences(
     test_rng_fill(&rng, c.dy, FR * FO, -1.0, 1.0);
     double dx[FR * FI], dw1[FI * FF], db1[FF], dw2[FF * FO], db2[FO];
     double work[2 * FR * FF], numeric[FI * FF];
-    assert_int_equal(attn_feed_forward_backward_work_size(FR, FF),
-                     2 * FR * FF);
+    assert_int_equal(attn_feed_forward_backward_work_size(FR, FF), 2 * FR * FF);
     assert_int_equal(attn_feed_forward_backward(dx, dw1, db1, dw2, db2, c.dy,
-                                                c.x, c.w1, c.b1, c.w2, c.b2,
-                                                FR, FI, FF, FO, work),
+                                                c.x, c.w1, c.b1, c.w2, c.b2, FR,
+                                                FI, FF, FO, work),
                      ATTN_OK);
     /* Some hidden unit is off somewhere, so the ReLU's zero slope counts. */
     double hidden[FR * FF];
@@ -151,8 +149,10 @@ static void test_feed_forward_backward_matches_finite_differences(
     struct {
         double *x, *analytic;
         size_t count;
-    } checks[] = {{c.x, dx, FR * FI},   {c.w1, dw1, FI * FF},
-                  {c.b1, db1, FF},      {c.w2, dw2, FF * FO},
+    } checks[] = {{c.x, dx, FR * FI},
+                  {c.w1, dw1, FI * FF},
+                  {c.b1, db1, FF},
+                  {c.w2, dw2, FF * FO},
                   {c.b2, db2, FO}};
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
         fd_gradient(numeric, checks[i].x, checks[i].count, ffn_loss, &c,
@@ -171,9 +171,9 @@ static void test_feed_forward_backward_of_a_dead_unit_is_zero(void **state)
     const double w2[2 * 1] = {3.0, 5.0};
     const double dy[2] = {1.0, -2.0};
     double dw1[2], db1[2], dw2[2], dx[2], work[8];
-    assert_int_equal(attn_feed_forward_backward(dx, dw1, db1, dw2, NULL, dy,
-                                                x, w1, NULL, w2, NULL, 2, 1,
-                                                2, 1, work),
+    assert_int_equal(attn_feed_forward_backward(dx, dw1, db1, dw2, NULL, dy, x,
+                                                w1, NULL, w2, NULL, 2, 1, 2, 1,
+                                                work),
                      ATTN_OK);
     /* Unit 0: h = x, dh = 3 dy; dW1 = Σ x · 3 dy = 3 (1 − 4) = −9. */
     const double expected_dw1[2] = {-9.0, 0.0};
@@ -205,7 +205,13 @@ static attn_block_params block_params(const block_case *c)
 {
     const attn_block_params p = {
         {c->wq, c->wk, c->wv, c->wo, c->bq, c->bk, c->bv, c->bo},
-        c->gamma1, c->beta1, c->w1, c->b1, c->w2, c->b2, c->gamma2,
+        c->gamma1,
+        c->beta1,
+        c->w1,
+        c->b1,
+        c->w2,
+        c->b2,
+        c->gamma2,
         c->beta2};
     return p;
 }
@@ -214,12 +220,12 @@ static void block_fill(block_case *c, uint64_t seed, int norm)
 {
     test_rng rng;
     test_rng_seed(&rng, seed);
-    double *const arrays[] = {c->x, c->wq, c->wk, c->wv, c->wo, c->bq,
-                              c->bk, c->bv, c->bo, c->beta1, c->w1, c->b1,
+    double *const arrays[] = {c->x,  c->wq, c->wk,    c->wv,    c->wo, c->bq,
+                              c->bk, c->bv, c->bo,    c->beta1, c->w1, c->b1,
                               c->w2, c->b2, c->beta2, c->dy};
-    const size_t counts[] = {B * N * DM, DM * DM, DM * DM, DM * DM, DM * DM,
-                             DM, DM, DM, DM, DM, DM * DF, DF, DF * DM, DM,
-                             DM, B * N * DM};
+    const size_t counts[] = {
+        B * N * DM, DM * DM, DM * DM, DM * DM, DM * DM, DM, DM, DM,
+        DM,         DM,      DM * DF, DF,      DF * DM, DM, DM, B * N * DM};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         test_rng_fill(&rng, arrays[i], counts[i], -1.0, 1.0);
     test_rng_fill(&rng, c->gamma1, DM, 0.5, 1.5);
@@ -235,8 +241,8 @@ static int block_forward(const attn_block_outputs *out, const block_case *c)
                           sizeof *work);
     assert_non_null(work);
     const attn_block_params p = block_params(c);
-    const int status =
-        attn_transformer_block(out, c->x, &p, &c->dims, &c->opts, work);
+    const int status = attn_transformer_block(out, c->x, &p, &c->dims, &c->opts,
+                                              work);
     free(work);
     return status;
 }
@@ -263,22 +269,35 @@ typedef struct block_grads {
 static int block_backward_from(block_grads *g, const block_case *c,
                                const attn_block_outputs *saved)
 {
-    const attn_block_grads grads = {
-        .x = g->x,
-        .attention = {.wq = g->wq, .wk = g->wk, .wv = g->wv, .wo = g->wo,
-                      .bq = g->bq, .bk = g->bk, .bv = g->bv, .bo = g->bo},
-        .gamma1 = g->gamma1, .beta1 = g->beta1, .w1 = g->w1, .b1 = g->b1,
-        .w2 = g->w2, .b2 = g->b2, .gamma2 = g->gamma2, .beta2 = g->beta2};
+    const attn_block_grads grads = {.x = g->x,
+                                    .attention = {.wq = g->wq,
+                                                  .wk = g->wk,
+                                                  .wv = g->wv,
+                                                  .wo = g->wo,
+                                                  .bq = g->bq,
+                                                  .bk = g->bk,
+                                                  .bv = g->bv,
+                                                  .bo = g->bo},
+                                    .gamma1 = g->gamma1,
+                                    .beta1 = g->beta1,
+                                    .w1 = g->w1,
+                                    .b1 = g->b1,
+                                    .w2 = g->w2,
+                                    .b2 = g->b2,
+                                    .gamma2 = g->gamma2,
+                                    .beta2 = g->beta2};
     const size_t length = attn_transformer_block_backward_work_size(&c->dims);
     assert_true(length > 0);
     double *work = malloc(length * sizeof *work);
     assert_non_null(work);
     const attn_block_params p = block_params(c);
     const int status = saved != NULL
-        ? attn_transformer_block_backward_saved(&grads, c->dy, c->x, saved, &p,
-                                                &c->dims, &c->opts, work)
-        : attn_transformer_block_backward(&grads, c->dy, c->x, &p, &c->dims,
-                                          &c->opts, work);
+                           ? attn_transformer_block_backward_saved(
+                                 &grads, c->dy, c->x, saved, &p, &c->dims,
+                                 &c->opts, work)
+                           : attn_transformer_block_backward(&grads, c->dy,
+                                                             c->x, &p, &c->dims,
+                                                             &c->opts, work);
     free(work);
     return status;
 }
@@ -297,14 +316,14 @@ static void check_block(block_case *c)
         double *x, *analytic;
         size_t count;
     } checks[] = {
-        {c->x, g.x, B * N * DM},     {c->wq, g.wq, DM * DM},
-        {c->wk, g.wk, DM * DM},      {c->wv, g.wv, DM * DM},
-        {c->wo, g.wo, DM * DM},      {c->bq, g.bq, DM},
-        {c->bk, g.bk, DM},           {c->bv, g.bv, DM},
-        {c->bo, g.bo, DM},           {c->gamma1, g.gamma1, DM},
-        {c->beta1, g.beta1, DM},     {c->w1, g.w1, DM * DF},
-        {c->b1, g.b1, DF},           {c->w2, g.w2, DF * DM},
-        {c->b2, g.b2, DM},           {c->gamma2, g.gamma2, DM},
+        {c->x, g.x, B * N * DM}, {c->wq, g.wq, DM * DM},
+        {c->wk, g.wk, DM * DM},  {c->wv, g.wv, DM * DM},
+        {c->wo, g.wo, DM * DM},  {c->bq, g.bq, DM},
+        {c->bk, g.bk, DM},       {c->bv, g.bv, DM},
+        {c->bo, g.bo, DM},       {c->gamma1, g.gamma1, DM},
+        {c->beta1, g.beta1, DM}, {c->w1, g.w1, DM * DF},
+        {c->b1, g.b1, DF},       {c->w2, g.w2, DF * DM},
+        {c->b2, g.b2, DM},       {c->gamma2, g.gamma2, DM},
         {c->beta2, g.beta2, DM},
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
@@ -353,8 +372,8 @@ test_transformer_block_backward_matches_finite_differences_with_dropout_and_key_
 }
 
 /* The intermediates fit together as the placement says. */
-static void test_transformer_block_intermediates_follow_the_definition(
-    void **state)
+static void
+test_transformer_block_intermediates_follow_the_definition(void **state)
 {
     (void)state;
     for (int norm = ATTN_NORM_POST; norm <= ATTN_NORM_PRE; norm++) {
@@ -363,10 +382,14 @@ static void test_transformer_block_intermediates_follow_the_definition(
         enum { C = B * N * DM };
         double attention[C], ln1[C], sum1[C], ln2[C], hidden[B * N * DF];
         double ffn[C], sum2[C], output[C], expected[C];
-        const attn_block_outputs out = {
-            .attention = {.output = attention}, .ln1 = ln1, .sum1 = sum1,
-            .ln2 = ln2, .hidden = hidden, .ffn = ffn, .sum2 = sum2,
-            .output = output};
+        const attn_block_outputs out = {.attention = {.output = attention},
+                                        .ln1 = ln1,
+                                        .sum1 = sum1,
+                                        .ln2 = ln2,
+                                        .hidden = hidden,
+                                        .ffn = ffn,
+                                        .sum2 = sum2,
+                                        .output = output};
         assert_int_equal(block_forward(&out, &c), ATTN_OK);
         for (int i = 0; i < C; i++) expected[i] = c.x[i] + attention[i];
         assert_allclose(sum1, expected, C, 0.0, 0.0);
@@ -376,8 +399,7 @@ static void test_transformer_block_intermediates_follow_the_definition(
         assert_allclose(sum2, expected, C, 0.0, 0.0);
         double work[B * N * DF];
         assert_int_equal(attn_feed_forward(NULL, expected, ffn_in, c.w1, c.b1,
-                                           c.w2, c.b2, B * N, DM, DF, DM,
-                                           work),
+                                           c.w2, c.b2, B * N, DM, DF, DM, work),
                          ATTN_OK);
         assert_allclose(ffn, expected, C, 0.0, 0.0);
         assert_allclose(output, norm == ATTN_NORM_PRE ? sum2 : ln2, C, 0.0,
@@ -390,8 +412,7 @@ static void test_transformer_block_intermediates_follow_the_definition(
     }
 }
 
-static void test_transformer_block_backward_overwrites_its_buffers(
-    void **state)
+static void test_transformer_block_backward_overwrites_its_buffers(void **state)
 {
     (void)state;
     block_case c;
@@ -414,11 +435,16 @@ typedef struct block_saved {
 
 static attn_block_outputs saved_outputs(block_saved *s)
 {
-    const attn_block_outputs out = {
-        .attention = {.q = s->q, .k = s->k, .v = s->v, .concat = s->concat,
-                      .weights = s->weights},
-        .ln1 = s->ln1, .sum1 = s->sum1, .ln2 = s->ln2, .sum2 = s->sum2,
-        .output = s->output};
+    const attn_block_outputs out = {.attention = {.q = s->q,
+                                                  .k = s->k,
+                                                  .v = s->v,
+                                                  .concat = s->concat,
+                                                  .weights = s->weights},
+                                    .ln1 = s->ln1,
+                                    .sum1 = s->sum1,
+                                    .ln2 = s->ln2,
+                                    .sum2 = s->sum2,
+                                    .output = s->output};
     return out;
 }
 
@@ -443,14 +469,13 @@ test_the_saved_forward_gives_the_same_bits_with_both_norms_masks_and_dropout(
         memset(&again, 0, sizeof again);
         memset(&from_saved, 0, sizeof from_saved);
         assert_int_equal(block_backward(&again, &c), ATTN_OK);
-        assert_int_equal(block_backward_from(&from_saved, &c, &saved),
-                         ATTN_OK);
+        assert_int_equal(block_backward_from(&from_saved, &c, &saved), ATTN_OK);
         assert_memory_equal(&again, &from_saved, sizeof again);
     }
 }
 
-static void test_a_saved_forward_missing_an_intermediate_is_refused(
-    void **state)
+static void
+test_a_saved_forward_missing_an_intermediate_is_refused(void **state)
 {
     (void)state;
     block_case c;
@@ -484,8 +509,7 @@ static void test_transformer_block_rejects_bad_arguments(void **state)
     assert_int_equal(attn_transformer_block(&out, c.x, &p, &dims, NULL, work),
                      ATTN_ERR_HEADS);
     p.gamma1 = NULL;
-    assert_int_equal(attn_transformer_block(&out, c.x, &p, &c.dims, NULL,
-                                            work),
+    assert_int_equal(attn_transformer_block(&out, c.x, &p, &c.dims, NULL, work),
                      ATTN_ERR_NULL);
     c.dy[0] = INFINITY;
     block_grads g;
@@ -498,8 +522,7 @@ int main(void)
         cmocka_unit_test(test_layer_norm_matches_hand_values),
         cmocka_unit_test(test_layer_norm_backward_matches_finite_differences),
         cmocka_unit_test(test_layer_norm_rejects_bad_arguments),
-        cmocka_unit_test(
-            test_feed_forward_backward_matches_finite_differences),
+        cmocka_unit_test(test_feed_forward_backward_matches_finite_differences),
         cmocka_unit_test(test_feed_forward_backward_of_a_dead_unit_is_zero),
         cmocka_unit_test(
             test_transformer_block_backward_matches_finite_differences_post_norm),

@@ -30,7 +30,8 @@ enum { ERROR_CAP = 512 };
 static cJSON *read_json(const char *path)
 {
     FILE *file = fopen(path, "rb");
-    if (file == NULL) fail_msg("cannot open %s (run from the repository root)", path);
+    if (file == NULL)
+        fail_msg("cannot open %s (run from the repository root)", path);
     fseek(file, 0, SEEK_END);
     const long size = ftell(file);
     rewind(file);
@@ -59,11 +60,15 @@ static int check_input(checked *out, const cJSON *input,
 {
     memset(out, 0, sizeof *out);
     cJSON *problem = cJSON_Duplicate(input, 1);
-    cJSON *printed = cJSON_DetachItemFromObjectCaseSensitive(problem, "printed");
-    cJSON *decimals = cJSON_DetachItemFromObjectCaseSensitive(problem, "printedDecimals");
-    int status = attn_problem_from_json(&out->problem, problem, allocator, error, ERROR_CAP);
+    cJSON *printed = cJSON_DetachItemFromObjectCaseSensitive(problem,
+                                                             "printed");
+    cJSON *decimals = cJSON_DetachItemFromObjectCaseSensitive(
+        problem, "printedDecimals");
+    int status = attn_problem_from_json(&out->problem, problem, allocator,
+                                        error, ERROR_CAP);
     if (status == ATTN_OK) status = attn_problem_run(out->problem);
-    if (status == ATTN_OK) status = attn_check_create(&out->check, out->problem);
+    if (status == ATTN_OK)
+        status = attn_check_create(&out->check, out->problem);
     if (status == ATTN_OK)
         status = attn_check_printed_from_json(out->check, printed, decimals,
                                               NULL, 0, allocator, error,
@@ -71,10 +76,12 @@ static int check_input(checked *out, const cJSON *input,
     if (status == ATTN_OK) status = attn_check_run(out->check, &out->errata);
     size_t length = 0;
     if (status == ATTN_OK)
-        status = attn_check_format(out->check, ATTN_FORMAT_JSON, NULL, 0, &length);
+        status = attn_check_format(out->check, ATTN_FORMAT_JSON, NULL, 0,
+                                   &length);
     char *text = status == ATTN_OK ? malloc(length + 1) : NULL;
     if (text != NULL) {
-        status = attn_check_format(out->check, ATTN_FORMAT_JSON, text, length + 1, &length);
+        status = attn_check_format(out->check, ATTN_FORMAT_JSON, text,
+                                   length + 1, &length);
         out->report = cJSON_Parse(text);
         free(text);
     }
@@ -99,11 +106,14 @@ static const cJSON *member(const cJSON *object, const char *name)
 /* "weights[0,1]" for {field, index}. */
 static void cell_key(char *out, size_t cap, const cJSON *cell)
 {
-    size_t used = (size_t)snprintf(out, cap, "%s[", member(cell, "field")->valuestring);
+    size_t used = (size_t)snprintf(out, cap, "%s[",
+                                   member(cell, "field")->valuestring);
     const cJSON *i;
     int first = 1;
-    cJSON_ArrayForEach(i, member(cell, "index")) {
-        used += (size_t)snprintf(out + used, cap - used, "%s%d", first ? "" : ",", i->valueint);
+    cJSON_ArrayForEach(i, member(cell, "index"))
+    {
+        used += (size_t)snprintf(out + used, cap - used, "%s%d",
+                                 first ? "" : ",", i->valueint);
         first = 0;
     }
     snprintf(out + used, cap - used, "]");
@@ -113,8 +123,10 @@ static void cell_key(char *out, size_t cap, const cJSON *cell)
 static void pair_key(char *out, size_t cap, const cJSON *pair)
 {
     cJSON *cell = cJSON_CreateObject();
-    cJSON_AddItemToObject(cell, "field", cJSON_Duplicate(cJSON_GetArrayItem(pair, 0), 1));
-    cJSON_AddItemToObject(cell, "index", cJSON_Duplicate(cJSON_GetArrayItem(pair, 1), 1));
+    cJSON_AddItemToObject(cell, "field",
+                          cJSON_Duplicate(cJSON_GetArrayItem(pair, 0), 1));
+    cJSON_AddItemToObject(cell, "index",
+                          cJSON_Duplicate(cJSON_GetArrayItem(pair, 1), 1));
     cell_key(out, cap, cell);
     cJSON_Delete(cell);
 }
@@ -123,7 +135,8 @@ static int list_has(const cJSON *list, const char *key)
 {
     const cJSON *cell;
     char found[128];
-    cJSON_ArrayForEach(cell, list) {
+    cJSON_ArrayForEach(cell, list)
+    {
         cell_key(found, sizeof found, cell);
         if (strcmp(found, key) == 0) return 1;
     }
@@ -137,7 +150,8 @@ static void assert_case(const cJSON *test)
     char error[ERROR_CAP] = "";
     checked c;
     if (check_input(&c, member(test, "input"), NULL, error) != ATTN_OK)
-        fail_msg("%s: %s %s", name, error, c.check ? attn_check_error(c.check) : "");
+        fail_msg("%s: %s %s", name, error,
+                 c.check ? attn_check_error(c.check) : "");
     const cJSON *groups = member(c.report, "groups");
     const cJSON *causes = member(expect, "causes");
     /* Exactly the expected causes, each once, in the order given. */
@@ -146,22 +160,30 @@ static void assert_case(const cJSON *test)
                  cJSON_GetArraySize(causes));
     const cJSON *group;
     int g = 0;
-    cJSON_ArrayForEach(group, groups) {
+    cJSON_ArrayForEach(group, groups)
+    {
         const char *cause = member(group, "cause")->valuestring;
         int expected = 0;
         const cJSON *want;
-        cJSON_ArrayForEach(want, causes) expected |= strcmp(want->valuestring, cause) == 0;
-        if (!expected) fail_msg("%s: group %d is %s, not one of the expected causes", name, g, cause);
+        cJSON_ArrayForEach(want, causes)
+            expected |= strcmp(want->valuestring, cause) == 0;
+        if (!expected)
+            fail_msg("%s: group %d is %s, not one of the expected causes", name,
+                     g, cause);
         if (strlen(member(group, "explanation")->valuestring) < 40)
             fail_msg("%s: group %d has no explanation", name, g);
         g++;
     }
-    if (cJSON_GetArraySize(causes) == 0) assert_int_equal(c.errata, 0);
-    else assert_true(c.errata > 0);
+    if (cJSON_GetArraySize(causes) == 0)
+        assert_int_equal(c.errata, 0);
+    else
+        assert_true(c.errata > 0);
     /* Every erratum belongs to a group. */
     const cJSON *erratum;
-    cJSON_ArrayForEach(erratum, member(c.report, "errata"))
-        if (member(erratum, "group")->valueint < 0) fail_msg("%s: an erratum with no group", name);
+    cJSON_ArrayForEach(
+        erratum,
+        member(c.report, "errata")) if (member(erratum, "group")->valueint < 0)
+        fail_msg("%s: an erratum with no group", name);
     const cJSON *first = cJSON_GetArrayItem(groups, 0);
     char key[128];
     if (member(expect, "root") != NULL) {
@@ -170,7 +192,8 @@ static void assert_case(const cJSON *test)
         cell_key(root, sizeof root, member(first, "root"));
         assert_string_equal(root, key);
         const cJSON *pair;
-        cJSON_ArrayForEach(pair, member(expect, "carried")) {
+        cJSON_ArrayForEach(pair, member(expect, "carried"))
+        {
             pair_key(key, sizeof key, pair);
             if (!list_has(member(first, "carried"), key))
                 fail_msg("%s: %s not carried from the misprint", name, key);
@@ -180,24 +203,29 @@ static void assert_case(const cJSON *test)
     }
     if (member(expect, "intermediates") != NULL) {
         const cJSON *want;
-        cJSON_ArrayForEach(want, member(expect, "intermediates")) {
+        cJSON_ArrayForEach(want, member(expect, "intermediates"))
+        {
             int found = 0;
             const cJSON *have;
             cJSON_ArrayForEach(have, member(first, "intermediates"))
                 found |= strcmp(have->valuestring, want->valuestring) == 0;
-            if (!found) fail_msg("%s: %s not named as rounded", name, want->valuestring);
+            if (!found)
+                fail_msg("%s: %s not named as rounded", name,
+                         want->valuestring);
         }
     }
     release(&c);
 }
 
-static void test_worked_examples_are_explained_as_their_script_made_them(void **state)
+static void
+test_worked_examples_are_explained_as_their_script_made_them(void **state)
 {
     (void)state;
     cJSON *cases = read_json(CASES);
     const cJSON *test;
     int count = 0;
-    cJSON_ArrayForEach(test, cases) {
+    cJSON_ArrayForEach(test, cases)
+    {
         assert_case(test);
         count++;
     }
@@ -205,13 +233,17 @@ static void test_worked_examples_are_explained_as_their_script_made_them(void **
     cJSON_Delete(cases);
 }
 
-static void test_the_no_scale_sentence_names_the_square_root_of_d_k(void **state)
+static void
+test_the_no_scale_sentence_names_the_square_root_of_d_k(void **state)
 {
     (void)state;
     cJSON *cases = read_json(CASES);
     char error[ERROR_CAP];
     checked c;
-    assert_int_equal(check_input(&c, member(cJSON_GetArrayItem(cases, 0), "input"), NULL, error), ATTN_OK);
+    assert_int_equal(check_input(&c,
+                                 member(cJSON_GetArrayItem(cases, 0), "input"),
+                                 NULL, error),
+                     ATTN_OK);
     const cJSON *group = cJSON_GetArrayItem(member(c.report, "groups"), 0);
     assert_string_equal(member(group, "cause")->valuestring, "no-scale");
     assert_non_null(strstr(member(group, "explanation")->valuestring,
@@ -229,25 +261,31 @@ static void test_the_tutorials_errata_are_the_checks(void **state)
     cJSON *vectors = read_json(VECTORS);
     const cJSON *vector;
     int checked_vectors = 0;
-    cJSON_ArrayForEach(vector, vectors) {
+    cJSON_ArrayForEach(vector, vectors)
+    {
         if (member(vector, "printed") == NULL) continue;
         const char *id = member(vector, "id")->valuestring;
         cJSON *input = cJSON_Duplicate(member(vector, "input"), 1);
-        cJSON_AddItemToObject(input, "printed", cJSON_Duplicate(member(vector, "printed"), 1));
+        cJSON_AddItemToObject(input, "printed",
+                              cJSON_Duplicate(member(vector, "printed"), 1));
         if (member(vector, "printedDecimals") != NULL)
-            cJSON_AddItemToObject(input, "printedDecimals",
-                                  cJSON_Duplicate(member(vector, "printedDecimals"), 1));
+            cJSON_AddItemToObject(
+                input, "printedDecimals",
+                cJSON_Duplicate(member(vector, "printedDecimals"), 1));
         char error[ERROR_CAP] = "";
         checked c;
-        if (check_input(&c, input, NULL, error) != ATTN_OK) fail_msg("%s: %s", id, error);
+        if (check_input(&c, input, NULL, error) != ATTN_OK)
+            fail_msg("%s: %s", id, error);
         const cJSON *unchecked = member(c.report, "unchecked");
         int listed = 0;
         const cJSON *erratum;
-        cJSON_ArrayForEach(erratum, member(vector, "errata")) {
+        cJSON_ArrayForEach(erratum, member(vector, "errata"))
+        {
             const char *field = member(erratum, "field")->valuestring;
             int skipped = 0;
             const cJSON *key;
-            cJSON_ArrayForEach(key, unchecked) skipped |= strcmp(key->valuestring, field) == 0;
+            cJSON_ArrayForEach(key, unchecked)
+                skipped |= strcmp(key->valuestring, field) == 0;
             if (skipped) continue;
             char want[128];
             cell_key(want, sizeof want, erratum);
@@ -272,10 +310,14 @@ static attn_problem *small_problem(void)
     static const double q[9] = {1, 0.5, 0.2, 0.3, 0.9, 0.1, 0.6, 0.2, 0.7};
     static const int dims[2] = {3, 3};
     attn_problem *problem;
-    assert_int_equal(attn_problem_create(&problem, "scaledDotProduct", NULL), ATTN_OK);
-    assert_int_equal(attn_problem_set_tensor(problem, "q", 2, dims, q), ATTN_OK);
-    assert_int_equal(attn_problem_set_tensor(problem, "k", 2, dims, q), ATTN_OK);
-    assert_int_equal(attn_problem_set_tensor(problem, "v", 2, dims, q), ATTN_OK);
+    assert_int_equal(attn_problem_create(&problem, "scaledDotProduct", NULL),
+                     ATTN_OK);
+    assert_int_equal(attn_problem_set_tensor(problem, "q", 2, dims, q),
+                     ATTN_OK);
+    assert_int_equal(attn_problem_set_tensor(problem, "k", 2, dims, q),
+                     ATTN_OK);
+    assert_int_equal(attn_problem_set_tensor(problem, "v", 2, dims, q),
+                     ATTN_OK);
     return problem;
 }
 
@@ -291,40 +333,70 @@ static void test_bad_input_gets_a_message_naming_the_key(void **state)
     assert_int_equal(attn_check_run(check, NULL), ATTN_ERR_STATE);
     assert_non_null(strstr(attn_check_error(check), "attn_problem_run"));
     assert_int_equal(attn_problem_run(problem), ATTN_OK);
-    assert_int_equal(attn_check_set_printed(check, "weights", 2, dims, values, NULL), ATTN_ERR_INPUT);
-    assert_string_equal(attn_check_error(check), "printed.weights: expected 3x3 (as weights), got 2x3");
-    assert_int_equal(attn_check_set_printed(check, "weights_row7", 1, dims + 1, values, NULL), ATTN_ERR_INPUT);
-    assert_string_equal(attn_check_error(check), "printed.weights_row7: weights has no row 7 (rows count from 0)");
+    assert_int_equal(
+        attn_check_set_printed(check, "weights", 2, dims, values, NULL),
+        ATTN_ERR_INPUT);
+    assert_string_equal(attn_check_error(check),
+                        "printed.weights: expected 3x3 (as weights), got 2x3");
+    assert_int_equal(attn_check_set_printed(check, "weights_row7", 1, dims + 1,
+                                            values, NULL),
+                     ATTN_ERR_INPUT);
+    assert_string_equal(
+        attn_check_error(check),
+        "printed.weights_row7: weights has no row 7 (rows count from 0)");
     const int too_many[3] = {18, 2, 2};
-    assert_int_equal(attn_check_set_printed(check, "output_row0", 1, dims + 1, values, too_many), ATTN_ERR_INPUT);
-    assert_string_equal(attn_check_error(check), "printedDecimals.output_row0: at most 17 decimals, got 18");
+    assert_int_equal(attn_check_set_printed(check, "output_row0", 1, dims + 1,
+                                            values, too_many),
+                     ATTN_ERR_INPUT);
+    assert_string_equal(
+        attn_check_error(check),
+        "printedDecimals.output_row0: at most 17 decimals, got 18");
     /* A key naming nothing of the problem is listed, not refused. */
-    assert_int_equal(attn_check_set_printed(check, "sqrt_dk", 0, NULL, values, NULL), ATTN_OK);
+    assert_int_equal(
+        attn_check_set_printed(check, "sqrt_dk", 0, NULL, values, NULL),
+        ATTN_OK);
     /* The exact row 1 rounded to 3 decimals holds. */
     int rank, result_dims[3];
     const double *weights;
-    assert_int_equal(attn_problem_result(problem, "weights", &rank, result_dims, &weights), ATTN_OK);
+    assert_int_equal(
+        attn_problem_result(problem, "weights", &rank, result_dims, &weights),
+        ATTN_OK);
     double row[3];
     for (int j = 0; j < 3; j++) row[j] = round(weights[3 + j] * 1000) / 1000;
-    assert_int_equal(attn_check_set_printed(check, "weights_row1", 1, dims + 1, row, NULL), ATTN_OK);
-    assert_int_equal(attn_check_set_printed(check, "weights_row1", 1, dims + 1, row, NULL), ATTN_ERR_INPUT);
-    assert_string_equal(attn_check_error(check), "printed.weights_row1: given twice");
+    assert_int_equal(
+        attn_check_set_printed(check, "weights_row1", 1, dims + 1, row, NULL),
+        ATTN_OK);
+    assert_int_equal(
+        attn_check_set_printed(check, "weights_row1", 1, dims + 1, row, NULL),
+        ATTN_ERR_INPUT);
+    assert_string_equal(attn_check_error(check),
+                        "printed.weights_row1: given twice");
     size_t length;
-    assert_int_equal(attn_check_format(check, ATTN_FORMAT_TEXT, NULL, 0, &length), ATTN_ERR_STATE);
+    assert_int_equal(
+        attn_check_format(check, ATTN_FORMAT_TEXT, NULL, 0, &length),
+        ATTN_ERR_STATE);
     int errata = -1;
     assert_int_equal(attn_check_run(check, &errata), ATTN_OK);
     assert_int_equal(errata, 0);
-    assert_int_equal(attn_check_format(check, ATTN_FORMAT_STEPS, NULL, 0, &length), ATTN_ERR_OPTION);
+    assert_int_equal(
+        attn_check_format(check, ATTN_FORMAT_STEPS, NULL, 0, &length),
+        ATTN_ERR_OPTION);
     /* Sized with cap 0, then truncated like snprintf. */
-    assert_int_equal(attn_check_format(check, ATTN_FORMAT_JSON, NULL, 0, &length), ATTN_OK);
+    assert_int_equal(
+        attn_check_format(check, ATTN_FORMAT_JSON, NULL, 0, &length), ATTN_OK);
     char small[16];
     size_t again;
-    assert_int_equal(attn_check_format(check, ATTN_FORMAT_JSON, small, sizeof small, &again), ATTN_OK);
+    assert_int_equal(
+        attn_check_format(check, ATTN_FORMAT_JSON, small, sizeof small, &again),
+        ATTN_OK);
     assert_int_equal(again, length);
     assert_int_equal(strlen(small), sizeof small - 1);
     char *text = malloc(length + 1);
-    assert_int_equal(attn_check_format(check, ATTN_FORMAT_JSON, text, length + 1, &again), ATTN_OK);
-    assert_string_equal(text, "{\"checked\":3,\"errata\":[],\"groups\":[],\"unchecked\":[\"sqrt_dk\"]}");
+    assert_int_equal(
+        attn_check_format(check, ATTN_FORMAT_JSON, text, length + 1, &again),
+        ATTN_OK);
+    assert_string_equal(text, "{\"checked\":3,\"errata\":[],\"groups\":[],"
+                              "\"unchecked\":[\"sqrt_dk\"]}");
     free(text);
     attn_check_destroy(check);
     attn_problem_destroy(problem);
@@ -339,7 +411,9 @@ static void test_every_format_reads_counting_from_one(void **state)
     assert_int_equal(attn_check_create(&check, problem), ATTN_OK);
     const double row[3] = {0.9, 0.05, 0.05};
     const int dims[1] = {3};
-    assert_int_equal(attn_check_set_printed(check, "weights_row1", 1, dims, row, NULL), ATTN_OK);
+    assert_int_equal(
+        attn_check_set_printed(check, "weights_row1", 1, dims, row, NULL),
+        ATTN_OK);
     int errata;
     assert_int_equal(attn_check_run(check, &errata), ATTN_OK);
     assert_int_equal(errata, 3);
@@ -350,8 +424,11 @@ static void test_every_format_reads_counting_from_one(void **state)
     for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_LATEX; format++) {
         char text[4096];
         size_t length;
-        assert_int_equal(attn_check_format(check, format, text, sizeof text, &length), ATTN_OK);
-        if (strstr(text, wanted[format]) == NULL) fail_msg("format %d:\n%s", format, text);
+        assert_int_equal(
+            attn_check_format(check, format, text, sizeof text, &length),
+            ATTN_OK);
+        if (strstr(text, wanted[format]) == NULL)
+            fail_msg("format %d:\n%s", format, text);
     }
     attn_check_destroy(check);
     attn_problem_destroy(problem);
@@ -362,7 +439,8 @@ static void test_every_allocation_failing_leaves_nothing_behind(void **state)
 {
     (void)state;
     cJSON *cases = read_json(CASES);
-    const cJSON *input = member(cJSON_GetArrayItem(cases, 6), "input"); /* the misprint */
+    const cJSON *input = member(cJSON_GetArrayItem(cases, 6),
+                                "input"); /* the misprint */
     int succeeded = 0;
     for (long fail_at = 0; !succeeded && fail_at < 100000; fail_at++) {
         failing_allocator counts = {fail_at, 0, 0};
@@ -371,7 +449,8 @@ static void test_every_allocation_failing_leaves_nothing_behind(void **state)
         checked c;
         const int status = check_input(&c, input, &allocator, error);
         if (status != ATTN_OK && status != ATTN_ERR_NOMEM)
-            fail_msg("allocation %ld failing: status %d (%s)", fail_at, status, error);
+            fail_msg("allocation %ld failing: status %d (%s)", fail_at, status,
+                     error);
         succeeded = status == ATTN_OK;
         release(&c);
         assert_int_equal(counts.live, 0);
@@ -383,8 +462,10 @@ static void test_every_allocation_failing_leaves_nothing_behind(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_worked_examples_are_explained_as_their_script_made_them),
-        cmocka_unit_test(test_the_no_scale_sentence_names_the_square_root_of_d_k),
+        cmocka_unit_test(
+            test_worked_examples_are_explained_as_their_script_made_them),
+        cmocka_unit_test(
+            test_the_no_scale_sentence_names_the_square_root_of_d_k),
         cmocka_unit_test(test_the_tutorials_errata_are_the_checks),
         cmocka_unit_test(test_bad_input_gets_a_message_naming_the_key),
         cmocka_unit_test(test_every_format_reads_counting_from_one),

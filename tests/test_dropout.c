@@ -32,10 +32,11 @@ static void test_dropout_draws_match_the_documented_generator(void **state)
     for (size_t n = 0; n < sizeof draws / sizeof draws[0]; n++) {
         const double u = draws[n].u;
         assert_int_equal(attn_dropout_keeps(draws[n].seed, u, draws[n].b,
-                                            draws[n].i, draws[n].j), 1);
+                                            draws[n].i, draws[n].j),
+                         1);
         assert_int_equal(attn_dropout_keeps(draws[n].seed, nextafter(u, 1.0),
-                                            draws[n].b, draws[n].i,
-                                            draws[n].j), 0);
+                                            draws[n].b, draws[n].i, draws[n].j),
+                         0);
     }
 }
 
@@ -76,8 +77,7 @@ static int kept_count(double *weights, uint64_t seed, double p)
 /* Expected 0.7 * 50000 = 35000 kept. The generator is seeded, so the count
  * is fixed: it is 35041 (0.12% off). The 5% bound says what the test
  * means; the exact count guards the generator. */
-static void test_dropout_keeps_about_one_minus_p_of_a_large_matrix(
-    void **state)
+static void test_dropout_keeps_about_one_minus_p_of_a_large_matrix(void **state)
 {
     (void)state;
     static double weights[NQ * NK];
@@ -107,8 +107,8 @@ static int run(double *weights, double *output, const small_case *c,
                const attn_options *opts)
 {
     double work[5];
-    return attn_sdpa(NULL, NULL, weights, output, c->q, c->k, c->v, 1, 3, 5,
-                     4, 2, opts, work);
+    return attn_sdpa(NULL, NULL, weights, output, c->q, c->k, c->v, 1, 3, 5, 4,
+                     2, opts, work);
 }
 
 static void test_dropout_same_seed_gives_the_same_weights(void **state)
@@ -137,8 +137,8 @@ static void test_dropout_different_seed_gives_different_weights(void **state)
     assert_memory_not_equal(a, b, sizeof a);
 }
 
-static void test_dropout_probability_zero_is_identical_to_no_dropout(
-    void **state)
+static void
+test_dropout_probability_zero_is_identical_to_no_dropout(void **state)
 {
     (void)state;
     small_case c;
@@ -153,8 +153,7 @@ static void test_dropout_probability_zero_is_identical_to_no_dropout(
 
 /* `weights` holds what multiplies V: dropped entries 0, kept ones divided
  * by 1 - p, and the output is exactly their weighted sum. */
-static void test_dropout_weights_are_the_ones_that_multiply_values(
-    void **state)
+static void test_dropout_weights_are_the_ones_that_multiply_values(void **state)
 {
     (void)state;
     small_case c;
@@ -223,8 +222,8 @@ static void test_dropout_reports_an_output_that_overflows(void **state)
             continue;
         found = 1;
         opts.seed = seed; /* both weights kept: 1.0 * 1.5e308 * 2 */
-        assert_int_equal(attn_sdpa(NULL, NULL, weights, output, zeros, zeros,
-                                   v, 1, 1, 2, 1, 1, &opts, work),
+        assert_int_equal(attn_sdpa(NULL, NULL, weights, output, zeros, zeros, v,
+                                   1, 1, 2, 1, 1, &opts, work),
                          ATTN_ERR_OVERFLOW_VALUE);
     }
     assert_true(found);

@@ -29,8 +29,9 @@ static char *format_all(const attn_problem *problem, int format)
     char *text = malloc(length + 1);
     assert_non_null(text);
     size_t again = 0;
-    assert_int_equal(attn_problem_format(problem, format, text, length + 1,
-                                         &again), ATTN_OK);
+    assert_int_equal(
+        attn_problem_format(problem, format, text, length + 1, &again),
+        ATTN_OK);
     assert_int_equal(again, length);
     assert_int_equal(strlen(text), length);
     return text;
@@ -47,8 +48,8 @@ static void assert_format_is(const attn_problem *problem, int format,
 
 static attn_problem *causal_000(void)
 {
-    attn_problem *problem =
-        problem_self_attention("scaledDotProduct", 0, 3, 2, 3, Q000, V000);
+    attn_problem *problem = problem_self_attention("scaledDotProduct", 0, 3, 2,
+                                                   3, Q000, V000);
     assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
                      ATTN_OK);
     problem_run_ok(problem);
@@ -80,19 +81,18 @@ static void test_json_multihead_nests_heads(void **state)
     const double x[] = {1, 2}, identity[] = {1, 0, 0, 1};
     problem_matrix(problem, "x", 1, 2, x);
     const char *const weights[] = {"wq", "wk", "wv", "wo"};
-    for (int i = 0; i < 4; i++) problem_matrix(problem, weights[i], 2, 2,
-                                               identity);
+    for (int i = 0; i < 4; i++)
+        problem_matrix(problem, weights[i], 2, 2, identity);
     assert_int_equal(attn_problem_set_number(problem, "numHeads", 2), ATTN_OK);
     problem_run_ok(problem);
     /* d_head = 1: scale 1/√1; one key, so each weight is 1. */
-    assert_format_is(
-        problem, ATTN_FORMAT_JSON,
-        "{\"q\":[[1,2]],\"k\":[[1,2]],\"v\":[[1,2]],\"heads\":["
-        "{\"scores\":[[1]],\"scaled\":[[1]],\"weights\":[[1]],"
-        "\"output\":[[1]]},"
-        "{\"scores\":[[4]],\"scaled\":[[4]],\"weights\":[[1]],"
-        "\"output\":[[2]]}],"
-        "\"concat\":[[1,2]],\"output\":[[1,2]]}");
+    assert_format_is(problem, ATTN_FORMAT_JSON,
+                     "{\"q\":[[1,2]],\"k\":[[1,2]],\"v\":[[1,2]],\"heads\":["
+                     "{\"scores\":[[1]],\"scaled\":[[1]],\"weights\":[[1]],"
+                     "\"output\":[[1]]},"
+                     "{\"scores\":[[4]],\"scaled\":[[4]],\"weights\":[[1]],"
+                     "\"output\":[[2]]}],"
+                     "\"concat\":[[1,2]],\"output\":[[1,2]]}");
     attn_problem_destroy(problem);
 }
 
@@ -128,8 +128,9 @@ static void test_json_numbers_round_trip_exactly(void **state)
     for (int n = 0; n < 5; n++) {
         int rank, dims[3];
         const double *data;
-        assert_int_equal(attn_problem_result(problem, names[n], &rank, dims,
-                                             &data), ATTN_OK);
+        assert_int_equal(
+            attn_problem_result(problem, names[n], &rank, dims, &data),
+            ATTN_OK);
         const size_t count = rank == 2 ? 60 : 6;
         cursor = strchr(cursor, ':') + 1;
         for (size_t i = 0; i < count; i++) {
@@ -149,8 +150,8 @@ static void test_markdown_walkthrough_of_a_2x2_causal_case(void **state)
 {
     (void)state;
     const double q[] = {1, 0, 0, 1}, v[] = {1, 2, 3, 4};
-    attn_problem *problem =
-        problem_self_attention("scaledDotProduct", 0, 2, 2, 2, q, v);
+    attn_problem *problem = problem_self_attention("scaledDotProduct", 0, 2, 2,
+                                                   2, q, v);
     const char *const tokens[] = {"a", "b|c"};
     assert_int_equal(attn_problem_set_strings(problem, "tokens", 2, tokens),
                      ATTN_OK);
@@ -192,16 +193,16 @@ static attn_problem *masked_latex_case(void)
     problem_matrix(problem, "mask", 1, 2, mask);
     const char *const query_tokens[] = {"50%"};
     const char *const key_tokens[] = {"x_1", "\\a^b~{c}&$#"};
-    assert_int_equal(attn_problem_set_strings(problem, "queryTokens", 1,
-                                              query_tokens), ATTN_OK);
-    assert_int_equal(attn_problem_set_strings(problem, "keyTokens", 2,
-                                              key_tokens), ATTN_OK);
+    assert_int_equal(
+        attn_problem_set_strings(problem, "queryTokens", 1, query_tokens),
+        ATTN_OK);
+    assert_int_equal(
+        attn_problem_set_strings(problem, "keyTokens", 2, key_tokens), ATTN_OK);
     problem_run_ok(problem);
     return problem;
 }
 
-static void test_latex_walkthrough_of_a_masked_case_escapes_labels(
-    void **state)
+static void test_latex_walkthrough_of_a_masked_case_escapes_labels(void **state)
 {
     (void)state;
     attn_problem *problem = masked_latex_case();
@@ -227,14 +228,14 @@ static void test_latex_walkthrough_of_a_masked_case_escapes_labels(
     attn_problem_destroy(problem);
 }
 
-static void test_text_walkthrough_spells_out_tutorial_001_dot_products(
-    void **state)
+static void
+test_text_walkthrough_spells_out_tutorial_001_dot_products(void **state)
 {
     (void)state;
-    const double x[] = {1.0, 0.5, 0.2, 0.8, 0.3, 0.9, 0.1, 0.4,
-                        0.6, 0.2, 0.7, 0.3};
-    attn_problem *problem =
-        problem_self_attention("scaledDotProduct", 0, 3, 4, 4, x, x);
+    const double x[] = {1.0, 0.5, 0.2, 0.8, 0.3, 0.9,
+                        0.1, 0.4, 0.6, 0.2, 0.7, 0.3};
+    attn_problem *problem = problem_self_attention("scaledDotProduct", 0, 3, 4,
+                                                   4, x, x);
     const char *const tokens[] = {"cat", "sat", "mat"};
     assert_int_equal(attn_problem_set_strings(problem, "tokens", 3, tokens),
                      ATTN_OK);
@@ -321,8 +322,9 @@ static void assert_truncates_to_cap(const attn_problem *problem, int format)
     for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
         memset(small, 'x', sizeof small);
         reported = 0;
-        assert_int_equal(attn_problem_format(problem, format, small, caps[c],
-                                             &reported), ATTN_OK);
+        assert_int_equal(
+            attn_problem_format(problem, format, small, caps[c], &reported),
+            ATTN_OK);
         assert_int_equal(reported, length);
         assert_int_equal(strlen(small), caps[c] - 1);
         assert_memory_equal(small, full, caps[c] - 1);
@@ -332,8 +334,9 @@ static void assert_truncates_to_cap(const attn_problem *problem, int format)
 
     char *exact = malloc(length);
     assert_non_null(exact);
-    assert_int_equal(attn_problem_format(problem, format, exact, length,
-                                         &reported), ATTN_OK);
+    assert_int_equal(
+        attn_problem_format(problem, format, exact, length, &reported),
+        ATTN_OK);
     assert_int_equal(reported, length);
     assert_memory_equal(exact, full, length - 1); /* all but the last byte */
     assert_int_equal(exact[length - 1], '\0');
@@ -353,8 +356,7 @@ static void test_truncation_reports_the_full_length(void **state)
     attn_problem_destroy(problem);
 }
 
-static void test_format_rejects_unknown_formats_and_missing_length(
-    void **state)
+static void test_format_rejects_unknown_formats_and_missing_length(void **state)
 {
     (void)state;
     attn_problem *problem = causal_000();
@@ -364,15 +366,19 @@ static void test_format_rejects_unknown_formats_and_missing_length(
     assert_string_equal(attn_problem_error(problem),
                         "format: unknown format 7 (0 JSON, 1 text, "
                         "2 Markdown, 3 LaTeX, 4 steps, 5 step outline)");
-    assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_JSON, NULL, 0,
-                                         NULL), ATTN_ERR_NULL);
+    assert_int_equal(
+        attn_problem_format(problem, ATTN_FORMAT_JSON, NULL, 0, NULL),
+        ATTN_ERR_NULL);
     char buf[4];
     assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_JSON, NULL,
-                                         sizeof buf, &length), ATTN_ERR_NULL);
-    assert_int_equal(attn_problem_format(NULL, ATTN_FORMAT_JSON, buf,
-                                         sizeof buf, &length), ATTN_ERR_NULL);
+                                         sizeof buf, &length),
+                     ATTN_ERR_NULL);
+    assert_int_equal(
+        attn_problem_format(NULL, ATTN_FORMAT_JSON, buf, sizeof buf, &length),
+        ATTN_ERR_NULL);
     assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_JSON, buf,
-                                         sizeof buf, &length), ATTN_OK);
+                                         sizeof buf, &length),
+                     ATTN_OK);
     assert_string_equal(attn_problem_error(problem), "");
     attn_problem_destroy(problem);
 }
@@ -382,16 +388,16 @@ static void test_format_rejects_unknown_formats_and_missing_length(
 static char *equations_of(const attn_problem *problem, int step)
 {
     size_t length = 0;
-    const int status =
-        attn_problem_format_equations(problem, step, NULL, 0, &length);
+    const int status = attn_problem_format_equations(problem, step, NULL, 0,
+                                                     &length);
     if (status == ATTN_ERR_RANGE) return NULL;
     assert_int_equal(status, ATTN_OK);
     char *text = malloc(length + 1);
     assert_non_null(text);
     size_t again = 0;
-    assert_int_equal(attn_problem_format_equations(problem, step, text,
-                                                   length + 1, &again),
-                     ATTN_OK);
+    assert_int_equal(
+        attn_problem_format_equations(problem, step, text, length + 1, &again),
+        ATTN_OK);
     assert_int_equal(again, length);
     return text;
 }
@@ -420,8 +426,8 @@ static const char *step_at(const char *json, int n)
 /* The outline and every step's equations are the steps JSON in two parts:
  * each step's equations are the bytes of its "equations" array there, and
  * the outline is the rest, with the count of each step's equations. */
-static void assert_outline_and_equations_make_the_steps(
-    const attn_problem *problem)
+static void
+assert_outline_and_equations_make_the_steps(const attn_problem *problem)
 {
     char *full = format_all(problem, ATTN_FORMAT_STEPS);
     char *outline = format_all(problem, ATTN_FORMAT_STEP_OUTLINE);
@@ -472,8 +478,8 @@ static void assert_outline_and_equations_make_the_steps(
     free(full);
 }
 
-static void test_the_outline_and_each_steps_equations_are_the_steps_json(
-    void **state)
+static void
+test_the_outline_and_each_steps_equations_are_the_steps_json(void **state)
 {
     (void)state;
     attn_problem *problem = causal_000();
@@ -495,19 +501,20 @@ static void test_the_outline_and_each_steps_equations_are_the_steps_json(
 static void test_equations_need_a_run_and_somewhere_to_write(void **state)
 {
     (void)state;
-    attn_problem *problem =
-        problem_self_attention("scaledDotProduct", 0, 3, 2, 3, Q000, V000);
+    attn_problem *problem = problem_self_attention("scaledDotProduct", 0, 3, 2,
+                                                   3, Q000, V000);
     size_t length;
-    assert_int_equal(attn_problem_format_equations(problem, 1, NULL, 0,
-                                                   &length), ATTN_ERR_STATE);
+    assert_int_equal(
+        attn_problem_format_equations(problem, 1, NULL, 0, &length),
+        ATTN_ERR_STATE);
     problem_run_ok(problem);
     assert_int_equal(attn_problem_format_equations(problem, 1, NULL, 0, NULL),
                      ATTN_ERR_NULL);
     assert_string_equal(attn_problem_error(problem),
                         "attn_problem_format_equations: length must not be "
                         "NULL, nor buf when cap is not 0");
-    assert_int_equal(attn_problem_format_equations(NULL, 1, NULL, 0,
-                                                   &length), ATTN_ERR_NULL);
+    assert_int_equal(attn_problem_format_equations(NULL, 1, NULL, 0, &length),
+                     ATTN_ERR_NULL);
     attn_problem_destroy(problem);
 }
 
@@ -529,8 +536,8 @@ static char *format_head(const attn_problem *problem, int format)
     return text;
 }
 
-static void test_a_document_title_and_heading_level_place_the_walkthrough(
-    void **state)
+static void
+test_a_document_title_and_heading_level_place_the_walkthrough(void **state)
 {
     (void)state;
     attn_problem *problem = causal_000();
@@ -559,8 +566,7 @@ static void test_a_document_title_and_heading_level_place_the_walkthrough(
     attn_problem_destroy(problem);
 }
 
-static void test_a_document_title_or_level_out_of_range_is_refused(
-    void **state)
+static void test_a_document_title_or_level_out_of_range_is_refused(void **state)
 {
     (void)state;
     attn_problem *problem = causal_000();
@@ -573,9 +579,9 @@ static void test_a_document_title_or_level_out_of_range_is_refused(
     assert_string_equal(attn_problem_error(problem),
                         "title: must not hold control characters "
                         "(byte 2 is 0x1b)");
-    assert_int_equal(attn_problem_set_document(problem, "Caf\xc3\xa9 \xc0\xaf",
-                                               1),
-                     ATTN_ERR_INPUT);
+    assert_int_equal(
+        attn_problem_set_document(problem, "Caf\xc3\xa9 \xc0\xaf", 1),
+        ATTN_ERR_INPUT);
     assert_string_equal(attn_problem_error(problem),
                         "title: must be valid UTF-8 (byte 7 is 0xc0)");
     char long_title[ATTN_TITLE_MAX + 2];
@@ -607,9 +613,12 @@ static void test_a_long_label_is_cut_between_characters(void **state)
     attn_problem *problem = NULL;
     assert_int_equal(attn_problem_create(&problem, "scaledDotProduct", NULL),
                      ATTN_OK);
-    assert_int_equal(attn_problem_set_tensor(problem, "q", 2, dims, q), ATTN_OK);
-    assert_int_equal(attn_problem_set_tensor(problem, "k", 2, dims, q), ATTN_OK);
-    assert_int_equal(attn_problem_set_tensor(problem, "v", 2, dims, q), ATTN_OK);
+    assert_int_equal(attn_problem_set_tensor(problem, "q", 2, dims, q),
+                     ATTN_OK);
+    assert_int_equal(attn_problem_set_tensor(problem, "k", 2, dims, q),
+                     ATTN_OK);
+    assert_int_equal(attn_problem_set_tensor(problem, "v", 2, dims, q),
+                     ATTN_OK);
     assert_int_equal(attn_problem_set_strings(problem, "tokens", 2, tokens),
                      ATTN_OK);
     problem_run_ok(problem);
@@ -645,14 +654,14 @@ static void test_large_problems_are_abbreviated(void **state)
     assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
                      ATTN_OK);
     problem_run_ok(problem);
-    for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_LATEX;
-         format++) {
+    for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_LATEX; format++) {
         const int latex = format == ATTN_FORMAT_LATEX;
         char *text = format_all(problem, format);
         assert_true(strlen(text) < 32000);
         assert_non_null(strstr(text, "(Dot products of length 512: too many "
                                      "terms to spell out.)"));
-        assert_non_null(strstr(text, "first 8 of 512 rows and 8 of 512 columns"));
+        assert_non_null(
+            strstr(text, "first 8 of 512 rows and 8 of 512 columns"));
         if (latex) {
             /* Row 8 and column 8 stand for the rest. */
             assert_non_null(strstr(text, " & \\cdots \\\\\n"));
@@ -680,16 +689,17 @@ static void test_a_tall_matrix_caption_names_only_the_cut_rows(void **state)
     problem_matrix(problem, "k", N, 1, x);
     problem_matrix(problem, "v", N, 1, x);
     problem_run_ok(problem);
-    for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_LATEX;
-         format++) {
+    for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_LATEX; format++) {
         char *text = format_all(problem, format);
         /* Q, K and V are 11x1 (rows cut); the scores 11x11 (both cut). */
-        const char *q_caption = format == ATTN_FORMAT_LATEX
-            ? "d\\ensuremath{_k}), first 8 of 11 rows:\n"
+        const char *q_caption =
+            format == ATTN_FORMAT_LATEX
+                ? "d\\ensuremath{_k}), first 8 of 11 rows:\n"
             : format == ATTN_FORMAT_MARKDOWN ? "d\\_k), first 8 of 11 rows\n"
                                              : "d_k), first 8 of 11 rows:\n";
         assert_non_null(strstr(text, q_caption));
-        assert_non_null(strstr(text, ", first 8 of 11 rows and 8 of 11 columns"));
+        assert_non_null(
+            strstr(text, ", first 8 of 11 rows and 8 of 11 columns"));
         assert_null(strstr(text, "of 1 columns"));
         free(text);
     }
@@ -704,14 +714,20 @@ int main(void)
         cmocka_unit_test(test_json_vector_softmax_has_number_max_and_sum),
         cmocka_unit_test(test_json_numbers_round_trip_exactly),
         cmocka_unit_test(test_markdown_walkthrough_of_a_2x2_causal_case),
-        cmocka_unit_test(test_latex_walkthrough_of_a_masked_case_escapes_labels),
-        cmocka_unit_test(test_text_walkthrough_spells_out_tutorial_001_dot_products),
+        cmocka_unit_test(
+            test_latex_walkthrough_of_a_masked_case_escapes_labels),
+        cmocka_unit_test(
+            test_text_walkthrough_spells_out_tutorial_001_dot_products),
         cmocka_unit_test(test_every_kind_formats_in_every_style),
-        cmocka_unit_test(test_a_document_title_and_heading_level_place_the_walkthrough),
-        cmocka_unit_test(test_a_document_title_or_level_out_of_range_is_refused),
+        cmocka_unit_test(
+            test_a_document_title_and_heading_level_place_the_walkthrough),
+        cmocka_unit_test(
+            test_a_document_title_or_level_out_of_range_is_refused),
         cmocka_unit_test(test_truncation_reports_the_full_length),
-        cmocka_unit_test(test_format_rejects_unknown_formats_and_missing_length),
-        cmocka_unit_test(test_the_outline_and_each_steps_equations_are_the_steps_json),
+        cmocka_unit_test(
+            test_format_rejects_unknown_formats_and_missing_length),
+        cmocka_unit_test(
+            test_the_outline_and_each_steps_equations_are_the_steps_json),
         cmocka_unit_test(test_equations_need_a_run_and_somewhere_to_write),
         cmocka_unit_test(test_a_long_label_is_cut_between_characters),
         cmocka_unit_test(test_large_problems_are_abbreviated),

@@ -30,8 +30,8 @@ static void test_the_default_limit_is_256_mib(void **state)
     assert_int_equal(ATTN_PROBLEM_DEFAULT_MAX_BYTES, 268435456u);
 }
 
-static void test_a_field_above_the_limit_is_refused_before_it_is_copied(
-    void **state)
+static void
+test_a_field_above_the_limit_is_refused_before_it_is_copied(void **state)
 {
     (void)state;
     failing_allocator counts = {-1, 0, 0};
@@ -60,8 +60,8 @@ static void test_a_field_above_the_limit_is_refused_before_it_is_copied(
     assert_int_equal(counts.live, 0);
 }
 
-static void test_results_above_the_limit_fail_the_run_with_too_large(
-    void **state)
+static void
+test_results_above_the_limit_fail_the_run_with_too_large(void **state)
 {
     (void)state;
     failing_allocator counts = {-1, 0, 0};
@@ -73,22 +73,24 @@ static void test_results_above_the_limit_fail_the_run_with_too_large(
     /* x holds 32 bytes; scaled, max, exp, sum and weights need 112 more. */
     assert_int_equal(attn_problem_set_max_bytes(problem, 100), ATTN_OK);
     assert_int_equal(attn_problem_run(problem), ATTN_ERR_TOO_LARGE);
-    assert_string_equal(attn_problem_error(problem),
-                        "softmax: its results and scratch space would make the problem hold "
-                        "104 bytes, more than its limit of 100 bytes; use "
-                        "smaller inputs or raise the limit (maxBytes in the "
-                        "JS API, --max-bytes in build/attn)");
+    assert_string_equal(
+        attn_problem_error(problem),
+        "softmax: its results and scratch space would make the problem hold "
+        "104 bytes, more than its limit of 100 bytes; use "
+        "smaller inputs or raise the limit (maxBytes in the "
+        "JS API, --max-bytes in build/attn)");
     size_t length = 0;
-    assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_JSON, NULL, 0,
-                                         &length),
-                     ATTN_ERR_STATE);
+    assert_int_equal(
+        attn_problem_format(problem, ATTN_FORMAT_JSON, NULL, 0, &length),
+        ATTN_ERR_STATE);
     /* Raised, the same problem runs and gives the usual weights. */
     assert_int_equal(attn_problem_set_max_bytes(problem, 144), ATTN_OK);
     assert_int_equal(attn_problem_run(problem), ATTN_OK);
     int rank, out_dims[3];
     const double *weights;
-    assert_int_equal(attn_problem_result(problem, "weights", &rank, out_dims,
-                                         &weights), ATTN_OK);
+    assert_int_equal(
+        attn_problem_result(problem, "weights", &rank, out_dims, &weights),
+        ATTN_OK);
     assert_true(fabs(weights[3] - 0.6439142598879722) < 1e-15);
     /* 0 restores the default. */
     assert_int_equal(attn_problem_set_max_bytes(problem, 0), ATTN_OK);
@@ -165,8 +167,7 @@ static void set_filled(attn_problem *problem, const char *field, int rows,
         data[i] = sin(0.7 * i + (double)strlen(field) + field[0]);
     const int dims[] = {rows, cols};
     assert_int_equal(attn_problem_set_tensor(problem, field, rows == 1 ? 1 : 2,
-                                             rows == 1 ? dims + 1 : dims,
-                                             data),
+                                             rows == 1 ? dims + 1 : dims, data),
                      ATTN_OK);
 }
 
@@ -175,8 +176,8 @@ static attn_problem *limited_problem(int which, byte_counter *counter,
                                      size_t max_bytes)
 {
     static const char *const kinds[] = {
-        "scaledDotProduct", "multiHead", "additive", "luong", "linear",
-        "transformerBlock", "transformerBlock"};
+        "scaledDotProduct", "multiHead",        "additive",        "luong",
+        "linear",           "transformerBlock", "transformerBlock"};
     const attn_allocator allocator = {count_allocate, count_release, counter};
     attn_problem *problem;
     assert_int_equal(attn_problem_create(&problem, kinds[which], &allocator),
@@ -185,7 +186,8 @@ static attn_problem *limited_problem(int which, byte_counter *counter,
     assert_int_equal(attn_problem_set_max_bytes(problem, max_bytes), ATTN_OK);
     enum { N = 24, D = 16 };
     switch (which) {
-    case 0: case 4: /* scaled dot-product and linear attention */
+    case 0:
+    case 4: /* scaled dot-product and linear attention */
         set_filled(problem, "q", N, D);
         set_filled(problem, "k", N, D);
         set_filled(problem, "v", N, D);
@@ -200,15 +202,16 @@ static attn_problem *limited_problem(int which, byte_counter *counter,
         assert_int_equal(attn_problem_set_number(problem, "numHeads", 4), 0);
         set_filled(problem, "gradOutput", N, D);
         break;
-    case 2: case 3: /* additive, and Luong's concat */
+    case 2:
+    case 3: /* additive, and Luong's concat */
         set_filled(problem, "query", N, D);
         set_filled(problem, "keys", N, D);
         if (which == 2) {
             set_filled(problem, "ws", D, 40);
             set_filled(problem, "wh", D, 40);
         } else {
-            assert_int_equal(attn_problem_set_string(problem, "method",
-                                                     "concat"), 0);
+            assert_int_equal(
+                attn_problem_set_string(problem, "method", "concat"), 0);
             set_filled(problem, "w", 2 * D, 40);
         }
         set_filled(problem, "v", 1, 40);
@@ -266,8 +269,8 @@ static void test_every_run_holds_no_more_than_its_limit(void **state)
         assert_true(runs_within(which, low, &counter));
         if (counter.peak > low + counter.created + sizeof "concat")
             fail_msg("problem %d: the limit %zu lets it hold %zu bytes "
-                     "(%zu when created)", which, low, counter.peak,
-                     counter.created);
+                     "(%zu when created)",
+                     which, low, counter.peak, counter.created);
     }
 }
 

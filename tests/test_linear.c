@@ -29,9 +29,9 @@ static int run(double *output, const double *q, int n_q, int n_k, int causal)
 static void test_linear_non_causal_matches_exact_values(void **state)
 {
     (void)state;
-    const double expected[6] = {
-        1.0542093143384172, 0.56841564712979264, 1.4130494155789064,
-        0.44296599593265007, 1.9663719891841003, 0.24952573209837872};
+    const double expected[6] = {1.0542093143384172, 0.56841564712979264,
+                                1.4130494155789064, 0.44296599593265007,
+                                1.9663719891841003, 0.24952573209837872};
     double output[6];
     assert_int_equal(run(output, Q, 3, 3, 0), ATTN_OK);
     assert_allclose(output, expected, 6, 1e-14, 0.0);
@@ -42,8 +42,12 @@ static void test_linear_non_causal_matches_exact_values(void **state)
 static void test_linear_causal_matches_exact_values(void **state)
 {
     (void)state;
-    const double expected[6] = {1, 2, 2.0553046251402649, 0.41704306228960242,
-                                1.9663719891841003, 0.24952573209837872};
+    const double expected[6] = {1,
+                                2,
+                                2.0553046251402649,
+                                0.41704306228960242,
+                                1.9663719891841003,
+                                0.24952573209837872};
     double output[6];
     assert_int_equal(run(output, Q, 3, 3, 1), ATTN_OK);
     assert_allclose(output, expected, 6, 1e-14, 0.0);
@@ -54,9 +58,14 @@ static void test_linear_causal_with_more_queries_than_keys(void **state)
 {
     (void)state;
     const double q[8] = {1, -1, 0.5, 0, -2, 0.3, 0.1, 0.2};
-    const double expected[8] = {1, 2, 2.0553046251402649, 0.41704306228960242,
-                                2.1855994806151946, 0.22160077907720788,
-                                2.0987724447854936, 0.35184133282175967};
+    const double expected[8] = {1,
+                                2,
+                                2.0553046251402649,
+                                0.41704306228960242,
+                                2.1855994806151946,
+                                0.22160077907720788,
+                                2.0987724447854936,
+                                0.35184133282175967};
     double output[8];
     assert_int_equal(run(output, q, 4, 2, 1), ATTN_OK);
     assert_allclose(output, expected, 8, 1e-14, 0.0);
@@ -139,15 +148,15 @@ static void test_linear_rejects_bad_sizes_and_causal_flag(void **state)
     for (int which = 0; which < 5; which++) {
         int s[5] = {1, 3, 3, 2, 2};
         s[which] = which % 2 ? 0 : -2;
-        assert_int_equal(attn_linear(output, Q, K, V, s[0], s[1], s[2], s[3],
-                                     s[4], 0, work),
-                         ATTN_ERR_SIZE);
+        assert_int_equal(
+            attn_linear(output, Q, K, V, s[0], s[1], s[2], s[3], s[4], 0, work),
+            ATTN_ERR_SIZE);
     }
     assert_int_equal(attn_linear(output, Q, K, V, 1, 3, 3, 2, 2, 2, work),
                      ATTN_ERR_OPTION);
-    assert_int_equal(attn_linear(output, Q, K, V, INT_MAX, INT_MAX, 3, INT_MAX,
-                                 2, 0, work),
-                     ATTN_ERR_SIZE_OVERFLOW);
+    assert_int_equal(
+        attn_linear(output, Q, K, V, INT_MAX, INT_MAX, 3, INT_MAX, 2, 0, work),
+        ATTN_ERR_SIZE_OVERFLOW);
 }
 
 static void test_linear_rejects_non_finite_inputs(void **state)
@@ -168,9 +177,9 @@ static void test_linear_reports_denominators_out_of_range(void **state)
     (void)state;
     double output[6], work[8];
     const double far_below[6] = {-1000, -1000, -1000, -1000, -1000, -1000};
-    assert_int_equal(attn_linear(output, far_below, K, V, 1, 3, 3, 2, 2, 0,
-                                 work),
-                     ATTN_ERR_OVERFLOW_VALUE);
+    assert_int_equal(
+        attn_linear(output, far_below, K, V, 1, 3, 3, 2, 2, 0, work),
+        ATTN_ERR_OVERFLOW_VALUE);
     const double huge_k[6] = {1e308, 1e308, 1e308, 1e308, 1e308, 1e308};
     assert_int_equal(attn_linear(output, Q, huge_k, V, 1, 3, 3, 2, 2, 0, work),
                      ATTN_ERR_OVERFLOW_VALUE);

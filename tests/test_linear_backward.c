@@ -39,8 +39,8 @@ static double linear_loss(void *context)
 {
     const linear_case *c = context;
     double out[B * MAXN * DV], work[DK * (DV + 2)];
-    assert_int_equal(attn_linear(out, c->q, c->k, c->v, B, c->n_q, c->n_k,
-                                 DK, DV, c->causal, work),
+    assert_int_equal(attn_linear(out, c->q, c->k, c->v, B, c->n_q, c->n_k, DK,
+                                 DV, c->causal, work),
                      ATTN_OK);
     return fd_dot(out, c->d_output, (size_t)B * (size_t)c->n_q * DV);
 }
@@ -54,9 +54,9 @@ static void check_case(linear_case *c)
     for (int i = 0; i < B * MAXN * DV; i++) gv[i] = 1e300;
     assert_true(attn_linear_backward_work_size(c->n_q, DK, DV) <=
                 sizeof work / sizeof work[0]);
-    assert_int_equal(attn_linear_backward(gq, gk, gv, c->d_output, c->q,
-                                          c->k, c->v, B, c->n_q, c->n_k, DK,
-                                          DV, c->causal, work),
+    assert_int_equal(attn_linear_backward(gq, gk, gv, c->d_output, c->q, c->k,
+                                          c->v, B, c->n_q, c->n_k, DK, DV,
+                                          c->causal, work),
                      ATTN_OK);
     const size_t nq = (size_t)B * (size_t)c->n_q;
     const size_t nk = (size_t)B * (size_t)c->n_k;
@@ -76,8 +76,8 @@ static void test_linear_backward_matches_finite_differences(void **state)
     check_case(&c);
 }
 
-static void test_linear_backward_matches_finite_differences_when_causal(
-    void **state)
+static void
+test_linear_backward_matches_finite_differences_when_causal(void **state)
 {
     (void)state;
     linear_case c;
@@ -89,8 +89,7 @@ static void test_linear_backward_matches_finite_differences_when_causal(
 
 /* Causal with more keys than queries: the last keys are seen by no query
  * and get exactly 0. */
-static void test_linear_backward_gives_zero_to_keys_no_query_sees(
-    void **state)
+static void test_linear_backward_gives_zero_to_keys_no_query_sees(void **state)
 {
     (void)state;
     linear_case c;
@@ -118,13 +117,13 @@ static void test_linear_backward_rejects_bad_arguments(void **state)
     assert_int_equal(attn_linear_backward(gq, NULL, NULL, NULL, c.q, c.k, c.v,
                                           B, 3, 3, DK, DV, 0, work),
                      ATTN_ERR_NULL);
-    assert_int_equal(attn_linear_backward(gq, NULL, NULL, c.d_output, c.q,
-                                          c.k, c.v, B, 3, 3, DK, DV, 2, work),
+    assert_int_equal(attn_linear_backward(gq, NULL, NULL, c.d_output, c.q, c.k,
+                                          c.v, B, 3, 3, DK, DV, 2, work),
                      ATTN_ERR_OPTION);
     assert_int_equal(attn_linear_backward_work_size(0, DK, DV), 0);
     c.q[0] = NAN;
-    assert_int_equal(attn_linear_backward(gq, NULL, NULL, c.d_output, c.q,
-                                          c.k, c.v, B, 3, 3, DK, DV, 0, work),
+    assert_int_equal(attn_linear_backward(gq, NULL, NULL, c.d_output, c.q, c.k,
+                                          c.v, B, 3, 3, DK, DV, 0, work),
                      ATTN_ERR_NOT_FINITE);
 }
 
@@ -134,8 +133,7 @@ int main(void)
         cmocka_unit_test(test_linear_backward_matches_finite_differences),
         cmocka_unit_test(
             test_linear_backward_matches_finite_differences_when_causal),
-        cmocka_unit_test(
-            test_linear_backward_gives_zero_to_keys_no_query_sees),
+        cmocka_unit_test(test_linear_backward_gives_zero_to_keys_no_query_sees),
         cmocka_unit_test(test_linear_backward_rejects_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

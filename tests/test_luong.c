@@ -35,8 +35,8 @@ static void assert_luong_gives(int method, const double *w,
 {
     double scores[6], weights[6], context[4], work[WORK];
     assert_true(attn_luong_work_size(method, 3, 2, 0) <= WORK);
-    assert_int_equal(attn_luong(NULL, scores, weights, context, QUERY, KEYS,
-                                w, NULL, NULL, method, 2, 3, 2, 2, 0, work),
+    assert_int_equal(attn_luong(NULL, scores, weights, context, QUERY, KEYS, w,
+                                NULL, NULL, method, 2, 3, 2, 2, 0, work),
                      ATTN_OK);
     assert_allclose(scores, expected_scores, 6, 0.0, 0.0);
     assert_allclose(weights, expected_weights, 6, 1e-14, 0.0);
@@ -48,13 +48,13 @@ static void test_luong_dot_matches_exact_values(void **state)
     (void)state;
     const double expected_scores[6] = {0.5, -1, -0.5, 1, 2, 3};
     const double expected_weights[6] = {
-        0.62853171921176243, 0.14024438316608848, 0.23122389762214907,
+        0.62853171921176243,  0.14024438316608848, 0.23122389762214907,
         0.090030573170380462, 0.24472847105479764, 0.6652409557748219};
     const double expected_context[4] = {
         0.85975561683391155, 0.37146828078823757, 0.75527152894520233,
         0.90996942682961957};
-    assert_luong_gives(ATTN_LUONG_DOT, NULL, expected_scores,
-                       expected_weights, expected_context);
+    assert_luong_gives(ATTN_LUONG_DOT, NULL, expected_scores, expected_weights,
+                       expected_context);
 }
 
 static void test_luong_general_matches_exact_values(void **state)
@@ -62,8 +62,8 @@ static void test_luong_general_matches_exact_values(void **state)
     (void)state;
     const double expected_scores[6] = {-1.5, 1, -0.5, 5, -2, 3};
     const double expected_weights[6] = {
-        0.062890013245867502, 0.76615720655634223, 0.17095278019779028,
-        0.88009020451291919, 0.00080253838555651694, 0.11910725710152431};
+        0.062890013245867502, 0.76615720655634223,    0.17095278019779028,
+        0.88009020451291919,  0.00080253838555651694, 0.11910725710152431};
     const double expected_context[4] = {
         0.23384279344365777, 0.93710998675413248, 0.99919746161444345,
         0.11990979548708082};
@@ -85,16 +85,16 @@ static void test_luong_concat_matches_exact_values(void **state)
         -0.016145710760701013, 1.4378450356151777,  0.81240829318244467,
         -0.68924248998023074,  0.26548380599282206, -0.042836417436116894};
     const double expected_weights[6] = {
-        0.1320974904480948,  0.56539859503889078, 0.30250391451301439,
-        0.1815993287429169,  0.47178768561939272, 0.34661298563769039};
+        0.1320974904480948, 0.56539859503889078, 0.30250391451301439,
+        0.1815993287429169, 0.47178768561939272, 0.34661298563769039};
     const double expected_context[4] = {
         0.43460140496110922, 0.86790250955190518, 0.52821231438060723,
         0.81840067125708316};
     double energy[18], scores[6], weights[6], context[4], work[WORK];
     assert_true(attn_luong_work_size(ATTN_LUONG_CONCAT, 3, 2, 3) <= WORK);
     assert_int_equal(attn_luong(energy, scores, weights, context, QUERY, KEYS,
-                                W_CONCAT, B_CONCAT, V_CONCAT,
-                                ATTN_LUONG_CONCAT, 2, 3, 2, 2, 3, work),
+                                W_CONCAT, B_CONCAT, V_CONCAT, ATTN_LUONG_CONCAT,
+                                2, 3, 2, 2, 3, work),
                      ATTN_OK);
     assert_allclose(energy, expected_energy, 18, 1e-14, 0.0);
     /* Scores near zero lose relative accuracy to cancellation. */
@@ -120,8 +120,8 @@ static void test_luong_dot_equals_unscaled_sdpa_with_one_query(void **state)
     attn_options opts;
     attn_options_init(&opts);
     opts.scale_kind = ATTN_SCALE_NONE;
-    assert_int_equal(attn_sdpa(NULL, NULL, sdpa_weights, output, s, h, h, 1,
-                               1, NK, D, D, &opts, work),
+    assert_int_equal(attn_sdpa(NULL, NULL, sdpa_weights, output, s, h, h, 1, 1,
+                               NK, D, D, &opts, work),
                      ATTN_OK);
     assert_allclose(weights, sdpa_weights, NK, 0.0, 0.0);
     assert_allclose(context, output, D, 0.0, 0.0);
@@ -133,12 +133,12 @@ static void test_luong_concat_equals_additive_with_split_weights(void **state)
     (void)state;
     double a[4], b[4], work[WORK];
     assert_int_equal(attn_luong(NULL, NULL, NULL, a, QUERY, KEYS, W_CONCAT,
-                                B_CONCAT, V_CONCAT, ATTN_LUONG_CONCAT, 2, 3,
-                                2, 2, 3, work),
+                                B_CONCAT, V_CONCAT, ATTN_LUONG_CONCAT, 2, 3, 2,
+                                2, 3, work),
                      ATTN_OK);
     assert_int_equal(attn_additive(NULL, NULL, NULL, b, QUERY, KEYS, W_CONCAT,
-                                   W_CONCAT + 6, B_CONCAT, V_CONCAT, 2, 3, 2,
-                                   2, 3, work),
+                                   W_CONCAT + 6, B_CONCAT, V_CONCAT, 2, 3, 2, 2,
+                                   3, work),
                      ATTN_OK);
     assert_memory_equal(a, b, sizeof a);
 }
@@ -148,9 +148,9 @@ static void test_luong_dot_leaves_energy_untouched(void **state)
 {
     (void)state;
     double energy[4] = {9, 9, 9, 9}, context[4], work[WORK];
-    assert_int_equal(attn_luong(energy, NULL, NULL, context, QUERY, KEYS,
-                                NULL, NULL, NULL, ATTN_LUONG_DOT, 2, 3, 2, 2,
-                                0, work),
+    assert_int_equal(attn_luong(energy, NULL, NULL, context, QUERY, KEYS, NULL,
+                                NULL, NULL, ATTN_LUONG_DOT, 2, 3, 2, 2, 0,
+                                work),
                      ATTN_OK);
     for (int i = 0; i < 4; i++) assert_true(energy[i] == 9.0);
 }
@@ -261,11 +261,13 @@ static void test_luong_reports_scores_that_overflow(void **state)
     double scores[4], work[WORK];
     assert_int_equal(attn_luong(NULL, scores, NULL, NULL, huge, huge, NULL,
                                 NULL, NULL, ATTN_LUONG_DOT, 2, 2, 2, 2, 0,
-                                work), ATTN_ERR_OVERFLOW_VALUE);
+                                work),
+                     ATTN_ERR_OVERFLOW_VALUE);
     const double huge_w[4] = {1e300, 0, 0, 1e300};
     assert_int_equal(attn_luong(NULL, scores, NULL, NULL, QUERY, huge, huge_w,
                                 NULL, NULL, ATTN_LUONG_GENERAL, 2, 2, 2, 2, 0,
-                                work), ATTN_ERR_OVERFLOW_VALUE);
+                                work),
+                     ATTN_ERR_OVERFLOW_VALUE);
 }
 
 int main(void)

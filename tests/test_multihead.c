@@ -16,16 +16,16 @@
  * head, so the scale is 1/sqrt(4). Exact values from python3's decimal
  * module. The tutorial prints scores row 1 as [1.09, 1.07, 0.65]: the
  * last entry is 0.55; its weights and outputs are rounded further on. */
-static void test_multihead_tutorial_001_cat_sat_mat_matches_exact_values(
-    void **state)
+static void
+test_multihead_tutorial_001_cat_sat_mat_matches_exact_values(void **state)
 {
     (void)state;
     static const double identity[16] = {1, 0, 0, 0, 0, 1, 0, 0,
                                         0, 0, 1, 0, 0, 0, 0, 1};
-    const double x[12] = {1.0, 0.5, 0.2, 0.8, 0.3, 0.9, 0.1, 0.4,
-                          0.6, 0.2, 0.7, 0.3};
-    const double expected_scores[9] = {1.93, 1.09, 1.08, 1.09, 1.07, 0.55,
-                                       1.08, 0.55, 0.98};
+    const double x[12] = {1.0, 0.5, 0.2, 0.8, 0.3, 0.9,
+                          0.1, 0.4, 0.6, 0.2, 0.7, 0.3};
+    const double expected_scores[9] = {1.93, 1.09, 1.08, 1.09, 1.07,
+                                       0.55, 1.08, 0.55, 0.98};
     const double expected_weights[9] = {
         0.43274745293940908, 0.28433533773690473, 0.28291720932368619,
         0.36318346354475911, 0.35956972770293577, 0.27724680875230512,
@@ -41,8 +41,8 @@ static void test_multihead_tutorial_001_cat_sat_mat_matches_exact_values(
     double scores[9], weights[9], output[12];
     double work[64];
     assert_true(attn_multihead_work_size(&dims) <= 64);
-    const attn_mha_outputs out = {.scores = scores, .weights = weights,
-                                  .output = output};
+    const attn_mha_outputs out = {
+        .scores = scores, .weights = weights, .output = output};
     assert_int_equal(attn_multihead(&out, x, NULL, &params, &dims, NULL, work),
                      ATTN_OK);
     assert_allclose(scores, expected_scores, 9, 1e-15, 0.0);
@@ -59,12 +59,12 @@ static const double WV2[8] = {1, 2, 0, 1, 0, 1, 1, -1};
 static const double BV2[4] = {0.5, 0, 0, 0};
 static const double WO2[8] = {1, 0, 0, 1, 1, 1, -1, 0.5};
 static const double BO2[2] = {0.25, -0.25};
-static const attn_mha_params PARAMS2 = {WQ2, WK2, WV2, WO2,
+static const attn_mha_params PARAMS2 = {WQ2, WK2,  WV2, WO2,
                                         BQ2, NULL, BV2, BO2};
 static const attn_mha_dims DIMS2 = {1, 2, 2, 2, 2, 4, 2, 2};
 
-static void test_multihead_two_heads_with_biases_match_exact_values(
-    void **state)
+static void
+test_multihead_two_heads_with_biases_match_exact_values(void **state)
 {
     (void)state;
     const double expected_q[8] = {1, 0.1, 0.5, -1, 0.5, -0.9, -0.75, -1};
@@ -78,23 +78,22 @@ static void test_multihead_two_heads_with_biases_match_exact_values(
         0.46910349349476343, 0.33023845067334306, 0.66976154932665688,
         0.54407944334922598, 0.45592055665077402};
     const double expected_concat[8] = {
-        1.3574434918685945, 1.4297739674743779, -0.66976154932665688,
-        1.3348807746633284, 1.2654482532526183, 1.0617930130104731,
+        1.3574434918685945,   1.4297739674743779, -0.66976154932665688,
+        1.3348807746633284,   1.2654482532526183, 1.0617930130104731,
         -0.45592055665077402, 1.2279602783253869};
-    const double expected_heads[8] = {
-        1.3574434918685945,  1.4297739674743779, 1.2654482532526183,
-        1.0617930130104731,  -0.66976154932665688, 1.3348807746633284,
-        -0.45592055665077402, 1.2279602783253869};
+    const double expected_heads[8] = {1.3574434918685945,   1.4297739674743779,
+                                      1.2654482532526183,   1.0617930130104731,
+                                      -0.66976154932665688, 1.3348807746633284,
+                                      -0.45592055665077402, 1.2279602783253869};
     const double expected_output[4] = {-0.3971988321213909, 1.1774528054793851,
                                        -0.16843258172354272,
                                        0.96985259552239267};
     double q[8], k[8], v[8], scores[8], scaled[8], weights[8], heads[8];
     double concat[8], output[4], work[64];
-    const attn_mha_outputs out = {q,     k,      v,      scores, scaled,
+    const attn_mha_outputs out = {q,       k,     v,      scores, scaled,
                                   weights, heads, concat, output};
-    assert_int_equal(attn_multihead(&out, X2, NULL, &PARAMS2, &DIMS2, NULL,
-                                    work),
-                     ATTN_OK);
+    assert_int_equal(
+        attn_multihead(&out, X2, NULL, &PARAMS2, &DIMS2, NULL, work), ATTN_OK);
     assert_allclose(q, expected_q, 8, 1e-15, 0.0);
     assert_allclose(k, expected_k, 8, 1e-15, 0.0);
     assert_allclose(v, expected_v, 8, 1e-15, 0.0);
@@ -116,10 +115,11 @@ static void test_multihead_intermediate_outputs_are_optional(void **state)
     const attn_mha_outputs all = {q,       k,     v,      scores, scaled,
                                   weights, heads, concat, full};
     const attn_mha_outputs only_output = {.output = bare};
-    assert_int_equal(attn_multihead(&all, X2, NULL, &PARAMS2, &DIMS2, NULL,
-                                    work), ATTN_OK);
-    assert_int_equal(attn_multihead(&only_output, X2, NULL, &PARAMS2, &DIMS2,
-                                    NULL, work), ATTN_OK);
+    assert_int_equal(
+        attn_multihead(&all, X2, NULL, &PARAMS2, &DIMS2, NULL, work), ATTN_OK);
+    assert_int_equal(
+        attn_multihead(&only_output, X2, NULL, &PARAMS2, &DIMS2, NULL, work),
+        ATTN_OK);
     assert_memory_equal(full, bare, sizeof full);
 }
 
@@ -167,11 +167,11 @@ static void test_multihead_each_head_is_sdpa_on_its_column_block(void **state)
     attn_options opts;
     attn_options_init(&opts);
     opts.mask.kinds = ATTN_MASK_CAUSAL;
-    const attn_mha_outputs out = {.q = q, .k = k, .v = v, .weights = weights,
-                                  .head_outputs = heads};
-    assert_int_equal(attn_multihead(&out, m.xq, m.xkv, &params, &dims, &opts,
-                                    work),
-                     ATTN_OK);
+    const attn_mha_outputs out = {
+        .q = q, .k = k, .v = v, .weights = weights, .head_outputs = heads};
+    assert_int_equal(
+        attn_multihead(&out, m.xq, m.xkv, &params, &dims, &opts, work),
+        ATTN_OK);
     enum { DH = DM / H };
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++) {
@@ -196,8 +196,8 @@ static void test_multihead_each_head_is_sdpa_on_its_column_block(void **state)
 
 /* With one head and identity projections (W_o too), multi-head attention
  * is SDPA on the inputs themselves. */
-static void test_multihead_one_head_with_identity_projections_equals_sdpa(
-    void **state)
+static void
+test_multihead_one_head_with_identity_projections_equals_sdpa(void **state)
 {
     (void)state;
     static const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -230,10 +230,10 @@ static void test_multihead_null_x_kv_means_self_attention(void **state)
     const attn_mha_dims dims = {B, N, N, DIN, DIN, DM, H, DOUT};
     double self[B * N * DOUT], explicit_kv[B * N * DOUT], work[256];
     const attn_mha_outputs a = {.output = self}, b = {.output = explicit_kv};
-    assert_int_equal(attn_multihead(&a, m.xq, NULL, &params, &dims, NULL,
-                                    work), ATTN_OK);
-    assert_int_equal(attn_multihead(&b, m.xq, m.xq, &params, &dims, NULL,
-                                    work), ATTN_OK);
+    assert_int_equal(attn_multihead(&a, m.xq, NULL, &params, &dims, NULL, work),
+                     ATTN_OK);
+    assert_int_equal(attn_multihead(&b, m.xq, m.xq, &params, &dims, NULL, work),
+                     ATTN_OK);
     assert_memory_equal(self, explicit_kv, sizeof self);
 }
 
@@ -251,8 +251,9 @@ static void test_multihead_mask_applies_to_every_head(void **state)
     opts.mask.key_length = key_length;
     double scaled[B * H * N * NKV], weights[B * H * N * NKV], work[256];
     const attn_mha_outputs out = {.scaled = scaled, .weights = weights};
-    assert_int_equal(attn_multihead(&out, m.xq, m.xkv, &params, &dims, &opts,
-                                    work), ATTN_OK);
+    assert_int_equal(
+        attn_multihead(&out, m.xq, m.xkv, &params, &dims, &opts, work),
+        ATTN_OK);
     for (int b = 0; b < B; b++)
         for (int h = 0; h < H; h++)
             for (int i = 0; i < N; i++)
@@ -281,8 +282,9 @@ static void test_multihead_dropout_differs_between_heads(void **state)
     opts.seed = 3;
     double weights[H * N * NKV], work[256];
     const attn_mha_outputs out = {.weights = weights};
-    assert_int_equal(attn_multihead(&out, m.xq, m.xkv, &params, &dims, &opts,
-                                    work), ATTN_OK);
+    assert_int_equal(
+        attn_multihead(&out, m.xq, m.xkv, &params, &dims, &opts, work),
+        ATTN_OK);
     for (int h = 0; h < H; h++)
         for (int i = 0; i < N; i++)
             for (int j = 0; j < NKV; j++)
@@ -310,22 +312,25 @@ static void test_multihead_rejects_null_pointers(void **state)
     (void)state;
     double output[4], work[64];
     const attn_mha_outputs out = {.output = output};
-    assert_int_equal(attn_multihead(NULL, X2, NULL, &PARAMS2, &DIMS2, NULL,
-                                    work), ATTN_ERR_NULL);
-    assert_int_equal(attn_multihead(&out, NULL, NULL, &PARAMS2, &DIMS2, NULL,
-                                    work), ATTN_ERR_NULL);
+    assert_int_equal(
+        attn_multihead(NULL, X2, NULL, &PARAMS2, &DIMS2, NULL, work),
+        ATTN_ERR_NULL);
+    assert_int_equal(
+        attn_multihead(&out, NULL, NULL, &PARAMS2, &DIMS2, NULL, work),
+        ATTN_ERR_NULL);
     assert_int_equal(attn_multihead(&out, X2, NULL, NULL, &DIMS2, NULL, work),
                      ATTN_ERR_NULL);
-    assert_int_equal(attn_multihead(&out, X2, NULL, &PARAMS2, NULL, NULL,
-                                    work), ATTN_ERR_NULL);
-    assert_int_equal(attn_multihead(&out, X2, NULL, &PARAMS2, &DIMS2, NULL,
-                                    NULL), ATTN_ERR_NULL);
+    assert_int_equal(attn_multihead(&out, X2, NULL, &PARAMS2, NULL, NULL, work),
+                     ATTN_ERR_NULL);
+    assert_int_equal(
+        attn_multihead(&out, X2, NULL, &PARAMS2, &DIMS2, NULL, NULL),
+        ATTN_ERR_NULL);
     for (int which = 0; which < 4; which++) {
         attn_mha_params p = PARAMS2;
         const double **weight[] = {&p.wq, &p.wk, &p.wv, &p.wo};
         *weight[which] = NULL;
-        assert_int_equal(attn_multihead(&out, X2, NULL, &p, &DIMS2, NULL,
-                                        work), ATTN_ERR_NULL);
+        assert_int_equal(attn_multihead(&out, X2, NULL, &p, &DIMS2, NULL, work),
+                         ATTN_ERR_NULL);
     }
 }
 
@@ -339,8 +344,8 @@ static void test_multihead_rejects_bad_dimensions(void **state)
         int *field[] = {&d.batch,   &d.n_q,     &d.n_kv,      &d.d_q_in,
                         &d.d_kv_in, &d.d_model, &d.num_heads, &d.d_out};
         *field[which] = 0;
-        assert_int_equal(attn_multihead(&out, X2, X2, &PARAMS2, &d, NULL,
-                                        work), ATTN_ERR_SIZE);
+        assert_int_equal(attn_multihead(&out, X2, X2, &PARAMS2, &d, NULL, work),
+                         ATTN_ERR_SIZE);
     }
     attn_mha_dims d = DIMS2;
     d.num_heads = 3;
@@ -367,20 +372,23 @@ static void test_multihead_rejects_bad_options_and_inputs(void **state)
     attn_options opts;
     attn_options_init(&opts);
     opts.scale_kind = -1;
-    assert_int_equal(attn_multihead(&out, X2, NULL, &PARAMS2, &DIMS2, &opts,
-                                    work), ATTN_ERR_OPTION);
+    assert_int_equal(
+        attn_multihead(&out, X2, NULL, &PARAMS2, &DIMS2, &opts, work),
+        ATTN_ERR_OPTION);
     attn_options_init(&opts);
     opts.dropout = 1.5;
-    assert_int_equal(attn_multihead(&out, X2, NULL, &PARAMS2, &DIMS2, &opts,
-                                    work), ATTN_ERR_RANGE);
+    assert_int_equal(
+        attn_multihead(&out, X2, NULL, &PARAMS2, &DIMS2, &opts, work),
+        ATTN_ERR_RANGE);
     const double bad_bias[2] = {0.0, NAN};
     attn_mha_params p = PARAMS2;
     p.bo = bad_bias;
     assert_int_equal(attn_multihead(&out, X2, NULL, &p, &DIMS2, NULL, work),
                      ATTN_ERR_NOT_FINITE);
     const double bad_x[4] = {1, 0, INFINITY, -1};
-    assert_int_equal(attn_multihead(&out, bad_x, NULL, &PARAMS2, &DIMS2, NULL,
-                                    work), ATTN_ERR_NOT_FINITE);
+    assert_int_equal(
+        attn_multihead(&out, bad_x, NULL, &PARAMS2, &DIMS2, NULL, work),
+        ATTN_ERR_NOT_FINITE);
 }
 
 static void test_multihead_reports_a_projection_that_overflows(void **state)
@@ -392,8 +400,8 @@ static void test_multihead_reports_a_projection_that_overflows(void **state)
     p.wq = huge_w;
     double output[4], work[64];
     const attn_mha_outputs out = {.output = output};
-    assert_int_equal(attn_multihead(&out, huge_x, NULL, &p, &DIMS2, NULL,
-                                    work), ATTN_ERR_OVERFLOW_VALUE);
+    assert_int_equal(attn_multihead(&out, huge_x, NULL, &p, &DIMS2, NULL, work),
+                     ATTN_ERR_OVERFLOW_VALUE);
 }
 
 int main(void)

@@ -49,8 +49,8 @@ static void case_fill(mha_case *c, uint64_t seed, int cross)
     test_rng_fill(&rng, c->bo, DOUT, -0.5, 0.5);
     test_rng_fill(&rng, c->d_output, B * NQ * DOUT, -1.0, 1.0);
     c->cross = cross;
-    const attn_mha_dims dims = {B, NQ, cross ? NKV : NQ, DIN,
-                                cross ? DKV : DIN, DM, H, DOUT};
+    const attn_mha_dims dims = {
+        B, NQ, cross ? NKV : NQ, DIN, cross ? DKV : DIN, DM, H, DOUT};
     c->dims = dims;
     attn_options_init(&c->opts);
 }
@@ -78,10 +78,16 @@ typedef struct mha_grads {
 
 static attn_mha_grads grads_of(mha_grads *g, const mha_case *c)
 {
-    const attn_mha_grads grads = {
-        .x_q = g->x, .x_kv = c->cross ? g->xkv : NULL,
-        .wq = g->wq, .wk = g->wk, .wv = g->wv, .wo = g->wo,
-        .bq = g->bq, .bk = g->bk, .bv = g->bv, .bo = g->bo};
+    const attn_mha_grads grads = {.x_q = g->x,
+                                  .x_kv = c->cross ? g->xkv : NULL,
+                                  .wq = g->wq,
+                                  .wk = g->wk,
+                                  .wv = g->wv,
+                                  .wo = g->wo,
+                                  .bq = g->bq,
+                                  .bk = g->bk,
+                                  .bv = g->bv,
+                                  .bo = g->bo};
     return grads;
 }
 
@@ -93,9 +99,9 @@ static int run_backward(mha_grads *g, const mha_case *c)
     double *work = malloc(length * sizeof *work);
     assert_non_null(work);
     const attn_mha_params p = params_of(c);
-    const int status = attn_multihead_backward(
-        &grads, c->d_output, c->x, c->cross ? c->xkv : NULL, &p, &c->dims,
-        &c->opts, work);
+    const int status = attn_multihead_backward(&grads, c->d_output, c->x,
+                                               c->cross ? c->xkv : NULL, &p,
+                                               &c->dims, &c->opts, work);
     free(work);
     return status;
 }
@@ -110,9 +116,12 @@ static void check_case(mha_case *c)
         double *x, *analytic;
         size_t count;
     } checks[] = {
-        {c->x, g.x, B * NQ * DIN},   {c->wq, g.wq, DIN * DM},
-        {c->wo, g.wo, DM * DOUT},    {c->bq, g.bq, DM},
-        {c->bk, g.bk, DM},           {c->bv, g.bv, DM},
+        {c->x, g.x, B * NQ * DIN},
+        {c->wq, g.wq, DIN * DM},
+        {c->wo, g.wo, DM * DOUT},
+        {c->bq, g.bq, DM},
+        {c->bk, g.bk, DM},
+        {c->bv, g.bv, DM},
         {c->bo, g.bo, DOUT},
         {c->wk, g.wk, (size_t)(c->cross ? DKV : DIN) * DM},
         {c->wv, g.wv, (size_t)(c->cross ? DKV : DIN) * DM},
@@ -205,8 +214,8 @@ test_multihead_backward_with_identity_projections_and_one_head_is_sdpa(
 
     double dq[B * N * D], dk[B * N * D], dv[B * N * D];
     double gw[B * N * N], gs[B * N * N], sdpa_work[2 * N];
-    assert_int_equal(attn_sdpa_backward(dq, dk, dv, gw, gs, d_output, x, x,
-                                        x, B, N, N, D, D, &opts, sdpa_work),
+    assert_int_equal(attn_sdpa_backward(dq, dk, dv, gw, gs, d_output, x, x, x,
+                                        B, N, N, D, D, &opts, sdpa_work),
                      ATTN_OK);
     double expected_dx[B * N * D];
     for (int i = 0; i < B * N * D; i++) expected_dx[i] = dq[i] + dk[i] + dv[i];
@@ -215,10 +224,14 @@ test_multihead_backward_with_identity_projections_and_one_head_is_sdpa(
     const attn_mha_params p = {eye, eye, eye, eye, NULL, NULL, NULL, NULL};
     double dx[B * N * D], mq[B * N * D], mw[B * N * N], ms[B * N * N];
     double concat[B * N * D], bo[D];
-    const attn_mha_grads grads = {.x_q = dx, .q = mq, .weights = mw,
-                                  .scaled = ms, .concat = concat, .bo = bo};
-    double *work =
-        malloc(attn_multihead_backward_work_size(&dims) * sizeof *work);
+    const attn_mha_grads grads = {.x_q = dx,
+                                  .q = mq,
+                                  .weights = mw,
+                                  .scaled = ms,
+                                  .concat = concat,
+                                  .bo = bo};
+    double *work = malloc(attn_multihead_backward_work_size(&dims) *
+                          sizeof *work);
     assert_non_null(work);
     assert_int_equal(attn_multihead_backward(&grads, d_output, x, NULL, &p,
                                              &dims, &opts, work),
@@ -237,8 +250,8 @@ test_multihead_backward_with_identity_projections_and_one_head_is_sdpa(
     }
 }
 
-static void test_multihead_backward_overwrites_rather_than_accumulates(
-    void **state)
+static void
+test_multihead_backward_overwrites_rather_than_accumulates(void **state)
 {
     (void)state;
     mha_case c;
@@ -261,15 +274,19 @@ static int run_saved_backward(mha_grads *g, const mha_case *c, int saved)
     enum { GRID = B * H * NQ * NKV };
     double q[B * NQ * DM], k[B * NKV * DM], v[B * NKV * DM];
     double concat[B * NQ * DM], weights[GRID], output[B * NQ * DOUT];
-    const attn_mha_outputs outs = {.q = q, .k = k, .v = v, .weights = weights,
-                                   .concat = concat, .output = output};
+    const attn_mha_outputs outs = {.q = q,
+                                   .k = k,
+                                   .v = v,
+                                   .weights = weights,
+                                   .concat = concat,
+                                   .output = output};
     const attn_mha_params p = params_of(c);
     const double *x_kv = c->cross ? c->xkv : NULL;
     double *work = malloc(attn_multihead_work_size(&c->dims) * sizeof *work);
     assert_non_null(work);
-    assert_int_equal(attn_multihead(&outs, c->x, x_kv, &p, &c->dims, &c->opts,
-                                    work),
-                     ATTN_OK);
+    assert_int_equal(
+        attn_multihead(&outs, c->x, x_kv, &p, &c->dims, &c->opts, work),
+        ATTN_OK);
     free(work);
     if (!saved) return run_backward(g, c);
     const attn_mha_grads grads = grads_of(g, c);
@@ -281,8 +298,8 @@ static int run_saved_backward(mha_grads *g, const mha_case *c, int saved)
     return status;
 }
 
-static void test_the_saved_forward_gives_the_same_bits_with_masks_and_dropout(
-    void **state)
+static void
+test_the_saved_forward_gives_the_same_bits_with_masks_and_dropout(void **state)
 {
     (void)state;
     for (int variant = 0; variant < 4; variant++) {
@@ -313,8 +330,8 @@ static void test_a_saved_forward_missing_a_tensor_is_refused(void **state)
     double q[B * NQ * DM], work[1];
     const attn_mha_outputs partial = {.q = q, .k = q, .v = q, .concat = q};
     assert_int_equal(attn_multihead_backward_saved(&grads, c.d_output, c.x,
-                                                   NULL, &partial, &p,
-                                                   &c.dims, NULL, work),
+                                                   NULL, &partial, &p, &c.dims,
+                                                   NULL, work),
                      ATTN_ERR_NULL);
 }
 
@@ -332,14 +349,14 @@ static void test_multihead_backward_rejects_bad_arguments(void **state)
                      ATTN_ERR_NULL);
     attn_mha_dims bad = c.dims;
     bad.num_heads = 3;
-    assert_int_equal(attn_multihead_backward(&grads, c.d_output, c.x, NULL,
-                                             &p, &bad, NULL, work),
+    assert_int_equal(attn_multihead_backward(&grads, c.d_output, c.x, NULL, &p,
+                                             &bad, NULL, work),
                      ATTN_ERR_HEADS);
     assert_int_equal(attn_multihead_backward_work_size(&bad), 0);
     bad = c.dims;
     bad.n_q = 0;
-    assert_int_equal(attn_multihead_backward(&grads, c.d_output, c.x, NULL,
-                                             &p, &bad, NULL, work),
+    assert_int_equal(attn_multihead_backward(&grads, c.d_output, c.x, NULL, &p,
+                                             &bad, NULL, work),
                      ATTN_ERR_SIZE);
     c.d_output[0] = NAN;
     c.opts.dropout = 0.0;

@@ -44,8 +44,9 @@ static void plain_output(double *output)
 {
     double work[NK + 8];
     assert_true(attn_sdpa_work_size(NK) <= NK + 8);
-    assert_int_equal(attn_sdpa(NULL, NULL, NULL, output, q, k, v, 1, NQ, NK,
-                               DK, DV, NULL, work), ATTN_OK);
+    assert_int_equal(attn_sdpa(NULL, NULL, NULL, output, q, k, v, 1, NQ, NK, DK,
+                               DV, NULL, work),
+                     ATTN_OK);
 }
 
 static void test_every_tile_size_gives_the_plain_softmax_output(void **state)
@@ -62,8 +63,8 @@ static void test_every_tile_size_gives_the_plain_softmax_output(void **state)
 
 /* After tile t the state is that of the plain softmax over the keys seen
  * so far: m their largest score, l = Σ exp(s − m), acc = Σ exp(s − m) v. */
-static void test_each_tile_state_is_the_softmax_of_the_keys_seen_so_far(
-    void **state)
+static void
+test_each_tile_state_is_the_softmax_of_the_keys_seen_so_far(void **state)
 {
     (void)state;
     const int tile = 3, tiles = attn_online_tiles(NK, tile);
@@ -76,17 +77,20 @@ static void test_each_tile_state_is_the_softmax_of_the_keys_seen_so_far(
             double s[NK], m = -INFINITY, l = 0.0, acc[DV] = {0};
             for (int j = 0; j < seen; j++) {
                 s[j] = 0.0;
-                for (int c = 0; c < DK; c++) s[j] += q[i * DK + c] * k[j * DK + c];
+                for (int c = 0; c < DK; c++)
+                    s[j] += q[i * DK + c] * k[j * DK + c];
                 s[j] /= sqrt((double)DK);
                 if (s[j] > m) m = s[j];
             }
             for (int j = 0; j < seen; j++) {
                 l += exp(s[j] - m);
-                for (int c = 0; c < DV; c++) acc[c] += exp(s[j] - m) * v[j * DV + c];
+                for (int c = 0; c < DV; c++)
+                    acc[c] += exp(s[j] - m) * v[j * DV + c];
             }
             assert_allclose(&r.max[i * tiles + t], &m, 1, 1e-15, 0.0);
             assert_allclose(&r.sum[i * tiles + t], &l, 1, 1e-14, 0.0);
-            assert_allclose(&r.acc[(i * tiles + t) * DV], acc, DV, 1e-14, 1e-15);
+            assert_allclose(&r.acc[(i * tiles + t) * DV], acc, DV, 1e-14,
+                            1e-15);
         }
 }
 
@@ -132,7 +136,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_tile_size_gives_the_plain_softmax_output),
-        cmocka_unit_test(test_each_tile_state_is_the_softmax_of_the_keys_seen_so_far),
+        cmocka_unit_test(
+            test_each_tile_state_is_the_softmax_of_the_keys_seen_so_far),
         cmocka_unit_test(test_one_tile_holding_every_key_is_the_plain_softmax),
         cmocka_unit_test(test_bad_input_is_refused_with_its_status),
     };

@@ -27,7 +27,10 @@ static int set(attn_problem *problem, const char *field, int rank, int d0,
 }
 
 /* Stops at the first status that is not ATTN_OK. */
-#define STEP(call) do { if (status == ATTN_OK) status = (call); } while (0)
+#define STEP(call)                              \
+    do {                                        \
+        if (status == ATTN_OK) status = (call); \
+    } while (0)
 
 static int sdpa_fields(attn_problem *problem)
 {
@@ -228,16 +231,16 @@ static int use_problem(const scenario *use, const attn_allocator *allocator)
         size_t length = 0;
         STEP(attn_problem_format(problem, format, NULL, 0, &length));
         char text[64];
-        STEP(attn_problem_format(problem, format, text, sizeof text,
-                                 &length));
+        STEP(attn_problem_format(problem, format, text, sizeof text, &length));
     }
     int rank, dims[3];
     const double *data;
     if (status == ATTN_OK)
         assert_int_equal(attn_problem_result(problem, "output", &rank, dims,
                                              &data) == ATTN_OK ||
-                         attn_problem_result(problem, "weights", &rank, dims,
-                                             &data) == ATTN_OK, 1);
+                             attn_problem_result(problem, "weights", &rank,
+                                                 dims, &data) == ATTN_OK,
+                         1);
     STEP(attn_problem_run(problem)); /* running again frees the results */
     attn_problem_destroy(problem);
     return status;
@@ -262,8 +265,7 @@ static void fail_each_allocation_in_turn(const scenario *use)
     }
 }
 
-static void test_every_allocation_failure_is_nomem_without_leaks(
-    void **state)
+static void test_every_allocation_failure_is_nomem_without_leaks(void **state)
 {
     (void)state;
     const scenario scenarios[] = {

@@ -59,8 +59,8 @@ static void expect_kernel_gradients(const attn_problem *problem,
 {
     double gq[B * NQ * DK], gk[B * NK * DK], gv[B * NK * DV];
     double gw[B * NQ * NK], gs[B * NQ * NK], work[2 * NK];
-    assert_int_equal(attn_sdpa_backward(gq, gk, gv, gw, gs, d_o, q, k, v, B,
-                                        NQ, NK, DK, DV, opts, work),
+    assert_int_equal(attn_sdpa_backward(gq, gk, gv, gw, gs, d_o, q, k, v, B, NQ,
+                                        NK, DK, DV, opts, work),
                      ATTN_OK);
     assert_allclose(problem_result(problem, "gradQ", 3, B, NQ, DK), gq,
                     B * NQ * DK, 0.0, 0.0);
@@ -74,13 +74,12 @@ static void expect_kernel_gradients(const attn_problem *problem,
                     B * NQ * NK, 0.0, 0.0);
 }
 
-static void test_sdpa_problem_with_grad_output_gives_the_kernel_gradients(
-    void **state)
+static void
+test_sdpa_problem_with_grad_output_gives_the_kernel_gradients(void **state)
 {
     (void)state;
     double q[B * NQ * DK], k[B * NK * DK], v[B * NK * DV], d_o[B * NQ * DV];
-    attn_problem *problem =
-        batch_sdpa_problem(q, k, v, "gradOutput", d_o, 1);
+    attn_problem *problem = batch_sdpa_problem(q, k, v, "gradOutput", d_o, 1);
     assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
                      ATTN_OK);
     assert_int_equal(attn_problem_set_number(problem, "dropout", 0.25),
@@ -97,8 +96,8 @@ static void test_sdpa_problem_with_grad_output_gives_the_kernel_gradients(
     attn_problem_destroy(problem);
 }
 
-static void test_sdpa_problem_gradients_of_a_vector_query_lose_the_query_axis(
-    void **state)
+static void
+test_sdpa_problem_gradients_of_a_vector_query_lose_the_query_axis(void **state)
 {
     (void)state;
     const double q[2] = {0.5, -1.0}, k[4] = {1, 0, 0, 1};
@@ -122,8 +121,8 @@ static void test_sdpa_problem_rejects_a_misshapen_grad_output(void **state)
 {
     (void)state;
     const double x[6] = {1, 0, 0, 1, 1, 1}, d_o[4] = {1, 2, 3, 4};
-    attn_problem *problem = problem_self_attention("scaledDotProduct", 0, 3,
-                                                   2, 2, x, x);
+    attn_problem *problem = problem_self_attention("scaledDotProduct", 0, 3, 2,
+                                                   2, x, x);
     problem_matrix(problem, "gradOutput", 2, 2, d_o);
     expect_error(problem, "gradOutput: expected a matrix with 3 rows (n_q, "
                           "the rows of q) and 2 columns (d_v, the columns of "
@@ -142,7 +141,8 @@ static void test_sdpa_problem_rejects_a_misshapen_grad_output(void **state)
 
 /* L = ½‖output − target‖² gives dO = output − target: the same gradients
  * as that gradOutput, which the result also holds. */
-static void test_sdpa_problem_with_a_target_gives_the_gradients_of_output_minus_target(
+static void
+test_sdpa_problem_with_a_target_gives_the_gradients_of_output_minus_target(
     void **state)
 {
     (void)state;
@@ -160,13 +160,13 @@ static void test_sdpa_problem_with_a_target_gives_the_gradients_of_output_minus_
     attn_problem_destroy(problem);
 }
 
-static void test_sdpa_problem_rejects_a_misshapen_or_doubled_target(
-    void **state)
+static void
+test_sdpa_problem_rejects_a_misshapen_or_doubled_target(void **state)
 {
     (void)state;
     const double x[6] = {1, 0, 0, 1, 1, 1}, t[4] = {1, 2, 3, 4};
-    attn_problem *problem = problem_self_attention("scaledDotProduct", 0, 3,
-                                                   2, 2, x, x);
+    attn_problem *problem = problem_self_attention("scaledDotProduct", 0, 3, 2,
+                                                   2, x, x);
     problem_matrix(problem, "target", 2, 2, t);
     expect_error(problem, "target: expected a matrix with 3 rows (n_q, the "
                           "rows of q) and 2 columns (d_v, the columns of v), "
@@ -185,8 +185,8 @@ static void test_sdpa_problem_rejects_a_misshapen_or_doubled_target(
 
 enum { MN = 3, MKV = 2, MI = 4, MKI = 3, MM = 4, MH = 2, MO = 3 };
 
-static void test_multihead_problem_with_grad_output_gives_the_kernel_gradients(
-    void **state)
+static void
+test_multihead_problem_with_grad_output_gives_the_kernel_gradients(void **state)
 {
     (void)state;
     double x[B * MN * MI], xkv[B * MKV * MKI], wq[MI * MM], wk[MKI * MM];
@@ -210,20 +210,25 @@ static void test_multihead_problem_with_grad_output_gives_the_kernel_gradients(
     problem_vector(problem, "bk", MM, bk);
     problem_vector(problem, "bo", MO, bo);
     problem_batch(problem, "gradOutput", B, MN, MO, d_o);
-    assert_int_equal(attn_problem_set_number(problem, "numHeads", MH),
-                     ATTN_OK);
+    assert_int_equal(attn_problem_set_number(problem, "numHeads", MH), ATTN_OK);
     problem_run_ok(problem);
 
     double gx[B * MN * MI], gxkv[B * MKV * MKI], gwq[MI * MM], gwk[MKI * MM];
     double gwv[MKI * MM], gwo[MM * MO], gbk[MM], gbo[MO];
     double gw[B * MH * MN * MKV];
-    const attn_mha_grads grads = {.x_q = gx, .x_kv = gxkv, .wq = gwq,
-                                  .wk = gwk, .wv = gwv, .wo = gwo,
-                                  .bk = gbk, .bo = gbo, .weights = gw};
+    const attn_mha_grads grads = {.x_q = gx,
+                                  .x_kv = gxkv,
+                                  .wq = gwq,
+                                  .wk = gwk,
+                                  .wv = gwv,
+                                  .wo = gwo,
+                                  .bk = gbk,
+                                  .bo = gbo,
+                                  .weights = gw};
     const attn_mha_params params = {wq, wk, wv, wo, NULL, bk, NULL, bo};
     const attn_mha_dims dims = {B, MN, MKV, MI, MKI, MM, MH, MO};
-    double *work =
-        malloc(attn_multihead_backward_work_size(&dims) * sizeof *work);
+    double *work = malloc(attn_multihead_backward_work_size(&dims) *
+                          sizeof *work);
     assert_non_null(work);
     assert_int_equal(attn_multihead_backward(&grads, d_o, x, xkv, &params,
                                              &dims, NULL, work),
@@ -248,18 +253,17 @@ static void test_multihead_problem_with_grad_output_gives_the_kernel_gradients(
     /* No bq was given, so there is no gradBq. */
     int rank, dims_out[3];
     const double *data;
-    assert_int_equal(attn_problem_result(problem, "gradBq", &rank, dims_out,
-                                         &data),
-                     ATTN_ERR_INPUT);
+    assert_int_equal(
+        attn_problem_result(problem, "gradBq", &rank, dims_out, &data),
+        ATTN_ERR_INPUT);
     /* Head h of batch item b: heads.<h>.gradWeights [B, MN, MKV]. */
     for (int h = 0; h < MH; h++) {
         char name[32];
         snprintf(name, sizeof name, "heads.%d.gradWeights", h);
         const double *head = problem_result(problem, name, 3, B, MN, MKV);
         for (int b = 0; b < B; b++)
-            assert_allclose(head + b * MN * MKV,
-                            gw + (b * MH + h) * MN * MKV, MN * MKV, 0.0,
-                            0.0);
+            assert_allclose(head + b * MN * MKV, gw + (b * MH + h) * MN * MKV,
+                            MN * MKV, 0.0, 0.0);
     }
     attn_problem_destroy(problem);
 }
@@ -310,8 +314,7 @@ static attn_problem *block_problem(const block_arrays *a)
     problem_vector(problem, "b2", TM, a->b2);
     problem_vector(problem, "gamma2", TM, a->gamma2);
     problem_vector(problem, "beta2", TM, a->beta2);
-    assert_int_equal(attn_problem_set_number(problem, "numHeads", TH),
-                     ATTN_OK);
+    assert_int_equal(attn_problem_set_number(problem, "numHeads", TH), ATTN_OK);
     return problem;
 }
 
@@ -325,9 +328,9 @@ test_transformer_block_problem_gives_the_kernel_results_and_gradients(
         block_fill(&a);
         attn_problem *problem = block_problem(&a);
         problem_batch(problem, "gradOutput", B, TN, TM, a.d_o);
-        assert_int_equal(attn_problem_set_string(problem, "norm",
-                                                 norm ? "pre" : "post"),
-                         ATTN_OK);
+        assert_int_equal(
+            attn_problem_set_string(problem, "norm", norm ? "pre" : "post"),
+            ATTN_OK);
         assert_int_equal(attn_problem_set_string(problem, "mask", "causal"),
                          ATTN_OK);
         problem_run_ok(problem);
@@ -337,23 +340,30 @@ test_transformer_block_problem_gives_the_kernel_results_and_gradients(
         opts.mask.kinds = ATTN_MASK_CAUSAL;
         const attn_block_params params = {
             {a.wq, a.wk, a.wv, a.wo, a.bq, NULL, NULL, NULL},
-            a.gamma1, a.beta1, a.w1, a.b1, a.w2, a.b2, a.gamma2, a.beta2};
+            a.gamma1,
+            a.beta1,
+            a.w1,
+            a.b1,
+            a.w2,
+            a.b2,
+            a.gamma2,
+            a.beta2};
         const attn_block_dims dims = {B, TN, TM, TH, TF, norm};
         double out[B * TN * TM], ln1[B * TN * TM], hidden[B * TN * TF];
         double weights[B * TH * TN * TN];
-        const attn_block_outputs outputs = {
-            .attention = {.weights = weights}, .output = out, .ln1 = ln1,
-            .hidden = hidden};
+        const attn_block_outputs outputs = {.attention = {.weights = weights},
+                                            .output = out,
+                                            .ln1 = ln1,
+                                            .hidden = hidden};
         double *work = malloc(attn_transformer_block_backward_work_size(&dims) *
                               sizeof *work);
         assert_non_null(work);
-        assert_int_equal(attn_transformer_block(&outputs, a.x, &params, &dims,
-                                                &opts, work),
-                         ATTN_OK);
+        assert_int_equal(
+            attn_transformer_block(&outputs, a.x, &params, &dims, &opts, work),
+            ATTN_OK);
         double gx[B * TN * TM], gw1[TM * TF], ggamma2[TM], gbq[TM];
-        const attn_block_grads grads = {.x = gx, .w1 = gw1,
-                                        .gamma2 = ggamma2,
-                                        .attention = {.bq = gbq}};
+        const attn_block_grads grads = {
+            .x = gx, .w1 = gw1, .gamma2 = ggamma2, .attention = {.bq = gbq}};
         assert_int_equal(attn_transformer_block_backward(
                              &grads, a.d_o, a.x, &params, &dims, &opts, work),
                          ATTN_OK);
@@ -364,8 +374,8 @@ test_transformer_block_problem_gives_the_kernel_results_and_gradients(
                         B * TN * TM, 0.0, 0.0);
         assert_allclose(problem_result(problem, "ffnHidden", 3, B, TN, TF),
                         hidden, B * TN * TF, 0.0, 0.0);
-        const double *head1 =
-            problem_result(problem, "heads.1.weights", 3, B, TN, TN);
+        const double *head1 = problem_result(problem, "heads.1.weights", 3, B,
+                                             TN, TN);
         assert_allclose(head1 + TN * TN, weights + (1 * TH + 1) * TN * TN,
                         TN * TN, 0.0, 0.0);
         assert_allclose(problem_result(problem, "gradX", 3, B, TN, TM), gx,
@@ -374,19 +384,18 @@ test_transformer_block_problem_gives_the_kernel_results_and_gradients(
                         TM * TF, 0.0, 0.0);
         assert_allclose(problem_result(problem, "gradGamma2", 1, TM, 0, 0),
                         ggamma2, TM, 0.0, 0.0);
-        assert_allclose(problem_result(problem, "gradBq", 1, TM, 0, 0), gbq,
-                        TM, 0.0, 0.0);
-        const char *const names[] = {"attention", "sum1", "ffn", "sum2",
-                                     "ln2", "gradWq", "gradWk", "gradWv",
-                                     "gradWo", "gradBeta1", "gradB1",
-                                     "gradW2", "gradB2", "gradGamma1",
-                                     "gradBeta2"};
+        assert_allclose(problem_result(problem, "gradBq", 1, TM, 0, 0), gbq, TM,
+                        0.0, 0.0);
+        const char *const names[] = {
+            "attention", "sum1",   "ffn",    "sum2",       "ln2",
+            "gradWq",    "gradWk", "gradWv", "gradWo",     "gradBeta1",
+            "gradB1",    "gradW2", "gradB2", "gradGamma1", "gradBeta2"};
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
             int rank, dims_out[3];
             const double *data;
-            assert_int_equal(attn_problem_result(problem, names[i], &rank,
-                                                 dims_out, &data),
-                             ATTN_OK);
+            assert_int_equal(
+                attn_problem_result(problem, names[i], &rank, dims_out, &data),
+                ATTN_OK);
         }
         attn_problem_destroy(problem);
     }
@@ -416,10 +425,8 @@ static void test_transformer_block_problem_checks_its_fields(void **state)
                      ATTN_OK);
     expect_error(problem, "norm: expected \"post\" or \"pre\", got "
                           "\"sandwich\"");
-    assert_int_equal(attn_problem_set_string(problem, "norm", "post"),
-                     ATTN_OK);
-    assert_int_equal(attn_problem_set_number(problem, "numHeads", 3),
-                     ATTN_OK);
+    assert_int_equal(attn_problem_set_string(problem, "norm", "post"), ATTN_OK);
+    assert_int_equal(attn_problem_set_number(problem, "numHeads", 3), ATTN_OK);
     expect_error(problem, "numHeads: 3 does not divide d_model 4 (the "
                           "columns of wq)");
     attn_problem_destroy(problem);
@@ -431,26 +438,23 @@ static void test_transformer_block_problem_checks_its_fields(void **state)
 }
 
 /* No walkthrough of its own yet: every format still gives text. */
-static void test_transformer_block_problem_formats_without_failing(
-    void **state)
+static void test_transformer_block_problem_formats_without_failing(void **state)
 {
     (void)state;
     block_arrays a;
     block_fill(&a);
     attn_problem *problem = block_problem(&a);
     problem_run_ok(problem);
-    for (int format = ATTN_FORMAT_JSON; format <= ATTN_FORMAT_LATEX;
-         format++) {
+    for (int format = ATTN_FORMAT_JSON; format <= ATTN_FORMAT_LATEX; format++) {
         size_t length = 0;
-        assert_int_equal(attn_problem_format(problem, format, NULL, 0,
-                                             &length),
+        assert_int_equal(attn_problem_format(problem, format, NULL, 0, &length),
                          ATTN_OK);
         assert_true(length > 0);
         char *text = malloc(length + 1);
         assert_non_null(text);
-        assert_int_equal(attn_problem_format(problem, format, text,
-                                             length + 1, &length),
-                         ATTN_OK);
+        assert_int_equal(
+            attn_problem_format(problem, format, text, length + 1, &length),
+            ATTN_OK);
         if (format == ATTN_FORMAT_JSON)
             assert_non_null(strstr(text, "\"ffnHidden\":"));
         free(text);
@@ -460,7 +464,8 @@ static void test_transformer_block_problem_formats_without_failing(
 
 /* ---- additive, luong and linear ---- */
 
-static void test_additive_and_luong_problems_with_grad_context_give_the_kernel_gradients(
+static void
+test_additive_and_luong_problems_with_grad_context_give_the_kernel_gradients(
     void **state)
 {
     (void)state;
@@ -488,17 +493,17 @@ static void test_additive_and_luong_problems_with_grad_context_give_the_kernel_g
     problem_matrix(problem, "gradContext", N, H, d_c);
     problem_run_ok(problem);
     assert_int_equal(attn_additive_backward(gq, gk, gws, gwh, gb, gv, d_c,
-                                            query, keys, ws, wh, b, v, N, K,
-                                            S, H, A, work),
+                                            query, keys, ws, wh, b, v, N, K, S,
+                                            H, A, work),
                      ATTN_OK);
-    assert_allclose(problem_result(problem, "gradQuery", 2, N, S, 0), gq,
-                    N * S, 0.0, 0.0);
-    assert_allclose(problem_result(problem, "gradKeys", 2, K, H, 0), gk,
-                    K * H, 0.0, 0.0);
-    assert_allclose(problem_result(problem, "gradWs", 2, S, A, 0), gws,
-                    S * A, 0.0, 0.0);
-    assert_allclose(problem_result(problem, "gradWh", 2, H, A, 0), gwh,
-                    H * A, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradQuery", 2, N, S, 0), gq, N * S,
+                    0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradKeys", 2, K, H, 0), gk, K * H,
+                    0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradWs", 2, S, A, 0), gws, S * A,
+                    0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradWh", 2, H, A, 0), gwh, H * A,
+                    0.0, 0.0);
     assert_allclose(problem_result(problem, "gradV", 1, A, 0, 0), gv, A, 0.0,
                     0.0);
     assert_allclose(problem_result(problem, "gradB", 1, A, 0, 0), gb, A, 0.0,
@@ -514,15 +519,14 @@ static void test_additive_and_luong_problems_with_grad_context_give_the_kernel_g
     problem_vector(problem, "v", A, v);
     problem_vector(problem, "gradContext", H, d_c);
     problem_run_ok(problem);
-    assert_int_equal(attn_luong_backward(gq, gk, gw, NULL, gv, d_c, query,
-                                         keys, w, NULL, v,
-                                         ATTN_LUONG_CONCAT, 1, K, S, H, A,
-                                         work),
+    assert_int_equal(attn_luong_backward(gq, gk, gw, NULL, gv, d_c, query, keys,
+                                         w, NULL, v, ATTN_LUONG_CONCAT, 1, K, S,
+                                         H, A, work),
                      ATTN_OK);
     assert_allclose(problem_result(problem, "gradQuery", 1, S, 0, 0), gq, S,
                     0.0, 0.0);
-    assert_allclose(problem_result(problem, "gradKeys", 2, K, H, 0), gk,
-                    K * H, 0.0, 0.0);
+    assert_allclose(problem_result(problem, "gradKeys", 2, K, H, 0), gk, K * H,
+                    0.0, 0.0);
     assert_allclose(problem_result(problem, "gradW", 2, S + H, A, 0), gw,
                     (S + H) * A, 0.0, 0.0);
     assert_allclose(problem_result(problem, "gradV", 1, A, 0, 0), gv, A, 0.0,
@@ -533,8 +537,8 @@ static void test_additive_and_luong_problems_with_grad_context_give_the_kernel_g
     attn_problem_destroy(problem);
 }
 
-static void test_linear_problem_with_grad_output_gives_the_kernel_gradients(
-    void **state)
+static void
+test_linear_problem_with_grad_output_gives_the_kernel_gradients(void **state)
 {
     (void)state;
     double q[B * NQ * DK], k[B * NK * DK], v[B * NK * DV], d_o[B * NQ * DV];
@@ -551,8 +555,8 @@ static void test_linear_problem_with_grad_output_gives_the_kernel_gradients(
     problem_run_ok(problem);
     double gq[B * NQ * DK], gk[B * NK * DK], gv[B * NK * DV];
     double work[DK * (DV + 3) + 2 * NQ];
-    assert_int_equal(attn_linear_backward(gq, gk, gv, d_o, q, k, v, B, NQ,
-                                          NK, DK, DV, 1, work),
+    assert_int_equal(attn_linear_backward(gq, gk, gv, d_o, q, k, v, B, NQ, NK,
+                                          DK, DV, 1, work),
                      ATTN_OK);
     assert_allclose(problem_result(problem, "gradQ", 3, B, NQ, DK), gq,
                     B * NQ * DK, 0.0, 0.0);
@@ -573,7 +577,8 @@ int main(void)
         cmocka_unit_test(test_sdpa_problem_rejects_a_misshapen_grad_output),
         cmocka_unit_test(
             test_sdpa_problem_with_a_target_gives_the_gradients_of_output_minus_target),
-        cmocka_unit_test(test_sdpa_problem_rejects_a_misshapen_or_doubled_target),
+        cmocka_unit_test(
+            test_sdpa_problem_rejects_a_misshapen_or_doubled_target),
         cmocka_unit_test(
             test_multihead_problem_with_grad_output_gives_the_kernel_gradients),
         cmocka_unit_test(

@@ -27,13 +27,13 @@
 enum { ERROR_CAP = 512 };
 
 #define KINDS                                                              \
-    "\"scaledDotProduct\", \"weightedSum\", \"multiHead\", \"additive\", "  \
-    "\"luong\", \"linear\", \"softmax\", \"transformerBlock\", "            \
+    "\"scaledDotProduct\", \"weightedSum\", \"multiHead\", \"additive\", " \
+    "\"luong\", \"linear\", \"softmax\", \"transformerBlock\", "           \
     "\"onlineSoftmax\""
 
 /* Tutorial 000 as JSON: Q = K, d_k = 2, d_v = 3. */
-#define T000_FIELDS                                                         \
-    "\"q\": [[1, 0], [0, 1], [1, 1]], \"k\": [[1, 0], [0, 1], [1, 1]], "    \
+#define T000_FIELDS                                                      \
+    "\"q\": [[1, 0], [0, 1], [1, 1]], \"k\": [[1, 0], [0, 1], [1, 1]], " \
     "\"v\": [[1, 2, 3], [4, 5, 6], [7, 8, 9]]"
 
 /* Builds and runs the problem in `json`; fails the test on any error. */
@@ -43,8 +43,8 @@ static attn_problem *run_json(const char *json)
     assert_non_null(root);
     attn_problem *problem;
     char error[ERROR_CAP];
-    const int status =
-        attn_problem_from_json(&problem, root, NULL, error, sizeof error);
+    const int status = attn_problem_from_json(&problem, root, NULL, error,
+                                              sizeof error);
     cJSON_Delete(root);
     if (status != ATTN_OK) fail_msg("attn_problem_from_json: %s", error);
     if (attn_problem_run(problem) != ATTN_OK)
@@ -57,8 +57,8 @@ static const double *result_of(const attn_problem *problem, const char *name,
 {
     int got_rank, dims[3];
     const double *data;
-    assert_int_equal(attn_problem_result(problem, name, &got_rank, dims,
-                                         &data), ATTN_OK);
+    assert_int_equal(attn_problem_result(problem, name, &got_rank, dims, &data),
+                     ATTN_OK);
     assert_int_equal(got_rank, rank);
     if (rank > 0) assert_int_equal(dims[0], dim0);
     if (rank > 1) assert_int_equal(dims[1], dim1);
@@ -73,8 +73,8 @@ static void assert_rejected(const char *json, int expected_status,
     assert_non_null(root);
     attn_problem *problem = (attn_problem *)&problem; /* must become NULL */
     char error[ERROR_CAP];
-    const int status =
-        attn_problem_from_json(&problem, root, NULL, error, sizeof error);
+    const int status = attn_problem_from_json(&problem, root, NULL, error,
+                                              sizeof error);
     cJSON_Delete(root);
     assert_null(problem);
     assert_string_equal(error, message);
@@ -84,8 +84,8 @@ static void assert_rejected(const char *json, int expected_status,
 static void test_matrices_from_json_give_tutorial_000_scores(void **state)
 {
     (void)state;
-    attn_problem *problem =
-        run_json("{\"kind\": \"scaledDotProduct\", " T000_FIELDS "}");
+    attn_problem *problem = run_json(
+        "{\"kind\": \"scaledDotProduct\", " T000_FIELDS "}");
     static const double scores[] = {1, 0, 1, 0, 1, 1, 1, 1, 2};
     assert_allclose(result_of(problem, "scores", 2, 3, 3), scores, 9, RTOL,
                     ATOL);
@@ -107,8 +107,8 @@ static void test_boolean_mask_entries_read_as_one_and_zero(void **state)
     attn_problem_destroy(problem);
 }
 
-static void test_numbers_booleans_strings_and_labels_reach_their_fields(
-    void **state)
+static void
+test_numbers_booleans_strings_and_labels_reach_their_fields(void **state)
 {
     (void)state;
     /* scale false: unscaled scores; mask "causal"; tokens as labels */
@@ -116,9 +116,8 @@ static void test_numbers_booleans_strings_and_labels_reach_their_fields(
         "{\"kind\": \"scaledDotProduct\", " T000_FIELDS ", \"scale\": false, "
         "\"mask\": \"causal\", \"tokens\": [\"a\", \"b\", \"c\"], "
         "\"seed\": 7}");
-    static const double scaled[] = {1, -INFINITY, -INFINITY,
-                                    0, 1, -INFINITY,
-                                    1, 1, 2};
+    static const double scaled[] = {1,         -INFINITY, -INFINITY, 0, 1,
+                                    -INFINITY, 1,         1,         2};
     assert_allclose(result_of(problem, "scaled", 2, 3, 3), scaled, 9, RTOL,
                     ATOL);
     attn_problem_destroy(problem);
@@ -139,22 +138,23 @@ static void test_read_tensor_gives_rank_dims_and_row_major_data(void **state)
     char error[ERROR_CAP] = "";
     assert_int_equal(attn_json_read_tensor(&tensor, batch, "x",
                                            ATTN_JSON_NULL_IS_MINUS_INF, NULL,
-                                           error, sizeof error), ATTN_OK);
+                                           error, sizeof error),
+                     ATTN_OK);
     assert_int_equal(tensor.rank, 3);
     assert_int_equal(tensor.dims[0], 2);
     assert_int_equal(tensor.dims[1], 2);
     assert_int_equal(tensor.dims[2], 3);
     assert_int_equal(tensor.count, 12);
-    static const double data[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                                  -INFINITY};
+    static const double data[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, -INFINITY};
     assert_allclose(tensor.data, data, 12, RTOL, ATOL);
     attn_json_tensor_free(&tensor, NULL);
     cJSON_Delete(batch);
 
     cJSON *number = cJSON_Parse("0.25");
     assert_int_equal(attn_json_read_tensor(&tensor, number, "max",
-                                           ATTN_JSON_ALLOW_SCALAR, NULL,
-                                           error, sizeof error), ATTN_OK);
+                                           ATTN_JSON_ALLOW_SCALAR, NULL, error,
+                                           sizeof error),
+                     ATTN_OK);
     assert_int_equal(tensor.rank, 0);
     assert_int_equal(tensor.count, 1);
     assert_true(tensor.data[0] == 0.25);
@@ -203,8 +203,7 @@ static void test_misshapen_arrays_are_named_by_path(void **state)
          "x[1][0]: expected an array, got a number"},
         {"{\"kind\": \"scaledDotProduct\", \"q\": [[[[1]]]]}",
          "q: expected at most 3 levels of nesting"},
-        {"{\"kind\": \"scaledDotProduct\", \"q\": []}",
-         "q: must not be empty"},
+        {"{\"kind\": \"scaledDotProduct\", \"q\": []}", "q: must not be empty"},
         {"{\"kind\": \"scaledDotProduct\", \"q\": [[]]}",
          "q: must not be empty"},
         {"{\"kind\": \"scaledDotProduct\", \"tokens\": [\"a\", 2, \"c\"]}",
@@ -254,8 +253,9 @@ static void test_long_messages_are_truncated_to_the_buffer(void **state)
     cJSON *root = cJSON_Parse("{\"x\": 1}");
     attn_problem *problem;
     char error[8];
-    assert_int_equal(attn_problem_from_json(&problem, root, NULL, error,
-                                            sizeof error), ATTN_ERR_INPUT);
+    assert_int_equal(
+        attn_problem_from_json(&problem, root, NULL, error, sizeof error),
+        ATTN_ERR_INPUT);
     assert_string_equal(error, "kind: m");
     cJSON_Delete(root);
 }
@@ -282,8 +282,8 @@ static int build_and_run(const cJSON *root, const attn_allocator *allocator)
     return status;
 }
 
-static void test_each_failed_allocation_gives_nomem_and_leaks_nothing(
-    void **state)
+static void
+test_each_failed_allocation_gives_nomem_and_leaks_nothing(void **state)
 {
     (void)state;
     cJSON *root = cJSON_Parse("{\"kind\": \"scaledDotProduct\", " T000_FIELDS
@@ -306,8 +306,8 @@ static void assert_parse_rejected(const char *json, int expected_status,
 {
     cJSON *root = (cJSON *)&root; /* must become NULL */
     char error[ERROR_CAP];
-    const int status =
-        attn_json_parse(&root, json, strlen(json), error, sizeof error);
+    const int status = attn_json_parse(&root, json, strlen(json), error,
+                                       sizeof error);
     assert_null(root);
     assert_string_equal(error, message);
     assert_int_equal(status, expected_status);
@@ -328,8 +328,9 @@ static void test_a_nul_escape_anywhere_in_a_string_is_an_error(void **state)
     cJSON *root;
     char error[ERROR_CAP];
     const char *text = "{\"kind\": \"a\\\\u0000\"}";
-    assert_int_equal(attn_json_parse(&root, text, strlen(text), error,
-                                     sizeof error), ATTN_OK);
+    assert_int_equal(
+        attn_json_parse(&root, text, strlen(text), error, sizeof error),
+        ATTN_OK);
     assert_string_equal(cJSON_GetObjectItem(root, "kind")->valuestring,
                         "a\\u0000");
     cJSON_Delete(root);
@@ -341,9 +342,9 @@ static void test_a_repeated_key_is_an_error_naming_it(void **state)
     assert_parse_rejected(
         "{\"kind\": \"softmax\", \"x\": [1], \"kind\": \"linear\"}",
         ATTN_ERR_INPUT, "kind: the key appears more than once in the problem");
-    assert_parse_rejected("{\"kind\": \"softmax\", \"m\": {\"b\": 1, \"b\": 2}}",
-                          ATTN_ERR_INPUT,
-                          "m.b: the key appears more than once in that object");
+    assert_parse_rejected(
+        "{\"kind\": \"softmax\", \"m\": {\"b\": 1, \"b\": 2}}", ATTN_ERR_INPUT,
+        "m.b: the key appears more than once in that object");
 }
 
 static void test_deep_nesting_says_how_deep_it_may_go(void **state)
@@ -361,11 +362,13 @@ static void test_deep_nesting_says_how_deep_it_may_go(void **state)
     /* Brackets inside strings do not count. */
     char quoted[300];
     snprintf(quoted, sizeof quoted, "{\"kind\": \"%.200s\"}",
-             "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[");
+             "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+             "[[[[[[[[[");
     cJSON *root;
     char error[ERROR_CAP];
-    assert_int_equal(attn_json_parse(&root, quoted, strlen(quoted), error,
-                                     sizeof error), ATTN_OK);
+    assert_int_equal(
+        attn_json_parse(&root, quoted, strlen(quoted), error, sizeof error),
+        ATTN_OK);
     cJSON_Delete(root);
 }
 
@@ -380,28 +383,29 @@ static void test_invalid_json_keeps_its_line_and_column(void **state)
     cJSON *root;
     char error[ERROR_CAP];
     assert_int_equal(attn_json_parse(&root, with_nul, sizeof with_nul - 1,
-                                     error, sizeof error), ATTN_ERR_INPUT);
-    assert_string_equal(error,
-                        "invalid JSON at line 1, column 13: a NUL byte");
+                                     error, sizeof error),
+                     ATTN_ERR_INPUT);
+    assert_string_equal(error, "invalid JSON at line 1, column 13: a NUL byte");
 }
 
-static void test_mixed_arrays_are_reported_by_the_field_they_are_for(
-    void **state)
+static void
+test_mixed_arrays_are_reported_by_the_field_they_are_for(void **state)
 {
     (void)state;
     assert_rejected("{\"kind\": \"softmax\", \"x\": [\"1\", 2]}",
                     ATTN_ERR_INPUT, "x[0]: expected a number, got a string");
     assert_rejected("{\"kind\": \"linear\", \"q\": [[1]], \"k\": [[1]], "
                     "\"v\": [[1]], \"tokens\": [\"a\", [2]]}",
-                    ATTN_ERR_INPUT, "tokens[1]: expected a string, got an array");
+                    ATTN_ERR_INPUT,
+                    "tokens[1]: expected a string, got an array");
     assert_rejected("{\"kind\": \"softmax\", \"y\": [\"a\", 2]}",
                     ATTN_ERR_INPUT,
                     "y: unknown field for kind \"softmax\" (fields: x, scale, "
                     "mask, queryTokens, keyTokens)");
 }
 
-static void test_from_json_limited_applies_the_limit_before_any_field(
-    void **state)
+static void
+test_from_json_limited_applies_the_limit_before_any_field(void **state)
 {
     (void)state;
     cJSON *root = cJSON_Parse("{\"kind\": \"softmax\", \"x\": [1, 2, 3]}");
@@ -457,19 +461,23 @@ static size_t parse_bytes_checked(const char *text)
     const size_t length = strlen(text);
     cJSON *root;
     char error[ERROR_CAP];
-    assert_int_equal(attn_json_parse_limited(&root, text, length, 1, error,
-                                             sizeof error),
-                     ATTN_ERR_TOO_LARGE);
+    assert_int_equal(
+        attn_json_parse_limited(&root, text, length, 1, error, sizeof error),
+        ATTN_ERR_TOO_LARGE);
     assert_null(root);
     size_t in_message, bytes;
-    assert_int_equal(sscanf(error, "the input's JSON (%zu bytes) would take "
-                                   "about %zu bytes", &in_message, &bytes), 2);
+    assert_int_equal(sscanf(error,
+                            "the input's JSON (%zu bytes) would take "
+                            "about %zu bytes",
+                            &in_message, &bytes),
+                     2);
     assert_int_equal(in_message, length);
     char expected[ERROR_CAP];
     snprintf(expected, sizeof expected,
              "the input's JSON (%zu bytes) would take about %zu bytes to "
              "read and parse, more than the limit of 1 bytes; use a smaller "
-             "input or raise the limit (--max-bytes)", length, bytes);
+             "input or raise the limit (--max-bytes)",
+             length, bytes);
     assert_string_equal(error, expected);
 
     assert_int_equal(attn_json_parse_limited(&root, text, length, bytes - 1,
@@ -489,8 +497,8 @@ static size_t parse_bytes_checked(const char *text)
     return bytes;
 }
 
-static void test_the_parse_limit_counts_the_text_and_the_tree_exactly(
-    void **state)
+static void
+test_the_parse_limit_counts_the_text_and_the_tree_exactly(void **state)
 {
     (void)state;
     /* A node of sizeof(cJSON) bytes and malloc's header for each of
@@ -503,13 +511,12 @@ static void test_the_parse_limit_counts_the_text_and_the_tree_exactly(
                      2 * 13 + 3 * node + 6 + 2 * (1 + 4 * sizeof(void *)));
     /* Many strings of one letter, each a block of malloc's smallest. */
     char labels[4096] = "{\"kind\": \"softmax\", \"x\": [1], \"tokens\": [";
-    for (int i = 0; i < 500; i++)
-        strcat(labels, i == 0 ? "\"a\"" : ", \"b\"");
+    for (int i = 0; i < 500; i++) strcat(labels, i == 0 ? "\"a\"" : ", \"b\"");
     strcat(labels, "]}");
     parse_bytes_checked(labels);
-    parse_bytes_checked(
-        "{\"kind\": \"scaledDotProduct\", " T000_FIELDS ", \"mask\": "
-        "\"causal\", \"tokens\": [\"the\", \"cat\", \"sat\"]}");
+    parse_bytes_checked("{\"kind\": \"scaledDotProduct\", " T000_FIELDS
+                        ", \"mask\": "
+                        "\"causal\", \"tokens\": [\"the\", \"cat\", \"sat\"]}");
 }
 
 static void test_the_parse_limit_refuses_before_cjson_allocates(void **state)
@@ -530,15 +537,16 @@ static void test_the_parse_limit_refuses_before_cjson_allocates(void **state)
     cJSON_InitHooks(&counting_hooks);
     cJSON *root;
     char error[ERROR_CAP];
-    const int status = attn_json_parse_limited(
-        &root, text, strlen(text), 1000000, error, sizeof error);
+    const int status = attn_json_parse_limited(&root, text, strlen(text),
+                                               1000000, error, sizeof error);
     cJSON_InitHooks(NULL);
     free(text);
     assert_int_equal(status, ATTN_ERR_TOO_LARGE);
     assert_int_equal(peak_bytes, 0);
     /* 0 is the default limit, which attn_json_parse applies. */
-    assert_int_equal(attn_json_parse_limited(&root, "[1]", 3, 0, error,
-                                             sizeof error), ATTN_OK);
+    assert_int_equal(
+        attn_json_parse_limited(&root, "[1]", 3, 0, error, sizeof error),
+        ATTN_OK);
     cJSON_Delete(root);
 }
 

@@ -67,8 +67,7 @@ static int ref_allows(const ref_mask *m, int n_k, int b, int i, int j)
     if (m->kinds & ATTN_MASK_CUSTOM) ok = ok && m->allowed[i * n_k + j];
     if (m->kinds & ATTN_MASK_LOCAL) ok = ok && abs(i - j) <= m->window;
     if (m->kinds & ATTN_MASK_STRIDED)
-        ok = ok && j <= i &&
-             ((i - j) < m->stride || (i - j) % m->stride == 0);
+        ok = ok && j <= i && ((i - j) < m->stride || (i - j) % m->stride == 0);
     return ok;
 }
 
@@ -92,14 +91,11 @@ static void random_mask(ref_mask *m, attn_options *opts, test_rng *rng,
 /* ---- SDPA ---- */
 
 /* One [n_q, n_k] block: q [n_q, d_k] (rows qs apart), k, v likewise. */
-static void ref_attention_block(long double *scores, long double *scaled,
-                                long double *weights, long double *output,
-                                const long double *q, size_t qs,
-                                const long double *k, size_t ks,
-                                const long double *v, size_t vs,
-                                size_t out_stride, int n_q, int n_k, int d_k,
-                                int d_v, long double scale, const ref_mask *m,
-                                int b)
+static void ref_attention_block(
+    long double *scores, long double *scaled, long double *weights,
+    long double *output, const long double *q, size_t qs, const long double *k,
+    size_t ks, const long double *v, size_t vs, size_t out_stride, int n_q,
+    int n_k, int d_k, int d_v, long double scale, const ref_mask *m, int b)
 {
     for (int i = 0; i < n_q; i++) {
         long double max = -INFINITY;
@@ -152,10 +148,11 @@ static void test_random_sdpa_matches_long_double_reference(void **state)
         attn_options_init(&opts);
         opts.scale_kind = test_rng_int(&rng, 0, 2);
         opts.scale_factor = test_rng_uniform(&rng, -2.0, 2.0);
-        const long double scale =
-            opts.scale_kind == ATTN_SCALE_INV_SQRT_DK ? 1.0L / sqrtl(d_k)
-            : opts.scale_kind == ATTN_SCALE_NONE      ? 1.0L
-                                                      : opts.scale_factor;
+        const long double scale = opts.scale_kind == ATTN_SCALE_INV_SQRT_DK
+                                      ? 1.0L / sqrtl(d_k)
+                                  : opts.scale_kind == ATTN_SCALE_NONE
+                                      ? 1.0L
+                                      : opts.scale_factor;
         ref_mask mask;
         random_mask(&mask, &opts, &rng, batch, n_q, n_k);
 
@@ -177,14 +174,14 @@ static void test_random_sdpa_matches_long_double_reference(void **state)
                 r_scores + b * n_q * n_k, r_scaled + b * n_q * n_k,
                 r_weights + b * n_q * n_k, r_output + b * n_q * d_v,
                 lq + b * n_q * d_k, (size_t)d_k, lk + b * n_k * d_k,
-                (size_t)d_k, lv + b * n_k * d_v, (size_t)d_v, (size_t)d_v,
-                n_q, n_k, d_k, d_v, scale, &mask, b);
+                (size_t)d_k, lv + b * n_k * d_v, (size_t)d_v, (size_t)d_v, n_q,
+                n_k, d_k, d_v, scale, &mask, b);
         const size_t grid = (size_t)(batch * n_q * n_k);
         assert_matches(scores, r_scores, grid, "scores", t);
         assert_matches(scaled, r_scaled, grid, "scaled", t);
         assert_matches(weights, r_weights, grid, "weights", t);
-        assert_matches(output, r_output, (size_t)(batch * n_q * d_v),
-                       "output", t);
+        assert_matches(output, r_output, (size_t)(batch * n_q * d_v), "output",
+                       t);
     }
 }
 
@@ -252,9 +249,14 @@ static void test_random_multihead_matches_long_double_reference(void **state)
         test_rng_fill(&rng, bv, MAX_DM, -0.5, 0.5);
         test_rng_fill(&rng, bo, MAX_D, -0.5, 0.5);
         const int with_bias = test_rng_int(&rng, 0, 1);
-        const attn_mha_params p = {
-            wq, wk, wv, wo, with_bias ? bq : NULL, with_bias ? bk : NULL,
-            with_bias ? bv : NULL, with_bias ? bo : NULL};
+        const attn_mha_params p = {wq,
+                                   wk,
+                                   wv,
+                                   wo,
+                                   with_bias ? bq : NULL,
+                                   with_bias ? bk : NULL,
+                                   with_bias ? bv : NULL,
+                                   with_bias ? bo : NULL};
         attn_options opts;
         attn_options_init(&opts);
         ref_mask mask;
@@ -265,19 +267,19 @@ static void test_random_multihead_matches_long_double_reference(void **state)
         static double output[MAX_B * MAX_N * MAX_D];
         static double work[4 * MAX_N * MAX_DM + MAX_N];
         assert_true(attn_multihead_work_size(&d) <= 4 * MAX_N * MAX_DM + MAX_N);
-        const attn_mha_outputs out = {.weights = weights, .concat = concat,
-                                      .output = output};
-        assert_int_equal(attn_multihead(&out, xq, self ? NULL : xkv, &p, &d,
-                                        &opts, work),
-                         ATTN_OK);
+        const attn_mha_outputs out = {
+            .weights = weights, .concat = concat, .output = output};
+        assert_int_equal(
+            attn_multihead(&out, xq, self ? NULL : xkv, &p, &d, &opts, work),
+            ATTN_OK);
 
         const double *kv_in = self ? xq : xkv;
         const int dh = d.d_model / d.num_heads;
         for (int b = 0; b < d.batch; b++) {
             long double Q[MAX_N * MAX_DM], K[MAX_N * MAX_DM], V[MAX_N * MAX_DM];
             long double r_concat[MAX_N * MAX_DM], r_out[MAX_N * MAX_D];
-            ref_affine(Q, xq + b * d.n_q * d.d_q_in, wq, p.bq, d.n_q,
-                       d.d_q_in, d.d_model);
+            ref_affine(Q, xq + b * d.n_q * d.d_q_in, wq, p.bq, d.n_q, d.d_q_in,
+                       d.d_model);
             ref_affine(K, kv_in + b * d.n_kv * d.d_kv_in, wk, p.bk, d.n_kv,
                        d.d_kv_in, d.d_model);
             ref_affine(V, kv_in + b * d.n_kv * d.d_kv_in, wv, p.bv, d.n_kv,
@@ -288,12 +290,11 @@ static void test_random_multihead_matches_long_double_reference(void **state)
                 ref_attention_block(s, sc, w, r_concat + h * dh, Q + h * dh,
                                     (size_t)d.d_model, K + h * dh,
                                     (size_t)d.d_model, V + h * dh,
-                                    (size_t)d.d_model, (size_t)d.d_model,
-                                    d.n_q, d.n_kv, dh, dh, 1.0L / sqrtl(dh),
-                                    &mask, b);
-                assert_matches(
-                    weights + ((b * d.num_heads + h) * d.n_q * d.n_kv), w,
-                    (size_t)(d.n_q * d.n_kv), "weights", t);
+                                    (size_t)d.d_model, (size_t)d.d_model, d.n_q,
+                                    d.n_kv, dh, dh, 1.0L / sqrtl(dh), &mask, b);
+                assert_matches(weights +
+                                   ((b * d.num_heads + h) * d.n_q * d.n_kv),
+                               w, (size_t)(d.n_q * d.n_kv), "weights", t);
             }
             ref_affine_long(r_out, r_concat, wo, p.bo, d.n_q, d.d_model,
                             d.d_out);
@@ -366,8 +367,7 @@ static void ref_additive_scores(long double *scores, const scoring_case *c,
 
 static void assert_scoring_matches(const scoring_case *c,
                                    const long double *r_scores,
-                                   const double *scores,
-                                   const double *weights,
+                                   const double *scores, const double *weights,
                                    const double *context, int t)
 {
     for (int i = 0; i < c->n_q; i++) {
@@ -375,8 +375,7 @@ static void assert_scoring_matches(const scoring_case *c,
         ref_softmax_context(w, ctx, r_scores + i * c->n_k, c->keys, c->n_k,
                             c->d_h);
         assert_matches(weights + i * c->n_k, w, (size_t)c->n_k, "weights", t);
-        assert_matches(context + i * c->d_h, ctx, (size_t)c->d_h, "context",
-                       t);
+        assert_matches(context + i * c->d_h, ctx, (size_t)c->d_h, "context", t);
     }
     assert_matches(scores, r_scores, (size_t)(c->n_q * c->n_k), "scores", t);
 }
@@ -393,8 +392,8 @@ static void test_random_additive_matches_long_double_reference(void **state)
         double scores[MAX_N * MAX_N], weights[MAX_N * MAX_N];
         double context[MAX_N * MAX_D], work[(MAX_N + 2) * MAX_D + MAX_N];
         assert_int_equal(attn_additive(NULL, scores, weights, context, c.query,
-                                       c.keys, c.w, w_h, c.b, c.v, c.n_q,
-                                       c.n_k, c.d_s, c.d_h, c.d_a, work),
+                                       c.keys, c.w, w_h, c.b, c.v, c.n_q, c.n_k,
+                                       c.d_s, c.d_h, c.d_a, work),
                          ATTN_OK);
         long double r_scores[MAX_N * MAX_N];
         ref_additive_scores(r_scores, &c, c.w, w_h);
@@ -435,8 +434,8 @@ static void test_random_luong_matches_long_double_reference(void **state)
         double scores[MAX_N * MAX_N], weights[MAX_N * MAX_N];
         double context[MAX_N * MAX_D], work[(MAX_N + 2) * MAX_D + MAX_N];
         assert_int_equal(attn_luong(NULL, scores, weights, context, c.query,
-                                    c.keys, c.w, c.b, c.v, method, c.n_q,
-                                    c.n_k, c.d_s, c.d_h, c.d_a, work),
+                                    c.keys, c.w, c.b, c.v, method, c.n_q, c.n_k,
+                                    c.d_s, c.d_h, c.d_a, work),
                          ATTN_OK);
         assert_scoring_matches(&c, r_scores, scores, weights, context, t);
     }
@@ -464,14 +463,13 @@ static void test_random_linear_matches_long_double_reference(void **state)
         test_rng_fill(&rng, k, MAX_ROWS, -4, 4);
         test_rng_fill(&rng, v, MAX_ROWS, -3, 3);
         double work[MAX_D * MAX_D + 2 * MAX_D];
-        assert_int_equal(attn_linear(out, q, k, v, batch, n_q, n_k, d_k, d_v,
-                                     causal, work),
-                         ATTN_OK);
+        assert_int_equal(
+            attn_linear(out, q, k, v, batch, n_q, n_k, d_k, d_v, causal, work),
+            ATTN_OK);
         for (int b = 0; b < batch; b++)
             for (int i = 0; i < n_q; i++) {
                 long double num[MAX_D] = {0}, den = 0;
-                const int last = causal ? (i < n_k - 1 ? i : n_k - 1)
-                                        : n_k - 1;
+                const int last = causal ? (i < n_k - 1 ? i : n_k - 1) : n_k - 1;
                 for (int j = 0; j <= last; j++) {
                     long double a = 0;
                     for (int c = 0; c < d_k; c++)
@@ -483,8 +481,8 @@ static void test_random_linear_matches_long_double_reference(void **state)
                 }
                 long double expected[MAX_D];
                 for (int c = 0; c < d_v; c++) expected[c] = num[c] / den;
-                assert_matches(out + (b * n_q + i) * d_v, expected,
-                               (size_t)d_v, "output", t);
+                assert_matches(out + (b * n_q + i) * d_v, expected, (size_t)d_v,
+                               "output", t);
             }
     }
 }

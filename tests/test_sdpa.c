@@ -24,16 +24,21 @@ static void test_sdpa_tutorial_000_example_matches_exact_values(void **state)
     (void)state;
     const double r = 0.70710678118654757; /* 1/sqrt(2) */
     const double expected_scores[9] = {1, 0, 1, 0, 1, 1, 1, 1, 2};
-    const double expected_scaled[9] = {r, 0, r, 0, r, r, r, r,
-                                       1.4142135623730951};
+    const double expected_scaled[9] = {
+        r, 0, r, 0, r, r, r, r, 1.4142135623730951};
     const double expected_weights[9] = {
         0.40111209267978593, 0.19777581464042818, 0.40111209267978593,
         0.19777581464042818, 0.40111209267978593, 0.40111209267978593,
         0.24825507825772308, 0.24825507825772308, 0.50348984348455383};
-    const double expected_output[9] = {
-        4, 5, 6,
-        4.6100088341180729, 5.6100088341180729, 6.6100088341180729,
-        4.765704295680492, 5.765704295680492, 6.765704295680492};
+    const double expected_output[9] = {4,
+                                       5,
+                                       6,
+                                       4.6100088341180729,
+                                       5.6100088341180729,
+                                       6.6100088341180729,
+                                       4.765704295680492,
+                                       5.765704295680492,
+                                       6.765704295680492};
     double scores[9], scaled[9], weights[9], output[9], work[3];
     assert_int_equal(attn_sdpa(scores, scaled, weights, output, TUT_Q, TUT_Q,
                                TUT_V, 1, 3, 3, 2, 3, NULL, work),
@@ -44,22 +49,31 @@ static void test_sdpa_tutorial_000_example_matches_exact_values(void **state)
     assert_allclose(output, expected_output, 9, 1e-14, 0.0);
 }
 
-static void test_sdpa_tutorial_000_with_causal_mask_matches_exact_values(
-    void **state)
+static void
+test_sdpa_tutorial_000_with_causal_mask_matches_exact_values(void **state)
 {
     (void)state;
     const double r = 0.70710678118654757;
-    const double expected_scaled[9] = {r, -INFINITY, -INFINITY,
-                                       0, r, -INFINITY,
-                                       r, r, 1.4142135623730951};
-    const double expected_weights[9] = {
-        1, 0, 0,
-        0.33023845067334306, 0.66976154932665688, 0,
-        0.24825507825772308, 0.24825507825772308, 0.50348984348455383};
-    const double expected_output[9] = {
-        1, 2, 3,
-        3.0092846479799706, 4.0092846479799711, 5.0092846479799711,
-        4.765704295680492, 5.765704295680492, 6.765704295680492};
+    const double expected_scaled[9] = {
+        r, -INFINITY, -INFINITY, 0, r, -INFINITY, r, r, 1.4142135623730951};
+    const double expected_weights[9] = {1,
+                                        0,
+                                        0,
+                                        0.33023845067334306,
+                                        0.66976154932665688,
+                                        0,
+                                        0.24825507825772308,
+                                        0.24825507825772308,
+                                        0.50348984348455383};
+    const double expected_output[9] = {1,
+                                       2,
+                                       3,
+                                       3.0092846479799706,
+                                       4.0092846479799711,
+                                       5.0092846479799711,
+                                       4.765704295680492,
+                                       5.765704295680492,
+                                       6.765704295680492};
     attn_options opts;
     attn_options_init(&opts);
     opts.mask.kinds = ATTN_MASK_CAUSAL;
@@ -85,8 +99,8 @@ static void test_sdpa_one_query_over_two_keys_matches_hand_values(void **state)
     const double expected_weights[2] = {w0, w1};
     const double expected_output[2] = {7.310585786300049, 2.689414213699951};
     double weights[2], output[2], work[2];
-    assert_int_equal(attn_sdpa(NULL, NULL, weights, output, q, k, v, 1, 1, 2,
-                               4, 2, NULL, work),
+    assert_int_equal(attn_sdpa(NULL, NULL, weights, output, q, k, v, 1, 1, 2, 4,
+                               2, NULL, work),
                      ATTN_OK);
     assert_allclose(weights, expected_weights, 2, 1e-15, 0.0);
     assert_allclose(output, expected_output, 2, 1e-14, 0.0);
@@ -124,8 +138,8 @@ static int run_sdpa(double *weights, double *output, const random_case *c,
                     int n_q, int n_k, const attn_options *opts)
 {
     double work[NK];
-    return attn_sdpa(NULL, NULL, weights, output, c->q, c->k, c->v, B, n_q,
-                     n_k, DK, DV, opts, work);
+    return attn_sdpa(NULL, NULL, weights, output, c->q, c->k, c->v, B, n_q, n_k,
+                     DK, DV, opts, work);
 }
 
 static void test_sdpa_rows_of_weights_sum_to_one(void **state)
@@ -195,8 +209,8 @@ static void test_sdpa_permuting_queries_permutes_output_rows(void **state)
 }
 
 /* Only the order of summation changes, hence a tolerance of a few ulps. */
-static void test_sdpa_permuting_keys_with_values_leaves_output_unchanged(
-    void **state)
+static void
+test_sdpa_permuting_keys_with_values_leaves_output_unchanged(void **state)
 {
     (void)state;
     random_case c, permuted;
@@ -216,8 +230,8 @@ static void test_sdpa_permuting_keys_with_values_leaves_output_unchanged(
     assert_allclose(permuted_output, output, B * NQ * DV, 1e-13, 1e-14);
 }
 
-static void test_sdpa_fully_masked_row_gives_zero_weights_and_output(
-    void **state)
+static void
+test_sdpa_fully_masked_row_gives_zero_weights_and_output(void **state)
 {
     (void)state;
     random_case c;
@@ -229,8 +243,8 @@ static void test_sdpa_fully_masked_row_gives_zero_weights_and_output(
     opts.mask.key_length = key_length;
     double scaled[B * NQ * NK], weights[B * NQ * NK], output[B * NQ * DV];
     double work[NK];
-    assert_int_equal(attn_sdpa(NULL, scaled, weights, output, c.q, c.k, c.v,
-                               B, NQ, NK, DK, DV, &opts, work),
+    assert_int_equal(attn_sdpa(NULL, scaled, weights, output, c.q, c.k, c.v, B,
+                               NQ, NK, DK, DV, &opts, work),
                      ATTN_OK);
     for (int i = 0; i < NQ * NK; i++) {
         assert_true(scaled[i] == -INFINITY);
@@ -253,8 +267,8 @@ static void test_sdpa_batch_items_are_independent(void **state)
     double output[B * NQ * DV], single[NQ * DV], work[NK];
     assert_int_equal(run_sdpa(NULL, output, &c, NQ, NK, NULL), ATTN_OK);
     assert_int_equal(attn_sdpa(NULL, NULL, NULL, single, c.q + NQ * DK,
-                               c.k + NK * DK, c.v + NK * DV, 1, NQ, NK, DK,
-                               DV, NULL, work),
+                               c.k + NK * DK, c.v + NK * DV, 1, NQ, NK, DK, DV,
+                               NULL, work),
                      ATTN_OK);
     for (int i = 0; i < NQ * DV; i++)
         assert_true(single[i] == output[NQ * DV + i]);
@@ -276,8 +290,7 @@ static void test_sdpa_from_scores_reproduces_sdpa(void **state)
                      ATTN_OK);
     double scaled2[B * NQ * NK], weights2[B * NQ * NK], output2[B * NQ * DV];
     assert_int_equal(attn_sdpa_from_scores(scaled2, weights2, output2, scores,
-                                           c.v, B, NQ, NK, DK, DV, &opts,
-                                           work),
+                                           c.v, B, NQ, NK, DK, DV, &opts, work),
                      ATTN_OK);
     assert_memory_equal(scaled2, scaled, sizeof scaled);
     assert_memory_equal(weights2, weights, sizeof weights);
@@ -295,8 +308,8 @@ static void test_sdpa_from_scores_without_values_gives_weights(void **state)
     attn_options_init(&opts);
     opts.scale_kind = ATTN_SCALE_NONE;
     double weights[3], work[3];
-    assert_int_equal(attn_sdpa_from_scores(NULL, weights, NULL, scores, NULL,
-                                           1, 1, 3, 0, 0, &opts, work),
+    assert_int_equal(attn_sdpa_from_scores(NULL, weights, NULL, scores, NULL, 1,
+                                           1, 3, 0, 0, &opts, work),
                      ATTN_OK);
     assert_allclose(weights, expected, 3, 1e-15, 0.0);
 }
@@ -309,21 +322,21 @@ static void test_sdpa_scale_kinds_multiply_the_scores(void **state)
     attn_options opts;
     attn_options_init(&opts);
     double scaled[3], work[3];
-    assert_int_equal(attn_sdpa_from_scores(scaled, NULL, NULL, scores, NULL,
-                                           1, 1, 3, 4, 0, &opts, work),
+    assert_int_equal(attn_sdpa_from_scores(scaled, NULL, NULL, scores, NULL, 1,
+                                           1, 3, 4, 0, &opts, work),
                      ATTN_OK);
     const double halves[3] = {1, -2, 3};
     assert_allclose(scaled, halves, 3, 0.0, 0.0);
     opts.scale_kind = ATTN_SCALE_FACTOR;
     opts.scale_factor = -0.25;
-    assert_int_equal(attn_sdpa_from_scores(scaled, NULL, NULL, scores, NULL,
-                                           1, 1, 3, 4, 0, &opts, work),
+    assert_int_equal(attn_sdpa_from_scores(scaled, NULL, NULL, scores, NULL, 1,
+                                           1, 3, 4, 0, &opts, work),
                      ATTN_OK);
     const double quarters[3] = {-0.5, 1, -1.5};
     assert_allclose(scaled, quarters, 3, 0.0, 0.0);
     opts.scale_kind = ATTN_SCALE_NONE;
-    assert_int_equal(attn_sdpa_from_scores(scaled, NULL, NULL, scores, NULL,
-                                           1, 1, 3, 4, 0, &opts, work),
+    assert_int_equal(attn_sdpa_from_scores(scaled, NULL, NULL, scores, NULL, 1,
+                                           1, 3, 4, 0, &opts, work),
                      ATTN_OK);
     assert_allclose(scaled, scores, 3, 0.0, 0.0);
 }
@@ -391,20 +404,24 @@ static void test_sdpa_rejects_null_pointers(void **state)
 {
     (void)state;
     double out[9], work[3];
-    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, NULL, TUT_Q, TUT_V, 1,
-                               3, 3, 2, 3, NULL, work), ATTN_ERR_NULL);
-    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, NULL, TUT_V, 1,
-                               3, 3, 2, 3, NULL, work), ATTN_ERR_NULL);
-    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, TUT_Q, NULL, 1,
-                               3, 3, 2, 3, NULL, work), ATTN_ERR_NULL);
-    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, TUT_Q, TUT_V, 1,
-                               3, 3, 2, 3, NULL, NULL), ATTN_ERR_NULL);
-    const double scores[9] = {0};
-    assert_int_equal(attn_sdpa_from_scores(NULL, NULL, out, scores, NULL, 1,
-                                           3, 3, 2, 3, NULL, work),
+    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, NULL, TUT_Q, TUT_V, 1, 3,
+                               3, 2, 3, NULL, work),
                      ATTN_ERR_NULL);
-    assert_int_equal(attn_sdpa_from_scores(NULL, out, NULL, NULL, NULL, 1, 3,
+    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, NULL, TUT_V, 1, 3,
+                               3, 2, 3, NULL, work),
+                     ATTN_ERR_NULL);
+    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, TUT_Q, NULL, 1, 3,
+                               3, 2, 3, NULL, work),
+                     ATTN_ERR_NULL);
+    assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, TUT_Q, TUT_Q, TUT_V, 1, 3,
+                               3, 2, 3, NULL, NULL),
+                     ATTN_ERR_NULL);
+    const double scores[9] = {0};
+    assert_int_equal(attn_sdpa_from_scores(NULL, NULL, out, scores, NULL, 1, 3,
                                            3, 2, 3, NULL, work),
+                     ATTN_ERR_NULL);
+    assert_int_equal(attn_sdpa_from_scores(NULL, out, NULL, NULL, NULL, 1, 3, 3,
+                                           2, 3, NULL, work),
                      ATTN_ERR_NULL);
     assert_int_equal(attn_weighted_sum(NULL, scores, TUT_V, 3, 3, 3),
                      ATTN_ERR_NULL);
@@ -494,15 +511,15 @@ static void test_sdpa_rejects_non_finite_inputs_before_writing(void **state)
             target[5] = poison[p];
             double out[9];
             for (int i = 0; i < 9; i++) out[i] = 42.0;
-            assert_int_equal(attn_sdpa(out, NULL, NULL, NULL, q, k, v, 1, 3,
-                                       3, 2, 3, NULL, work),
+            assert_int_equal(attn_sdpa(out, NULL, NULL, NULL, q, k, v, 1, 3, 3,
+                                       2, 3, NULL, work),
                              ATTN_ERR_NOT_FINITE);
             for (int i = 0; i < 9; i++) assert_true(out[i] == 42.0);
         }
     const double scores[3] = {0, -INFINITY, 1};
     double weights[3];
-    assert_int_equal(attn_sdpa_from_scores(NULL, weights, NULL, scores, NULL,
-                                           1, 1, 3, 2, 0, NULL, work),
+    assert_int_equal(attn_sdpa_from_scores(NULL, weights, NULL, scores, NULL, 1,
+                                           1, 3, 2, 0, NULL, work),
                      ATTN_ERR_NOT_FINITE);
     const double w[2] = {0.5, NAN};
     assert_int_equal(attn_weighted_sum(weights, w, TUT_V, 1, 2, 1),
@@ -515,17 +532,17 @@ static void test_sdpa_reports_scores_that_overflow(void **state)
     const double q[2] = {1e200, 1e200};
     const double v[2] = {1, 2};
     double output[1], work[2];
-    assert_int_equal(attn_sdpa(NULL, NULL, NULL, output, q, q, v, 1, 1, 1, 2,
-                               1, NULL, work),
-                     ATTN_ERR_OVERFLOW_VALUE);
+    assert_int_equal(
+        attn_sdpa(NULL, NULL, NULL, output, q, q, v, 1, 1, 1, 2, 1, NULL, work),
+        ATTN_ERR_OVERFLOW_VALUE);
     /* Finite scores, but the factor pushes them past DBL_MAX. */
     const double scores[2] = {1e300, 0};
     attn_options opts;
     attn_options_init(&opts);
     opts.scale_kind = ATTN_SCALE_FACTOR;
     opts.scale_factor = 1e10;
-    assert_int_equal(attn_sdpa_from_scores(NULL, work, NULL, scores, NULL, 1,
-                                           1, 2, 1, 0, &opts, work),
+    assert_int_equal(attn_sdpa_from_scores(NULL, work, NULL, scores, NULL, 1, 1,
+                                           2, 1, 0, &opts, work),
                      ATTN_ERR_OVERFLOW_VALUE);
 }
 

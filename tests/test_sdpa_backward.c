@@ -52,9 +52,8 @@ static double scores_loss(void *context)
 {
     const sdpa_case *c = context;
     double output[B * NQ * DV], work[NK];
-    assert_int_equal(attn_sdpa_from_scores(NULL, NULL, output, c->scores,
-                                           c->v, B, NQ, NK, DK, DV, &c->opts,
-                                           work),
+    assert_int_equal(attn_sdpa_from_scores(NULL, NULL, output, c->scores, c->v,
+                                           B, NQ, NK, DK, DV, &c->opts, work),
                      ATTN_OK);
     return fd_dot(output, c->d_output, B * NQ * DV);
 }
@@ -81,10 +80,9 @@ static void run_backward(sdpa_grads *g, const sdpa_case *c)
 {
     double work[2 * NK];
     assert_int_equal(attn_sdpa_backward_work_size(NK), 2 * NK);
-    assert_int_equal(attn_sdpa_backward(g->q, g->k, g->v, g->weights,
-                                        g->scaled, c->d_output, c->q, c->k,
-                                        c->v, B, NQ, NK, DK, DV, &c->opts,
-                                        work),
+    assert_int_equal(attn_sdpa_backward(g->q, g->k, g->v, g->weights, g->scaled,
+                                        c->d_output, c->q, c->k, c->v, B, NQ,
+                                        NK, DK, DV, &c->opts, work),
                      ATTN_OK);
 }
 
@@ -117,8 +115,8 @@ static void check_case_against_finite_differences(sdpa_case *c)
     assert_gradient_close(g.weights, numeric, B * NQ * NK);
 }
 
-static void test_sdpa_backward_matches_finite_differences_without_a_mask(
-    void **state)
+static void
+test_sdpa_backward_matches_finite_differences_without_a_mask(void **state)
 {
     (void)state;
     sdpa_case c;
@@ -126,8 +124,8 @@ static void test_sdpa_backward_matches_finite_differences_without_a_mask(
     check_case_against_finite_differences(&c);
 }
 
-static void test_sdpa_backward_matches_finite_differences_with_a_causal_mask(
-    void **state)
+static void
+test_sdpa_backward_matches_finite_differences_with_a_causal_mask(void **state)
 {
     (void)state;
     sdpa_case c;
@@ -156,8 +154,7 @@ test_sdpa_backward_matches_finite_differences_with_a_custom_mask(void **state)
     (void)state;
     sdpa_case c;
     case_fill(&c, 14);
-    const unsigned char allowed[NQ * NK] = {1, 0, 1, 1, 0, 0, 0, 0,
-                                            0, 1, 1, 0};
+    const unsigned char allowed[NQ * NK] = {1, 0, 1, 1, 0, 0, 0, 0, 0, 1, 1, 0};
     memcpy(c.allowed, allowed, sizeof allowed);
     c.opts.mask.kinds = ATTN_MASK_CUSTOM;
     c.opts.mask.allowed = c.allowed;
@@ -181,8 +178,7 @@ test_sdpa_backward_matches_finite_differences_with_local_and_strided_masks(
 }
 
 static void
-test_sdpa_backward_matches_finite_differences_for_every_scale_kind(
-    void **state)
+test_sdpa_backward_matches_finite_differences_for_every_scale_kind(void **state)
 {
     (void)state;
     sdpa_case c;
@@ -218,8 +214,7 @@ static void test_sdpa_backward_gives_exact_zeros_where_masked(void **state)
     (void)state;
     sdpa_case c;
     case_fill(&c, 20);
-    const unsigned char allowed[NQ * NK] = {0, 0, 0, 0, 1, 0, 1, 0,
-                                            1, 1, 1, 0};
+    const unsigned char allowed[NQ * NK] = {0, 0, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0};
     memcpy(c.allowed, allowed, sizeof allowed);
     c.opts.mask.kinds = ATTN_MASK_CUSTOM;
     c.opts.mask.allowed = c.allowed;
@@ -240,8 +235,8 @@ static void test_sdpa_backward_gives_exact_zeros_where_masked(void **state)
 
 /* With one key every weight is 1 whatever the scores: grad_scaled,
  * grad_q and grad_k are exactly 0 and grad_v is the sum of d_output. */
-static void test_sdpa_backward_with_one_key_has_zero_score_gradients(
-    void **state)
+static void
+test_sdpa_backward_with_one_key_has_zero_score_gradients(void **state)
 {
     (void)state;
     const double q[2 * 2] = {0.3, -1.2, 2.0, 0.5};
@@ -249,8 +244,8 @@ static void test_sdpa_backward_with_one_key_has_zero_score_gradients(
     const double v[3] = {1.0, 2.0, 3.0};
     const double d_output[2 * 3] = {0.5, -1.0, 2.0, 0.25, 4.0, -3.0};
     double gq[4], gk[2], gv[3], gw[2], gs[2], work[2];
-    assert_int_equal(attn_sdpa_backward(gq, gk, gv, gw, gs, d_output, q, k,
-                                        v, 1, 2, 1, 2, 3, NULL, work),
+    assert_int_equal(attn_sdpa_backward(gq, gk, gv, gw, gs, d_output, q, k, v,
+                                        1, 2, 1, 2, 3, NULL, work),
                      ATTN_OK);
     const double zeros[4] = {0, 0, 0, 0};
     const double expected_gv[3] = {0.75, 3.0, -1.0};
@@ -263,8 +258,7 @@ static void test_sdpa_backward_with_one_key_has_zero_score_gradients(
 }
 
 /* Gradients overwrite their buffers: stale contents change nothing. */
-static void test_sdpa_backward_overwrites_rather_than_accumulates(
-    void **state)
+static void test_sdpa_backward_overwrites_rather_than_accumulates(void **state)
 {
     (void)state;
     sdpa_case c;
@@ -286,9 +280,9 @@ static void test_sdpa_backward_accepts_null_gradient_pointers(void **state)
     sdpa_grads all;
     run_backward(&all, &c);
     double gk[B * NK * DK], work[2 * NK];
-    assert_int_equal(attn_sdpa_backward(NULL, gk, NULL, NULL, NULL,
-                                        c.d_output, c.q, c.k, c.v, B, NQ, NK,
-                                        DK, DV, NULL, work),
+    assert_int_equal(attn_sdpa_backward(NULL, gk, NULL, NULL, NULL, c.d_output,
+                                        c.q, c.k, c.v, B, NQ, NK, DK, DV, NULL,
+                                        work),
                      ATTN_OK);
     assert_memory_equal(gk, all.k, sizeof gk);
 }
@@ -303,20 +297,20 @@ static void test_sdpa_backward_rejects_bad_arguments(void **state)
                                         c.k, c.v, B, NQ, NK, DK, DV, NULL,
                                         work),
                      ATTN_ERR_NULL);
-    assert_int_equal(attn_sdpa_backward(gq, NULL, NULL, NULL, NULL,
-                                        c.d_output, c.q, c.k, c.v, B, 0, NK,
-                                        DK, DV, NULL, work),
+    assert_int_equal(attn_sdpa_backward(gq, NULL, NULL, NULL, NULL, c.d_output,
+                                        c.q, c.k, c.v, B, 0, NK, DK, DV, NULL,
+                                        work),
                      ATTN_ERR_SIZE);
     c.opts.dropout = 1.0;
-    assert_int_equal(attn_sdpa_backward(gq, NULL, NULL, NULL, NULL,
-                                        c.d_output, c.q, c.k, c.v, B, NQ, NK,
-                                        DK, DV, &c.opts, work),
+    assert_int_equal(attn_sdpa_backward(gq, NULL, NULL, NULL, NULL, c.d_output,
+                                        c.q, c.k, c.v, B, NQ, NK, DK, DV,
+                                        &c.opts, work),
                      ATTN_ERR_RANGE);
     c.opts.dropout = 0.0;
     c.d_output[3] = NAN;
-    assert_int_equal(attn_sdpa_backward(gq, NULL, NULL, NULL, NULL,
-                                        c.d_output, c.q, c.k, c.v, B, NQ, NK,
-                                        DK, DV, &c.opts, work),
+    assert_int_equal(attn_sdpa_backward(gq, NULL, NULL, NULL, NULL, c.d_output,
+                                        c.q, c.k, c.v, B, NQ, NK, DK, DV,
+                                        &c.opts, work),
                      ATTN_ERR_NOT_FINITE);
     assert_int_equal(attn_sdpa_backward_work_size(0), 0);
 }
@@ -428,14 +422,12 @@ int main(void)
         cmocka_unit_test(test_sdpa_backward_gives_exact_zeros_where_masked),
         cmocka_unit_test(
             test_sdpa_backward_with_one_key_has_zero_score_gradients),
-        cmocka_unit_test(
-            test_sdpa_backward_overwrites_rather_than_accumulates),
+        cmocka_unit_test(test_sdpa_backward_overwrites_rather_than_accumulates),
         cmocka_unit_test(test_sdpa_backward_accepts_null_gradient_pointers),
         cmocka_unit_test(test_sdpa_backward_rejects_bad_arguments),
         cmocka_unit_test(test_softmax_backward_matches_finite_differences),
         cmocka_unit_test(test_softmax_backward_of_a_fully_masked_row_is_zero),
-        cmocka_unit_test(
-            test_softmax_backward_rows_sum_to_zero_and_may_alias),
+        cmocka_unit_test(test_softmax_backward_rows_sum_to_zero_and_may_alias),
         cmocka_unit_test(test_softmax_backward_rejects_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

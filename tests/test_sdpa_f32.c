@@ -1,11 +1,12 @@
 /*
  * The float32 path against the double one: every kernel (the portable
  * scalar one forced on its own, AVX2 + FMA and AVX-512F each forced where
- * the CPU has them, and the one attn_sdpa_f32 picks) on random problems with every mask, sizes that
- * are not multiples of the tiles, batches, n_q != n_k and d_k != d_v. The
- * inputs are drawn in double, rounded to float, and the double path gets the
- * rounded values, so the difference is the float computation alone. Errors
- * are relative to the largest magnitude of the compared array (normwise).
+ * the CPU has them, and the one attn_sdpa_f32 picks) on random problems with
+ * every mask, sizes that are not multiples of the tiles, batches, n_q != n_k
+ * and d_k != d_v. The inputs are drawn in double, rounded to float, and the
+ * double path gets the rounded values, so the difference is the float
+ * computation alone. Errors are relative to the largest magnitude of the
+ * compared array (normwise).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -23,9 +24,9 @@
 
 typedef struct problem {
     int batch, n_q, n_k, d_k, d_v;
-    float *q, *k, *v;             /* float inputs */
-    double *qd, *kd, *vd;         /* the same values in double */
-    unsigned char *allowed;       /* [n_q, n_k] for the custom mask */
+    float *q, *k, *v;       /* float inputs */
+    double *qd, *kd, *vd;   /* the same values in double */
+    unsigned char *allowed; /* [n_q, n_k] for the custom mask */
     int key_length[4];
 } problem;
 
@@ -37,13 +38,13 @@ static void fill(test_rng *rng, float *f, double *d, size_t count)
     }
 }
 
-static problem make_problem(uint64_t seed, int batch, int n_q, int n_k,
-                            int d_k, int d_v)
+static problem make_problem(uint64_t seed, int batch, int n_q, int n_k, int d_k,
+                            int d_v)
 {
     test_rng rng;
     test_rng_seed(&rng, seed);
-    problem p = {batch, n_q, n_k, d_k, d_v, NULL, NULL, NULL, NULL, NULL,
-                 NULL, NULL, {0, 0, 0, 0}};
+    problem p = {batch, n_q,  n_k,  d_k,  d_v,  NULL,        NULL,
+                 NULL,  NULL, NULL, NULL, NULL, {0, 0, 0, 0}};
     const size_t nq = (size_t)batch * n_q * d_k, nk = (size_t)batch * n_k * d_k;
     const size_t nv = (size_t)batch * n_k * d_v;
     p.q = malloc(nq * sizeof *p.q);
@@ -116,13 +117,16 @@ static double compare(const problem *p, const attn_options *opts, int kernel)
 
     assert_int_equal(attn_sdpa(NULL, NULL, w64, o64, p->qd, p->kd, p->vd,
                                p->batch, p->n_q, p->n_k, p->d_k, p->d_v, opts,
-                               work64), ATTN_OK);
+                               work64),
+                     ATTN_OK);
     assert_int_equal(attn__sdpa_f32_using(kernel, w32, o32, p->q, p->k, p->v,
                                           p->batch, p->n_q, p->n_k, p->d_k,
-                                          p->d_v, opts, work32), ATTN_OK);
+                                          p->d_v, opts, work32),
+                     ATTN_OK);
     assert_int_equal(attn__sdpa_f32_using(kernel, NULL, o32b, p->q, p->k, p->v,
                                           p->batch, p->n_q, p->n_k, p->d_k,
-                                          p->d_v, opts, work32), ATTN_OK);
+                                          p->d_v, opts, work32),
+                     ATTN_OK);
     /* masked weights are exactly 0 in both */
     for (size_t i = 0; i < grid; i++)
         if (w64[i] == 0.0 && w32[i] != 0.0f)
@@ -161,16 +165,22 @@ static void mask_case(attn_options *opts, const problem *p, int m)
     case 3: mask->kinds = ATTN_MASK_LOCAL; break;
     case 4: mask->kinds = ATTN_MASK_STRIDED; break;
     case 5: mask->kinds = ATTN_MASK_CUSTOM; break;
-    case 6: mask->kinds = ATTN_MASK_CAUSAL | ATTN_MASK_KEY_PADDING |
-                          ATTN_MASK_LOCAL;
-            opts->scale_kind = ATTN_SCALE_NONE; break;
-    case 7: mask->kinds = ATTN_MASK_LOCAL;
-            mask->window = 70; /* wider than a tile */
-            opts->scale_kind = ATTN_SCALE_FACTOR;
-            opts->scale_factor = 0.3; break;
-    default: mask->kinds = ATTN_MASK_CAUSAL;
-             opts->dropout = 0.25;
-             opts->seed = 7; break;
+    case 6:
+        mask->kinds = ATTN_MASK_CAUSAL | ATTN_MASK_KEY_PADDING |
+                      ATTN_MASK_LOCAL;
+        opts->scale_kind = ATTN_SCALE_NONE;
+        break;
+    case 7:
+        mask->kinds = ATTN_MASK_LOCAL;
+        mask->window = 70; /* wider than a tile */
+        opts->scale_kind = ATTN_SCALE_FACTOR;
+        opts->scale_factor = 0.3;
+        break;
+    default:
+        mask->kinds = ATTN_MASK_CAUSAL;
+        opts->dropout = 0.25;
+        opts->seed = 7;
+        break;
     }
 }
 
@@ -178,7 +188,7 @@ static void check_every_mask(int kernel)
 {
     static const int shapes[][5] = {
         {2, 37, 70, 19, 23}, {1, 130, 130, 64, 64}, {3, 5, 1, 3, 2},
-        {1, 1, 200, 8, 33}, {2, 67, 9, 64, 16},
+        {1, 1, 200, 8, 33},  {2, 67, 9, 64, 16},
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         problem p = make_problem(100 + s, shapes[s][0], shapes[s][1],
@@ -217,14 +227,16 @@ static void test_the_chosen_kernel_matches_double_with_every_mask(void **state)
     check_every_mask(ATTN__F32_BEST);
 }
 
-static void test_the_avx2_kernel_matches_double_where_the_cpu_has_it(void **state)
+static void
+test_the_avx2_kernel_matches_double_where_the_cpu_has_it(void **state)
 {
     (void)state;
     if (!kernel_available(ATTN__F32_AVX2)) skip();
     check_every_mask(ATTN__F32_AVX2);
 }
 
-static void test_the_avx512_kernel_matches_double_where_the_cpu_has_it(void **state)
+static void
+test_the_avx512_kernel_matches_double_where_the_cpu_has_it(void **state)
 {
     (void)state;
     if (!kernel_available(ATTN__F32_AVX512)) skip();
@@ -265,13 +277,15 @@ static void test_a_fully_masked_row_gives_zeros(void **state)
     for (int kernel = ATTN__F32_BEST; kernel < ATTN__F32_KERNELS; kernel++) {
         if (!kernel_available(kernel)) continue;
         assert_int_equal(attn__sdpa_f32_using(kernel, w, o, q, q, v, 1, 2, 2, 3,
-                                              2, &opts, work), ATTN_OK);
+                                              2, &opts, work),
+                         ATTN_OK);
         for (int i = 0; i < 4; i++) {
             assert_true(w[i] == 0.0f);
             assert_true(o[i] == 0.0f);
         }
         assert_int_equal(attn__sdpa_f32_using(kernel, NULL, o, q, q, v, 1, 2, 2,
-                                              3, 2, &opts, work), ATTN_OK);
+                                              3, 2, &opts, work),
+                         ATTN_OK);
         for (int i = 0; i < 4; i++) assert_true(o[i] == 0.0f);
     }
 }
@@ -281,8 +295,9 @@ static void test_bad_input_gives_the_documented_status(void **state)
     (void)state;
     float q[4] = {1, 2, 3, 4}, o[4], work[8192];
     assert_true(attn_sdpa_f32_work_size(2, 2, 2) <= 8192);
-    assert_int_equal(attn_sdpa_f32(NULL, o, NULL, q, q, 1, 2, 2, 2, 2, NULL,
-                                   work), ATTN_ERR_NULL);
+    assert_int_equal(
+        attn_sdpa_f32(NULL, o, NULL, q, q, 1, 2, 2, 2, 2, NULL, work),
+        ATTN_ERR_NULL);
     assert_int_equal(attn_sdpa_f32(NULL, o, q, q, q, 1, 0, 2, 2, 2, NULL, work),
                      ATTN_ERR_SIZE);
     q[1] = NAN;
@@ -296,8 +311,9 @@ static void test_bad_input_gives_the_documented_status(void **state)
     attn_options_init(&opts);
     opts.mask.kinds = ATTN_MASK_LOCAL;
     opts.mask.window = -1;
-    assert_int_equal(attn_sdpa_f32(NULL, o, q, q, q, 1, 2, 2, 2, 2, &opts, work),
-                     ATTN_ERR_RANGE);
+    assert_int_equal(
+        attn_sdpa_f32(NULL, o, q, q, q, 1, 2, 2, 2, 2, &opts, work),
+        ATTN_ERR_RANGE);
     assert_int_equal(attn_sdpa_f32_work_size(0, 2, 2), 0);
     assert_int_equal(attn_linear_f32(o, q, q, q, 1, 2, 2, 2, 2, 2, work),
                      ATTN_ERR_OPTION);
@@ -309,16 +325,19 @@ static void test_linear_f32_matches_double(void **state)
     problem p = make_problem(5, 2, 300, 280, 24, 40);
     const size_t out = (size_t)p.batch * p.n_q * p.d_v;
     double *o64 = malloc(out * sizeof *o64);
-    double *work64 = malloc(attn_linear_work_size(p.d_k, p.d_v) * sizeof *work64);
+    double *work64 = malloc(attn_linear_work_size(p.d_k, p.d_v) *
+                            sizeof *work64);
     float *o32 = malloc(out * sizeof *o32);
-    float *work32 = malloc(attn_linear_f32_work_size(p.d_k, p.d_v) * sizeof *work32);
+    float *work32 = malloc(attn_linear_f32_work_size(p.d_k, p.d_v) *
+                           sizeof *work32);
     assert_non_null(o64);
     assert_non_null(work64);
     assert_non_null(o32);
     assert_non_null(work32);
     for (int causal = 0; causal <= 1; causal++) {
         assert_int_equal(attn_linear(o64, p.qd, p.kd, p.vd, p.batch, p.n_q,
-                                     p.n_k, p.d_k, p.d_v, causal, work64), ATTN_OK);
+                                     p.n_k, p.d_k, p.d_v, causal, work64),
+                         ATTN_OK);
         assert_int_equal(attn_linear_f32(o32, p.q, p.k, p.v, p.batch, p.n_q,
                                          p.n_k, p.d_k, p.d_v, causal, work32),
                          ATTN_OK);
@@ -338,7 +357,8 @@ static double loss(const problem *p, const attn_options *opts,
 {
     assert_int_equal(attn_sdpa(NULL, NULL, NULL, out, p->qd, p->kd, p->vd,
                                p->batch, p->n_q, p->n_k, p->d_k, p->d_v, opts,
-                               work), ATTN_OK);
+                               work),
+                     ATTN_OK);
     double sum = 0.0;
     for (size_t i = 0; i < (size_t)p->batch * p->n_q * p->d_v; i++)
         sum += d_out[i] * out[i];
@@ -362,18 +382,20 @@ static void numeric_gradient(double *grad, double *x, size_t count,
     }
 }
 
-static void check_backward(uint64_t seed, int batch, int n_q, int n_k,
-                           int d_k, int d_v)
+static void check_backward(uint64_t seed, int batch, int n_q, int n_k, int d_k,
+                           int d_v)
 {
     problem p = make_problem(seed, batch, n_q, n_k, d_k, d_v);
     const size_t nq = (size_t)batch * n_q * d_k, nk = (size_t)batch * n_k * d_k;
     const size_t nv = (size_t)batch * n_k * d_v, no = (size_t)batch * n_q * d_v;
     float *d_out = malloc(no * sizeof *d_out);
-    double *d_outd = malloc(no * sizeof *d_outd), *out = malloc(no * sizeof *out);
+    double *d_outd = malloc(no * sizeof *d_outd),
+           *out = malloc(no * sizeof *out);
     double *work = malloc(attn_sdpa_work_size(n_k) * sizeof *work);
     float *dq = malloc(nq * sizeof *dq), *dk = malloc(nk * sizeof *dk);
     float *dv = malloc(nv * sizeof *dv);
-    float *work32 = malloc(attn_sdpa_f32_backward_work_size(n_k) * sizeof *work32);
+    float *work32 = malloc(attn_sdpa_f32_backward_work_size(n_k) *
+                           sizeof *work32);
     double *gq = malloc(nq * sizeof *gq), *gk = malloc(nk * sizeof *gk);
     double *gv = malloc(nv * sizeof *gv);
     assert_true(d_out && d_outd && out && work && dq && dk && dv && work32 &&
@@ -384,9 +406,10 @@ static void check_backward(uint64_t seed, int batch, int n_q, int n_k,
     for (int m = 0; m < MASK_CASES; m++) {
         attn_options opts;
         mask_case(&opts, &p, m);
-        assert_int_equal(attn_sdpa_f32_backward(dq, dk, dv, d_out, p.q, p.k, p.v,
-                                                batch, n_q, n_k, d_k, d_v, &opts,
-                                                work32), ATTN_OK);
+        assert_int_equal(attn_sdpa_f32_backward(dq, dk, dv, d_out, p.q, p.k,
+                                                p.v, batch, n_q, n_k, d_k, d_v,
+                                                &opts, work32),
+                         ATTN_OK);
         numeric_gradient(gq, p.qd, nq, &p, &opts, d_outd, out, work);
         numeric_gradient(gk, p.kd, nk, &p, &opts, d_outd, out, work);
         numeric_gradient(gv, p.vd, nv, &p, &opts, d_outd, out, work);
@@ -410,7 +433,8 @@ static void check_backward(uint64_t seed, int batch, int n_q, int n_k,
     free_problem(&p);
 }
 
-static void test_backward_matches_finite_differences_with_every_mask(void **state)
+static void
+test_backward_matches_finite_differences_with_every_mask(void **state)
 {
     (void)state;
     check_backward(31, 2, 5, 7, 3, 4);
@@ -423,9 +447,11 @@ static void test_backward_skips_gradients_given_null(void **state)
     const float x[4] = {1, 2, 3, 4};
     float dq[4], work[8];
     assert_int_equal(attn_sdpa_f32_backward(dq, NULL, NULL, x, x, x, x, 1, 2, 2,
-                                            2, 2, NULL, work), ATTN_OK);
+                                            2, 2, NULL, work),
+                     ATTN_OK);
     assert_int_equal(attn_sdpa_f32_backward(dq, NULL, NULL, NULL, x, x, x, 1, 2,
-                                            2, 2, 2, NULL, work), ATTN_ERR_NULL);
+                                            2, 2, 2, NULL, work),
+                     ATTN_ERR_NULL);
     assert_int_equal(attn_sdpa_f32_backward_work_size(0), 0);
 }
 
@@ -434,14 +460,17 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_the_scalar_kernel_matches_double_with_every_mask),
         cmocka_unit_test(test_the_chosen_kernel_matches_double_with_every_mask),
-        cmocka_unit_test(test_the_avx2_kernel_matches_double_where_the_cpu_has_it),
-        cmocka_unit_test(test_the_avx512_kernel_matches_double_where_the_cpu_has_it),
+        cmocka_unit_test(
+            test_the_avx2_kernel_matches_double_where_the_cpu_has_it),
+        cmocka_unit_test(
+            test_the_avx512_kernel_matches_double_where_the_cpu_has_it),
         cmocka_unit_test(test_an_unknown_kernel_is_an_option_error),
         cmocka_unit_test(test_t2048_outputs_agree_with_double_to_1e_5),
         cmocka_unit_test(test_a_fully_masked_row_gives_zeros),
         cmocka_unit_test(test_bad_input_gives_the_documented_status),
         cmocka_unit_test(test_linear_f32_matches_double),
-        cmocka_unit_test(test_backward_matches_finite_differences_with_every_mask),
+        cmocka_unit_test(
+            test_backward_matches_finite_differences_with_every_mask),
         cmocka_unit_test(test_backward_skips_gradients_given_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

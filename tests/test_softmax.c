@@ -29,8 +29,7 @@ static void test_softmax_of_100_95_5_3_matches_exact_values(void **state)
     (void)state;
     const double x[4] = {100, 95, 5, 3};
     const double expected[4] = {0.99330714907571514, 0.0066928509242848556,
-                                5.4841304964076696e-42,
-                                7.4219635403787733e-43};
+                                5.4841304964076696e-42, 7.4219635403787733e-43};
     assert_softmax_gives(x, 1, 4, expected);
 }
 
@@ -41,8 +40,7 @@ static void test_softmax_of_100_95_5_3_over_8_matches_exact_values(void **state)
     (void)state;
     const double x[4] = {100.0 / 8, 95.0 / 8, 5.0 / 8, 3.0 / 8};
     const double expected[4] = {0.65134961039881156, 0.34864232292735564,
-                                4.5348944691216785e-06,
-                                3.5317793636981462e-06};
+                                4.5348944691216785e-06, 3.5317793636981462e-06};
     assert_softmax_gives(x, 1, 4, expected);
 }
 
@@ -51,9 +49,9 @@ static void test_softmax_rows_of_magnitude_1e4_are_exact(void **state)
 {
     (void)state;
     const double x[6] = {10000, 9999, -10000, -10000, -10001, -10002};
-    const double expected[6] = {0.7310585786300049, 0.2689414213699951, 0.0,
-                                0.6652409557748219, 0.24472847105479764,
-                                0.090030573170380462};
+    const double expected[6] = {
+        0.7310585786300049, 0.2689414213699951,  0.0,
+        0.6652409557748219, 0.24472847105479764, 0.090030573170380462};
     assert_softmax_gives(x, 2, 3, expected);
 }
 
@@ -138,10 +136,8 @@ static void test_softmax_rejects_nan_and_positive_infinity(void **state)
     const double with_nan[3] = {1.0, NAN, 2.0};
     const double with_inf[3] = {1.0, INFINITY, 2.0};
     double w[3] = {7.0, 7.0, 7.0};
-    assert_int_equal(attn_softmax_rows(w, with_nan, 1, 3),
-                     ATTN_ERR_NOT_FINITE);
-    assert_int_equal(attn_softmax_rows(w, with_inf, 1, 3),
-                     ATTN_ERR_NOT_FINITE);
+    assert_int_equal(attn_softmax_rows(w, with_nan, 1, 3), ATTN_ERR_NOT_FINITE);
+    assert_int_equal(attn_softmax_rows(w, with_inf, 1, 3), ATTN_ERR_NOT_FINITE);
     /* Nothing is written when the input is rejected. */
     for (int j = 0; j < 3; j++) assert_true(w[j] == 7.0);
 }

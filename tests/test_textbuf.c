@@ -15,8 +15,9 @@
 static void test_appended_integers_read_as_printf_writes_them(void **state)
 {
     (void)state;
-    static const int values[] = {0, 1, -1, 9, 10, -10, 99, 100, 12345,
-                                 -67890, INT_MAX, INT_MIN, INT_MIN + 1};
+    static const int values[] = {0,       1,       -1,         9,     10,
+                                 -10,     99,      100,        12345, -67890,
+                                 INT_MAX, INT_MIN, INT_MIN + 1};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
         char buf[32], expected[32];
         attn__text text;
@@ -24,7 +25,8 @@ static void test_appended_integers_read_as_printf_writes_them(void **state)
         attn__text_puts(&text, "[");
         attn__text_int(&text, values[i]);
         attn__text_puts(&text, "]");
-        const int length = snprintf(expected, sizeof expected, "[%d]", values[i]);
+        const int length = snprintf(expected, sizeof expected, "[%d]",
+                                    values[i]);
         assert_string_equal(buf, expected);
         assert_int_equal(text.length, (size_t)length);
     }
@@ -44,13 +46,17 @@ static void test_an_integer_past_the_end_is_cut_but_still_counted(void **state)
 /* Each text and the offset of the first byte that starts no valid
  * character (its length when all are valid), from RFC 3629's table of
  * well-formed sequences. */
-static void test_a_json_string_is_quoted_escaped_and_skips_the_given_bytes(void **state)
+static void
+test_a_json_string_is_quoted_escaped_and_skips_the_given_bytes(void **state)
 {
     (void)state;
     char buf[64];
     attn__text text;
     attn__text_init(&text, buf, sizeof buf);
-    attn__text_json_string(&text, "a\"b\\c\x01" "d\n\xc3\xa9", "\x01");
+    attn__text_json_string(&text,
+                           "a\"b\\c\x01"
+                           "d\n\xc3\xa9",
+                           "\x01");
     assert_string_equal(buf, "\"a\\\"b\\\\cd\\u000a\xc3\xa9\"");
     attn__text_init(&text, buf, sizeof buf);
     attn__text_json_string(&text, "\x01", "");
@@ -66,28 +72,28 @@ static void test_utf8_check_finds_the_first_bad_sequence(void **state)
     } cases[] = {
         {"", 0},
         {"cat", 3},
-        {"caf\xc3\xa9", 5},                /* é, U+00E9 */
-        {"\xe2\x82\xac 5", 5},             /* €, U+20AC */
-        {"\xf0\x9d\x84\x9e", 4},          /* 𝄞, U+1D11E */
+        {"caf\xc3\xa9", 5},                  /* é, U+00E9 */
+        {"\xe2\x82\xac 5", 5},               /* €, U+20AC */
+        {"\xf0\x9d\x84\x9e", 4},             /* 𝄞, U+1D11E */
         {"\xef\xbf\xbf\xf4\x8f\xbf\xbf", 7}, /* U+FFFF and U+10FFFF */
-        {"\xed\x9f\xbf", 3},              /* U+D7FF, the last before the surrogates */
-        {"\xff\xfe", 0},                   /* bytes no character starts with */
-        {"ab\x80", 2},                      /* a continuation byte alone */
-        {"\xc0\xaf", 0},                   /* '/' overlong in 2 bytes */
-        {"\xc1\xbf", 0},                   /* U+007F overlong */
-        {"\xe0\x80\xaf", 0},               /* '/' overlong in 3 bytes */
-        {"\xf0\x8f\xbf\xbf", 0},          /* U+FFFF overlong in 4 bytes */
-        {"x\xed\xa0\x80", 1},              /* U+D800, a surrogate */
-        {"x\xed\xbf\xbf", 1},              /* U+DFFF */
-        {"\xf4\x90\x80\x80", 0},          /* U+110000, past the last */
+        {"\xed\x9f\xbf", 3},     /* U+D7FF, the last before the surrogates */
+        {"\xff\xfe", 0},         /* bytes no character starts with */
+        {"ab\x80", 2},           /* a continuation byte alone */
+        {"\xc0\xaf", 0},         /* '/' overlong in 2 bytes */
+        {"\xc1\xbf", 0},         /* U+007F overlong */
+        {"\xe0\x80\xaf", 0},     /* '/' overlong in 3 bytes */
+        {"\xf0\x8f\xbf\xbf", 0}, /* U+FFFF overlong in 4 bytes */
+        {"x\xed\xa0\x80", 1},    /* U+D800, a surrogate */
+        {"x\xed\xbf\xbf", 1},    /* U+DFFF */
+        {"\xf4\x90\x80\x80", 0}, /* U+110000, past the last */
         {"\xf5\x80\x80\x80", 0},
-        {"ok\xe2\x82", 2},                  /* € cut short at the end */
-        {"\xe2\x28\xa1", 0},               /* ( where a continuation goes */
-        {"\xc3\xa9\xc3", 2},               /* é then a lead byte alone */
+        {"ok\xe2\x82", 2},   /* € cut short at the end */
+        {"\xe2\x28\xa1", 0}, /* ( where a continuation goes */
+        {"\xc3\xa9\xc3", 2}, /* é then a lead byte alone */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const size_t got =
-            attn__utf8_check(cases[i].text, strlen(cases[i].text));
+        const size_t got = attn__utf8_check(cases[i].text,
+                                            strlen(cases[i].text));
         if (got != cases[i].bad)
             fail_msg("case %zu: bad byte at %zu, expected %zu", i, got,
                      cases[i].bad);
@@ -99,7 +105,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_appended_integers_read_as_printf_writes_them),
         cmocka_unit_test(test_an_integer_past_the_end_is_cut_but_still_counted),
-        cmocka_unit_test(test_a_json_string_is_quoted_escaped_and_skips_the_given_bytes),
+        cmocka_unit_test(
+            test_a_json_string_is_quoted_escaped_and_skips_the_given_bytes),
         cmocka_unit_test(test_utf8_check_finds_the_first_bad_sequence),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

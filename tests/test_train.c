@@ -96,25 +96,28 @@ static void check_model_gradient(int layers, int d_ff, int causal)
     int right, total;
     attn__model_loss(&loss, &right, &total, &c.pass, &c.model, c.targets,
                      c.counted, BATCH, T, 1);
-    assert_int_equal(attn__model_backward(analytic, &c.pass, c.params,
-                                          &c.model, c.tokens, BATCH, T),
+    assert_int_equal(attn__model_backward(analytic, &c.pass, c.params, &c.model,
+                                          c.tokens, BATCH, T),
                      ATTN_OK);
-    fd_gradient(numeric, c.params, c.model.count, model_case_loss, &c,
-                FD_STEP);
+    fd_gradient(numeric, c.params, c.model.count, model_case_loss, &c, FD_STEP);
     assert_gradient_close(analytic, numeric, c.model.count);
     free(analytic);
     free(numeric);
     model_case_free(&c);
 }
 
-static void test_attention_only_layers_have_the_gradient_finite_differences_give(void **state)
+static void
+test_attention_only_layers_have_the_gradient_finite_differences_give(
+    void **state)
 {
     (void)state;
     check_model_gradient(2, 0, 0);
     check_model_gradient(1, 0, 1);
 }
 
-static void test_transformer_block_layers_have_the_gradient_finite_differences_give(void **state)
+static void
+test_transformer_block_layers_have_the_gradient_finite_differences_give(
+    void **state)
 {
     (void)state;
     check_model_gradient(2, 6, 0);
@@ -172,7 +175,8 @@ static void test_reverse_reaches_99_percent_within_its_step_budget(void **state)
 
 /* After training, the first head of "reverse" looks at the mirrored
  * position: the anti-diagonal. Every row of weights sums to 1. */
-static void test_a_trained_reverse_head_attends_along_the_anti_diagonal(void **state)
+static void
+test_a_trained_reverse_head_attends_along_the_anti_diagonal(void **state)
 {
     (void)state;
     attn_trainer *trainer = new_trainer("reverse", 1);
@@ -181,10 +185,10 @@ static void test_a_trained_reverse_head_attends_along_the_anti_diagonal(void **s
     enum { N = 8, HEADS = 2 };
     int tokens[N], targets[N], counted[N], predicted[N];
     double weights[HEADS * N * N];
-    assert_int_equal(attn_trainer_example(trainer, tokens, targets, counted,
-                                          5), ATTN_OK);
-    assert_int_equal(attn_trainer_predict(trainer, predicted, weights, tokens,
-                                          N), ATTN_OK);
+    assert_int_equal(attn_trainer_example(trainer, tokens, targets, counted, 5),
+                     ATTN_OK);
+    assert_int_equal(
+        attn_trainer_predict(trainer, predicted, weights, tokens, N), ATTN_OK);
     assert_memory_equal(predicted, targets, sizeof predicted);
     int mirrored = 0;
     for (int h = 0; h < HEADS; h++) {
@@ -210,8 +214,8 @@ static void test_causal_tasks_give_no_weight_to_later_tokens(void **state)
     const int tokens[N] = {3, 1, 4, 1, 5};
     int predicted[N];
     double weights[HEADS * N * N];
-    assert_int_equal(attn_trainer_predict(trainer, predicted, weights, tokens,
-                                          N), ATTN_OK);
+    assert_int_equal(
+        attn_trainer_predict(trainer, predicted, weights, tokens, N), ATTN_OK);
     for (int h = 0; h < HEADS; h++)
         for (int i = 0; i < N; i++)
             for (int j = i + 1; j < N; j++)
@@ -247,15 +251,15 @@ static void expect_error(attn_trainer *trainer, int status, int expected,
     assert_string_equal(attn_trainer_error(trainer), message);
 }
 
-static void test_the_tasks_and_settings_listed_are_the_ones_the_trainer_takes(void **state)
+static void
+test_the_tasks_and_settings_listed_are_the_ones_the_trainer_takes(void **state)
 {
     (void)state;
-    static const char *const tasks[] = {"copy", "reverse", "sort",
-                                        "previousToken", "induction",
-                                        "lookup"};
+    static const char *const tasks[] = {"copy",          "reverse",   "sort",
+                                        "previousToken", "induction", "lookup"};
     static const char *const settings[] = {
-        "seed", "layers", "heads", "dModel", "dFF", "seqLength", "vocab",
-        "batchSize", "learningRate", "scale", "causal", "steps"};
+        "seed",  "layers",    "heads",        "dModel", "dFF",    "seqLength",
+        "vocab", "batchSize", "learningRate", "scale",  "causal", "steps"};
     const int task_count = (int)(sizeof tasks / sizeof tasks[0]);
     const int setting_count = (int)(sizeof settings / sizeof settings[0]);
     for (int i = 0; i < task_count; i++) {
@@ -266,8 +270,9 @@ static void test_the_tasks_and_settings_listed_are_the_ones_the_trainer_takes(vo
             double value = -1;
             assert_non_null(attn_trainer_setting(s));
             assert_string_equal(attn_trainer_setting(s), settings[s]);
-            assert_int_equal(attn_trainer_get(trainer, attn_trainer_setting(s),
-                                              &value), ATTN_OK);
+            assert_int_equal(
+                attn_trainer_get(trainer, attn_trainer_setting(s), &value),
+                ATTN_OK);
         }
         attn_trainer_destroy(trainer);
     }
@@ -285,8 +290,8 @@ static void test_bad_settings_get_errors_that_name_the_setting(void **state)
                      ATTN_ERR_OPTION);
     assert_null(trainer);
     failing_allocator counts = {-1, 0, 0};
-    const attn_allocator half = {failing_allocator_use(&counts).allocate,
-                                 NULL, &counts}; /* no release */
+    const attn_allocator half = {failing_allocator_use(&counts).allocate, NULL,
+                                 &counts}; /* no release */
     assert_int_equal(attn_trainer_create(&trainer, "copy", &half),
                      ATTN_ERR_NULL);
     assert_null(trainer);
@@ -301,44 +306,41 @@ static void test_bad_settings_get_errors_that_name_the_setting(void **state)
     expect_error(trainer, attn_trainer_set(trainer, "learningRate", NAN),
                  ATTN_ERR_RANGE,
                  "learningRate: must be a number from 1e-06 to 1, got NaN");
-    expect_error(trainer, attn_trainer_set(trainer, "depth", 1),
-                 ATTN_ERR_INPUT,
+    expect_error(trainer, attn_trainer_set(trainer, "depth", 1), ATTN_ERR_INPUT,
                  "depth: unknown setting (settings: seed, layers, heads, "
                  "dModel, dFF, seqLength, vocab, batchSize, learningRate, "
                  "scale, causal, steps)");
     assert_int_equal(attn_trainer_set(trainer, "heads", 3), ATTN_OK);
     double loss;
-    expect_error(trainer, attn_trainer_step(trainer, 1, &loss),
-                 ATTN_ERR_HEADS, "heads: must divide dModel (32), got 3");
+    expect_error(trainer, attn_trainer_step(trainer, 1, &loss), ATTN_ERR_HEADS,
+                 "heads: must divide dModel (32), got 3");
     assert_int_equal(attn_trainer_set(trainer, "heads", 4), ATTN_OK);
     assert_int_equal(attn_trainer_step(trainer, 1, &loss), ATTN_OK);
-    expect_error(trainer, attn_trainer_set(trainer, "heads", 2),
-                 ATTN_ERR_STATE,
+    expect_error(trainer, attn_trainer_set(trainer, "heads", 2), ATTN_ERR_STATE,
                  "heads: settings are fixed once the model is built (by the "
                  "first step, evaluation or prediction); make a new trainer "
                  "to change them");
     const int tokens[3] = {1, 10, 2};
     int predicted[3];
-    expect_error(trainer, attn_trainer_predict(trainer, predicted, NULL,
-                                               tokens, 3),
-                 ATTN_ERR_RANGE,
-                 "tokens[1]: must be from 0 to vocab - 1 = 9, got 10");
-    expect_error(trainer, attn_trainer_predict(trainer, predicted, NULL,
-                                               tokens, 9),
+    expect_error(
+        trainer, attn_trainer_predict(trainer, predicted, NULL, tokens, 3),
+        ATTN_ERR_RANGE, "tokens[1]: must be from 0 to vocab - 1 = 9, got 10");
+    expect_error(trainer,
+                 attn_trainer_predict(trainer, predicted, NULL, tokens, 9),
                  ATTN_ERR_RANGE,
                  "tokens: the model reads 1 to seqLength = 8 tokens, got 9");
     attn_trainer_destroy(trainer);
 
     trainer = new_trainer("induction", 1);
     assert_int_equal(attn_trainer_set(trainer, "seqLength", 7), ATTN_OK);
-    expect_error(trainer, attn_trainer_step(trainer, 1, &loss),
-                 ATTN_ERR_RANGE,
+    expect_error(trainer, attn_trainer_step(trainer, 1, &loss), ATTN_ERR_RANGE,
                  "seqLength: induction repeats a sequence, so it must be "
                  "even and at least 4, got 7");
     attn_trainer_destroy(trainer);
 }
 
-static void test_every_allocation_failure_is_reported_and_frees_everything(void **state)
+static void
+test_every_allocation_failure_is_reported_and_frees_everything(void **state)
 {
     (void)state;
     for (long fail_at = 0;; fail_at++) {
@@ -406,7 +408,9 @@ static int build_with_limit(size_t max_bytes, sizing_allocator *sizes,
     return status;
 }
 
-static void test_a_trainer_above_its_byte_limit_is_refused_before_it_allocates_its_model(void **state)
+static void
+test_a_trainer_above_its_byte_limit_is_refused_before_it_allocates_its_model(
+    void **state)
 {
     (void)state;
     sizing_allocator sizes;
@@ -415,13 +419,15 @@ static void test_a_trainer_above_its_byte_limit_is_refused_before_it_allocates_i
                      ATTN_ERR_TOO_LARGE);
     assert_int_equal(sizes.calls, 1); /* the trainer, not its model */
     size_t needed = 0;
-    assert_int_equal(sscanf(message, "the trainer needs %zu bytes", &needed), 1);
+    assert_int_equal(sscanf(message, "the trainer needs %zu bytes", &needed),
+                     1);
     char expected[MESSAGE_CAP];
     snprintf(expected, sizeof expected,
              "the trainer needs %zu bytes for its model, batches and working "
              "memory, more than its limit of 1000000 bytes; use a smaller "
              "batchSize, dModel, dFF or seqLength, or raise the limit "
-             "(maxBytes in the JS API)", needed);
+             "(maxBytes in the JS API)",
+             needed);
     assert_string_equal(message, expected);
     /* The figure named is exactly what the trainer allocates in all, and
      * exactly the limit at which it builds. */
@@ -429,9 +435,9 @@ static void test_a_trainer_above_its_byte_limit_is_refused_before_it_allocates_i
                      ATTN_OK);
     assert_int_equal(sizes.bytes, needed);
     assert_int_equal(sizes.calls, 2);
-    assert_int_equal(build_with_limit(needed - 1, &sizes, message,
-                                      sizeof message),
-                     ATTN_ERR_TOO_LARGE);
+    assert_int_equal(
+        build_with_limit(needed - 1, &sizes, message, sizeof message),
+        ATTN_ERR_TOO_LARGE);
     assert_int_equal(build_with_limit(0, &sizes, message, sizeof message),
                      ATTN_OK); /* no limit */
     assert_int_equal(sizes.bytes, needed);
@@ -440,17 +446,24 @@ static void test_a_trainer_above_its_byte_limit_is_refused_before_it_allocates_i
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_attention_only_layers_have_the_gradient_finite_differences_give),
-        cmocka_unit_test(test_transformer_block_layers_have_the_gradient_finite_differences_give),
+        cmocka_unit_test(
+            test_attention_only_layers_have_the_gradient_finite_differences_give),
+        cmocka_unit_test(
+            test_transformer_block_layers_have_the_gradient_finite_differences_give),
         cmocka_unit_test(test_the_same_seed_gives_the_same_losses_bit_for_bit),
-        cmocka_unit_test(test_reverse_reaches_99_percent_within_its_step_budget),
-        cmocka_unit_test(test_a_trained_reverse_head_attends_along_the_anti_diagonal),
+        cmocka_unit_test(
+            test_reverse_reaches_99_percent_within_its_step_budget),
+        cmocka_unit_test(
+            test_a_trained_reverse_head_attends_along_the_anti_diagonal),
         cmocka_unit_test(test_causal_tasks_give_no_weight_to_later_tokens),
         cmocka_unit_test(test_the_held_out_set_does_not_depend_on_the_seed),
-        cmocka_unit_test(test_the_tasks_and_settings_listed_are_the_ones_the_trainer_takes),
+        cmocka_unit_test(
+            test_the_tasks_and_settings_listed_are_the_ones_the_trainer_takes),
         cmocka_unit_test(test_bad_settings_get_errors_that_name_the_setting),
-        cmocka_unit_test(test_every_allocation_failure_is_reported_and_frees_everything),
-        cmocka_unit_test(test_a_trainer_above_its_byte_limit_is_refused_before_it_allocates_its_model),
+        cmocka_unit_test(
+            test_every_allocation_failure_is_reported_and_frees_everything),
+        cmocka_unit_test(
+            test_a_trainer_above_its_byte_limit_is_refused_before_it_allocates_its_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,15 +74,16 @@ static void assert_result_matches(vector_case *test, const char *name,
         same_shape = dims[d] == want->dims[d];
     if (!same_shape)
         fail_msg("%s has rank %d [%d, %d, %d], expected rank %d "
-                 "[%d, %d, %d]", name, rank, dims[0], dims[1], dims[2],
-                 want->rank, want->dims[0], want->dims[1], want->dims[2]);
+                 "[%d, %d, %d]",
+                 name, rank, dims[0], dims[1], dims[2], want->rank,
+                 want->dims[0], want->dims[1], want->dims[2]);
 
     for (size_t i = 0; i < want->count; i++) {
         if (!close_enough(actual[i], want->data[i], rtol, DEFAULT_ATOL)) {
             char entry[NAME_CAP];
             entry_name(entry, sizeof entry, name, rank, dims, i);
-            fail_msg("%s is %.17g, expected %.17g (rtol %g, atol %g)",
-                     entry, actual[i], want->data[i], rtol, DEFAULT_ATOL);
+            fail_msg("%s is %.17g, expected %.17g (rtol %g, atol %g)", entry,
+                     actual[i], want->data[i], rtol, DEFAULT_ATOL);
         }
     }
     attn_json_tensor_free(&test->expected, NULL);
@@ -94,7 +95,8 @@ static void assert_results_match(vector_case *test, const char *prefix,
                                  const cJSON *expected, double rtol)
 {
     const cJSON *member;
-    cJSON_ArrayForEach(member, expected) {
+    cJSON_ArrayForEach(member, expected)
+    {
         char name[NAME_CAP];
         snprintf(name, sizeof name, "%s%s", prefix, member->string);
         if (cJSON_IsObject(member)) {
@@ -103,7 +105,8 @@ static void assert_results_match(vector_case *test, const char *prefix,
         } else if (cJSON_IsArray(member) && cJSON_IsObject(member->child)) {
             int i = 0;
             const cJSON *item;
-            cJSON_ArrayForEach(item, member) {
+            cJSON_ArrayForEach(item, member)
+            {
                 char item_prefix[NAME_CAP + 16];
                 snprintf(item_prefix, sizeof item_prefix, "%s.%d.", name, i++);
                 assert_results_match(test, item_prefix, item, rtol);
@@ -117,24 +120,24 @@ static void assert_results_match(vector_case *test, const char *prefix,
 static void test_vector_matches_its_exact_values(void **state)
 {
     vector_case *test = *state;
-    const cJSON *tolerance =
-        cJSON_GetObjectItemCaseSensitive(test->vector, "tolerance");
+    const cJSON *tolerance = cJSON_GetObjectItemCaseSensitive(test->vector,
+                                                              "tolerance");
     if (tolerance != NULL && !cJSON_IsNumber(tolerance))
         fail_msg("tolerance must be a number (relative)");
     const double rtol = tolerance != NULL ? tolerance->valuedouble
                                           : DEFAULT_RTOL;
 
     char message[MESSAGE_CAP];
-    const cJSON *input =
-        cJSON_GetObjectItemCaseSensitive(test->vector, "input");
+    const cJSON *input = cJSON_GetObjectItemCaseSensitive(test->vector,
+                                                          "input");
     if (attn_problem_from_json(&test->problem, input, NULL, message,
                                sizeof message) != ATTN_OK)
         fail_msg("%s", message);
     if (attn_problem_run(test->problem) != ATTN_OK)
         fail_msg("%s", attn_problem_error(test->problem));
 
-    const cJSON *expected =
-        cJSON_GetObjectItemCaseSensitive(test->vector, "expected");
+    const cJSON *expected = cJSON_GetObjectItemCaseSensitive(test->vector,
+                                                             "expected");
     assert_true(cJSON_GetArraySize(expected) > 0);
     assert_results_match(test, "", expected, rtol);
 }
@@ -208,14 +211,12 @@ static cJSON *parse_file(const char *name)
  * records (claims.json's statements about printed numbers) have neither. */
 static int is_vector(const cJSON *record)
 {
-    return cJSON_IsObject(
-               cJSON_GetObjectItemCaseSensitive(record, "input")) &&
-           cJSON_IsObject(
-               cJSON_GetObjectItemCaseSensitive(record, "expected"));
+    return cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(record, "input")) &&
+           cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(record, "expected"));
 }
 
-static void name_case(vector_case *test, const cJSON *vector,
-                      const char *file, int index)
+static void name_case(vector_case *test, const cJSON *vector, const char *file,
+                      int index)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(vector, "id");
     if (cJSON_IsString(id))
@@ -231,8 +232,10 @@ int main(void)
 {
     char **files = vector_files();
     if (files == NULL || files[0] == NULL) {
-        fprintf(stderr, "test_vectors: no *.json in %s (run from the "
-                        "repository root)\n", VECTOR_DIR);
+        fprintf(stderr,
+                "test_vectors: no *.json in %s (run from the "
+                "repository root)\n",
+                VECTOR_DIR);
         return 1;
     }
     size_t file_count = 0, vector_count = 0;
@@ -253,7 +256,8 @@ int main(void)
     for (size_t f = 0; !failed && f < file_count; f++) {
         int index = 0;
         const cJSON *record;
-        cJSON_ArrayForEach(record, roots[f]) {
+        cJSON_ArrayForEach(record, roots[f])
+        {
             if (is_vector(record)) {
                 cases[n].vector = record;
                 name_case(&cases[n], record, files[f], index);

@@ -19,21 +19,21 @@ typedef struct slot {
     char name[ATTN__KEY_CAP];
     int rank;
     int index[4];
-    int has_printed;  /* an as-is printed number names this cell */
+    int has_printed; /* an as-is printed number names this cell */
     double printed;
-    int settled;      /* an equation of this walk computed it */
-    int step;         /* the first step computing it, INT_MAX if none */
+    int settled; /* an equation of this walk computed it */
+    int step;    /* the first step computing it, INT_MAX if none */
     double recomputed;
 } slot;
 
 struct attn__arith {
     attn_check *check;
-    slot *slots;      /* [cap] */
-    int *table;       /* [2 * cap] open addressing: slot + 1, 0 = empty */
+    slot *slots; /* [cap] */
+    int *table;  /* [2 * cap] open addressing: slot + 1, 0 = empty */
     int count, cap;
     int mode;
-    int root;         /* ATTN__WORLD_ROOT: the slot printed, or -1 */
-    int failed;       /* out of memory during a walk */
+    int root;   /* ATTN__WORLD_ROOT: the slot printed, or -1 */
+    int failed; /* out of memory during a walk */
 };
 
 /* The walker, and the arithmetic its sink fills (walker first, so that
@@ -46,9 +46,11 @@ typedef struct arith_walker {
 static uint64_t hash_ref(const char *name, int rank, const int *index)
 {
     uint64_t h = 1469598103934665603ull;
-    for (const char *c = name; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    for (const char *c = name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
     h = (h ^ (uint64_t)rank) * 1099511628211ull;
-    for (int d = 0; d < rank; d++) h = (h ^ (uint64_t)(unsigned)index[d]) * 1099511628211ull;
+    for (int d = 0; d < rank; d++)
+        h = (h ^ (uint64_t)(unsigned)index[d]) * 1099511628211ull;
     return h;
 }
 
@@ -171,7 +173,7 @@ void attn__arith_destroy(attn_check *check, attn__arith *arith)
 /* ---- Evaluating an equation with the world's numbers ---- */
 
 typedef struct value {
-    int n;                    /* 0: a number in x[0]; else a vector */
+    int n; /* 0: a number in x[0]; else a vector */
     double x[ATTN__MAX_KIDS];
 } value;
 
@@ -206,13 +208,15 @@ static value evaluate(const arith_walker *aw, int node)
     const int *kids = walker->kids + it->first;
     if (it->op == ATTN__OP_LEAF) {
         const int s = find(aw->arith, &it->ref);
-        return number(s >= 0 && aw->arith->slots[s].settled ? world(aw->arith, s)
-                                                            : it->value);
+        return number(s >= 0 && aw->arith->slots[s].settled
+                          ? world(aw->arith, s)
+                          : it->value);
     }
     if (it->op == ATTN__OP_VEC) {
         value out;
         out.n = it->count;
-        for (int c = 0; c < it->count; c++) out.x[c] = evaluate(aw, kids[c]).x[0];
+        for (int c = 0; c < it->count; c++)
+            out.x[c] = evaluate(aw, kids[c]).x[0];
         return out;
     }
     value first = evaluate(aw, kids[0]);
@@ -223,8 +227,7 @@ static value evaluate(const arith_walker *aw, int node)
         return first;
     case ATTN__OP_SUB:
     case ATTN__OP_MUL:
-    case ATTN__OP_DIV:
-        return elementwise(first, evaluate(aw, kids[1]), it->op);
+    case ATTN__OP_DIV: return elementwise(first, evaluate(aw, kids[1]), it->op);
     case ATTN__OP_MAX:
         for (int k = 1; k < it->count; k++)
             first.x[0] = fmax(first.x[0], evaluate(aw, kids[k]).x[0]);
@@ -272,7 +275,8 @@ static void on_equation(attn__walker *walker)
     if (walker->chain_length > 2) {
         const attn__node *a = &walker->nodes[first];
         const attn__node *b = &walker->nodes[walker->chain[1]];
-        if (a->op == ATTN__OP_ADD && b->op == ATTN__OP_ADD && a->count == b->count)
+        if (a->op == ATTN__OP_ADD && b->op == ATTN__OP_ADD &&
+            a->count == b->count)
             for (int k = 0; k < a->count; k++) {
                 const value v = evaluate(aw, walker->kids[a->first + k]);
                 settle_all(aw, walker->kids[b->first + k], &v);
@@ -282,27 +286,59 @@ static void on_equation(attn__walker *walker)
     settle_all(aw, last, &v);
 }
 
-static void no_begin(attn__walker *w, const char *t, const char *i) { (void)w; (void)t; (void)i; }
-static void no_heading(attn__walker *w, int l, const char *t) { (void)w; (void)l; (void)t; }
-static void no_step(attn__walker *w) { (void)w; }
-static void no_text(attn__walker *w, const char *t) { (void)w; (void)t; }
-static void no_formula(attn__walker *w, const char *t, const char *p) { (void)w; (void)t; (void)p; }
-static void no_region(attn__walker *w, const attn__region *r) { (void)w; (void)r; }
-static void no_table(attn__walker *w, const attn__matrix_view *v) { (void)w; (void)v; }
+static void no_begin(attn__walker *w, const char *t, const char *i)
+{
+    (void)w;
+    (void)t;
+    (void)i;
+}
+static void no_heading(attn__walker *w, int l, const char *t)
+{
+    (void)w;
+    (void)l;
+    (void)t;
+}
+static void no_step(attn__walker *w)
+{
+    (void)w;
+}
+static void no_text(attn__walker *w, const char *t)
+{
+    (void)w;
+    (void)t;
+}
+static void no_formula(attn__walker *w, const char *t, const char *p)
+{
+    (void)w;
+    (void)t;
+    (void)p;
+}
+static void no_region(attn__walker *w, const attn__region *r)
+{
+    (void)w;
+    (void)r;
+}
+static void no_table(attn__walker *w, const attn__matrix_view *v)
+{
+    (void)w;
+    (void)v;
+}
 
 static const attn__sink arith_sink = {
-    no_begin, no_heading, no_step, no_text, no_formula, no_region,
-    on_equation, no_table, no_step, no_step,
+    no_begin,  no_heading,  no_step,  no_text, no_formula,
+    no_region, on_equation, no_table, no_step, no_step,
 };
 
 int attn__arith_walk(attn_check *check, attn__arith *arith, int mode,
                      int root_table, size_t root_cell)
 {
-    attn__node *nodes = attn__check_alloc(check, ATTN__NODE_CAP * sizeof *nodes);
+    attn__node *nodes = attn__check_alloc(check,
+                                          ATTN__NODE_CAP * sizeof *nodes);
     int *kids = attn__check_alloc(check, ATTN__NODE_CAP * sizeof *kids);
     int status = ATTN_OK;
     if (nodes == NULL || kids == NULL) {
-        status = attn__check_fail(check, ATTN_ERR_NOMEM, "check: out of memory");
+        status = attn__check_fail(check, ATTN_ERR_NOMEM,
+                                  "check: out of memory");
     } else {
         for (int s = 0; s < arith->count; s++) {
             arith->slots[s].settled = 0;
@@ -312,34 +348,37 @@ int attn__arith_walk(attn_check *check, attn__arith *arith, int mode,
         arith->root = -1;
         if (mode == ATTN__WORLD_ROOT &&
             check->tables[root_table].transform == ATTN__AS_IS) {
-            const attn__ref ref = attn__cell_ref(&check->tables[root_table], root_cell);
+            const attn__ref ref = attn__cell_ref(&check->tables[root_table],
+                                                 root_cell);
             arith->root = find(arith, &ref);
         }
         arith->failed = 0;
         attn__text nowhere;
         attn__text_init(&nowhere, NULL, 0);
         arith_walker aw = {
-            .walker = {
-                .out = &nowhere,
-                .sink = &arith_sink,
-                .problem = check->problem,
-                .info = &check->problem->info,
-                .nodes = nodes,
-                .kids = kids,
-            },
+            .walker =
+                {
+                    .out = &nowhere,
+                    .sink = &arith_sink,
+                    .problem = check->problem,
+                    .info = &check->problem->info,
+                    .nodes = nodes,
+                    .kids = kids,
+                },
             .arith = arith,
         };
         status = attn__walk(&aw.walker);
         if (status == ATTN_OK && arith->failed)
-            status = attn__check_fail(check, ATTN_ERR_NOMEM, "check: out of memory");
+            status = attn__check_fail(check, ATTN_ERR_NOMEM,
+                                      "check: out of memory");
     }
     attn__check_free(check, kids);
     attn__check_free(check, nodes);
     return status;
 }
 
-double attn__arith_value(const attn__arith *arith,
-                         const attn__printed *table, size_t cell, int *step)
+double attn__arith_value(const attn__arith *arith, const attn__printed *table,
+                         size_t cell, int *step)
 {
     attn__ref ref = attn__cell_ref(table, cell);
     const int s = find(arith, &ref);

@@ -38,8 +38,8 @@ static double exact_of(const attn_check *check, const attn__arith *arith,
 {
     int rank, dims[3], step;
     const double *data;
-    if (attn_problem_result(check->problem, table->base, &rank, dims,
-                            &data) != ATTN_OK)
+    if (attn_problem_result(check->problem, table->base, &rank, dims, &data) !=
+        ATTN_OK)
         return attn__arith_value(arith, table, cell, &step);
     attn__ref ref = attn__cell_ref(table, cell);
     const size_t at = offset_of(&ref, dims);
@@ -48,7 +48,8 @@ static double exact_of(const attn_check *check, const attn__arith *arith,
     case ATTN__EXP: return exp(data[at]);
     case ATTN__SUM: {
         double sum = 0.0;
-        for (int j = 0; j < dims[rank - 1]; j++) sum += exp(data[at + (size_t)j]);
+        for (int j = 0; j < dims[rank - 1]; j++)
+            sum += exp(data[at + (size_t)j]);
         return sum;
     }
     default: return data[at];
@@ -106,7 +107,8 @@ static int collect_errata(attn_check *check)
         for (size_t i = 0; i < table->count; i++) {
             if (isnan(table->values[i]) || isnan(table->exact[i])) continue;
             check->checked++;
-            if (is_erratum(table->values[i], table->exact[i], table->decimals[i])) {
+            if (is_erratum(table->values[i], table->exact[i],
+                           table->decimals[i])) {
                 if (count == INT_MAX - ATTN__CAUSES)
                     return attn__check_fail(check, ATTN_ERR_TOO_LARGE,
                                             "printed: too many errata");
@@ -114,18 +116,20 @@ static int collect_errata(attn_check *check)
             }
         }
     }
-    check->errata = attn__check_alloc(check, (size_t)count * sizeof *check->errata);
-    check->groups = attn__check_alloc(
-        check, ((size_t)count + ATTN__CAUSES) * sizeof *check->groups);
+    check->errata = attn__check_alloc(check,
+                                      (size_t)count * sizeof *check->errata);
+    check->groups = attn__check_alloc(check, ((size_t)count + ATTN__CAUSES) *
+                                                 sizeof *check->groups);
     if (check->errata == NULL || check->groups == NULL)
         return attn__check_fail(check, ATTN_ERR_NOMEM, "check: out of memory");
     for (int t = 0; t < check->table_count; t++) {
         const attn__printed *table = &check->tables[t];
         for (size_t i = 0; i < table->count; i++)
             if (!isnan(table->values[i]) && !isnan(table->exact[i]) &&
-                is_erratum(table->values[i], table->exact[i], table->decimals[i]))
-                check->errata[check->errata_count++] =
-                    (attn__erratum){t, i, -1, 0};
+                is_erratum(table->values[i], table->exact[i],
+                           table->decimals[i]))
+                check->errata[check->errata_count++] = (attn__erratum){t, i, -1,
+                                                                       0};
     }
     sort_errata(check);
     return ATTN_OK;
@@ -146,9 +150,10 @@ static int chain_position(const attn__printed *table)
 {
     const char *name = strrchr(table->base, '.');
     name = name != NULL ? name + 1 : table->base;
-    if (table->transform == ATTN__EXP || table->transform == ATTN__SUM) return 3;
-    static const char *const chain[] = {"scores", "", "scaled", "", "weights",
-                                        "terms", "output"};
+    if (table->transform == ATTN__EXP || table->transform == ATTN__SUM)
+        return 3;
+    static const char *const chain[] = {"scores",  "",      "scaled", "",
+                                        "weights", "terms", "output"};
     for (int i = 0; i < 7; i++)
         if (strcmp(name, chain[i]) == 0) return i;
     return -1;
@@ -183,10 +188,10 @@ static int slip_start(int cause)
 
 /* The slip fits when every printed number it visibly changes agrees with
  * it: in the first printed table it changes, the slip's value rounded;
- * after it, within a unit of its last digit or following from the printed numbers before it by the right
- * arithmetic (numbers computed from slipped ones). That first table must
- * show the slip: numbers that merely follow from the ones before them
- * name no slip. */
+ * after it, within a unit of its last digit or following from the printed
+ * numbers before it by the right arithmetic (numbers computed from slipped
+ * ones). That first table must show the slip: numbers that merely follow from
+ * the ones before them name no slip. */
 static int slip_fits(const attn_check *check, int cause, double **values)
 {
     int first = INT_MAX;
@@ -209,7 +214,8 @@ static int slip_fits(const attn_check *check, int cause, double **values)
             const int d = table->decimals[i];
             /* Printed as the slip gives it, not as the exact value: the
              * slip shows even where rounding could hide it. */
-            if (strict && fabs(p - s) <= attn__slack(d) && fabs(p - s) < fabs(p - x))
+            if (strict && fabs(p - s) <= attn__slack(d) &&
+                fabs(p - s) < fabs(p - x))
                 shown = 1;
             if (isfinite(x) && fabs(s - x) <= 2 * attn__slack(d)) continue;
             if (strict) {
@@ -234,7 +240,8 @@ static int find_slip(attn_check *check, int *group)
     double *values[ATTN__CHECK_TABLES];
     double *best[ATTN__CHECK_TABLES];
     size_t total = 0;
-    for (int t = 0; t < check->table_count; t++) total += check->tables[t].count;
+    for (int t = 0; t < check->table_count; t++)
+        total += check->tables[t].count;
     double *block = attn__check_alloc(check, 2 * total * sizeof *block);
     if (block == NULL)
         return attn__check_fail(check, ATTN_ERR_NOMEM, "check: out of memory");
@@ -296,8 +303,7 @@ static unsigned long long rounded_before(const attn_check *check, int own,
         const attn__printed *table = &check->tables[t];
         for (size_t i = 0; i < table->count; i++) {
             const double p = table->values[i], x = table->exact[i];
-            if (table->step[i] < step && isfinite(p) && isfinite(x) &&
-                p != x) {
+            if (table->step[i] < step && isfinite(p) && isfinite(x) && p != x) {
                 tables |= 1ull << t;
                 break;
             }
@@ -315,7 +321,8 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
     int *nearest = attn__check_alloc(check, (size_t)n * sizeof *nearest);
     int status = ATTN_OK;
     if (base == NULL || nearest == NULL) {
-        status = attn__check_fail(check, ATTN_ERR_NOMEM, "check: out of memory");
+        status = attn__check_fail(check, ATTN_ERR_NOMEM,
+                                  "check: out of memory");
         goto done;
     }
     status = attn__arith_walk(check, arith, ATTN__WORLD_EXACT, -1, 0);
@@ -348,9 +355,8 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
             if (rounding < 0) rounding = add_group(check, ATTN__ROUNDING, -1);
             item->group = rounding;
             if (carried)
-                check->groups[rounding].intermediates |=
-                    rounded_before(check, item->table,
-                                   table->step[item->cell]);
+                check->groups[rounding].intermediates |= rounded_before(
+                    check, item->table, table->step[item->cell]);
             continue;
         }
         item->is_root = 1;
@@ -359,7 +365,8 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
             if (group->cause != ATTN__MISPRINT) continue;
             const attn__erratum *first = &check->errata[group->root];
             if (first->table == item->table &&
-                table_of(check, first)->step[first->cell] == table->step[item->cell])
+                table_of(check, first)->step[first->cell] ==
+                    table->step[item->cell])
                 item->group = g;
         }
         if (item->group < 0) item->group = add_group(check, ATTN__MISPRINT, e);
@@ -400,8 +407,10 @@ static void rounding_last(attn_check *check)
     check->groups[last] = moved;
     for (int e = 0; e < check->errata_count; e++) {
         int *group = &check->errata[e].group;
-        if (*group == from) *group = last;
-        else if (*group > from) (*group)--;
+        if (*group == from)
+            *group = last;
+        else if (*group > from)
+            (*group)--;
     }
 }
 
@@ -431,7 +440,7 @@ static void explain_misprint(const attn_check *check, int g, int members,
 {
     enum { NAMED = 4 }; /* roots spelled out; the rest are counted */
     char names[ATTN__SENTENCE_CAP / 2] = "", prints[128] = "", owns[128] = "",
-         exacts[128] = "";
+                                    exacts[128] = "";
     size_t n = 0, p = 0, o = 0, x = 0;
     int roots = 0, own_known = 1;
     for (int e = 0; e < check->errata_count; e++) {
@@ -447,9 +456,11 @@ static void explain_misprint(const attn_check *check, int g, int members,
         attn__format_rounded(exact, table->exact[item->cell]);
         n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", sep, name);
         p += (size_t)snprintf(prints + p, sizeof prints - p, "%s%.*f", sep,
-                              table->decimals[item->cell], table->values[item->cell]);
+                              table->decimals[item->cell],
+                              table->values[item->cell]);
         o += (size_t)snprintf(owns + o, sizeof owns - o, "%s%s", sep, own);
-        x += (size_t)snprintf(exacts + x, sizeof exacts - x, "%s%s", sep, exact);
+        x += (size_t)snprintf(exacts + x, sizeof exacts - x, "%s%s", sep,
+                              exact);
     }
     if (roots > NAMED) {
         const char *more = ", …";
@@ -464,14 +475,16 @@ static void explain_misprint(const attn_check *check, int g, int members,
     if (later > 0)
         snprintf(tail, sizeof tail,
                  " %d later %s from %s: the right arithmetic on the misprinted "
-                 "%s gives what is printed.", later,
-                 later == 1 ? "value follows" : "values follow",
+                 "%s gives what is printed.",
+                 later, later == 1 ? "value follows" : "values follow",
                  one ? "it" : "them", one ? "number" : "numbers");
     if (own_known)
-        snprintf(out, cap, "%s %s printed %s, but the numbers before %s give "
+        snprintf(out, cap,
+                 "%s %s printed %s, but the numbers before %s give "
                  "%s by the same arithmetic (exactly %s): a slip in the "
-                 "arithmetic or in the copying.%s", names, one ? "is" : "are",
-                 prints, one ? "it" : "them", owns, exacts, tail);
+                 "arithmetic or in the copying.%s",
+                 names, one ? "is" : "are", prints, one ? "it" : "them", owns,
+                 exacts, tail);
     else
         snprintf(out, cap, "%s %s printed %s, but the exact %s %s.%s", names,
                  one ? "is" : "are", prints, one ? "value is" : "values are",
@@ -491,8 +504,9 @@ static void explain(attn_check *check)
             }
         char list[ATTN__SENTENCE_CAP] = "";
         size_t used = 0;
-        const unsigned long long named =
-            group->cause == ATTN__ROUNDING ? group->intermediates : fields;
+        const unsigned long long named = group->cause == ATTN__ROUNDING
+                                             ? group->intermediates
+                                             : fields;
         for (int t = 0; t < check->table_count && used < sizeof list; t++)
             if (named >> t & 1)
                 used += (size_t)snprintf(list + used, sizeof list - used,
@@ -505,12 +519,15 @@ static void explain(attn_check *check)
                              sizeof group->explanation);
         } else if (group->cause == ATTN__ROUNDING) {
             if (list[0] != '\0')
-                snprintf(out, cap, "Rounding, not a mistake: these follow "
+                snprintf(out, cap,
+                         "Rounding, not a mistake: these follow "
                          "from %s as printed, rounded before the next step; "
                          "exact arithmetic on unrounded numbers differs in "
-                         "the last digit or two.", list);
+                         "the last digit or two.",
+                         list);
             else
-                snprintf(out, cap, "Rounding, not a mistake: these differ "
+                snprintf(out, cap,
+                         "Rounding, not a mistake: these differ "
                          "from the exact values by at most one unit in their "
                          "last digit (rounded the other way, or from "
                          "intermediate numbers rounded before the next "
@@ -582,7 +599,8 @@ int attn_check_format(attn_check *check, int format, char *buf, size_t cap,
     if (format < ATTN_FORMAT_JSON || format > ATTN_FORMAT_LATEX)
         return attn__check_fail(check, ATTN_ERR_OPTION,
                                 "format: unknown format %d for a check (0 "
-                                "JSON, 1 text, 2 Markdown, 3 LaTeX)", format);
+                                "JSON, 1 text, 2 Markdown, 3 LaTeX)",
+                                format);
     if (!check->has_run)
         return attn__check_fail(check, ATTN_ERR_STATE,
                                 "format: attn_check_run must succeed first");

@@ -17,15 +17,15 @@ enum {
     ATTN__KEY_CAP = 64,       /* bytes of a printed key, NUL included */
     ATTN__SENTENCE_CAP = 512, /* bytes of a group's explanation */
     ATTN__MAX_DECIMALS = 17,
-    ATTN__ROOT_WALKS = 256    /* misprints whose consequences are followed */
+    ATTN__ROOT_WALKS = 256 /* misprints whose consequences are followed */
 };
 
 /* How a printed cell relates to the tensor cell it restates. */
 typedef enum attn__transform {
-    ATTN__AS_IS,     /* the cell itself */
-    ATTN__PERCENT,   /* 100 × the cell (weightsPercent) */
-    ATTN__EXP,       /* e^cell of scaled, without subtracting the row's max */
-    ATTN__SUM        /* Σ_j e^scaled[.., i, j] over the row, likewise */
+    ATTN__AS_IS,   /* the cell itself */
+    ATTN__PERCENT, /* 100 × the cell (weightsPercent) */
+    ATTN__EXP,     /* e^cell of scaled, without subtracting the row's max */
+    ATTN__SUM      /* Σ_j e^scaled[.., i, j] over the row, likewise */
 } attn__transform;
 
 /* Causes, in the order groups are listed; the slips after ROUNDING are
@@ -44,34 +44,34 @@ typedef enum attn__cause {
 
 /* One printed key's numbers. */
 typedef struct attn__printed {
-    char key[ATTN__KEY_CAP];  /* as given: "weights", "output_row2" */
+    char key[ATTN__KEY_CAP];      /* as given: "weights", "output_row2" */
     char base[2 * ATTN__KEY_CAP]; /* the tensor it reads: "heads.0.weights" */
-    int transform;            /* an attn__transform */
-    int row;                  /* the row of base (`_row<i>`), or -1 */
-    int rank, dims[4];        /* as printed (leading 1s dropped) */
-    int base_rank;                  /* rank of base, ≤ 4 */
+    int transform;                /* an attn__transform */
+    int row;                      /* the row of base (`_row<i>`), or -1 */
+    int rank, dims[4];            /* as printed (leading 1s dropped) */
+    int base_rank;                /* rank of base, ≤ 4 */
     int base_dims[4];
     size_t count;
-    double *values;   /* [count]; NaN: not printed, ±INFINITY: ∞ */
-    int *decimals;    /* [count] */
-    double *exact;    /* [count]; NaN when the engine has no such cell */
-    double *own;      /* [count]: the printed numbers' own arithmetic, NaN
-                         where no equation gives the cell */
-    int *step;        /* [count]: the step computing the cell, or INT_MAX */
+    double *values; /* [count]; NaN: not printed, ±INFINITY: ∞ */
+    int *decimals;  /* [count] */
+    double *exact;  /* [count]; NaN when the engine has no such cell */
+    double *own;    /* [count]: the printed numbers' own arithmetic, NaN
+                       where no equation gives the cell */
+    int *step;      /* [count]: the step computing the cell, or INT_MAX */
 } attn__printed;
 
 typedef struct attn__erratum {
     int table;
     size_t cell;
     int group;
-    int is_root;   /* a misprint of its own, not carried from another */
+    int is_root; /* a misprint of its own, not carried from another */
 } attn__erratum;
 
 typedef struct attn__group {
-    int cause;             /* an attn__cause */
-    int root;              /* misprint: its first erratum; else -1 (the
-                              misprints of one table in one step, a row
-                              of weights, are one slip) */
+    int cause; /* an attn__cause */
+    int root;  /* misprint: its first erratum; else -1 (the
+                  misprints of one table in one step, a row
+                  of weights, are one slip) */
     unsigned long long intermediates; /* rounding: tables rounded before
                                          the step (bit per table) */
     char explanation[ATTN__SENTENCE_CAP];
@@ -88,11 +88,11 @@ struct attn_check {
     int table_count;
     char unchecked[ATTN__CHECK_TABLES][ATTN__KEY_CAP];
     int unchecked_count;
-    size_t checked;          /* printed cells compared */
+    size_t checked; /* printed cells compared */
     int has_run;
-    attn__erratum *errata;   /* [errata_cap] */
+    attn__erratum *errata; /* [errata_cap] */
     int errata_count, errata_cap;
-    attn__group *groups;     /* [errata_count + ATTN__CAUSES] */
+    attn__group *groups; /* [errata_count + ATTN__CAUSES] */
     int group_count;
 };
 
@@ -122,20 +122,19 @@ int attn__arith_walk(attn_check *check, attn__arith *arith, int mode,
                      int root_table, size_t root_cell);
 /* The value of a table's cell by the last walk (with its transform);
  * NaN when no equation gives it. *step: its step (INT_MAX if none). */
-double attn__arith_value(const attn__arith *arith,
-                         const attn__printed *table, size_t cell, int *step);
+double attn__arith_value(const attn__arith *arith, const attn__printed *table,
+                         size_t cell, int *step);
 
 /* slips.c: the value slip `cause` gives each printed cell, into
  * values[t][cell] (NaN where the slip does not apply); 0 when the slip
  * does not apply to this problem, 1 when it does, or a negative status. */
 int attn__slip_values(attn_check *check, int cause, double **values);
 /* One sentence: what the slip did, for a learner. */
-void attn__slip_sentence(const attn_check *check, int cause,
-                         const char *fields, char *out, size_t cap);
+void attn__slip_sentence(const attn_check *check, int cause, const char *fields,
+                         char *out, size_t cap);
 const char *attn__cause_name(int cause);
 
 /* report.c */
-void attn__check_report(const attn_check *check, int format,
-                        attn__text *text);
+void attn__check_report(const attn_check *check, int format, attn__text *text);
 
 #endif /* ATTN_CHECK_H */

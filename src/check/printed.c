@@ -30,7 +30,8 @@ void *attn__check_alloc(attn_check *check, size_t bytes)
 
 void attn__check_free(attn_check *check, void *block)
 {
-    if (block != NULL) check->allocator->release(check->allocator->context, block);
+    if (block != NULL)
+        check->allocator->release(check->allocator->context, block);
 }
 
 int attn_check_create(attn_check **check, const attn_problem *problem)
@@ -214,7 +215,8 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
     if (rank < 0 || rank > ATTN__MAX_RANK + 1)
         return attn__check_fail(check, ATTN_ERR_INPUT,
                                 "printed.%s: expected a number or a table of "
-                                "rank 1 to 4, got rank %d", key, rank);
+                                "rank 1 to 4, got rank %d",
+                                key, rank);
     if (strlen(key) >= ATTN__KEY_CAP)
         return attn__check_fail(check, ATTN_ERR_INPUT,
                                 "printed: a key of at most %d bytes, got %zu",
@@ -225,8 +227,7 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
                                     "printed.%s: given twice", key);
     if (check->table_count + check->unchecked_count == ATTN__CHECK_TABLES)
         return attn__check_fail(check, ATTN_ERR_INPUT,
-                                "printed: at most %d keys",
-                                ATTN__CHECK_TABLES);
+                                "printed: at most %d keys", ATTN__CHECK_TABLES);
     attn__check_clear(check);
     attn__printed *table = &check->tables[check->table_count];
     memset(table, 0, sizeof *table);
@@ -244,7 +245,8 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
             "printed.%s: %s has no row %d (rows count from 0%s)", key,
             table->base, table->row,
             check->problem->info.batched ? "; a batched problem's tables are "
-                                           "printed whole" : "");
+                                           "printed whole"
+                                         : "");
     int want[4], want_rank = expected_shape(table, want);
     int got[4], got_rank = squeeze(rank, dims, got);
     int squeezed[4], squeezed_rank = squeeze(want_rank, want, squeezed);
@@ -255,8 +257,8 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
         describe_shape(expected, sizeof expected, want_rank, want);
         describe_shape(given, sizeof given, rank, dims);
         return attn__check_fail(check, ATTN_ERR_INPUT,
-                                "printed.%s: expected %s (as %s), got %s",
-                                key, expected, table->base, given);
+                                "printed.%s: expected %s (as %s), got %s", key,
+                                expected, table->base, given);
     }
     size_t count = 1;
     for (int d = 0; d < want_rank; d++) count *= (size_t)want[d];
@@ -264,8 +266,8 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
         if (decimals[i] > ATTN__MAX_DECIMALS)
             return attn__check_fail(check, ATTN_ERR_INPUT,
                                     "printedDecimals.%s: at most %d decimals, "
-                                    "got %d", key, ATTN__MAX_DECIMALS,
-                                    decimals[i]);
+                                    "got %d",
+                                    key, ATTN__MAX_DECIMALS, decimals[i]);
     table->rank = want_rank;
     memcpy(table->dims, want, sizeof want);
     table->count = count;

@@ -44,7 +44,8 @@ static void json_cell(attn__text *out, const attn_check *check,
     attn__text_puts(out, "{\"field\":");
     attn__text_json_string(out, table->key, "");
     attn__text_puts(out, ",\"index\":[");
-    for (int d = 0; d < rank; d++) attn__text_printf(out, "%s%d", d ? "," : "", index[d]);
+    for (int d = 0; d < rank; d++)
+        attn__text_printf(out, "%s%d", d ? "," : "", index[d]);
     attn__text_puts(out, "]");
 }
 
@@ -60,10 +61,13 @@ static void report_json(const attn_check *check, attn__text *out)
         json_number(out, table->values[item->cell]);
         attn__text_puts(out, ",\"exact\":");
         json_number(out, table->exact[item->cell]);
-        attn__text_printf(out, ",\"decimals\":%d,\"step\":", table->decimals[item->cell]);
+        attn__text_printf(
+            out, ",\"decimals\":%d,\"step\":", table->decimals[item->cell]);
         const int step = table->step[item->cell];
-        if (step == INT_MAX) attn__text_puts(out, "null");
-        else attn__text_int(out, step - 1);
+        if (step == INT_MAX)
+            attn__text_puts(out, "null");
+        else
+            attn__text_int(out, step - 1);
         attn__text_printf(out, ",\"group\":%d}", item->group);
     }
     attn__text_puts(out, "],\"groups\":[");
@@ -82,7 +86,8 @@ static void report_json(const attn_check *check, attn__text *out)
         if (group->cause == ATTN__MISPRINT) {
             /* The misprints themselves, then what follows from them. */
             for (int carried = 0; carried < 2; carried++) {
-                attn__text_puts(out, carried ? ",\"carried\":[" : ",\"roots\":[");
+                attn__text_puts(out,
+                                carried ? ",\"carried\":[" : ",\"roots\":[");
                 int first = 1;
                 for (int e = 0; e < check->errata_count; e++) {
                     const attn__erratum *item = &check->errata[e];
@@ -122,8 +127,8 @@ static void report_json(const attn_check *check, attn__text *out)
 
 typedef struct style {
     void (*prose)(attn__text *out, const char *text);
-    const char *heading_open, *heading_close;   /* the report's title */
-    const char *group_open, *group_close;       /* "1. Misprint" */
+    const char *heading_open, *heading_close; /* the report's title */
+    const char *group_open, *group_close;     /* "1. Misprint" */
     const char *list_open, *item_open, *item_close, *list_close;
 } style;
 
@@ -142,12 +147,11 @@ static void markdown(attn__text *out, const char *text)
 
 static const style styles[] = {
     [ATTN_FORMAT_TEXT] = {plain, "", "\n\n", "", "\n", "", "  - ", "\n", "\n"},
-    [ATTN_FORMAT_MARKDOWN] = {markdown, "## ", "\n\n", "### ", "\n\n", "",
-                              "- ", "\n", "\n"},
+    [ATTN_FORMAT_MARKDOWN] = {markdown, "## ", "\n\n", "### ", "\n\n", "", "- ",
+                              "\n", "\n"},
     [ATTN_FORMAT_LATEX] = {attn__latex_prose, "\\subsection*{", "}\n\n",
-                           "\\subsubsection*{", "}\n\n",
-                           "\\begin{itemize}\n", "  \\item ", "\n",
-                           "\\end{itemize}\n\n"},
+                           "\\subsubsection*{", "}\n\n", "\\begin{itemize}\n",
+                           "  \\item ", "\n", "\\end{itemize}\n\n"},
 };
 
 static void line(attn__text *out, const style *s, const char *format, ...)
@@ -163,10 +167,14 @@ static void line(attn__text *out, const style *s, const char *format, ...)
     s->prose(out, text);
 }
 
-static const char *const titles[ATTN__CAUSES] = {
-    "Misprint", "Rounding", "No scaling by √d_k", "Scaled by d_k",
-    "Softmax over columns", "Q·K without the transpose",
-    "Mask after the softmax", "Weights times Vᵀ"};
+static const char *const titles[ATTN__CAUSES] = {"Misprint",
+                                                 "Rounding",
+                                                 "No scaling by √d_k",
+                                                 "Scaled by d_k",
+                                                 "Softmax over columns",
+                                                 "Q·K without the transpose",
+                                                 "Mask after the softmax",
+                                                 "Weights times Vᵀ"};
 
 static void erratum_line(attn__text *out, const style *s,
                          const attn_check *check, int e)
@@ -178,17 +186,22 @@ static void erratum_line(attn__text *out, const style *s,
     char name[160], exact[ATTN__NUMBER_CAP], printed[ATTN__NUMBER_CAP + 8];
     size_t used = (size_t)snprintf(name, sizeof name, "%s", table->key);
     for (int d = 0; d < rank && used < sizeof name; d++)
-        used += (size_t)snprintf(name + used, sizeof name - used, "[%d]", index[d] + 1);
+        used += (size_t)snprintf(name + used, sizeof name - used, "[%d]",
+                                 index[d] + 1);
     attn__format_rounded(exact, table->exact[item->cell]);
     const double p = table->values[item->cell];
-    if (isinf(p)) snprintf(printed, sizeof printed, "%s", p < 0 ? "−∞" : "∞");
-    else snprintf(printed, sizeof printed, "%.*f", table->decimals[item->cell], p);
+    if (isinf(p))
+        snprintf(printed, sizeof printed, "%s", p < 0 ? "−∞" : "∞");
+    else
+        snprintf(printed, sizeof printed, "%.*f", table->decimals[item->cell],
+                 p);
     const int step = table->step[item->cell];
     attn__text_puts(out, s->item_open);
     if (step == INT_MAX)
         line(out, s, "%s: printed %s, exact %s", name, printed, exact);
     else
-        line(out, s, "%s: printed %s, exact %s (step %d)", name, printed, exact, step);
+        line(out, s, "%s: printed %s, exact %s (step %d)", name, printed, exact,
+             step);
     attn__text_puts(out, s->item_close);
 }
 
@@ -199,12 +212,16 @@ static void report_doc(const attn_check *check, int format, attn__text *out)
     line(out, s, "Check of the printed numbers");
     attn__text_puts(out, s->heading_close);
     if (check->errata_count == 0)
-        line(out, s, "All %zu printed numbers hold: each is its exact value "
-             "rounded to the decimals it was written with.", check->checked);
+        line(out, s,
+             "All %zu printed numbers hold: each is its exact value "
+             "rounded to the decimals it was written with.",
+             check->checked);
     else
-        line(out, s, "%d of the %zu printed numbers %s the exact values by "
-             "more than their decimals allow.", check->errata_count,
-             check->checked, check->errata_count == 1 ? "differs from" : "differ from");
+        line(out, s,
+             "%d of the %zu printed numbers %s the exact values by "
+             "more than their decimals allow.",
+             check->errata_count, check->checked,
+             check->errata_count == 1 ? "differs from" : "differ from");
     attn__text_puts(out, "\n\n");
     for (int g = 0; g < check->group_count; g++) {
         const attn__group *group = &check->groups[g];
@@ -224,7 +241,8 @@ static void report_doc(const attn_check *check, int format, attn__text *out)
         for (int u = 0; u < check->unchecked_count && used < sizeof list; u++)
             used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
                                      u > 0 ? ", " : "", check->unchecked[u]);
-        line(out, s, "Not checked (no result of this problem by that name): %s.", list);
+        line(out, s,
+             "Not checked (no result of this problem by that name): %s.", list);
         attn__text_puts(out, "\n");
     }
 }

@@ -18,8 +18,8 @@ typedef struct block {
     char prefix[ATTN__KEY_CAP]; /* of result names: "" or "heads.1." */
     int batch, n_q, n_k, d_k, d_v;
     const double *scores, *scaled, *weights; /* [batch, n_q, n_k] */
-    const double *q, *k;   /* [batch, n_q | n_k, d_k], or NULL */
-    const double *v;       /* [batch, n_k, d_v], or NULL */
+    const double *q, *k; /* [batch, n_q | n_k, d_k], or NULL */
+    const double *v;     /* [batch, n_k, d_v], or NULL */
     attn_options opts;
     double scale;
 } block;
@@ -30,8 +30,8 @@ typedef struct slipped {
 } slipped;
 
 static const char *const names[ATTN__CAUSES] = {
-    "misprint", "rounding", "no-scale", "scale-by-dk", "softmax-columns",
-    "no-transpose", "mask-after-softmax", "v-transposed"};
+    "misprint",        "rounding",     "no-scale",           "scale-by-dk",
+    "softmax-columns", "no-transpose", "mask-after-softmax", "v-transposed"};
 
 const char *attn__cause_name(int cause)
 {
@@ -46,7 +46,8 @@ static int applies(const block *b, int cause)
     case ATTN__SCALE_BY_DK:
         return b->d_k > 1 && fabs(b->scale - 1.0 / sqrt(b->d_k)) < 1e-12;
     case ATTN__SOFTMAX_COLUMNS: return b->n_q > 1;
-    case ATTN__NO_TRANSPOSE: return b->q != NULL && b->k != NULL && b->d_k == b->n_k;
+    case ATTN__NO_TRANSPOSE:
+        return b->q != NULL && b->k != NULL && b->d_k == b->n_k;
     case ATTN__MASK_AFTER_SOFTMAX:
         for (size_t i = 0; i < cells; i++)
             if (isinf(b->scaled[i])) return 1;
@@ -57,13 +58,15 @@ static int applies(const block *b, int cause)
 }
 
 /* The slip's scores, scaled, weights and output of batch item `item`. */
-static int vary(const block *b, int cause, int item, slipped *out,
-                double *work, double *scratch)
+static int vary(const block *b, int cause, int item, slipped *out, double *work,
+                double *scratch)
 {
     const size_t nn = (size_t)b->n_q * (size_t)b->n_k;
     const size_t at = (size_t)item * nn;
     const size_t out_at = (size_t)item * (size_t)b->n_q * (size_t)b->d_v;
-    const double *v = b->v != NULL ? b->v + (size_t)item * (size_t)b->n_k * (size_t)b->d_v : NULL;
+    const double *v = b->v != NULL ? b->v + (size_t)item * (size_t)b->n_k *
+                                                (size_t)b->d_v
+                                   : NULL;
     double *output = b->v != NULL ? out->output + out_at : NULL;
     attn_options opts = b->opts;
     if (opts.mask.key_length != NULL) opts.mask.key_length += item;
@@ -73,7 +76,8 @@ static int vary(const block *b, int cause, int item, slipped *out,
     switch (cause) {
     case ATTN__NO_SCALE:
     case ATTN__SCALE_BY_DK:
-        opts.scale_kind = cause == ATTN__NO_SCALE ? ATTN_SCALE_NONE : ATTN_SCALE_FACTOR;
+        opts.scale_kind = cause == ATTN__NO_SCALE ? ATTN_SCALE_NONE
+                                                  : ATTN_SCALE_FACTOR;
         opts.scale_factor = 1.0 / b->d_k;
         break;
     case ATTN__NO_TRANSPOSE: {
@@ -143,8 +147,9 @@ static double slipped_value(const slipped *s, const block *b,
     const double *data = strcmp(name, "scores") == 0    ? s->scores
                          : strcmp(name, "scaled") == 0  ? s->scaled
                          : strcmp(name, "weights") == 0 ? s->weights
-                         : strcmp(name, "output") == 0 && b->v != NULL ? s->output
-                                                        : NULL;
+                         : strcmp(name, "output") == 0 && b->v != NULL
+                             ? s->output
+                             : NULL;
     if (data == NULL) return NAN;
     switch (table->transform) {
     case ATTN__PERCENT: return 100.0 * data[flat];
@@ -162,7 +167,9 @@ static const double *result_data(const attn_problem *problem, const char *name)
 {
     int rank, dims[3];
     const double *data;
-    return attn_problem_result(problem, name, &rank, dims, &data) == ATTN_OK ? data : NULL;
+    return attn_problem_result(problem, name, &rank, dims, &data) == ATTN_OK
+               ? data
+               : NULL;
 }
 
 /* A multi-head result's columns of head h, [batch, rows, width]. */
@@ -203,7 +210,8 @@ static int slip_block(attn_check *check, const block *b, int cause,
             }
     } else {
         status = attn__check_fail(check, status, "check: %s: %s",
-                                  attn__cause_name(cause), attn_status_text(status));
+                                  attn__cause_name(cause),
+                                  attn_status_text(status));
     }
     attn__check_free(check, memory);
     return status;
@@ -252,12 +260,16 @@ int attn__slip_values(attn_check *check, int cause, double **values)
         break;
     case ATTN__KIND_MULTIHEAD: {
         const int heads = info->num_heads, d_model = info->d_model;
-        const size_t rows_q = (size_t)b.batch * (size_t)b.n_q, rows_k = (size_t)b.batch * (size_t)b.n_k;
+        const size_t rows_q = (size_t)b.batch * (size_t)b.n_q,
+                     rows_k = (size_t)b.batch * (size_t)b.n_k;
         double *memory = attn__check_alloc(
-            check, (rows_q * (size_t)b.d_k + rows_k * (size_t)(b.d_k + b.d_v)) * sizeof *memory);
+            check, (rows_q * (size_t)b.d_k + rows_k * (size_t)(b.d_k + b.d_v)) *
+                       sizeof *memory);
         if (memory == NULL)
-            return attn__check_fail(check, ATTN_ERR_NOMEM, "check: out of memory");
-        double *q = memory, *k = q + rows_q * (size_t)b.d_k, *v = k + rows_k * (size_t)b.d_k;
+            return attn__check_fail(check, ATTN_ERR_NOMEM,
+                                    "check: out of memory");
+        double *q = memory, *k = q + rows_q * (size_t)b.d_k,
+               *v = k + rows_k * (size_t)b.d_k;
         b.q = q;
         b.k = k;
         b.v = v;
@@ -270,9 +282,12 @@ int attn__slip_values(attn_check *check, int cause, double **values)
             b.scaled = result_data(problem, name);
             snprintf(name, sizeof name, "%sweights", b.prefix);
             b.weights = result_data(problem, name);
-            head_columns(q, result_data(problem, "q"), b.batch, b.n_q, d_model, b.d_k, h);
-            head_columns(k, result_data(problem, "k"), b.batch, b.n_k, d_model, b.d_k, h);
-            head_columns(v, result_data(problem, "v"), b.batch, b.n_k, d_model, b.d_v, h);
+            head_columns(q, result_data(problem, "q"), b.batch, b.n_q, d_model,
+                         b.d_k, h);
+            head_columns(k, result_data(problem, "k"), b.batch, b.n_k, d_model,
+                         b.d_k, h);
+            head_columns(v, result_data(problem, "v"), b.batch, b.n_k, d_model,
+                         b.d_v, h);
             if (b.scores != NULL && b.scaled != NULL && b.weights != NULL)
                 status = slip_block(check, &b, cause, values, &any);
         }
@@ -284,50 +299,63 @@ int attn__slip_values(attn_check *check, int cause, double **values)
     return status != ATTN_OK ? -status : any;
 }
 
-void attn__slip_sentence(const attn_check *check, int cause,
-                         const char *fields, char *out, size_t cap)
+void attn__slip_sentence(const attn_check *check, int cause, const char *fields,
+                         char *out, size_t cap)
 {
     const attn__run_info *info = &check->problem->info;
     char root[ATTN__NUMBER_CAP], scale[ATTN__NUMBER_CAP];
     attn__format_rounded(root, sqrt(info->d_k));
     attn__format_rounded(scale, info->scale);
-    const int inverse_root = info->d_k > 0 && fabs(info->scale - 1.0 / sqrt(info->d_k)) < 1e-12;
+    const int inverse_root = info->d_k > 0 &&
+                             fabs(info->scale - 1.0 / sqrt(info->d_k)) < 1e-12;
     const char *lead = "These";
     switch (cause) {
     case ATTN__NO_SCALE:
         if (inverse_root)
-            snprintf(out, cap, "%s %s are what the computation gives without "
-                     "dividing the scores by √d_k = %s.", lead, fields, root);
+            snprintf(out, cap,
+                     "%s %s are what the computation gives without "
+                     "dividing the scores by √d_k = %s.",
+                     lead, fields, root);
         else
-            snprintf(out, cap, "%s %s are what the computation gives without "
-                     "multiplying the scores by the scale %s.", lead, fields, scale);
+            snprintf(out, cap,
+                     "%s %s are what the computation gives without "
+                     "multiplying the scores by the scale %s.",
+                     lead, fields, scale);
         break;
     case ATTN__SCALE_BY_DK:
-        snprintf(out, cap, "%s %s are what the computation gives when the "
-                 "scores are divided by d_k = %d instead of √d_k = %s.", lead,
-                 fields, info->d_k, root);
+        snprintf(out, cap,
+                 "%s %s are what the computation gives when the "
+                 "scores are divided by d_k = %d instead of √d_k = %s.",
+                 lead, fields, info->d_k, root);
         break;
     case ATTN__SOFTMAX_COLUMNS:
-        snprintf(out, cap, "%s %s are what the computation gives with the "
+        snprintf(out, cap,
+                 "%s %s are what the computation gives with the "
                  "softmax taken down each column instead of along each row: "
                  "each column of those weights sums to 1, where each row "
-                 "should.", lead, fields);
+                 "should.",
+                 lead, fields);
         break;
     case ATTN__NO_TRANSPOSE:
-        snprintf(out, cap, "%s %s are what the computation gives with Q·K "
+        snprintf(out, cap,
+                 "%s %s are what the computation gives with Q·K "
                  "instead of Q·Kᵀ: each score meets a row of Q with a column "
-                 "of K instead of a row of K.", lead, fields);
+                 "of K instead of a row of K.",
+                 lead, fields);
         break;
     case ATTN__MASK_AFTER_SOFTMAX:
-        snprintf(out, cap, "%s %s are what the computation gives with the "
+        snprintf(out, cap,
+                 "%s %s are what the computation gives with the "
                  "mask applied after the softmax: the masked weights set to 0 "
                  "without renormalising, so the rows sum to less than 1.",
                  lead, fields);
         break;
     case ATTN__V_TRANSPOSED:
-        snprintf(out, cap, "%s %s are what the computation gives with the "
+        snprintf(out, cap,
+                 "%s %s are what the computation gives with the "
                  "weights multiplying Vᵀ instead of V: each output row mixes "
-                 "the columns of V instead of its rows.", lead, fields);
+                 "the columns of V instead of its rows.",
+                 lead, fields);
         break;
     default: out[0] = '\0';
     }

@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #define ATTN_CLI_VERSION "0.1.0"
-#define USAGE                                                              \
-    "usage: attn [--format json|text|markdown|latex|steps] [-o FILE] "      \
+#define USAGE                                                          \
+    "usage: attn [--format json|text|markdown|latex|steps] [-o FILE] " \
     "[--max-bytes N] [--title TEXT] [--heading-level N] [FILE]"
 
 enum {
@@ -34,8 +34,8 @@ enum {
     NAME_ATTEMPTS = 100 /* names tried for it while they are taken */
 };
 
-static const char help_text[] =
-    USAGE "\n"
+static const char help_text[] = USAGE
+    "\n"
     "       attn check [--format json|text|markdown|latex] [-o FILE] [FILE]\n"
     "       attn train --task NAME [options]   (attn train --help)\n"
     "\n"
@@ -97,14 +97,14 @@ typedef struct cli_args {
     const char *title;  /* NULL = the walkthrough's own */
     int heading_level;  /* 0 = the default, 1 */
     int help, version;
-    int check;          /* attn check: the printed numbers checked */
+    int check; /* attn check: the printed numbers checked */
 } cli_args;
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-static int fail(char *error, size_t error_cap, int exit_status,
-                const char *format, ...)
+static int
+fail(char *error, size_t error_cap, int exit_status, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -118,11 +118,12 @@ static int fail(char *error, size_t error_cap, int exit_status,
 static int parse_format(const char *name, int *format, char *error,
                         size_t error_cap)
 {
-    static const struct { const char *name; int format; } formats[] = {
-        {"json", ATTN_FORMAT_JSON},
-        {"text", ATTN_FORMAT_TEXT},
-        {"markdown", ATTN_FORMAT_MARKDOWN},
-        {"latex", ATTN_FORMAT_LATEX},
+    static const struct {
+        const char *name;
+        int format;
+    } formats[] = {
+        {"json", ATTN_FORMAT_JSON},         {"text", ATTN_FORMAT_TEXT},
+        {"markdown", ATTN_FORMAT_MARKDOWN}, {"latex", ATTN_FORMAT_LATEX},
         {"steps", ATTN_FORMAT_STEPS},
     };
     for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
@@ -133,7 +134,8 @@ static int parse_format(const char *name, int *format, char *error,
     }
     return fail(error, error_cap, EXIT_BAD_INPUT,
                 "unknown format \"%s\" (expected json, text, markdown, latex "
-                "or steps)", name);
+                "or steps)",
+                name);
 }
 
 /* Sets *value to the value of option long_name / short_name (as "--long
@@ -145,8 +147,7 @@ static int value_option(char **argv, int argc, int i, const char *long_name,
 {
     const char *arg = argv[i];
     const size_t long_length = strlen(long_name);
-    if (strncmp(arg, long_name, long_length) == 0 &&
-        arg[long_length] == '=') {
+    if (strncmp(arg, long_name, long_length) == 0 && arg[long_length] == '=') {
         *value = arg + long_length + 1;
         return 1;
     }
@@ -177,7 +178,8 @@ static int parse_bytes(const char *text, size_t *bytes, char *error,
     if (c == text || *c != '\0' || value == 0)
         return fail(error, error_cap, EXIT_BAD_INPUT,
                     "--max-bytes: expected a whole number of bytes from 1 "
-                    "to %zu, got \"%s\"", (size_t)SIZE_MAX, text);
+                    "to %zu, got \"%s\"",
+                    (size_t)SIZE_MAX, text);
     *bytes = value;
     return 0;
 }
@@ -188,8 +190,7 @@ static int parse_level(const char *text, int *level, char *error,
 {
     if (text[0] < '1' || text[0] > '4' || text[1] != '\0')
         return fail(error, error_cap, EXIT_BAD_INPUT,
-                    "--heading-level: expected 1, 2, 3 or 4, got \"%s\"",
-                    text);
+                    "--heading-level: expected 1, 2, 3 or 4, got \"%s\"", text);
     *level = text[0] - '0';
     return 0;
 }
@@ -224,27 +225,31 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         const char *value;
-        int taken = only_files ? 0 : value_option(argv, argc, i, "--format",
-                                                  "-f", &value);
+        int taken = only_files
+                        ? 0
+                        : value_option(argv, argc, i, "--format", "-f", &value);
         if (taken < 0)
             return fail(error, error_cap, EXIT_BAD_INPUT,
-                        "%s needs a value (json, text, markdown, latex or steps); "
-                        USAGE, arg);
+                        "%s needs a value (json, text, markdown, latex or "
+                        "steps); " USAGE,
+                        arg);
         if (taken > 0) {
             if (parse_format(value, &args->format, error, error_cap) != 0)
                 return EXIT_BAD_INPUT;
             i += taken - 1;
             continue;
         }
-        taken = only_files ? 0 : document_option(args, argv, argc, i, error,
-                                                 error_cap);
+        taken = only_files
+                    ? 0
+                    : document_option(args, argv, argc, i, error, error_cap);
         if (taken < 0) return EXIT_BAD_INPUT;
         if (taken > 0) {
             i += taken - 1;
             continue;
         }
-        taken = only_files ? 0 : value_option(argv, argc, i, "--output",
-                                              "-o", &value);
+        taken = only_files
+                    ? 0
+                    : value_option(argv, argc, i, "--output", "-o", &value);
         if (taken == 0 && !only_files)
             taken = value_option(argv, argc, i, "--max-bytes", NULL, &value);
         if (taken < 0)
@@ -256,8 +261,8 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
                     return fail(error, error_cap, EXIT_BAD_INPUT,
                                 "%s needs a file name; " USAGE, arg);
                 args->output = value;
-            } else if (parse_bytes(value, &args->max_bytes, error,
-                                   error_cap) != 0) {
+            } else if (parse_bytes(value, &args->max_bytes, error, error_cap) !=
+                       0) {
                 return EXIT_BAD_INPUT;
             }
             i += taken - 1;
@@ -335,8 +340,8 @@ static int read_input(const char *path, size_t limit, char **text,
                     "(--max-bytes)",
                     path != NULL ? path : "standard input", limit);
     if (*text == NULL)
-        return fail(error, error_cap, read_errno == ENOMEM ? EXIT_INTERNAL
-                                                           : EXIT_BAD_INPUT,
+        return fail(error, error_cap,
+                    read_errno == ENOMEM ? EXIT_INTERNAL : EXIT_BAD_INPUT,
                     "cannot read %s: %s",
                     path != NULL ? path : "standard input",
                     read_errno != 0 ? strerror(read_errno) : "read error");
@@ -359,9 +364,8 @@ static int read_json(const cli_args *args, char **text, size_t *length,
     const int exit_status = read_input(args->path, args->max_bytes, text,
                                        length, error, error_cap);
     if (exit_status != 0) return exit_status;
-    const int status = attn_json_parse_limited(root, *text, *length,
-                                               args->max_bytes, error,
-                                               error_cap);
+    const int status = attn_json_parse_limited(
+        root, *text, *length, args->max_bytes, error, error_cap);
     if (status == ATTN_OK) return 0;
     free(*text);
     return exit_status_for(status);
@@ -405,7 +409,8 @@ static int run_problem(attn_problem *problem, const cli_args *args,
     if (status != ATTN_OK) {
         snprintf(error, error_cap, "%s",
                  *attn_problem_error(problem) != '\0'
-                     ? attn_problem_error(problem) : attn_status_text(status));
+                     ? attn_problem_error(problem)
+                     : attn_status_text(status));
         free(*output);
         *output = NULL;
     }
@@ -428,8 +433,8 @@ static int run_check(cJSON *root, const char *text, size_t text_length,
                     "expected a problem object with \"printed\", got %s",
                     attn_json_describe(root));
     cJSON *printed = cJSON_DetachItemFromObjectCaseSensitive(root, "printed");
-    cJSON *decimals =
-        cJSON_DetachItemFromObjectCaseSensitive(root, "printedDecimals");
+    cJSON *decimals = cJSON_DetachItemFromObjectCaseSensitive(
+        root, "printedDecimals");
     attn_problem *problem = NULL;
     attn_check *check = NULL;
     int status;
@@ -439,17 +444,18 @@ static int run_check(cJSON *root, const char *text, size_t text_length,
              "printed: missing (the numbers to check, by result name, "
              "beside the problem's fields)");
     } else {
-        status = attn_problem_from_json_limited(&problem, root, NULL,
-                                                args->max_bytes, error,
-                                                error_cap);
+        status = attn_problem_from_json_limited(
+            &problem, root, NULL, args->max_bytes, error, error_cap);
     }
     if (status == ATTN_OK && attn_problem_run(problem) != ATTN_OK) {
         status = ATTN_ERR_INPUT;
-        fail(error, error_cap, EXIT_BAD_INPUT, "%s", attn_problem_error(problem));
+        fail(error, error_cap, EXIT_BAD_INPUT, "%s",
+             attn_problem_error(problem));
     }
     if (status == ATTN_OK) {
         status = attn_check_create(&check, problem);
-        if (status != ATTN_OK) fail(error, error_cap, EXIT_INTERNAL, "out of memory");
+        if (status != ATTN_OK)
+            fail(error, error_cap, EXIT_INTERNAL, "out of memory");
     }
     if (status == ATTN_OK)
         status = attn_check_printed_from_json(check, printed, decimals, text,
@@ -461,10 +467,10 @@ static int run_check(cJSON *root, const char *text, size_t text_length,
             status = attn_check_format(check, args->format, NULL, 0, length);
         if (status == ATTN_OK) {
             *output = malloc(*length + 1);
-            status = *output == NULL ? ATTN_ERR_NOMEM
-                                     : attn_check_format(check, args->format,
-                                                         *output, *length + 1,
-                                                         length);
+            status = *output == NULL
+                         ? ATTN_ERR_NOMEM
+                         : attn_check_format(check, args->format, *output,
+                                             *length + 1, length);
         }
         if (status != ATTN_OK)
             fail(error, error_cap, 0, "%s",
@@ -527,11 +533,10 @@ static int create_beside(char *name, const char *path, size_t path_length,
         bits = (bits ^ (bits >> 30)) * 0xBF58476D1CE4E5B9u;
         bits = (bits ^ (bits >> 27)) * 0x94D049BB133111EBu;
         bits ^= bits >> 31;
-        for (int i = 0; i < 8; i++, bits /= 36)
-            suffix[i] = letters[bits % 36];
+        for (int i = 0; i < 8; i++, bits /= 36) suffix[i] = letters[bits % 36];
         suffix[8] = '\0';
-        const int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-                                      O_CLOEXEC, mode);
+        const int fd = open(
+            name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
         if (fd >= 0 || errno != EEXIST) return fd;
     }
     return -1; /* errno is EEXIST */
@@ -610,11 +615,11 @@ static int check_input(const cli_args *args, char **output, size_t *length,
     char *text;
     size_t text_length;
     cJSON *root;
-    const int exit_status = read_json(args, &text, &text_length, &root,
-                                      error, error_cap);
+    const int exit_status = read_json(args, &text, &text_length, &root, error,
+                                      error_cap);
     if (exit_status != 0) return exit_status;
-    const int checked = run_check(root, text, text_length, args, output,
-                                  length, errata, error, error_cap);
+    const int checked = run_check(root, text, text_length, args, output, length,
+                                  errata, error, error_cap);
     free(text);
     cJSON_Delete(root);
     return checked;
@@ -626,12 +631,12 @@ static int run_cli(const cli_args *args, char *error, size_t error_cap)
     char *output = NULL;
     size_t length = 0;
     int errata = 0;
-    int exit_status = args->check
-        ? check_input(args, &output, &length, &errata, error, error_cap)
-        : solve_input(args, &output, &length, error, error_cap);
+    int exit_status = args->check ? check_input(args, &output, &length, &errata,
+                                                error, error_cap)
+                                  : solve_input(args, &output, &length, error,
+                                                error_cap);
     if (exit_status != 0) return exit_status;
-    exit_status = write_output(args->output, output, length, error,
-                               error_cap);
+    exit_status = write_output(args->output, output, length, error, error_cap);
     free(output);
     /* attn check: 1 when a printed number does not hold. */
     return exit_status == 0 && errata > 0 ? 1 : exit_status;
@@ -655,6 +660,7 @@ int main(int argc, char **argv)
         exit_status = run_cli(&args, error, sizeof error);
     }
     /* attn check's 1 for errata says nothing more on standard error. */
-    if (exit_status != 0 && error[0] != '\0') fprintf(stderr, "attn: %s\n", error);
+    if (exit_status != 0 && error[0] != '\0')
+        fprintf(stderr, "attn: %s\n", error);
     return exit_status;
 }

@@ -12,17 +12,17 @@
 
 enum {
     MAX_RANK = 3,
-    PATH_CAP = 160, /* a field name and up to three indices */
-    NEAR_BEFORE = 12, /* bytes quoted around a JSON error: cJSON's */
-    NEAR_AFTER = 8,   /* position is often a byte or two late */
+    PATH_CAP = 160,      /* a field name and up to three indices */
+    NEAR_BEFORE = 12,    /* bytes quoted around a JSON error: cJSON's */
+    NEAR_AFTER = 8,      /* position is often a byte or two late */
     KIND_NAMES_CAP = 256 /* every kind's name, quoted, comma-separated */
 };
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 4, 5)))
 #endif
-static int fail(char *error, size_t error_cap, int status, const char *format,
-                ...)
+static int
+fail(char *error, size_t error_cap, int status, const char *format, ...)
 {
     if (error_cap > 0) {
         va_list args;
@@ -78,7 +78,7 @@ static void line_and_column(const char *text, const char *at, int *line,
 }
 
 static int parse_cjson(cJSON **root, const char *text, size_t length,
-                      char *error, size_t error_cap)
+                       char *error, size_t error_cap)
 {
     if (text[strspn(text, " \t\r\n")] == '\0' && strlen(text) == length)
         return fail(error, error_cap, ATTN_ERR_INPUT,
@@ -103,14 +103,14 @@ static int parse_cjson(cJSON **root, const char *text, size_t length,
     const int at_end = end == NULL || end < text || end >= content_end;
     if (at_end) end = content_end;
     line_and_column(text, end, &line, &column);
-    const char *from = end - (column - 1 < NEAR_BEFORE ? column - 1
-                                                        : NEAR_BEFORE);
+    const char *from = end -
+                       (column - 1 < NEAR_BEFORE ? column - 1 : NEAR_BEFORE);
     while (from < end && ((unsigned char)*from & 0xC0) == 0x80) from++;
     if (at_end)
         return fail(error, error_cap, ATTN_ERR_INPUT,
                     "invalid JSON at the end of the input (line %d, column "
-                    "%d), after \"%.*s\"", line, column, (int)(end - from),
-                    from);
+                    "%d), after \"%.*s\"",
+                    line, column, (int)(end - from), from);
     size_t after = strcspn(end, "\r\n");
     if (after > NEAR_AFTER) after = NEAR_AFTER;
     while (after > 0 && ((unsigned char)end[after] & 0xC0) == 0x80) after--;
@@ -122,9 +122,9 @@ static int parse_cjson(cJSON **root, const char *text, size_t length,
 /* What the text holds, counted by scan_json: enough to bound the bytes
  * cJSON's tree of it takes before cJSON builds it. */
 typedef struct json_counts {
-    size_t containers; /* arrays and objects */
-    size_t commas;     /* outside strings */
-    size_t strings;    /* keys and values */
+    size_t containers;   /* arrays and objects */
+    size_t commas;       /* outside strings */
+    size_t strings;      /* keys and values */
     size_t string_bytes; /* their text between the quotes */
 } json_counts;
 
@@ -171,8 +171,8 @@ static int scan_json(json_counts *counts, const char *text, size_t length,
                 return fail(error, error_cap, ATTN_ERR_INPUT,
                             "invalid input at line %d, column %d: nested "
                             "deeper than %d levels (a problem needs at most "
-                            "%d)", line, column, ATTN_JSON_MAX_DEPTH,
-                            MAX_RANK + 1);
+                            "%d)",
+                            line, column, ATTN_JSON_MAX_DEPTH, MAX_RANK + 1);
             }
         } else if (c == ']' || c == '}') {
             depth--;
@@ -200,9 +200,8 @@ static size_t parse_bytes(const json_counts *counts, size_t length)
     const size_t header = 2 * sizeof(void *);
     /* A node per value: each array or object, each of its members (one
      * more than its commas, at most) and the root. */
-    const size_t nodes =
-        add_bytes(add_bytes(times_bytes(counts->containers, 2),
-                            counts->commas), 1);
+    const size_t nodes = add_bytes(
+        add_bytes(times_bytes(counts->containers, 2), counts->commas), 1);
     size_t bytes = times_bytes(length, 2); /* the text and the copy */
     bytes = add_bytes(bytes, times_bytes(nodes, sizeof(cJSON) + header));
     /* Escapes only shorten a string; each gets a NUL, and malloc's header
@@ -227,8 +226,7 @@ static int check_duplicate_keys(const cJSON *node, const char *where,
         if (count > 1) {
             const char **names = malloc((size_t)count * sizeof *names);
             if (names == NULL)
-                return fail(error, error_cap, ATTN_ERR_NOMEM,
-                            "out of memory");
+                return fail(error, error_cap, ATTN_ERR_NOMEM, "out of memory");
             int n = 0;
             const cJSON *member;
             cJSON_ArrayForEach(member, node) names[n++] = member->string;
@@ -249,22 +247,23 @@ static int check_duplicate_keys(const cJSON *node, const char *where,
     }
     if (cJSON_IsObject(node) || cJSON_IsArray(node)) {
         const cJSON *child;
-        cJSON_ArrayForEach(child, node) {
+        cJSON_ArrayForEach(child, node)
+        {
             char path[PATH_CAP];
             if (cJSON_IsObject(node))
                 snprintf(path, sizeof path, "%s%s.", where, child->string);
             else
                 snprintf(path, sizeof path, "%s", where);
-            const int status =
-                check_duplicate_keys(child, path, error, error_cap);
+            const int status = check_duplicate_keys(child, path, error,
+                                                    error_cap);
             if (status != ATTN_OK) return status;
         }
     }
     return ATTN_OK;
 }
 
-int attn_json_parse(cJSON **root, const char *text, size_t length,
-                    char *error, size_t error_cap)
+int attn_json_parse(cJSON **root, const char *text, size_t length, char *error,
+                    size_t error_cap)
 {
     return attn_json_parse_limited(root, text, length, 0, error, error_cap);
 }
@@ -323,8 +322,7 @@ static void index_path(char *out, const char *path, int index)
         memcpy(out + PATH_CAP - 4, "...", 4);
 }
 
-static int read_leaf(tensor_reader *reader, const cJSON *leaf,
-                     const char *path)
+static int read_leaf(tensor_reader *reader, const cJSON *leaf, const char *path)
 {
     double value;
     if (cJSON_IsNumber(leaf))
@@ -348,7 +346,8 @@ static int fill_row(tensor_reader *reader, const cJSON *row, const char *path)
     char entry_path[PATH_CAP];
     int j = 0;
     const cJSON *entry;
-    cJSON_ArrayForEach(entry, row) {
+    cJSON_ArrayForEach(entry, row)
+    {
         index_path(entry_path, path, j++);
         const int status = read_leaf(reader, entry, entry_path);
         if (status != ATTN_OK) return status;
@@ -366,7 +365,8 @@ static int check_row_lengths(tensor_reader *reader, const cJSON *matrix,
     const int length = cJSON_GetArraySize(first);
     int i = 0;
     const cJSON *row;
-    cJSON_ArrayForEach(row, matrix) {
+    cJSON_ArrayForEach(row, matrix)
+    {
         if (cJSON_IsArray(row) && cJSON_GetArraySize(row) != length)
             return fail(reader->error, reader->error_cap, ATTN_ERR_INPUT,
                         "%s: rows must all have the same length (row 0 has "
@@ -385,7 +385,8 @@ static int fill_matrix(tensor_reader *reader, const cJSON *matrix,
     char row_path[PATH_CAP];
     int i = 0;
     const cJSON *row;
-    cJSON_ArrayForEach(row, matrix) {
+    cJSON_ArrayForEach(row, matrix)
+    {
         index_path(row_path, path, i++);
         if (!cJSON_IsArray(row))
             return fail(reader->error, reader->error_cap, ATTN_ERR_INPUT,
@@ -405,7 +406,8 @@ static int fill_batch(tensor_reader *reader, const cJSON *batch,
     char item_path[PATH_CAP];
     int b = 0;
     const cJSON *item;
-    cJSON_ArrayForEach(item, batch) {
+    cJSON_ArrayForEach(item, batch)
+    {
         index_path(item_path, path, b);
         if (!cJSON_IsArray(item))
             return fail(reader->error, reader->error_cap, ATTN_ERR_INPUT,
@@ -413,7 +415,8 @@ static int fill_batch(tensor_reader *reader, const cJSON *batch,
                         attn_json_describe(item));
         const int rows = cJSON_GetArraySize(item);
         const int cols = cJSON_IsArray(item->child)
-                             ? cJSON_GetArraySize(item->child) : dims[2];
+                             ? cJSON_GetArraySize(item->child)
+                             : dims[2];
         if (rows != dims[1] || cols != dims[2]) {
             /* A ragged item is reported as such, not as a shape mismatch. */
             const int status = check_row_lengths(reader, item, item_path);
@@ -529,7 +532,8 @@ static int set_strings_member(attn_problem *problem, const cJSON *member,
     int status = ATTN_OK;
     int i = 0;
     const cJSON *entry;
-    cJSON_ArrayForEach(entry, member) {
+    cJSON_ArrayForEach(entry, member)
+    {
         if (!cJSON_IsString(entry)) {
             status = fail(error, error_cap, ATTN_ERR_INPUT,
                           "%s[%d]: expected a string, got %s", member->string,
@@ -593,12 +597,12 @@ static int set_member(attn_problem *problem, const cJSON *member,
                    : set_strings_member(problem, member, allocator, error,
                                         error_cap);
     else if (cJSON_IsArray(member))
-        return set_tensor_member(problem, member, allocator, error,
-                                 error_cap);
+        return set_tensor_member(problem, member, allocator, error, error_cap);
     else
         return fail(error, error_cap, ATTN_ERR_INPUT,
                     "%s: expected a number, a boolean, a string or an array, "
-                    "got %s", field, attn_json_describe(member));
+                    "got %s",
+                    field, attn_json_describe(member));
     return status == ATTN_OK ? ATTN_OK
                              : setter_failed(problem, status, error, error_cap);
 }
@@ -672,7 +676,8 @@ int attn_problem_from_json_limited(attn_problem **problem, const cJSON *root,
     if (status != ATTN_OK) return status;
     attn_problem_set_max_bytes(made, max_bytes);
     const cJSON *member;
-    cJSON_ArrayForEach(member, root) {
+    cJSON_ArrayForEach(member, root)
+    {
         if (strcmp(member->string, "kind") == 0) continue;
         status = set_member(made, member, allocator, error, error_cap);
         if (status != ATTN_OK) {
@@ -705,23 +710,27 @@ static int read_decimals(int **decimals, const cJSON *table, const char *key,
     snprintf(path, sizeof path, "printedDecimals.%s", key);
     attn_json_tensor tensor;
     int status = attn_json_read_tensor(&tensor, node, path,
-                                       ATTN_JSON_ALLOW_SCALAR, allocator,
-                                       error, error_cap);
+                                       ATTN_JSON_ALLOW_SCALAR, allocator, error,
+                                       error_cap);
     if (status != ATTN_OK) return status;
     if (tensor.count != 1 && tensor.count != count) {
         attn_json_tensor_free(&tensor, allocator);
         return fail(error, error_cap, ATTN_ERR_INPUT,
                     "%s: expected one number or %zu (one per printed "
-                    "number), got %zu", path, count, tensor.count);
+                    "number), got %zu",
+                    path, count, tensor.count);
     }
     *decimals = allocate(allocator, count * sizeof **decimals);
-    if (*decimals == NULL) status = fail(error, error_cap, ATTN_ERR_NOMEM, "%s: out of memory", path);
+    if (*decimals == NULL)
+        status = fail(error, error_cap, ATTN_ERR_NOMEM, "%s: out of memory",
+                      path);
     for (size_t i = 0; status == ATTN_OK && i < count; i++) {
         const double d = tensor.data[tensor.count == 1 ? 0 : i];
         if (!(d >= 0 && d <= 17) || d != (int)d)
             status = fail(error, error_cap, ATTN_ERR_INPUT,
                           "%s: expected a whole number of decimals from 0 to "
-                          "17, got %g", path, d);
+                          "17, got %g",
+                          path, d);
         else
             (*decimals)[i] = (int)d;
     }
@@ -750,16 +759,17 @@ static int set_printed_member(attn_check *check, const cJSON *value,
     char path[160];
     snprintf(path, sizeof path, "printed.%s", key);
     attn_json_tensor tensor;
-    int status = attn_json_read_tensor(
-        &tensor, value, path,
-        ATTN_JSON_NULL_IS_MINUS_INF | ATTN_JSON_ALLOW_SCALAR, allocator,
-        error, error_cap);
+    int status = attn_json_read_tensor(&tensor, value, path,
+                                       ATTN_JSON_NULL_IS_MINUS_INF |
+                                           ATTN_JSON_ALLOW_SCALAR,
+                                       allocator, error, error_cap);
     if (status != ATTN_OK) return status;
     int *places = NULL;
     status = read_decimals(&places, decimals, key, plain, tensor.count,
                            allocator, error, error_cap);
     const int *as_written = NULL;
-    if (written->decimals != NULL && written->next + tensor.count <= written->count)
+    if (written->decimals != NULL &&
+        written->next + tensor.count <= written->count)
         as_written = written->decimals + written->next;
     written->next += tensor.count;
     if (status == ATTN_OK) {
@@ -791,9 +801,11 @@ static int *written_decimals(const char *text, size_t length, size_t *count)
             const size_t start = ++i;
             while (i < length && text[i] != '"') i += text[i] == '\\' ? 2 : 1;
             size_t next = i + 1;
-            while (next < length && strchr(" \t\r\n", text[next]) != NULL) next++;
-            before_printed = depth == 1 && printed_depth == 0 && next < length &&
-                             text[next] == ':' && i - start == 7 &&
+            while (next < length && strchr(" \t\r\n", text[next]) != NULL)
+                next++;
+            before_printed = depth == 1 && printed_depth == 0 &&
+                             next < length && text[next] == ':' &&
+                             i - start == 7 &&
                              memcmp(text + start, "printed", 7) == 0;
             continue;
         }
@@ -810,9 +822,13 @@ static int *written_decimals(const char *text, size_t length, size_t *count)
         } else if (printed_depth > 0 && (c == '-' || (c >= '0' && c <= '9'))) {
             int fraction = 0, seen_point = 0;
             size_t j = i + (c == '-');
-            for (; j < length && ((text[j] >= '0' && text[j] <= '9') || text[j] == '.'); j++) {
-                if (text[j] == '.') seen_point = 1;
-                else if (seen_point) fraction++;
+            for (; j < length &&
+                   ((text[j] >= '0' && text[j] <= '9') || text[j] == '.');
+                 j++) {
+                if (text[j] == '.')
+                    seen_point = 1;
+                else if (seen_point)
+                    fraction++;
             }
             long exponent = 0;
             if (j < length && (text[j] == 'e' || text[j] == 'E'))
@@ -821,7 +837,8 @@ static int *written_decimals(const char *text, size_t length, size_t *count)
             const long places = fraction - exponent;
             out[(*count)++] = places < 0 ? 0 : places > 17 ? 17 : (int)places;
             i = j - 1;
-        } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ':' && c != ',') {
+        } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n' &&
+                   c != ':' && c != ',') {
             before_printed = 0;
         }
     }
@@ -857,30 +874,36 @@ static int printed_members(attn_check *check, const cJSON *printed,
     if (!cJSON_IsObject(printed))
         return fail(error, error_cap, ATTN_ERR_INPUT,
                     "printed: expected an object of printed tables by result "
-                    "name, got %s", attn_json_describe(printed));
-    if (decimals != NULL && !cJSON_IsObject(decimals) && !cJSON_IsNumber(decimals))
+                    "name, got %s",
+                    attn_json_describe(printed));
+    if (decimals != NULL && !cJSON_IsObject(decimals) &&
+        !cJSON_IsNumber(decimals))
         return fail(error, error_cap, ATTN_ERR_INPUT,
                     "printedDecimals: expected a number or an object by "
-                    "printed key, got %s", attn_json_describe(decimals));
+                    "printed key, got %s",
+                    attn_json_describe(decimals));
     const cJSON *member;
-    cJSON_ArrayForEach(member, printed) {
+    cJSON_ArrayForEach(member, printed)
+    {
         int status = ATTN_OK;
         if (strcmp(member->string, "heads") == 0 && cJSON_IsArray(member)) {
             const cJSON *head;
             int h = 0;
-            cJSON_ArrayForEach(head, member) {
+            cJSON_ArrayForEach(head, member)
+            {
                 if (!cJSON_IsObject(head))
                     return fail(error, error_cap, ATTN_ERR_INPUT,
                                 "printed.heads[%d]: expected an object of "
-                                "that head's tables, got %s", h,
-                                attn_json_describe(head));
+                                "that head's tables, got %s",
+                                h, attn_json_describe(head));
                 const cJSON *table;
-                cJSON_ArrayForEach(table, head) {
+                cJSON_ArrayForEach(table, head)
+                {
                     char key[160];
                     snprintf(key, sizeof key, "heads.%d.%s", h, table->string);
-                    status = set_printed_member(check, table, key, table->string,
-                                                decimals, written, allocator,
-                                                error, error_cap);
+                    status = set_printed_member(
+                        check, table, key, table->string, decimals, written,
+                        allocator, error, error_cap);
                     if (status != ATTN_OK) return status;
                 }
                 h++;

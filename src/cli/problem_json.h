@@ -36,16 +36,16 @@ int attn_problem_from_json_limited(attn_problem **problem, const cJSON *root,
 #define ATTN_JSON_MAX_DEPTH 64
 
 /*
- * Parses text[0..length) (no NUL needed after it) into *root, refusing what a problem must not hold
- * even where cJSON accepts it: a NUL byte, the escape \u0000 in a string,
- * nesting deeper than ATTN_JSON_MAX_DEPTH and a key repeated in an object.
- * Returns ATTN_OK, or ATTN_ERR_INPUT with one line in error ("invalid JSON
- * at line 2, column 5, near ...", "kind: the key appears more than once in
- * the problem"), ATTN_ERR_TOO_LARGE (below) or ATTN_ERR_NOMEM. On failure
- * *root is NULL.
+ * Parses text[0..length) (no NUL needed after it) into *root, refusing what a
+ * problem must not hold even where cJSON accepts it: a NUL byte, the escape
+ * \u0000 in a string, nesting deeper than ATTN_JSON_MAX_DEPTH and a key
+ * repeated in an object. Returns ATTN_OK, or ATTN_ERR_INPUT with one line in
+ * error ("invalid JSON at line 2, column 5, near ...", "kind: the key appears
+ * more than once in the problem"), ATTN_ERR_TOO_LARGE (below) or
+ * ATTN_ERR_NOMEM. On failure *root is NULL.
  */
-int attn_json_parse(cJSON **root, const char *text, size_t length,
-                    char *error, size_t error_cap);
+int attn_json_parse(cJSON **root, const char *text, size_t length, char *error,
+                    size_t error_cap);
 
 /*
  * The same, within a limit on what reading and parsing takes: the text, a
@@ -64,15 +64,15 @@ int attn_json_parse_limited(cJSON **root, const char *text, size_t length,
 
 /* A tensor read from nested JSON arrays. rank 0 is a single number. */
 typedef struct attn_json_tensor {
-    int rank;      /* 0..3 */
-    int dims[3];   /* dims[d] for d < rank, the others 0 */
-    size_t count;  /* product of the dims (1 for rank 0) */
-    double *data;  /* [count], row-major; release with attn_json_tensor_free */
+    int rank;     /* 0..3 */
+    int dims[3];  /* dims[d] for d < rank, the others 0 */
+    size_t count; /* product of the dims (1 for rank 0) */
+    double *data; /* [count], row-major; release with attn_json_tensor_free */
 } attn_json_tensor;
 
 /* How leaves other than numbers read. */
 enum {
-    ATTN_JSON_BOOLEANS = 1u << 0,    /* true = 1, false = 0 (problem fields) */
+    ATTN_JSON_BOOLEANS = 1u << 0, /* true = 1, false = 0 (problem fields) */
     ATTN_JSON_NULL_IS_MINUS_INF = 1u << 1, /* null = -INFINITY (results) */
     ATTN_JSON_ALLOW_SCALAR = 1u << 2 /* a bare number is a rank 0 tensor */
 };

@@ -15,11 +15,16 @@ enum { TRAIN_ERROR_CAP = 512 };
 static const struct {
     const char *flag, *setting;
 } flags[] = {
-    {"--seed", "seed"},           {"--layers", "layers"},
-    {"--heads", "heads"},         {"--d-model", "dModel"},
-    {"--d-ff", "dFF"},            {"--seq-length", "seqLength"},
-    {"--vocab", "vocab"},         {"--batch-size", "batchSize"},
-    {"--learning-rate", "learningRate"}, {"--steps", "steps"},
+    {"--seed", "seed"},
+    {"--layers", "layers"},
+    {"--heads", "heads"},
+    {"--d-model", "dModel"},
+    {"--d-ff", "dFF"},
+    {"--seq-length", "seqLength"},
+    {"--vocab", "vocab"},
+    {"--batch-size", "batchSize"},
+    {"--learning-rate", "learningRate"},
+    {"--steps", "steps"},
 };
 
 static const char train_help[] =
@@ -57,8 +62,8 @@ static int parse_number(double *value, const char *text)
 static int whole(int *value, const char *text, int min)
 {
     double number;
-    if (!parse_number(&number, text) || number < min || number > 1e6
-        || number != (int)number)
+    if (!parse_number(&number, text) || number < min || number > 1e6 ||
+        number != (int)number)
         return 0;
     *value = (int)number;
     return 1;
@@ -83,8 +88,9 @@ static int apply_flag(attn_trainer *trainer, train_args *args, int argc,
         const int logging = arg[2] == 'l';
         if (!whole(logging ? &args->log_every : &args->example, text,
                    logging ? 1 : 0)) {
-            usage_error(error, logging ? "%s: expected a whole number from 1"
-                                       : "%s: expected a whole number",
+            usage_error(error,
+                        logging ? "%s: expected a whole number from 1"
+                                : "%s: expected a whole number",
                         arg);
             return 0;
         }
@@ -98,8 +104,7 @@ static int apply_flag(attn_trainer *trainer, train_args *args, int argc,
             return 0;
         }
         if (attn_trainer_set(trainer, flags[f].setting, value) != ATTN_OK) {
-            snprintf(error, TRAIN_ERROR_CAP, "%s",
-                     attn_trainer_error(trainer));
+            snprintf(error, TRAIN_ERROR_CAP, "%s", attn_trainer_error(trainer));
             return 0;
         }
         return 2;
@@ -135,8 +140,8 @@ static int print_summary(attn_trainer *trainer, const train_args *args,
     if (weights == NULL) return ATTN_ERR_NOMEM;
     const int *tokens = ints, *targets = ints + t, *counted = ints + 2 * t;
     int *predicted = ints + 3 * t;
-    const int status =
-        attn_trainer_predict(trainer, predicted, weights, tokens, t);
+    const int status = attn_trainer_predict(trainer, predicted, weights, tokens,
+                                            t);
     if (status == ATTN_OK) {
         printf("{\"config\":{\"task\":\"%s\"", args->task);
         for (int s = 0; attn_trainer_setting(s) != NULL; s++)
@@ -157,9 +162,9 @@ static int print_summary(attn_trainer *trainer, const train_args *args,
                 for (int i = 0; i < t; i++) {
                     printf("%s[", i ? "," : "");
                     for (int j = 0; j < t; j++)
-                        printf("%s%.17g", j ? "," : "",
-                               weights[(((size_t)l * heads + h) * t + i) * t
-                                       + j]);
+                        printf(
+                            "%s%.17g", j ? "," : "",
+                            weights[(((size_t)l * heads + h) * t + i) * t + j]);
                     printf("]");
                 }
                 printf("]");
@@ -184,7 +189,8 @@ static int run_steps(attn_trainer *trainer, const train_args *args)
         if (status != ATTN_OK) return status;
         done += count;
         printf("{\"step\":%d,\"loss\":%.17g,\"heldOutLoss\":%.17g,"
-               "\"accuracy\":%.17g}\n", done, loss, held_loss, accuracy);
+               "\"accuracy\":%.17g}\n",
+               done, loss, held_loss, accuracy);
     }
     return ATTN_OK;
 }
@@ -196,10 +202,10 @@ static int train(attn_trainer *trainer, const train_args *args, char *error)
     /* The example first: taking it builds the model, so every setting and
      * the example are checked before the first step (the held-out set is
      * the same before and after training). */
-    int status = ints == NULL ? ATTN_ERR_NOMEM
-                              : attn_trainer_example(trainer, ints, ints + t,
-                                                     ints + 2 * t,
-                                                     args->example);
+    int status = ints == NULL
+                     ? ATTN_ERR_NOMEM
+                     : attn_trainer_example(trainer, ints, ints + t,
+                                            ints + 2 * t, args->example);
     if (status == ATTN_OK) status = run_steps(trainer, args);
     if (status == ATTN_OK) status = print_summary(trainer, args, ints);
     /* The trainer's own message, or (for this file's allocations) the
@@ -207,7 +213,8 @@ static int train(attn_trainer *trainer, const train_args *args, char *error)
     if (status != ATTN_OK)
         snprintf(error, TRAIN_ERROR_CAP, "%s",
                  *attn_trainer_error(trainer) != '\0'
-                     ? attn_trainer_error(trainer) : attn_status_text(status));
+                     ? attn_trainer_error(trainer)
+                     : attn_status_text(status));
     free(ints);
     return status;
 }

@@ -33,12 +33,12 @@ int attn__scores_to_context(double *scores_out, double *weights_out,
 int attn__additive_run(const attn__additive_args *a, double *work)
 {
     const size_t n_k = (size_t)a->n_k, d_a = (size_t)a->d_a;
-    double *keys_proj = work;                /* [n_k, d_a] */
-    double *query_proj = work + n_k * d_a;   /* [d_a] */
-    double *energy_row = query_proj + d_a;   /* [d_a] */
-    double *row = energy_row + d_a;          /* [n_k] */
-    int status = attn__affine(keys_proj, a->keys, a->w_h, NULL, a->n_k,
-                              a->d_h, a->d_a);
+    double *keys_proj = work;              /* [n_k, d_a] */
+    double *query_proj = work + n_k * d_a; /* [d_a] */
+    double *energy_row = query_proj + d_a; /* [d_a] */
+    double *row = energy_row + d_a;        /* [n_k] */
+    int status = attn__affine(keys_proj, a->keys, a->w_h, NULL, a->n_k, a->d_h,
+                              a->d_a);
     for (int i = 0; status == ATTN_OK && i < a->n_q; i++) {
         status = attn__affine(query_proj, a->query + (size_t)i * (size_t)a->d_s,
                               a->w_s, NULL, 1, a->d_s, a->d_a);
@@ -94,18 +94,29 @@ int attn__check_additive(const attn__additive_args *a, size_t work_cells)
 int attn_additive(double *energy, double *scores, double *weights,
                   double *context, const double *query, const double *keys,
                   const double *w_s, const double *w_h, const double *b,
-                  const double *v, int n_q, int n_k, int d_s, int d_h,
-                  int d_a, double *work)
+                  const double *v, int n_q, int n_k, int d_s, int d_h, int d_a,
+                  double *work)
 {
     if (work == NULL) return ATTN_ERR_NULL;
     const attn__additive_args args = {
-        .energy = energy, .scores = scores, .weights = weights,
-        .context = context, .query = query, .keys = keys, .w_s = w_s,
-        .w_h = w_h, .b = b, .v = v,
-        .n_q = n_q, .n_k = n_k, .d_s = d_s, .d_h = d_h, .d_a = d_a,
+        .energy = energy,
+        .scores = scores,
+        .weights = weights,
+        .context = context,
+        .query = query,
+        .keys = keys,
+        .w_s = w_s,
+        .w_h = w_h,
+        .b = b,
+        .v = v,
+        .n_q = n_q,
+        .n_k = n_k,
+        .d_s = d_s,
+        .d_h = d_h,
+        .d_a = d_a,
     };
-    const int status =
-        attn__check_additive(&args, attn_additive_work_size(n_k, d_s, d_a));
+    const int status = attn__check_additive(
+        &args, attn_additive_work_size(n_k, d_s, d_a));
     if (status != ATTN_OK) return status;
     return attn__additive_run(&args, work);
 }

@@ -6,8 +6,8 @@
 #include <math.h>
 
 void attn__context_backward_row(double *row, const double *d_context,
-                                const double *keys, double *grad_keys,
-                                int n_k, int d_h)
+                                const double *keys, double *grad_keys, int n_k,
+                                int d_h)
 {
     /* row: scores in, weights w, then dL/d(score) out. */
     attn__softmax_row(row, n_k);
@@ -60,12 +60,12 @@ int attn__additive_backward_run(const attn__additive_grads *g,
                                 const attn__additive_args *a, double *work)
 {
     const int n_k = a->n_k, d_a = a->d_a, d_s = a->d_s, d_h = a->d_h;
-    double *keys_proj = work;                            /* [n_k, d_a] */
-    double *key_sums = keys_proj + (size_t)n_k * d_a;    /* [n_k, d_a] */
-    double *query_proj = key_sums + (size_t)n_k * d_a;   /* [d_a] */
-    double *energy = query_proj + d_a;                   /* [d_a] */
-    double *query_sum = energy + d_a;                    /* [d_a] */
-    double *row = query_sum + d_a;                       /* [n_k] */
+    double *keys_proj = work;                          /* [n_k, d_a] */
+    double *key_sums = keys_proj + (size_t)n_k * d_a;  /* [n_k, d_a] */
+    double *query_proj = key_sums + (size_t)n_k * d_a; /* [d_a] */
+    double *energy = query_proj + d_a;                 /* [d_a] */
+    double *query_sum = energy + d_a;                  /* [d_a] */
+    double *row = query_sum + d_a;                     /* [n_k] */
     zero_if(g->query, (size_t)a->n_q * (size_t)d_s);
     zero_if(g->keys, (size_t)n_k * (size_t)d_h);
     zero_if(g->w_s, (size_t)d_s * (size_t)d_a);
@@ -73,8 +73,7 @@ int attn__additive_backward_run(const attn__additive_grads *g,
     zero_if(g->b, (size_t)d_a);
     zero_if(g->v, (size_t)d_a);
     attn__zero(key_sums, (size_t)n_k * (size_t)d_a);
-    int status = attn__affine(keys_proj, a->keys, a->w_h, NULL, n_k, d_h,
-                              d_a);
+    int status = attn__affine(keys_proj, a->keys, a->w_h, NULL, n_k, d_h, d_a);
     for (int i = 0; status == ATTN_OK && i < a->n_q; i++) {
         const double *s = a->query + (size_t)i * (size_t)d_s;
         status = attn__affine(query_proj, s, a->w_s, NULL, 1, d_s, d_a);
@@ -84,11 +83,10 @@ int attn__additive_backward_run(const attn__additive_grads *g,
                       d_a);
             row[j] = attn__dot(energy, a->v, d_a);
         }
-        if (!attn__all_finite(row, (size_t)n_k))
-            return ATTN_ERR_OVERFLOW_VALUE;
-        attn__context_backward_row(
-            row, a->context_grad + (size_t)i * (size_t)d_h, a->keys, g->keys,
-            n_k, d_h);
+        if (!attn__all_finite(row, (size_t)n_k)) return ATTN_ERR_OVERFLOW_VALUE;
+        attn__context_backward_row(row,
+                                   a->context_grad + (size_t)i * (size_t)d_h,
+                                   a->keys, g->keys, n_k, d_h);
         /* row now holds dL/d(score_j); score_j = v · energy_j. */
         attn__zero(query_sum, (size_t)d_a);
         for (int j = 0; j < n_k; j++) {
@@ -97,19 +95,20 @@ int attn__additive_backward_run(const attn__additive_grads *g,
             double *key_sum = key_sums + (size_t)j * d_a;
             for (int c = 0; c < d_a; c++) {
                 if (g->v != NULL) g->v[c] += row[j] * energy[c];
-                const double pre =
-                    row[j] * a->v[c] * (1.0 - energy[c] * energy[c]);
+                const double pre = row[j] * a->v[c] *
+                                   (1.0 - energy[c] * energy[c]);
                 key_sum[c] += pre;
                 query_sum[c] += pre;
             }
         }
-        if (g->b != NULL) for (int c = 0; c < d_a; c++) g->b[c] += query_sum[c];
-        if (g->w_s != NULL) attn__matmul_tn_add(g->w_s, s, query_sum, 1, d_s,
-                                                d_a);
+        if (g->b != NULL)
+            for (int c = 0; c < d_a; c++) g->b[c] += query_sum[c];
+        if (g->w_s != NULL)
+            attn__matmul_tn_add(g->w_s, s, query_sum, 1, d_s, d_a);
         if (g->query != NULL)
             attn__matmul_nt(g->query + (size_t)i * (size_t)d_s, (size_t)d_s,
-                            query_sum, (size_t)d_a, a->w_s, (size_t)d_a, 1,
-                            d_s, d_a, 0);
+                            query_sum, (size_t)d_a, a->w_s, (size_t)d_a, 1, d_s,
+                            d_a, 0);
     }
     if (status != ATTN_OK) return status;
     if (g->w_h != NULL)
@@ -130,23 +129,32 @@ int attn_additive_backward(double *grad_query, double *grad_keys,
 {
     if (d_context == NULL || work == NULL) return ATTN_ERR_NULL;
     const attn__additive_args args = {
-        .query = query, .keys = keys, .w_s = w_s, .w_h = w_h, .b = b,
-        .v = v, .context_grad = d_context,
-        .n_q = n_q, .n_k = n_k, .d_s = d_s, .d_h = d_h, .d_a = d_a,
+        .query = query,
+        .keys = keys,
+        .w_s = w_s,
+        .w_h = w_h,
+        .b = b,
+        .v = v,
+        .context_grad = d_context,
+        .n_q = n_q,
+        .n_k = n_k,
+        .d_s = d_s,
+        .d_h = d_h,
+        .d_a = d_a,
     };
     int status = attn__check_additive(
         &args, attn_additive_backward_work_size(n_k, d_s, d_a));
     if (status != ATTN_OK) return status;
     const attn__additive_grads grads = {grad_query, grad_keys, grad_w_s,
-                                        grad_w_h, grad_b, grad_v};
+                                        grad_w_h,   grad_b,    grad_v};
     status = attn__additive_backward_run(&grads, &args, work);
     if (status != ATTN_OK) return status;
-    const int finite =
-        attn__all_finite(grad_query, (size_t)n_q * (size_t)d_s) &&
-        attn__all_finite(grad_keys, (size_t)n_k * (size_t)d_h) &&
-        attn__all_finite(grad_w_s, (size_t)d_s * (size_t)d_a) &&
-        attn__all_finite(grad_w_h, (size_t)d_h * (size_t)d_a) &&
-        attn__all_finite(grad_b, (size_t)d_a) &&
-        attn__all_finite(grad_v, (size_t)d_a);
+    const int finite = attn__all_finite(grad_query,
+                                        (size_t)n_q * (size_t)d_s) &&
+                       attn__all_finite(grad_keys, (size_t)n_k * (size_t)d_h) &&
+                       attn__all_finite(grad_w_s, (size_t)d_s * (size_t)d_a) &&
+                       attn__all_finite(grad_w_h, (size_t)d_h * (size_t)d_a) &&
+                       attn__all_finite(grad_b, (size_t)d_a) &&
+                       attn__all_finite(grad_v, (size_t)d_a);
     return finite ? ATTN_OK : ATTN_ERR_OVERFLOW_VALUE;
 }

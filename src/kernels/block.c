@@ -9,8 +9,8 @@
 
 static attn_mha_dims mha_dims_of(const attn_block_dims *d)
 {
-    const attn_mha_dims m = {d->batch, d->n, d->n, d->d_model, d->d_model,
-                             d->d_model, d->num_heads, d->d_model};
+    const attn_mha_dims m = {d->batch,   d->n,       d->n,         d->d_model,
+                             d->d_model, d->d_model, d->num_heads, d->d_model};
     return m;
 }
 
@@ -57,8 +57,7 @@ static int check_dims(const attn_block_dims *d)
         return ATTN_ERR_OPTION;
     if (d->d_model % d->num_heads != 0) return ATTN_ERR_HEADS;
     /* Rows of the whole batch are counted in an int. */
-    if (d->batch > INT_MAX / 2 / d->n)
-        return ATTN_ERR_SIZE_OVERFLOW;
+    if (d->batch > INT_MAX / 2 / d->n) return ATTN_ERR_SIZE_OVERFLOW;
     size_t length;
     return buffers_length(&length, d);
 }
@@ -78,8 +77,7 @@ static size_t work_size(const attn_block_dims *d, int backward)
     if (mha == 0 || (backward && ffn == 0)) return 0;
     step = mha > ffn ? mha : ffn;
     /* The backward pass keeps three gradients [rows, d_model] too. */
-    if (backward &&
-        attn__count3(&extra, rows, d->d_model, 3) != ATTN_OK)
+    if (backward && attn__count3(&extra, rows, d->d_model, 3) != ATTN_OK)
         return 0;
     size_t total;
     if (attn__add_size(&total, intermediates, step) != ATTN_OK ||
@@ -132,11 +130,12 @@ static int forward(const buffers *b, const attn_mha_outputs *mha_out,
     mo.output = b->attention;
     const int pre = d->norm == ATTN_NORM_PRE;
     int status = ATTN_OK;
-    if (pre) status = attn_layer_norm(b->ln1, NULL, NULL, x, p->gamma1,
-                                      p->beta1, rows, dm);
+    if (pre)
+        status = attn_layer_norm(b->ln1, NULL, NULL, x, p->gamma1, p->beta1,
+                                 rows, dm);
     if (status == ATTN_OK)
-        status = attn_multihead(&mo, pre ? b->ln1 : x, NULL, &p->attention,
-                                &m, opts, b->rest);
+        status = attn_multihead(&mo, pre ? b->ln1 : x, NULL, &p->attention, &m,
+                                opts, b->rest);
     if (status != ATTN_OK) return status;
     add_into(b->sum1, x, b->attention, cells);
     /* post: ln1 = LN1(sum1), the FFN reads ln1; pre: the FFN reads
@@ -178,8 +177,7 @@ int attn_transformer_block(const attn_block_outputs *out, const double *x,
     copy_out(out->hidden, b.hidden, rows * (size_t)dims->d_ff);
     copy_out(out->ffn, b.ffn, cells);
     copy_out(out->sum2, b.sum2, cells);
-    copy_out(out->output, dims->norm == ATTN_NORM_PRE ? b.sum2 : b.ln2,
-             cells);
+    copy_out(out->output, dims->norm == ATTN_NORM_PRE ? b.sum2 : b.ln2, cells);
     return ATTN_OK;
 }
 
@@ -191,17 +189,17 @@ typedef struct saved_sums {
 /* The attention's backward pass, from its saved intermediates when there
  * are some. */
 static int mha_backward(const attn_mha_grads *mg, const double *d_mha,
-                        const double *mha_in,
-                        const attn_mha_outputs *mha_saved,
+                        const double *mha_in, const attn_mha_outputs *mha_saved,
                         const attn_block_params *p, const attn_block_dims *d,
                         const attn_options *opts, double *step)
 {
     const attn_mha_dims m = mha_dims_of(d);
     return mha_saved != NULL
-        ? attn_multihead_backward_saved(mg, d_mha, mha_in, NULL, mha_saved,
-                                        &p->attention, &m, opts, step)
-        : attn_multihead_backward(mg, d_mha, mha_in, NULL, &p->attention, &m,
-                                  opts, step);
+               ? attn_multihead_backward_saved(mg, d_mha, mha_in, NULL,
+                                               mha_saved, &p->attention, &m,
+                                               opts, step)
+               : attn_multihead_backward(mg, d_mha, mha_in, NULL, &p->attention,
+                                         &m, opts, step);
 }
 
 /* The backward pass from the forward's intermediates s; the attention's
@@ -234,8 +232,8 @@ static int backward(const attn_block_grads *grads, const double *d_output,
                 p->w1, p->b1, p->w2, p->b2, rows, dm, d->d_ff, dm, step);
         if (status != ATTN_OK) return status;
         add_into(g2, g2, g1, cells); /* d ln1 */
-        status = attn_layer_norm_backward(g3, grads->gamma1, grads->beta1,
-                                          g2, s->sum1, p->gamma1, rows, dm);
+        status = attn_layer_norm_backward(g3, grads->gamma1, grads->beta1, g2,
+                                          s->sum1, p->gamma1, rows, dm);
         if (status == ATTN_OK)
             status = mha_backward(&mg, g3, x, mha_saved, p, d, opts, step);
         if (status != ATTN_OK) return status;
@@ -248,8 +246,7 @@ static int backward(const attn_block_grads *grads, const double *d_output,
             p->w1, p->b1, p->w2, p->b2, rows, dm, d->d_ff, dm, step);
         if (status == ATTN_OK)
             status = attn_layer_norm_backward(g2, grads->gamma2, grads->beta2,
-                                              g1, s->sum1, p->gamma2, rows,
-                                              dm);
+                                              g1, s->sum1, p->gamma2, rows, dm);
         if (status != ATTN_OK) return status;
         add_into(g2, g2, d_output, cells); /* d sum1 */
         status = mha_backward(&mg, g2, s->ln1, mha_saved, p, d, opts, step);
@@ -265,9 +262,8 @@ static int backward(const attn_block_grads *grads, const double *d_output,
 }
 
 /* The checks both backward passes make. */
-static int check_backward(const attn_block_grads *grads,
-                          const double *d_output, const double *x,
-                          const attn_block_params *params,
+static int check_backward(const attn_block_grads *grads, const double *d_output,
+                          const double *x, const attn_block_params *params,
                           const attn_block_dims *dims, const double *work)
 {
     if (grads == NULL || d_output == NULL || x == NULL || work == NULL)
@@ -295,14 +291,10 @@ int attn_transformer_block_backward(const attn_block_grads *grads,
     return backward(grads, d_output, x, &s, NULL, params, dims, opts, b.rest);
 }
 
-int attn_transformer_block_backward_saved(const attn_block_grads *grads,
-                                          const double *d_output,
-                                          const double *x,
-                                          const attn_block_outputs *saved,
-                                          const attn_block_params *params,
-                                          const attn_block_dims *dims,
-                                          const attn_options *opts,
-                                          double *work)
+int attn_transformer_block_backward_saved(
+    const attn_block_grads *grads, const double *d_output, const double *x,
+    const attn_block_outputs *saved, const attn_block_params *params,
+    const attn_block_dims *dims, const attn_options *opts, double *work)
 {
     int status = check_backward(grads, d_output, x, params, dims, work);
     if (status != ATTN_OK) return status;

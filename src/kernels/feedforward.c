@@ -8,15 +8,17 @@ static int check_args(int rows, int d_in, int d_ff, int d_out)
     const int sizes[] = {rows, d_in, d_ff, d_out};
     int status = attn__check_sizes(sizes, 4);
     if (status != ATTN_OK) return status;
-    const int counts[][3] = {{rows, d_in, 1}, {rows, d_ff, 2},
-                             {rows, d_out, 1}, {d_in, d_ff, 1},
+    const int counts[][3] = {{rows, d_in, 1},
+                             {rows, d_ff, 2},
+                             {rows, d_out, 1},
+                             {d_in, d_ff, 1},
                              {d_ff, d_out, 1}};
     return attn__check_counts(counts, 5);
 }
 
 static int inputs_finite(const double *x, const double *w1, const double *b1,
-                         const double *w2, const double *b2, int rows,
-                         int d_in, int d_ff, int d_out)
+                         const double *w2, const double *b2, int rows, int d_in,
+                         int d_ff, int d_out)
 {
     return attn__all_finite(x, (size_t)rows * (size_t)d_in) &&
            attn__all_finite(w1, (size_t)d_in * (size_t)d_ff) &&
@@ -57,8 +59,8 @@ static int forward(double *hidden, double *output, const double *x,
 
 int attn_feed_forward(double *hidden, double *output, const double *x,
                       const double *w1, const double *b1, const double *w2,
-                      const double *b2, int rows, int d_in, int d_ff,
-                      int d_out, double *work)
+                      const double *b2, int rows, int d_in, int d_ff, int d_out,
+                      double *work)
 {
     if (x == NULL || w1 == NULL || w2 == NULL || work == NULL)
         return ATTN_ERR_NULL;
@@ -70,13 +72,12 @@ int attn_feed_forward(double *hidden, double *output, const double *x,
     return forward(h, output, x, w1, b1, w2, b2, rows, d_in, d_ff, d_out);
 }
 
-int attn_feed_forward_backward(double *grad_x, double *grad_w1,
-                               double *grad_b1, double *grad_w2,
-                               double *grad_b2, const double *d_output,
-                               const double *x, const double *w1,
-                               const double *b1, const double *w2,
-                               const double *b2, int rows, int d_in, int d_ff,
-                               int d_out, double *work)
+int attn_feed_forward_backward(double *grad_x, double *grad_w1, double *grad_b1,
+                               double *grad_w2, double *grad_b2,
+                               const double *d_output, const double *x,
+                               const double *w1, const double *b1,
+                               const double *w2, const double *b2, int rows,
+                               int d_in, int d_ff, int d_out, double *work)
 {
     if (d_output == NULL || x == NULL || w1 == NULL || w2 == NULL ||
         work == NULL)
@@ -88,8 +89,7 @@ int attn_feed_forward_backward(double *grad_x, double *grad_w1,
         return ATTN_ERR_NOT_FINITE;
     const size_t cells = (size_t)rows * (size_t)d_ff;
     double *hidden = work, *d_hidden = work + cells;
-    status = forward(hidden, NULL, x, w1, b1, w2, b2, rows, d_in, d_ff,
-                     d_out);
+    status = forward(hidden, NULL, x, w1, b1, w2, b2, rows, d_in, d_ff, d_out);
     if (status != ATTN_OK) return status;
 
     /* Output layer: dW2 = hiddenᵀ dO, db2 = colsum dO, dH = dO W2ᵀ. */
@@ -117,11 +117,11 @@ int attn_feed_forward_backward(double *grad_x, double *grad_w1,
     if (grad_x != NULL)
         attn__matmul_nt(grad_x, (size_t)d_in, d_hidden, (size_t)d_ff, w1,
                         (size_t)d_ff, rows, d_in, d_ff, 0);
-    const int finite =
-        attn__all_finite(grad_x, (size_t)rows * (size_t)d_in) &&
-        attn__all_finite(grad_w1, (size_t)d_in * (size_t)d_ff) &&
-        attn__all_finite(grad_b1, (size_t)d_ff) &&
-        attn__all_finite(grad_w2, (size_t)d_ff * (size_t)d_out) &&
-        attn__all_finite(grad_b2, (size_t)d_out);
+    const int finite = attn__all_finite(grad_x, (size_t)rows * (size_t)d_in) &&
+                       attn__all_finite(grad_w1, (size_t)d_in * (size_t)d_ff) &&
+                       attn__all_finite(grad_b1, (size_t)d_ff) &&
+                       attn__all_finite(grad_w2,
+                                        (size_t)d_ff * (size_t)d_out) &&
+                       attn__all_finite(grad_b2, (size_t)d_out);
     return finite ? ATTN_OK : ATTN_ERR_OVERFLOW_VALUE;
 }

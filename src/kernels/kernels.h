@@ -71,8 +71,10 @@ static inline int attn__check_attention_sizes(int batch, int n_q, int n_k,
     const int sizes[] = {batch, n_q, n_k, d_k, d_v};
     int status = attn__check_sizes(sizes, 5);
     if (status != ATTN_OK) return status;
-    const int counts[][3] = {{batch, n_q, d_k}, {batch, n_k, d_k},
-                             {batch, n_k, d_v}, {batch, n_q, d_v},
+    const int counts[][3] = {{batch, n_q, d_k},
+                             {batch, n_k, d_k},
+                             {batch, n_k, d_v},
+                             {batch, n_q, d_v},
                              {batch, n_q, n_k}};
     return attn__check_counts(counts, scores ? 5 : 4);
 }
@@ -167,10 +169,9 @@ static inline void attn__affine_rows(double *restrict out,
     }
 }
 
-static inline int attn__affine(double *restrict out,
-                               const double *restrict x,
-                               const double *restrict w,
-                               const double *bias, int rows, int in, int cols)
+static inline int attn__affine(double *restrict out, const double *restrict x,
+                               const double *restrict w, const double *bias,
+                               int rows, int in, int cols)
 {
     for (int r0 = 0; r0 < rows; r0 += 4) {
         const int nr = rows - r0 < 4 ? rows - r0 : 4;
@@ -182,7 +183,8 @@ static inline int attn__affine(double *restrict out,
                     out[(size_t)r * (size_t)cols + (size_t)c] += bias[c];
     }
     return attn__all_finite(out, (size_t)rows * (size_t)cols)
-               ? ATTN_OK : ATTN_ERR_OVERFLOW_VALUE;
+               ? ATTN_OK
+               : ATTN_ERR_OVERFLOW_VALUE;
 }
 
 /* ---- Shared steps (defined in the file named) ---- */
@@ -226,20 +228,20 @@ int attn__sdpa_plan_init(attn__sdpa_plan *plan, const attn_options *opts,
 /* One attention block. Q, K, V may be column blocks of wider matrices,
  * hence the row strides. */
 typedef struct attn__sdpa_block {
-    const double *q;      /* [n_q, d_k] rows q_stride apart, or NULL when
-                             given_scores is set */
-    const double *k;      /* [n_k, d_k] rows k_stride apart */
-    const double *v;      /* [n_k, d_v] rows v_stride apart; NULL without
-                             an output */
+    const double *q;            /* [n_q, d_k] rows q_stride apart, or NULL when
+                                   given_scores is set */
+    const double *k;            /* [n_k, d_k] rows k_stride apart */
+    const double *v;            /* [n_k, d_v] rows v_stride apart; NULL without
+                                   an output */
     const double *given_scores; /* [n_q, n_k] or NULL = q kᵀ */
     size_t q_stride, k_stride, v_stride;
-    double *scores;       /* [n_q, n_k] or NULL */
-    double *scaled;       /* [n_q, n_k] or NULL */
-    double *weights;      /* [n_q, n_k] or NULL */
-    double *output;       /* [n_q, d_v] rows output_stride apart, or NULL */
+    double *scores;  /* [n_q, n_k] or NULL */
+    double *scaled;  /* [n_q, n_k] or NULL */
+    double *weights; /* [n_q, n_k] or NULL */
+    double *output;  /* [n_q, d_v] rows output_stride apart, or NULL */
     size_t output_stride;
-    int mask_b;           /* batch index the mask sees (key_length) */
-    int64_t dropout_b;    /* leading index dropout hashes */
+    int mask_b;        /* batch index the mask sees (key_length) */
+    int64_t dropout_b; /* leading index dropout hashes */
     int n_q, n_k, d_k, d_v;
 } attn__sdpa_block;
 
@@ -255,16 +257,16 @@ int attn__sdpa_block_run(const attn__sdpa_block *block,
 /* ---- Additive scoring, shared with Luong concat ---- */
 
 typedef struct attn__additive_args {
-    double *energy;      /* [n_q, n_k, d_a] or NULL */
-    double *scores;      /* [n_q, n_k] or NULL */
-    double *weights;     /* [n_q, n_k] or NULL */
-    double *context;     /* [n_q, d_h] or NULL */
-    const double *query; /* [n_q, d_s] */
-    const double *keys;  /* [n_k, d_h] */
-    const double *w_s;   /* [d_s, d_a] */
-    const double *w_h;   /* [d_h, d_a] */
-    const double *b;     /* [d_a] or NULL */
-    const double *v;     /* [d_a] */
+    double *energy;             /* [n_q, n_k, d_a] or NULL */
+    double *scores;             /* [n_q, n_k] or NULL */
+    double *weights;            /* [n_q, n_k] or NULL */
+    double *context;            /* [n_q, d_h] or NULL */
+    const double *query;        /* [n_q, d_s] */
+    const double *keys;         /* [n_k, d_h] */
+    const double *w_s;          /* [d_s, d_a] */
+    const double *w_h;          /* [d_h, d_a] */
+    const double *b;            /* [d_a] or NULL */
+    const double *v;            /* [d_a] */
     const double *context_grad; /* [n_q, d_h] dL/d(context), backward only */
     int n_q, n_k, d_s, d_h, d_a;
 } attn__additive_args;
@@ -282,15 +284,14 @@ typedef struct attn__additive_grads {
 /* additive_backward.c: overwrites the gradients of validated arguments;
  * work [attn_additive_backward_work_size]. */
 int attn__additive_backward_run(const attn__additive_grads *grads,
-                                const attn__additive_args *args,
-                                double *work);
+                                const attn__additive_args *args, double *work);
 
 /* additive_backward.c: from a row of scores [n_k], writes into row
  * dL/d(score) of context = softmax(scores) @ keys given d_context [d_h],
  * and adds the value path weights_j d_context to grad_keys (or NULL). */
 void attn__context_backward_row(double *row, const double *d_context,
-                                const double *keys, double *grad_keys,
-                                int n_k, int d_h);
+                                const double *keys, double *grad_keys, int n_k,
+                                int d_h);
 
 /* additive.c: the checks of attn_additive and attn_additive_backward, in
  * their order: a missing input (work and, for the backward pass,
@@ -317,8 +318,7 @@ void attn__matmul_nt(double *out, size_t out_stride, const double *a,
 
 /* out [n, cols] += aᵀ @ b: a [rows, n], b [rows, cols], all contiguous. */
 void attn__matmul_tn_add(double *restrict out, const double *restrict a,
-                         const double *restrict b,
-                         int rows, int n, int cols);
+                         const double *restrict b, int rows, int n, int cols);
 
 /* out [cols] += the column sums of a [rows, cols]. */
 void attn__colsum_add(double *out, const double *a, int rows, int cols);
@@ -332,17 +332,17 @@ void attn__zero(double *x, size_t count);
  * be NULL. grad_k and grad_v are overwritten (zeroed, then accumulated
  * over the queries). Rows of each array are *_stride apart. */
 typedef struct attn__sdpa_grad_block {
-    const double *q, *k, *v;  /* [n_q, d_k], [n_k, d_k], [n_k, d_v] */
-    const double *d_output;   /* [n_q, d_v] */
+    const double *q, *k, *v; /* [n_q, d_k], [n_k, d_k], [n_k, d_v] */
+    const double *d_output;  /* [n_q, d_v] */
     size_t q_stride, k_stride, v_stride, d_output_stride;
-    double *grad_q;           /* [n_q, d_k] rows q_stride apart, or NULL */
-    double *grad_k;           /* [n_k, d_k] rows k_stride apart, or NULL */
-    double *grad_v;           /* [n_k, d_v] rows v_stride apart, or NULL */
-    double *grad_weights;     /* [n_q, n_k] or NULL */
-    double *grad_scaled;      /* [n_q, n_k] or NULL */
-    const double *weights;    /* [n_q, n_k] the forward's weights, or NULL:
-                                 recomputed (as with dropout, whose kept
-                                 weights are not the softmax's) */
+    double *grad_q;        /* [n_q, d_k] rows q_stride apart, or NULL */
+    double *grad_k;        /* [n_k, d_k] rows k_stride apart, or NULL */
+    double *grad_v;        /* [n_k, d_v] rows v_stride apart, or NULL */
+    double *grad_weights;  /* [n_q, n_k] or NULL */
+    double *grad_scaled;   /* [n_q, n_k] or NULL */
+    const double *weights; /* [n_q, n_k] the forward's weights, or NULL:
+                              recomputed (as with dropout, whose kept
+                              weights are not the softmax's) */
     int mask_b;
     int64_t dropout_b;
     int n_q, n_k, d_k, d_v;
@@ -374,19 +374,19 @@ int attn__sdpa_block_backward(const attn__sdpa_grad_block *block,
 
 /* One batch item for a float32 kernel, its inputs checked. */
 typedef struct attn__f32_job {
-    float *weights;       /* [n_q, n_k] or NULL */
-    float *output;        /* [n_q, d_v] or NULL */
-    const float *q;       /* [n_q, d_k] */
-    const float *k;       /* [n_k, d_k] */
-    const float *v;       /* [n_k, d_v] */
+    float *weights; /* [n_q, n_k] or NULL */
+    float *output;  /* [n_q, d_v] or NULL */
+    const float *q; /* [n_q, d_k] */
+    const float *k; /* [n_k, d_k] */
+    const float *v; /* [n_k, d_v] */
     int n_q, n_k, d_k, d_v;
     float scale;
     const attn_mask *mask; /* NULL = no mask */
     int mask_b;
-    double dropout;       /* 0 = off */
+    double dropout; /* 0 = off */
     uint64_t seed;
     int64_t dropout_b;
-    float *work;          /* [attn__f32_item_work_size] */
+    float *work; /* [attn__f32_item_work_size] */
 } attn__f32_job;
 
 /* 1 if no entry is NaN or infinite (all exponent bits set): integer
@@ -429,10 +429,13 @@ int attn__f32_row_range(const attn__f32_job *job, int i, int *lo, int *hi);
 int attn__f32_last_key(const attn__f32_job *job, int i);
 
 /* How a mask treats the tile of queries i0..i1 and keys j0..j1. */
-enum { ATTN__F32_TILE_SKIP = 0, ATTN__F32_TILE_FULL = 1,
-       ATTN__F32_TILE_PARTIAL = 2 };
-int attn__f32_tile_state(const attn__f32_job *job, int i0, int i1,
-                         int j0, int j1);
+enum {
+    ATTN__F32_TILE_SKIP = 0,
+    ATTN__F32_TILE_FULL = 1,
+    ATTN__F32_TILE_PARTIAL = 2
+};
+int attn__f32_tile_state(const attn__f32_job *job, int i0, int i1, int j0,
+                         int j1);
 
 /* The kernels, one per instruction set (sdpa_f32_body.h). */
 int attn__f32_item_scalar(const attn__f32_job *job);
@@ -441,8 +444,13 @@ int attn__f32_item_avx512(const attn__f32_job *job); /* x86 with gcc only */
 int attn__f32_item_wasm(const attn__f32_job *job);   /* -msimd128 only */
 
 /* Which kernel attn__sdpa_f32_using runs. */
-enum { ATTN__F32_BEST = 0, ATTN__F32_SCALAR = 1, ATTN__F32_AVX2 = 2,
-       ATTN__F32_AVX512 = 3, ATTN__F32_KERNELS = 4 };
+enum {
+    ATTN__F32_BEST = 0,
+    ATTN__F32_SCALAR = 1,
+    ATTN__F32_AVX2 = 2,
+    ATTN__F32_AVX512 = 3,
+    ATTN__F32_KERNELS = 4
+};
 
 /* attn_sdpa_f32 with a chosen kernel: ATTN__F32_BEST picks at run time;
  * the others force one (the tests check each on its own) and give

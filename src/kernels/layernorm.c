@@ -24,9 +24,8 @@ static int check_args(int rows, int d, size_t *count)
     return status;
 }
 
-int attn_layer_norm(double *output, double *mean, double *rstd,
-                    const double *x, const double *gamma, const double *beta,
-                    int rows, int d)
+int attn_layer_norm(double *output, double *mean, double *rstd, const double *x,
+                    const double *gamma, const double *beta, int rows, int d)
 {
     if (x == NULL || gamma == NULL) return ATTN_ERR_NULL;
     size_t count;
@@ -48,8 +47,7 @@ int attn_layer_norm(double *output, double *mean, double *rstd,
             out_row[j] = (x_row[j] - mu) * rs * gamma[j] +
                          (beta != NULL ? beta[j] : 0.0);
     }
-    return attn__all_finite(output, count) ? ATTN_OK
-                                           : ATTN_ERR_OVERFLOW_VALUE;
+    return attn__all_finite(output, count) ? ATTN_OK : ATTN_ERR_OVERFLOW_VALUE;
 }
 
 int attn_layer_norm_backward(double *grad_x, double *grad_gamma,

@@ -18,8 +18,14 @@ size_t attn_linear_backward_work_size(int n_q, int d_k, int d_v)
     return length;
 }
 
-static double phi(double x) { return x > 0.0 ? x + 1.0 : exp(x); }
-static double phi_slope(double x) { return x > 0.0 ? 1.0 : exp(x); }
+static double phi(double x)
+{
+    return x > 0.0 ? x + 1.0 : exp(x);
+}
+static double phi_slope(double x)
+{
+    return x > 0.0 ? 1.0 : exp(x);
+}
 
 typedef struct item {
     const double *q, *k, *v, *d_output; /* this batch item's rows */
@@ -36,12 +42,12 @@ static int visible(const item *it, int i)
 static int item_backward(const item *it, double *work)
 {
     const int d_k = it->d_k, d_v = it->d_v;
-    double *s = work;                              /* [d_k, d_v] */
-    double *z = s + (size_t)d_k * (size_t)d_v;     /* [d_k] */
-    double *f = z + d_k;                           /* [d_k] phi row */
-    double *df = f + d_k;                          /* [d_k] */
-    double *den = df + d_k;                        /* [n_q] */
-    double *d_den = den + it->n_q;                 /* [n_q] */
+    double *s = work;                          /* [d_k, d_v] */
+    double *z = s + (size_t)d_k * (size_t)d_v; /* [d_k] */
+    double *f = z + d_k;                       /* [d_k] phi row */
+    double *df = f + d_k;                      /* [d_k] */
+    double *den = df + d_k;                    /* [n_q] */
+    double *d_den = den + it->n_q;             /* [n_q] */
     attn__zero(s, (size_t)d_k * (size_t)d_v);
     attn__zero(z, (size_t)d_k);
 
@@ -77,9 +83,9 @@ static int item_backward(const item *it, double *work)
         if (it->grad_q == NULL) continue;
         double *gq = it->grad_q + (size_t)i * d_k;
         for (int a = 0; a < d_k; a++) {
-            const double d_f =
-                attn__dot(s + (size_t)a * d_v, do_row, d_v) / den[i] +
-                z[a] * d_den[i];
+            const double d_f = attn__dot(s + (size_t)a * d_v, do_row, d_v) /
+                                   den[i] +
+                               z[a] * d_den[i];
             gq[a] = d_f * phi_slope(q_row[a]);
         }
     }
@@ -135,12 +141,10 @@ static int item_backward(const item *it, double *work)
 
 int attn_linear_backward(double *grad_q, double *grad_k, double *grad_v,
                          const double *d_output, const double *q,
-                         const double *k, const double *v, int batch,
-                         int n_q, int n_k, int d_k, int d_v, int causal,
-                         double *work)
+                         const double *k, const double *v, int batch, int n_q,
+                         int n_k, int d_k, int d_v, int causal, double *work)
 {
-    if (d_output == NULL || q == NULL || k == NULL || v == NULL ||
-        work == NULL)
+    if (d_output == NULL || q == NULL || k == NULL || v == NULL || work == NULL)
         return ATTN_ERR_NULL;
     int status = attn__check_attention_sizes(batch, n_q, n_k, d_k, d_v, 0);
     if (status != ATTN_OK) return status;
@@ -155,13 +159,18 @@ int attn_linear_backward(double *grad_q, double *grad_k, double *grad_v,
         !attn__all_finite(d_output, (size_t)batch * bo))
         return ATTN_ERR_NOT_FINITE;
     for (int b = 0; b < batch; b++) {
-        const item it = {
-            q + (size_t)b * bq, k + (size_t)b * bk, v + (size_t)b * bv,
-            d_output + (size_t)b * bo,
-            grad_q ? grad_q + (size_t)b * bq : NULL,
-            grad_k ? grad_k + (size_t)b * bk : NULL,
-            grad_v ? grad_v + (size_t)b * bv : NULL,
-            n_q, n_k, d_k, d_v, causal};
+        const item it = {q + (size_t)b * bq,
+                         k + (size_t)b * bk,
+                         v + (size_t)b * bv,
+                         d_output + (size_t)b * bo,
+                         grad_q ? grad_q + (size_t)b * bq : NULL,
+                         grad_k ? grad_k + (size_t)b * bk : NULL,
+                         grad_v ? grad_v + (size_t)b * bv : NULL,
+                         n_q,
+                         n_k,
+                         d_k,
+                         d_v,
+                         causal};
         status = item_backward(&it, work);
         if (status != ATTN_OK) return status;
     }

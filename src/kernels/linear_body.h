@@ -117,9 +117,11 @@ int LIN_NAME(LIN_T *output, const LIN_T *q, const LIN_T *k, const LIN_T *v,
         return ATTN_ERR_NOT_FINITE;
 
     const linear_state st = {
-        .s = work, .z = work + (size_t)d_k * (size_t)d_v,
+        .s = work,
+        .z = work + (size_t)d_k * (size_t)d_v,
         .phi = work + (size_t)d_k * (size_t)d_v + (size_t)d_k,
-        .d_k = d_k, .d_v = d_v,
+        .d_k = d_k,
+        .d_v = d_v,
     };
     for (int b = 0; b < batch; b++) {
         status = run_item(output + (size_t)b * bo, q + (size_t)b * bq,

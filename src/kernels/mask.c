@@ -2,8 +2,8 @@
 #include "attention.h"
 #include "kernels/kernels.h"
 
-#define ATTN__MASK_KNOWN_KINDS                                        \
-    (ATTN_MASK_CAUSAL | ATTN_MASK_KEY_PADDING | ATTN_MASK_CUSTOM |    \
+#define ATTN__MASK_KNOWN_KINDS                                     \
+    (ATTN_MASK_CAUSAL | ATTN_MASK_KEY_PADDING | ATTN_MASK_CUSTOM | \
      ATTN_MASK_LOCAL | ATTN_MASK_STRIDED)
 
 int attn_mask_check(const attn_mask *mask, int batch, int n_q, int n_k)

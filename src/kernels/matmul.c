@@ -66,8 +66,7 @@ void attn__matmul_nt(double *out, size_t out_stride, const double *a,
  * one in the order of r: a block of four i by four c in registers walks
  * down the rows, so out is read and written once per block. */
 void attn__matmul_tn_add(double *restrict out, const double *restrict a,
-                         const double *restrict b,
-                         int rows, int n, int cols)
+                         const double *restrict b, int rows, int n, int cols)
 {
     const size_t an = (size_t)n, bc = (size_t)cols;
     const int whole_i = n - n % 4, whole_c = cols - cols % 4;
@@ -92,7 +91,8 @@ void attn__matmul_tn_add(double *restrict out, const double *restrict a,
         for (int c = i < whole_i ? whole_c : 0; c < cols; c++) {
             double sum = out[(size_t)i * bc + (size_t)c];
             for (int r = 0; r < rows; r++)
-                sum += a[(size_t)r * an + (size_t)i] * b[(size_t)r * bc + (size_t)c];
+                sum += a[(size_t)r * an + (size_t)i] *
+                       b[(size_t)r * bc + (size_t)c];
             out[(size_t)i * bc + (size_t)c] = sum;
         }
 }

@@ -18,8 +18,8 @@ static int work_length(size_t *length, const attn_mha_dims *d)
 /* Sizes, head split and array lengths, without the self-attention rule. */
 static int check_dims(const attn_mha_dims *d)
 {
-    const int sizes[] = {d->batch, d->n_q, d->n_kv, d->d_q_in, d->d_kv_in,
-                         d->d_model, d->num_heads, d->d_out};
+    const int sizes[] = {d->batch,   d->n_q,     d->n_kv,      d->d_q_in,
+                         d->d_kv_in, d->d_model, d->num_heads, d->d_out};
     int status = attn__check_sizes(sizes, 8);
     if (status != ATTN_OK) return status;
     if (d->d_model % d->num_heads != 0) return ATTN_ERR_HEADS;
@@ -97,8 +97,8 @@ static int project_item(const item_arrays *a, const double *x_q,
                         const attn_mha_dims *d, int b)
 {
     const double *xq_b = x_q + (size_t)b * (size_t)d->n_q * (size_t)d->d_q_in;
-    const double *xkv_b =
-        x_kv + (size_t)b * (size_t)d->n_kv * (size_t)d->d_kv_in;
+    const double *xkv_b = x_kv +
+                          (size_t)b * (size_t)d->n_kv * (size_t)d->d_kv_in;
     int status = attn__affine(a->q, xq_b, p->wq, p->bq, d->n_q, d->d_q_in,
                               d->d_model);
     if (status == ATTN_OK)
@@ -114,23 +114,31 @@ static int project_item(const item_arrays *a, const double *x_q,
  * Dropout hashes (b * num_heads + h, i, j), the leading index of the
  * [batch, num_heads, n_q, n_kv] weights, so heads drop independently. */
 static int run_head(const attn_mha_outputs *out, const item_arrays *a,
-                    const attn_mha_dims *d, const attn__sdpa_plan *plan,
-                    int b, int h)
+                    const attn_mha_dims *d, const attn__sdpa_plan *plan, int b,
+                    int h)
 {
     const int d_head = d->d_model / d->num_heads;
     const size_t column = (size_t)h * (size_t)d_head;
     const size_t grid = ((size_t)b * (size_t)d->num_heads + (size_t)h) *
                         (size_t)d->n_q * (size_t)d->n_kv;
     const attn__sdpa_block block = {
-        .q = a->q + column, .k = a->k + column, .v = a->v + column,
-        .q_stride = (size_t)d->d_model, .k_stride = (size_t)d->d_model,
+        .q = a->q + column,
+        .k = a->k + column,
+        .v = a->v + column,
+        .q_stride = (size_t)d->d_model,
+        .k_stride = (size_t)d->d_model,
         .v_stride = (size_t)d->d_model,
         .scores = out->scores ? out->scores + grid : NULL,
         .scaled = out->scaled ? out->scaled + grid : NULL,
         .weights = out->weights ? out->weights + grid : NULL,
-        .output = a->concat + column, .output_stride = (size_t)d->d_model,
-        .mask_b = b, .dropout_b = (int64_t)b * d->num_heads + h,
-        .n_q = d->n_q, .n_k = d->n_kv, .d_k = d_head, .d_v = d_head,
+        .output = a->concat + column,
+        .output_stride = (size_t)d->d_model,
+        .mask_b = b,
+        .dropout_b = (int64_t)b * d->num_heads + h,
+        .n_q = d->n_q,
+        .n_k = d->n_kv,
+        .d_k = d_head,
+        .d_v = d_head,
     };
     int status = attn__sdpa_block_run(&block, plan, a->row);
     if (status != ATTN_OK || out->head_outputs == NULL) return status;
@@ -172,11 +180,10 @@ int attn_multihead(const attn_mha_outputs *out, const double *x_q,
         for (int h = 0; status == ATTN_OK && h < dims->num_heads; h++)
             status = run_head(out, &a, dims, &plan, b, h);
         if (status == ATTN_OK && out->output != NULL)
-            status = attn__affine(
-                out->output + (size_t)b * (size_t)dims->n_q *
-                                  (size_t)dims->d_out,
-                a.concat, params->wo, params->bo, dims->n_q, dims->d_model,
-                dims->d_out);
+            status = attn__affine(out->output + (size_t)b * (size_t)dims->n_q *
+                                                    (size_t)dims->d_out,
+                                  a.concat, params->wo, params->bo, dims->n_q,
+                                  dims->d_model, dims->d_out);
         if (status != ATTN_OK) return status;
     }
     return ATTN_OK;

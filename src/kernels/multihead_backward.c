@@ -53,8 +53,7 @@ static sizes sizes_of(const attn_mha_dims *d)
     s.wo = m * (size_t)d->d_out;
     s.q = batch * s.item_q;
     s.kv = batch * s.item_kv;
-    s.grid = batch * (size_t)d->num_heads * (size_t)d->n_q *
-             (size_t)d->n_kv;
+    s.grid = batch * (size_t)d->num_heads * (size_t)d->n_q * (size_t)d->n_kv;
     return s;
 }
 
@@ -75,11 +74,10 @@ static int grads_finite(const attn_mha_grads *g, const sizes *s,
     const size_t m = (size_t)d->d_model;
     return attn__all_finite(g->x_q, s->x_q) &&
            (self || attn__all_finite(g->x_kv, s->x_kv)) &&
-           attn__all_finite(g->wq, s->wq) &&
-           attn__all_finite(g->wk, s->wkv) &&
-           attn__all_finite(g->wv, s->wkv) &&
-           attn__all_finite(g->wo, s->wo) && attn__all_finite(g->bq, m) &&
-           attn__all_finite(g->bk, m) && attn__all_finite(g->bv, m) &&
+           attn__all_finite(g->wq, s->wq) && attn__all_finite(g->wk, s->wkv) &&
+           attn__all_finite(g->wv, s->wkv) && attn__all_finite(g->wo, s->wo) &&
+           attn__all_finite(g->bq, m) && attn__all_finite(g->bk, m) &&
+           attn__all_finite(g->bv, m) &&
            attn__all_finite(g->bo, (size_t)d->d_out) &&
            attn__all_finite(g->q, s->q) && attn__all_finite(g->k, s->kv) &&
            attn__all_finite(g->v, s->kv) &&
@@ -106,8 +104,8 @@ typedef struct forward_item {
 static int forward_again(forward_item *f, const double *xq_b,
                          const double *xkv_b, const attn_mha_params *p,
                          const attn_mha_dims *d, const attn__sdpa_plan *plan,
-                         int b, double *q, double *k, double *v,
-                         double *concat, double *rows)
+                         int b, double *q, double *k, double *v, double *concat,
+                         double *rows)
 {
     const int m = d->d_model, d_head = d->d_model / d->num_heads;
     int status = attn__affine(q, xq_b, p->wq, p->bq, d->n_q, d->d_q_in, m);
@@ -118,12 +116,20 @@ static int forward_again(forward_item *f, const double *xq_b,
     for (int h = 0; status == ATTN_OK && h < d->num_heads; h++) {
         const size_t column = (size_t)h * (size_t)d_head;
         const attn__sdpa_block block = {
-            .q = q + column, .k = k + column, .v = v + column,
-            .q_stride = (size_t)m, .k_stride = (size_t)m,
-            .v_stride = (size_t)m, .output = concat + column,
-            .output_stride = (size_t)m, .mask_b = b,
+            .q = q + column,
+            .k = k + column,
+            .v = v + column,
+            .q_stride = (size_t)m,
+            .k_stride = (size_t)m,
+            .v_stride = (size_t)m,
+            .output = concat + column,
+            .output_stride = (size_t)m,
+            .mask_b = b,
             .dropout_b = (int64_t)b * d->num_heads + h,
-            .n_q = d->n_q, .n_k = d->n_kv, .d_k = d_head, .d_v = d_head,
+            .n_q = d->n_q,
+            .n_k = d->n_kv,
+            .d_k = d_head,
+            .d_v = d_head,
         };
         status = attn__sdpa_block_run(&block, plan, rows);
     }
@@ -151,14 +157,13 @@ static int item_backward(const attn_mha_grads *g, const double *d_output,
 
     forward_item f;
     if (saved != NULL) {
-        f = (forward_item){saved->q + (size_t)b * s.item_q,
-                           saved->k + (size_t)b * s.item_kv,
-                           saved->v + (size_t)b * s.item_kv,
-                           saved->concat + (size_t)b * s.item_q,
-                           saved->weights + grid_b};
+        f = (forward_item){
+            saved->q + (size_t)b * s.item_q, saved->k + (size_t)b * s.item_kv,
+            saved->v + (size_t)b * s.item_kv,
+            saved->concat + (size_t)b * s.item_q, saved->weights + grid_b};
     } else {
-        const int status = forward_again(&f, xq_b, xkv_b, p, d, plan, b, q,
-                                         k, v, concat, rows);
+        const int status = forward_again(&f, xq_b, xkv_b, p, d, plan, b, q, k,
+                                         v, concat, rows);
         if (status != ATTN_OK) return status;
     }
     int status = ATTN_OK;
@@ -171,21 +176,29 @@ static int item_backward(const attn_mha_grads *g, const double *d_output,
     /* Through each head. */
     for (int h = 0; h < d->num_heads; h++) {
         const size_t column = (size_t)h * (size_t)d_head;
-        const size_t head_grid = (size_t)h * (size_t)d->n_q *
-                                 (size_t)d->n_kv;
+        const size_t head_grid = (size_t)h * (size_t)d->n_q * (size_t)d->n_kv;
         const size_t grid = grid_b + head_grid;
         const attn__sdpa_grad_block block = {
-            .q = f.q + column, .k = f.k + column, .v = f.v + column,
+            .q = f.q + column,
+            .k = f.k + column,
+            .v = f.v + column,
             .d_output = d_concat + column,
-            .q_stride = (size_t)m, .k_stride = (size_t)m,
-            .v_stride = (size_t)m, .d_output_stride = (size_t)m,
-            .grad_q = dq + column, .grad_k = dk + column,
+            .q_stride = (size_t)m,
+            .k_stride = (size_t)m,
+            .v_stride = (size_t)m,
+            .d_output_stride = (size_t)m,
+            .grad_q = dq + column,
+            .grad_k = dk + column,
             .grad_v = dv + column,
             .grad_weights = g->weights ? g->weights + grid : NULL,
             .grad_scaled = g->scaled ? g->scaled + grid : NULL,
             .weights = f.weights ? f.weights + head_grid : NULL,
-            .mask_b = b, .dropout_b = (int64_t)b * d->num_heads + h,
-            .n_q = d->n_q, .n_k = d->n_kv, .d_k = d_head, .d_v = d_head,
+            .mask_b = b,
+            .dropout_b = (int64_t)b * d->num_heads + h,
+            .n_q = d->n_q,
+            .n_k = d->n_kv,
+            .d_k = d_head,
+            .d_v = d_head,
         };
         status = attn__sdpa_block_backward(&block, plan, rows);
         if (status != ATTN_OK) return status;
@@ -196,11 +209,12 @@ static int item_backward(const attn_mha_grads *g, const double *d_output,
     projection_grads(g->wk, g->bk, xkv_b, dk, d->n_kv, d->d_kv_in, m);
     projection_grads(g->wv, g->bv, xkv_b, dv, d->n_kv, d->d_kv_in, m);
     double *gxq = g->x_q ? g->x_q + (size_t)b * s.item_xq : NULL;
-    double *gxkv = self ? gxq
-                        : g->x_kv ? g->x_kv + (size_t)b * s.item_xkv : NULL;
+    double *gxkv = self      ? gxq
+                   : g->x_kv ? g->x_kv + (size_t)b * s.item_xkv
+                             : NULL;
     if (gxq != NULL)
-        attn__matmul_nt(gxq, (size_t)d->d_q_in, dq, (size_t)m, p->wq,
-                        (size_t)m, d->n_q, d->d_q_in, m, 0);
+        attn__matmul_nt(gxq, (size_t)d->d_q_in, dq, (size_t)m, p->wq, (size_t)m,
+                        d->n_q, d->d_q_in, m, 0);
     if (gxkv != NULL) {
         attn__matmul_nt(gxkv, (size_t)d->d_kv_in, dk, (size_t)m, p->wk,
                         (size_t)m, d->n_kv, d->d_kv_in, m, self);
@@ -215,11 +229,11 @@ static int item_backward(const attn_mha_grads *g, const double *d_output,
     return ATTN_OK;
 }
 
-int attn_multihead_backward(const attn_mha_grads *grads,
-                            const double *d_output, const double *x_q,
-                            const double *x_kv, const attn_mha_params *params,
-                            const attn_mha_dims *dims,
-                            const attn_options *opts, double *work)
+int attn_multihead_backward(const attn_mha_grads *grads, const double *d_output,
+                            const double *x_q, const double *x_kv,
+                            const attn_mha_params *params,
+                            const attn_mha_dims *dims, const attn_options *opts,
+                            double *work)
 {
     return attn_multihead_backward_saved(grads, d_output, x_q, x_kv, NULL,
                                          params, dims, opts, work);
@@ -237,14 +251,14 @@ int attn_multihead_backward_saved(const attn_mha_grads *grads,
         dims == NULL || work == NULL || params->wq == NULL ||
         params->wk == NULL || params->wv == NULL || params->wo == NULL)
         return ATTN_ERR_NULL;
-    if (saved != NULL && (saved->q == NULL || saved->k == NULL ||
-                          saved->v == NULL || saved->concat == NULL ||
-                          saved->weights == NULL))
+    if (saved != NULL &&
+        (saved->q == NULL || saved->k == NULL || saved->v == NULL ||
+         saved->concat == NULL || saved->weights == NULL))
         return ATTN_ERR_NULL;
     if (attn_multihead_work_size(dims) == 0) {
         /* The forward checks give the precise status. */
-        const int sizes_list[] = {dims->batch, dims->n_q, dims->n_kv,
-                                  dims->d_q_in, dims->d_kv_in, dims->d_model,
+        const int sizes_list[] = {dims->batch,     dims->n_q,     dims->n_kv,
+                                  dims->d_q_in,    dims->d_kv_in, dims->d_model,
                                   dims->num_heads, dims->d_out};
         int status = attn__check_sizes(sizes_list, 8);
         if (status != ATTN_OK) return status;
@@ -286,8 +300,8 @@ int attn_multihead_backward_saved(const attn_mha_grads *grads,
     zero_if(grads->bv, m);
     zero_if(grads->bo, (size_t)dims->d_out);
     for (int b = 0; b < dims->batch; b++) {
-        status = item_backward(grads, d_output, x_q, x_kv, self, saved,
-                               params, dims, &plan, b, work);
+        status = item_backward(grads, d_output, x_q, x_kv, self, saved, params,
+                               dims, &plan, b, work);
         if (status != ATTN_OK) return status;
     }
     return grads_finite(grads, &s, dims, self) ? ATTN_OK

@@ -37,22 +37,18 @@ int attn_scale_value(double *scale, const attn_options *opts, int d_k)
         /* sqrt and division are correctly rounded: same bits everywhere. */
         *scale = 1.0 / sqrt((double)d_k);
         return ATTN_OK;
-    case ATTN_SCALE_NONE:
-        *scale = 1.0;
-        return ATTN_OK;
+    case ATTN_SCALE_NONE: *scale = 1.0; return ATTN_OK;
     case ATTN_SCALE_FACTOR:
         if (!isfinite(opts->scale_factor)) return ATTN_ERR_RANGE;
         *scale = opts->scale_factor;
         return ATTN_OK;
-    default:
-        return ATTN_ERR_OPTION;
+    default: return ATTN_ERR_OPTION;
     }
 }
 
 int attn__check_dropout(double probability)
 {
-    return (probability >= 0.0 && probability < 1.0) ? ATTN_OK
-                                                      : ATTN_ERR_RANGE;
+    return (probability >= 0.0 && probability < 1.0) ? ATTN_OK : ATTN_ERR_RANGE;
 }
 
 uint64_t attn__splitmix64(uint64_t *state)
@@ -80,8 +76,8 @@ static double dropout_uniform(uint64_t seed, int64_t b, int64_t i, int64_t j)
     return (double)(attn__splitmix64(&state) >> 11) * 0x1.0p-53;
 }
 
-int attn_dropout_keeps(uint64_t seed, double probability,
-                       int64_t b, int64_t i, int64_t j)
+int attn_dropout_keeps(uint64_t seed, double probability, int64_t b, int64_t i,
+                       int64_t j)
 {
     return dropout_uniform(seed, b, i, j) >= probability;
 }

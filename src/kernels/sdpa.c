@@ -18,7 +18,7 @@ int attn__weighted_row(double *out, const double *weights, const double *v,
         for (int c = 0; c < d_v; c++) out[c] += weights[j] * v_row[c];
     }
     return attn__all_finite(out, (size_t)d_v) ? ATTN_OK
-                                               : ATTN_ERR_OVERFLOW_VALUE;
+                                              : ATTN_ERR_OVERFLOW_VALUE;
 }
 
 int attn__sdpa_plan_init(attn__sdpa_plan *plan, const attn_options *opts,
@@ -42,7 +42,7 @@ int attn__sdpa_plan_init(attn__sdpa_plan *plan, const attn_options *opts,
 }
 
 int attn__scale_and_mask_row(double *row, const attn__sdpa_plan *plan,
-                              int mask_b, int i, int n_k)
+                             int mask_b, int i, int n_k)
 {
     for (int j = 0; j < n_k; j++) {
         if (!isfinite(row[j])) return ATTN_ERR_OVERFLOW_VALUE;
@@ -58,14 +58,15 @@ int attn__scale_and_mask_row(double *row, const attn__sdpa_plan *plan,
 }
 
 /* Zeroes dropped weights and rescales kept ones so the expected sum stays. */
-static void dropout_row(double *row, const attn__sdpa_plan *plan,
-                        int64_t b, int i, int n_k)
+static void dropout_row(double *row, const attn__sdpa_plan *plan, int64_t b,
+                        int i, int n_k)
 {
     if (plan->dropout == 0.0) return;
     const double keep = 1.0 - plan->dropout;
     for (int j = 0; j < n_k; j++)
         row[j] = attn_dropout_keeps(plan->seed, plan->dropout, b, i, j)
-                     ? row[j] / keep : 0.0;
+                     ? row[j] / keep
+                     : 0.0;
 }
 
 int attn__sdpa_block_run(const attn__sdpa_block *block,
@@ -80,21 +81,17 @@ int attn__sdpa_block_run(const attn__sdpa_block *block,
             attn__dots(row, block->q + (size_t)i * block->q_stride, block->k,
                        block->k_stride, n_k, block->d_k);
         }
-        if (block->scores != NULL)
-            attn__copy(block->scores + cell, row, n_k);
-        int status =
-            attn__scale_and_mask_row(row, plan, block->mask_b, i, n_k);
+        if (block->scores != NULL) attn__copy(block->scores + cell, row, n_k);
+        int status = attn__scale_and_mask_row(row, plan, block->mask_b, i, n_k);
         if (status != ATTN_OK) return status;
-        if (block->scaled != NULL)
-            attn__copy(block->scaled + cell, row, n_k);
+        if (block->scaled != NULL) attn__copy(block->scaled + cell, row, n_k);
         attn__softmax_row(row, n_k);
         dropout_row(row, plan, block->dropout_b, i, n_k);
-        if (block->weights != NULL)
-            attn__copy(block->weights + cell, row, n_k);
+        if (block->weights != NULL) attn__copy(block->weights + cell, row, n_k);
         if (block->output != NULL) {
             status = attn__weighted_row(
-                block->output + (size_t)i * block->output_stride, row,
-                block->v, block->v_stride, n_k, block->d_v);
+                block->output + (size_t)i * block->output_stride, row, block->v,
+                block->v_stride, n_k, block->d_v);
             if (status != ATTN_OK) return status;
         }
     }
@@ -120,8 +117,8 @@ static double *output_at(double *p, size_t offset)
 
 /* Runs each batch item in turn: `whole` points at the start of the
  * [batch, ...] arrays, and each item gets its own slice of every one. */
-static int run_items(const attn__sdpa_block *whole,
-                     const attn__sdpa_plan *plan, int batch, double *work)
+static int run_items(const attn__sdpa_block *whole, const attn__sdpa_plan *plan,
+                     int batch, double *work)
 {
     const int n_q = whole->n_q, n_k = whole->n_k;
     const int d_k = whole->d_k, d_v = whole->d_v;
@@ -145,9 +142,9 @@ static int run_items(const attn__sdpa_block *whole,
 }
 
 int attn_sdpa(double *scores, double *scaled, double *weights, double *output,
-              const double *q, const double *k, const double *v,
-              int batch, int n_q, int n_k, int d_k, int d_v,
-              const attn_options *opts, double *work)
+              const double *q, const double *k, const double *v, int batch,
+              int n_q, int n_k, int d_k, int d_v, const attn_options *opts,
+              double *work)
 {
     if (q == NULL || k == NULL || v == NULL || work == NULL)
         return ATTN_ERR_NULL;
@@ -162,19 +159,28 @@ int attn_sdpa(double *scores, double *scaled, double *weights, double *output,
         return ATTN_ERR_NOT_FINITE;
 
     const attn__sdpa_block whole = {
-        .q = q, .k = k, .v = v,
-        .q_stride = (size_t)d_k, .k_stride = (size_t)d_k,
+        .q = q,
+        .k = k,
+        .v = v,
+        .q_stride = (size_t)d_k,
+        .k_stride = (size_t)d_k,
         .v_stride = (size_t)d_v,
-        .scores = scores, .scaled = scaled, .weights = weights,
-        .output = output, .output_stride = (size_t)d_v,
-        .n_q = n_q, .n_k = n_k, .d_k = d_k, .d_v = d_v,
+        .scores = scores,
+        .scaled = scaled,
+        .weights = weights,
+        .output = output,
+        .output_stride = (size_t)d_v,
+        .n_q = n_q,
+        .n_k = n_k,
+        .d_k = d_k,
+        .d_v = d_v,
     };
     return run_items(&whole, &plan, batch, work);
 }
 
 int attn_sdpa_from_scores(double *scaled, double *weights, double *output,
-                          const double *scores, const double *v,
-                          int batch, int n_q, int n_k, int d_k, int d_v,
+                          const double *scores, const double *v, int batch,
+                          int n_q, int n_k, int d_k, int d_v,
                           const attn_options *opts, double *work)
 {
     if (scores == NULL || work == NULL || (output != NULL && v == NULL))
@@ -184,8 +190,8 @@ int attn_sdpa_from_scores(double *scaled, double *weights, double *output,
     const int sizes[] = {batch, n_q, n_k, output != NULL ? d_v : 1};
     int status = attn__check_sizes(sizes, 4);
     if (status != ATTN_OK) return status;
-    const int counts[][3] = {{batch, n_q, n_k}, {batch, n_k, sizes[3]},
-                             {batch, n_q, sizes[3]}};
+    const int counts[][3] = {
+        {batch, n_q, n_k}, {batch, n_k, sizes[3]}, {batch, n_q, sizes[3]}};
     status = attn__check_counts(counts, 3);
     if (status != ATTN_OK) return status;
     attn__sdpa_plan plan;
@@ -199,9 +205,14 @@ int attn_sdpa_from_scores(double *scaled, double *weights, double *output,
         .given_scores = scores,
         .v = output != NULL ? v : NULL, /* without an output d_v is unchecked */
         .v_stride = (size_t)d_v,
-        .scaled = scaled, .weights = weights,
-        .output = output, .output_stride = (size_t)d_v,
-        .n_q = n_q, .n_k = n_k, .d_k = d_k, .d_v = d_v,
+        .scaled = scaled,
+        .weights = weights,
+        .output = output,
+        .output_stride = (size_t)d_v,
+        .n_q = n_q,
+        .n_k = n_k,
+        .d_k = d_k,
+        .d_v = d_v,
     };
     return run_items(&whole, &plan, batch, work);
 }

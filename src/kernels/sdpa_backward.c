@@ -7,8 +7,8 @@
 
 /* dx = y ∘ (dy − (dy · y)); an entry whose weight is exactly 0 (masked)
  * gets exactly 0. dx may alias dy: the dot product is taken first. */
-static void softmax_backward_row(double *dx, const double *y,
-                                 const double *dy, int n)
+static void softmax_backward_row(double *dx, const double *y, const double *dy,
+                                 int n)
 {
     const double dot = attn__dot(dy, y, n);
     for (int j = 0; j < n; j++)
@@ -29,11 +29,9 @@ int attn_softmax_rows_backward(double *grad_in, const double *out,
     if (!attn__all_finite(out, count) || !attn__all_finite(grad_out, count))
         return ATTN_ERR_NOT_FINITE;
     for (size_t r = 0; r < (size_t)rows; r++)
-        softmax_backward_row(grad_in + r * (size_t)cols,
-                             out + r * (size_t)cols,
+        softmax_backward_row(grad_in + r * (size_t)cols, out + r * (size_t)cols,
                              grad_out + r * (size_t)cols, cols);
-    return attn__all_finite(grad_in, count) ? ATTN_OK
-                                            : ATTN_ERR_OVERFLOW_VALUE;
+    return attn__all_finite(grad_in, count) ? ATTN_OK : ATTN_ERR_OVERFLOW_VALUE;
 }
 
 size_t attn_sdpa_backward_work_size(int n_k)
@@ -58,7 +56,7 @@ int attn__sdpa_block_backward(const attn__sdpa_grad_block *g,
                               const attn__sdpa_plan *plan, double *work)
 {
     const int n_k = g->n_k, d_k = g->d_k, d_v = g->d_v;
-    double *ds = work + n_k;  /* [n_k] dL/dP, then dL/d(scaled) */
+    double *ds = work + n_k; /* [n_k] dL/dP, then dL/d(scaled) */
     const double keep = 1.0 - plan->dropout;
     const int saved = g->weights != NULL && plan->dropout == 0.0;
     zero_rows(g->grad_k, g->k_stride, n_k, d_k);
@@ -91,8 +89,7 @@ int attn__sdpa_block_backward(const attn__sdpa_grad_block *g,
             if (g->grad_weights != NULL) g->grad_weights[cell + j] = dw;
             ds[j] = plan->dropout == 0.0 ? dw : kept ? dw / keep : 0.0;
             if (g->grad_v != NULL)
-                add_scaled(g->grad_v + (size_t)j * g->v_stride, w, do_row,
-                           d_v);
+                add_scaled(g->grad_v + (size_t)j * g->v_stride, w, do_row, d_v);
         }
         softmax_backward_row(ds, p, ds, n_k);
         if (g->grad_scaled != NULL) attn__copy(g->grad_scaled + cell, ds, n_k);
@@ -125,13 +122,11 @@ static double *output_at(double *p, size_t offset)
 
 int attn_sdpa_backward(double *grad_q, double *grad_k, double *grad_v,
                        double *grad_weights, double *grad_scaled,
-                       const double *d_output, const double *q,
-                       const double *k, const double *v, int batch, int n_q,
-                       int n_k, int d_k, int d_v, const attn_options *opts,
-                       double *work)
+                       const double *d_output, const double *q, const double *k,
+                       const double *v, int batch, int n_q, int n_k, int d_k,
+                       int d_v, const attn_options *opts, double *work)
 {
-    if (d_output == NULL || q == NULL || k == NULL || v == NULL ||
-        work == NULL)
+    if (d_output == NULL || q == NULL || k == NULL || v == NULL || work == NULL)
         return ATTN_ERR_NULL;
     const int sizes[] = {batch, n_q, n_k, d_k, d_v};
     int status = attn__check_sizes(sizes, 5);
@@ -157,24 +152,31 @@ int attn_sdpa_backward(double *grad_q, double *grad_k, double *grad_v,
             .k = k + item_offset(b, n_k, d_k),
             .v = v + item_offset(b, n_k, d_v),
             .d_output = d_output + item_offset(b, n_q, d_v),
-            .q_stride = (size_t)d_k, .k_stride = (size_t)d_k,
-            .v_stride = (size_t)d_v, .d_output_stride = (size_t)d_v,
+            .q_stride = (size_t)d_k,
+            .k_stride = (size_t)d_k,
+            .v_stride = (size_t)d_v,
+            .d_output_stride = (size_t)d_v,
             .grad_q = output_at(grad_q, item_offset(b, n_q, d_k)),
             .grad_k = output_at(grad_k, item_offset(b, n_k, d_k)),
             .grad_v = output_at(grad_v, item_offset(b, n_k, d_v)),
             .grad_weights = output_at(grad_weights, grid),
             .grad_scaled = output_at(grad_scaled, grid),
-            .mask_b = b, .dropout_b = b,
-            .n_q = n_q, .n_k = n_k, .d_k = d_k, .d_v = d_v,
+            .mask_b = b,
+            .dropout_b = b,
+            .n_q = n_q,
+            .n_k = n_k,
+            .d_k = d_k,
+            .d_v = d_v,
         };
         status = attn__sdpa_block_backward(&block, &plan, work);
         if (status != ATTN_OK) return status;
     }
-    const int finite =
-        attn__all_finite(grad_q, item_offset(batch, n_q, d_k)) &&
-        attn__all_finite(grad_k, item_offset(batch, n_k, d_k)) &&
-        attn__all_finite(grad_v, item_offset(batch, n_k, d_v)) &&
-        attn__all_finite(grad_weights, item_offset(batch, n_q, n_k)) &&
-        attn__all_finite(grad_scaled, item_offset(batch, n_q, n_k));
+    const int finite = attn__all_finite(grad_q, item_offset(batch, n_q, d_k)) &&
+                       attn__all_finite(grad_k, item_offset(batch, n_k, d_k)) &&
+                       attn__all_finite(grad_v, item_offset(batch, n_k, d_v)) &&
+                       attn__all_finite(grad_weights,
+                                        item_offset(batch, n_q, n_k)) &&
+                       attn__all_finite(grad_scaled,
+                                        item_offset(batch, n_q, n_k));
     return finite ? ATTN_OK : ATTN_ERR_OVERFLOW_VALUE;
 }

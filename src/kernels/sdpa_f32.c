@@ -149,15 +149,17 @@ static v128_t exp2_wasm(v128_t x)
 #define V_MAX(a, b) wasm_f32x4_pmax((a), (b))
 #define V_FMA(a, b, c) madd_wasm((a), (b), (c))
 #define V_EXP(x) exp2_wasm(x)
-#define V_TRANSPOSE4(r0, r1, r2, r3) do { \
-    const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5); \
-    const v128_t t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7); \
-    const v128_t t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5); \
-    const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7); \
-    r0 = wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5); \
-    r1 = wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7); \
-    r2 = wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5); \
-    r3 = wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7); } while (0)
+#define V_TRANSPOSE4(r0, r1, r2, r3)                              \
+    do {                                                          \
+        const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5); \
+        const v128_t t1 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7); \
+        const v128_t t2 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5); \
+        const v128_t t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7); \
+        r0 = wasm_i32x4_shuffle(t0, t2, 0, 1, 4, 5);              \
+        r1 = wasm_i32x4_shuffle(t0, t2, 2, 3, 6, 7);              \
+        r2 = wasm_i32x4_shuffle(t1, t3, 0, 1, 4, 5);              \
+        r3 = wasm_i32x4_shuffle(t1, t3, 2, 3, 6, 7);              \
+    } while (0)
 #define F32_NAME(name) attn__f32_##name##_wasm
 #include "kernels/sdpa_f32_body.h"
 #endif
@@ -194,13 +196,13 @@ static item_kernel kernel_for(int kernel)
     case ATTN__F32_AVX2:
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")
-                   ? attn__f32_item_avx2 : NULL;
+                   ? attn__f32_item_avx2
+                   : NULL;
     case ATTN__F32_AVX512:
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f") ? attn__f32_item_avx512 : NULL;
 #endif
-    default:
-        return NULL;
+    default: return NULL;
     }
 }
 
@@ -256,10 +258,16 @@ int attn__sdpa_f32_using(int kernel, float *weights, float *output,
             .q = q + (size_t)b * nq_dk,
             .k = k + (size_t)b * nk_dk,
             .v = v + (size_t)b * nk_dv,
-            .n_q = n_q, .n_k = n_k, .d_k = d_k, .d_v = d_v,
+            .n_q = n_q,
+            .n_k = n_k,
+            .d_k = d_k,
+            .d_v = d_v,
             .scale = scale,
-            .mask = plan.mask, .mask_b = b,
-            .dropout = plan.dropout, .seed = plan.seed, .dropout_b = b,
+            .mask = plan.mask,
+            .mask_b = b,
+            .dropout = plan.dropout,
+            .seed = plan.seed,
+            .dropout_b = b,
             .work = work,
         };
         status = run(&job);
@@ -268,11 +276,10 @@ int attn__sdpa_f32_using(int kernel, float *weights, float *output,
     return ATTN_OK;
 }
 
-int attn_sdpa_f32(float *weights, float *output,
-                  const float *q, const float *k, const float *v,
-                  int batch, int n_q, int n_k, int d_k, int d_v,
+int attn_sdpa_f32(float *weights, float *output, const float *q, const float *k,
+                  const float *v, int batch, int n_q, int n_k, int d_k, int d_v,
                   const attn_options *opts, float *work)
 {
-    return attn__sdpa_f32_using(ATTN__F32_BEST, weights, output, q, k, v,
-                                batch, n_q, n_k, d_k, d_v, opts, work);
+    return attn__sdpa_f32_using(ATTN__F32_BEST, weights, output, q, k, v, batch,
+                                n_q, n_k, d_k, d_v, opts, work);
 }

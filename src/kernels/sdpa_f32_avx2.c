@@ -38,7 +38,8 @@ static __m256 exp_avx2(__m256 x)
 #define F32_P_ROWS 1
 static float hsum_avx2(__m256 a)
 {
-    __m128 x = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    __m128 x = _mm_add_ps(_mm256_castps256_ps128(a),
+                          _mm256_extractf128_ps(a, 1));
     x = _mm_add_ps(x, _mm_movehl_ps(x, x));
     x = _mm_add_ss(x, _mm_movehdup_ps(x));
     return _mm_cvtss_f32(x);
@@ -46,7 +47,8 @@ static float hsum_avx2(__m256 a)
 
 static float hmax_avx2(__m256 a)
 {
-    __m128 x = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    __m128 x = _mm_max_ps(_mm256_castps256_ps128(a),
+                          _mm256_extractf128_ps(a, 1));
     x = _mm_max_ps(x, _mm_movehl_ps(x, x));
     x = _mm_max_ss(x, _mm_movehdup_ps(x));
     return _mm_cvtss_f32(x);

@@ -27,12 +27,12 @@ static float dot_f32(const float *a, const float *b, int n)
 }
 
 typedef struct backward_item {
-    float *dq, *dk, *dv;        /* one batch item each, or NULL */
+    float *dq, *dk, *dv; /* one batch item each, or NULL */
     const float *d_output, *q, *k, *v;
     int b, n_q, n_k, d_k, d_v;
     float scale;
     const attn__sdpa_plan *plan;
-    float *p, *dp;              /* [n_k] each */
+    float *p, *dp; /* [n_k] each */
 } backward_item;
 
 /* P for row i into it->p (masked 0); 0 if a score overflowed. */
@@ -46,8 +46,9 @@ static int softmax_row(const backward_item *it, int i)
             it->p[j] = -INFINITY;
             continue;
         }
-        const float s =
-            it->scale * dot_f32(q_row, it->k + (size_t)j * (size_t)it->d_k, it->d_k);
+        const float s = it->scale * dot_f32(q_row,
+                                            it->k + (size_t)j * (size_t)it->d_k,
+                                            it->d_k);
         if (!isfinite(s)) return 0;
         it->p[j] = s;
         if (s > max) max = s;
@@ -71,7 +72,8 @@ static float dropout_factor(const backward_item *it, int i, int j)
     const attn__sdpa_plan *plan = it->plan;
     if (plan->dropout == 0.0) return 1.0f;
     return attn_dropout_keeps(plan->seed, plan->dropout, it->b, i, j)
-               ? (float)(1.0 / (1.0 - plan->dropout)) : 0.0f;
+               ? (float)(1.0 / (1.0 - plan->dropout))
+               : 0.0f;
 }
 
 static int backward_row(const backward_item *it, int i)
@@ -93,8 +95,10 @@ static int backward_row(const backward_item *it, int i)
             const float w = p * m;
             for (int c = 0; c < d_v; c++) dv_row[c] += w * d_out[c];
         }
-        it->dp[j] = m == 0.0f ? 0.0f
-                              : m * dot_f32(d_out, it->v + (size_t)j * (size_t)d_v, d_v);
+        it->dp[j] = m == 0.0f
+                        ? 0.0f
+                        : m * dot_f32(d_out, it->v + (size_t)j * (size_t)d_v,
+                                      d_v);
         row_sum += p * it->dp[j];
     }
     float *dq_row = it->dq != NULL ? it->dq + (size_t)i * (size_t)d_k : NULL;
@@ -117,16 +121,17 @@ static int backward_row(const backward_item *it, int i)
 }
 
 int attn_sdpa_f32_backward(float *dq, float *dk, float *dv,
-                           const float *d_output,
-                           const float *q, const float *k, const float *v,
-                           int batch, int n_q, int n_k, int d_k, int d_v,
-                           const attn_options *opts, float *work)
+                           const float *d_output, const float *q,
+                           const float *k, const float *v, int batch, int n_q,
+                           int n_k, int d_k, int d_v, const attn_options *opts,
+                           float *work)
 {
     if (d_output == NULL || q == NULL || k == NULL || v == NULL || work == NULL)
         return ATTN_ERR_NULL;
     int status = attn__check_attention_sizes(batch, n_q, n_k, d_k, d_v, 0);
     if (status != ATTN_OK) return status;
-    if (attn_sdpa_f32_backward_work_size(n_k) == 0) return ATTN_ERR_SIZE_OVERFLOW;
+    if (attn_sdpa_f32_backward_work_size(n_k) == 0)
+        return ATTN_ERR_SIZE_OVERFLOW;
     attn__sdpa_plan plan;
     status = attn__sdpa_plan_init(&plan, opts, batch, n_q, n_k, d_k);
     if (status != ATTN_OK) return status;
@@ -150,11 +155,18 @@ int attn_sdpa_f32_backward(float *dq, float *dk, float *dv,
             .dk = dk != NULL ? dk + (size_t)b * bk : NULL,
             .dv = dv != NULL ? dv + (size_t)b * bv : NULL,
             .d_output = d_output + (size_t)b * bo,
-            .q = q + (size_t)b * bq, .k = k + (size_t)b * bk,
+            .q = q + (size_t)b * bq,
+            .k = k + (size_t)b * bk,
             .v = v + (size_t)b * bv,
-            .b = b, .n_q = n_q, .n_k = n_k, .d_k = d_k, .d_v = d_v,
-            .scale = scale, .plan = &plan,
-            .p = work, .dp = work + n_k,
+            .b = b,
+            .n_q = n_q,
+            .n_k = n_k,
+            .d_k = d_k,
+            .d_v = d_v,
+            .scale = scale,
+            .plan = &plan,
+            .p = work,
+            .dp = work + n_k,
         };
         for (int i = 0; i < n_q; i++) {
             status = backward_row(&it, i);

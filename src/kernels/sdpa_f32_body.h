@@ -42,6 +42,10 @@
  * (causal, local, strided, key padding) are skipped.
  */
 
+/* The register blocks are macros laid out by hand, one row of the block
+ * per line, which clang-format would reflow. */
+/* clang-format off */
+
 #ifndef F32_GROUPS
 #define F32_GROUPS 1
 #endif
@@ -685,3 +689,4 @@ int F32_NAME(item)(const attn__f32_job *job)
 #undef F32_TRANSPOSE_ROWS
 #undef MR
 #undef NB
+/* clang-format on */

@@ -47,7 +47,8 @@ int attn__f32_row_range(const attn__f32_job *job, int i, int *lo, int *hi)
     if (kinds & (ATTN_MASK_STRIDED | ATTN_MASK_CUSTOM)) return 0;
     int first = 0, last = job->n_k - 1;
     if ((kinds & ATTN_MASK_CAUSAL) && i < last) last = i;
-    if ((kinds & ATTN_MASK_KEY_PADDING) && mask->key_length[job->mask_b] - 1 < last)
+    if ((kinds & ATTN_MASK_KEY_PADDING) &&
+        mask->key_length[job->mask_b] - 1 < last)
         last = mask->key_length[job->mask_b] - 1;
     if (kinds & ATTN_MASK_LOCAL) {
         /* i ± window in int64: window may be as large as INT_MAX. */
@@ -67,8 +68,8 @@ int attn__f32_last_key(const attn__f32_job *job, int i)
     return attn__f32_row_range(job, i, &lo, &hi) ? hi : job->n_k - 1;
 }
 
-int attn__f32_tile_state(const attn__f32_job *job, int i0, int i1,
-                         int j0, int j1)
+int attn__f32_tile_state(const attn__f32_job *job, int i0, int i1, int j0,
+                         int j1)
 {
     const attn_mask *mask = job->mask;
     if (mask == NULL) return ATTN__F32_TILE_FULL;

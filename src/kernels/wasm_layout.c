@@ -7,14 +7,14 @@
 #include <malloc.h>
 #include <stddef.h>
 
-#define PINNED(type, js, member, offset, size)                               \
-    _Static_assert(offsetof(type, member) == (offset) &&                     \
-                       sizeof(((type *)0)->member) == (size),                \
-                   #type "." #member " moved: change wasm_layout.h, then "   \
-                   "`make facts`");
-#define PINNED_OPTIONS(js, member, offset, size)                             \
+#define PINNED(type, js, member, offset, size)                             \
+    _Static_assert(offsetof(type, member) == (offset) &&                   \
+                       sizeof(((type *)0)->member) == (size),              \
+                   #type "." #member " moved: change wasm_layout.h, then " \
+                         "`make facts`");
+#define PINNED_OPTIONS(js, member, offset, size) \
     PINNED(attn_options, js, member, offset, size)
-#define PINNED_MALLINFO(js, member, offset, size)                            \
+#define PINNED_MALLINFO(js, member, offset, size) \
     PINNED(struct mallinfo, js, member, offset, size)
 
 ATTN__WASM_OPTIONS_FIELDS(PINNED_OPTIONS)

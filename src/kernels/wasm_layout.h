@@ -14,15 +14,15 @@
 
 /* attn_options, which sdpaFlat fills field by field. */
 #define ATTN__WASM_OPTIONS_BYTES 56
-#define ATTN__WASM_OPTIONS_FIELDS(X)                                         \
-    X(scaleKind, scale_kind, 0, 4)                                           \
-    X(scaleFactor, scale_factor, 8, 8)                                       \
-    X(maskKinds, mask.kinds, 16, 4)                                          \
-    X(maskKeyLength, mask.key_length, 20, 4)                                 \
-    X(maskAllowed, mask.allowed, 24, 4)                                      \
-    X(maskWindow, mask.window, 28, 4)                                        \
-    X(maskStride, mask.stride, 32, 4)                                        \
-    X(dropout, dropout, 40, 8)                                               \
+#define ATTN__WASM_OPTIONS_FIELDS(X)         \
+    X(scaleKind, scale_kind, 0, 4)           \
+    X(scaleFactor, scale_factor, 8, 8)       \
+    X(maskKinds, mask.kinds, 16, 4)          \
+    X(maskKeyLength, mask.key_length, 20, 4) \
+    X(maskAllowed, mask.allowed, 24, 4)      \
+    X(maskWindow, mask.window, 28, 4)        \
+    X(maskStride, mask.stride, 32, 4)        \
+    X(dropout, dropout, 40, 8)               \
     X(seed, seed, 48, 8)
 
 /* Emscripten's struct mallinfo (its malloc.h), which memoryStats reads. */

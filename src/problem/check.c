@@ -33,14 +33,11 @@ void attn__describe_value(char *out, size_t cap, const attn__value *value)
     case ATTN__BOOL:
         attn__text_puts(&text, value->number != 0 ? "true" : "false");
         break;
-    case ATTN__STRING:
-        attn__text_printf(&text, "\"%s\"", value->string);
-        break;
+    case ATTN__STRING: attn__text_printf(&text, "\"%s\"", value->string); break;
     case ATTN__STRINGS:
         attn__text_printf(&text, "a list of %d strings", value->strings_count);
         break;
-    default:
-        attn__text_puts(&text, "nothing");
+    default: attn__text_puts(&text, "nothing");
     }
 }
 
@@ -83,8 +80,8 @@ int attn__fail_expected(const attn_problem *problem, const char *field,
 {
     char got[ATTN__ERROR_CAP / 4];
     attn__describe_value(got, sizeof got, value);
-    return attn__fail(problem, ATTN_ERR_INPUT, "%s: expected %s, got %s",
-                      field, expected, got);
+    return attn__fail(problem, ATTN_ERR_INPUT, "%s: expected %s, got %s", field,
+                      expected, got);
 }
 
 int attn__check_matrix(const attn_problem *problem, const char *field,
@@ -120,8 +117,7 @@ int attn__check_matrix(const attn_problem *problem, const char *field,
 int attn__check_vector(const attn_problem *problem, const char *field,
                        const attn__value *value, attn__dim length)
 {
-    if (value->rank == 1 &&
-        (length.size == 0 || value->dims[0] == length.size))
+    if (value->rank == 1 && (length.size == 0 || value->dims[0] == length.size))
         return ATTN_OK;
     char expected[ATTN__ERROR_CAP / 2];
     attn__text text;
@@ -157,8 +153,7 @@ int attn__check_labels(const attn_problem *problem, const char *field,
 static attn__labels labels_of(const attn__value *value, const char *prefix)
 {
     attn__labels labels = {NULL, prefix};
-    if (value != NULL)
-        labels.names = (const char *const *)value->strings;
+    if (value != NULL) labels.names = (const char *const *)value->strings;
     return labels;
 }
 
@@ -184,7 +179,8 @@ int attn__check_tokens(attn_problem *problem, int n_q, int n_k,
             return attn__fail(problem, ATTN_ERR_INPUT,
                               "tokens: label both queries and keys, but n_q "
                               "%d differs from n_k %d; use queryTokens and "
-                              "keyTokens", n_q, n_k);
+                              "keyTokens",
+                              n_q, n_k);
         status = attn__check_labels(problem, "tokens", tokens, n_q,
                                     "n_q = n_k");
         info->queries = labels_of(tokens, "q");
@@ -240,8 +236,8 @@ int attn__copy_booleans(const attn_problem *problem, const char *field,
     for (size_t i = 0; i < value->count; i++) {
         if (value->data[i] != 0.0 && value->data[i] != 1.0) {
             char path[96], number[ATTN__NUMBER_CAP];
-            attn__entry_path(path, sizeof path, field, value->rank,
-                             value->dims, i);
+            attn__entry_path(path, sizeof path, field, value->rank, value->dims,
+                             i);
             attn__format_shortest(number, value->data[i]);
             return attn__fail(problem, ATTN_ERR_INPUT,
                               "%s: expected 0 or 1 (false or true), got %s",
@@ -266,13 +262,13 @@ int attn__fail_nomem(const attn_problem *problem)
                           "bytes than size_t can count; use smaller inputs",
                           problem->kind->name);
     if (problem->over_limit > 0)
-        return attn__fail(problem, ATTN_ERR_TOO_LARGE,
-                          "%s: its results and scratch space would make the problem hold %zu "
-                          "bytes, more than its limit of %zu bytes; use "
-                          "smaller inputs or raise the limit (maxBytes in "
-                          "the JS API, --max-bytes in build/attn)",
-                          problem->kind->name, problem->over_limit,
-                          problem->max_bytes);
+        return attn__fail(
+            problem, ATTN_ERR_TOO_LARGE,
+            "%s: its results and scratch space would make the problem hold %zu "
+            "bytes, more than its limit of %zu bytes; use "
+            "smaller inputs or raise the limit (maxBytes in "
+            "the JS API, --max-bytes in build/attn)",
+            problem->kind->name, problem->over_limit, problem->max_bytes);
     return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory",
                       problem->kind->name);
 }

@@ -14,6 +14,8 @@
 
 #define MASK_EXPECTED "\"none\", \"causal\" or a boolean matrix n_q x n_k"
 
+/* clang-format would break these macros' brace initializers apart. */
+/* clang-format off */
 /* Labels of rows (queries) and columns (keys). */
 #define LABEL_FIELDS                                                         \
     {"tokens", ATTN__STRINGS, "a list of labels, one per token"},            \
@@ -32,6 +34,7 @@
     {"dropout", ATTN__NUMBER, "a probability in [0, 1)"},                    \
     {"seed", ATTN__NUMBER, "an integer in 0..2^53"},                         \
     LABEL_FIELDS
+/* clang-format on */
 
 static const attn__field sdpa_fields[] = {
     {"q", ATTN__TENSOR, "a matrix n_q x d_k"},
@@ -142,8 +145,10 @@ static const attn__field transformer_block_fields[] = {
     DOT_PRODUCT_OPTIONS,
 };
 
+/* clang-format off */
 #define KIND(name, id, fields, run) \
     {name, id, fields, (int)(sizeof fields / sizeof fields[0]), run}
+/* clang-format on */
 
 static const attn__kind kinds[] = {
     KIND("scaledDotProduct", ATTN__KIND_SDPA, sdpa_fields, attn__run_sdpa),
@@ -151,8 +156,7 @@ static const attn__kind kinds[] = {
          attn__run_weighted_sum),
     KIND("multiHead", ATTN__KIND_MULTIHEAD, multihead_fields,
          attn__run_multihead),
-    KIND("additive", ATTN__KIND_ADDITIVE, additive_fields,
-         attn__run_additive),
+    KIND("additive", ATTN__KIND_ADDITIVE, additive_fields, attn__run_additive),
     KIND("luong", ATTN__KIND_LUONG, luong_fields, attn__run_luong),
     KIND("linear", ATTN__KIND_LINEAR, linear_fields, attn__run_linear),
     KIND("softmax", ATTN__KIND_SOFTMAX, softmax_fields, attn__run_softmax),
@@ -240,8 +244,7 @@ int attn_problem_create(attn_problem **problem, const char *kind,
         use->release(use->context, made);
         return ATTN_ERR_NOMEM;
     }
-    memset(made->values, 0,
-           (size_t)spec->field_count * sizeof made->values[0]);
+    memset(made->values, 0, (size_t)spec->field_count * sizeof made->values[0]);
     made->error[0] = '\0';
     *problem = made;
     return ATTN_OK;
@@ -265,8 +268,8 @@ int attn_problem_set_max_bytes(attn_problem *problem, size_t max_bytes)
 {
     if (problem == NULL) return ATTN_ERR_NULL;
     attn__clear_error(problem);
-    problem->max_bytes =
-        max_bytes > 0 ? max_bytes : ATTN_PROBLEM_DEFAULT_MAX_BYTES;
+    problem->max_bytes = max_bytes > 0 ? max_bytes
+                                       : ATTN_PROBLEM_DEFAULT_MAX_BYTES;
     return ATTN_OK;
 }
 
@@ -302,8 +305,8 @@ int attn_problem_set_document(attn_problem *problem, const char *title,
         if ((unsigned char)title[i] < 0x20 || title[i] == 0x7f)
             return attn__fail(problem, ATTN_ERR_INPUT,
                               "title: must not hold control characters "
-                              "(byte %zu is 0x%02x)", i + 1,
-                              (unsigned)(unsigned char)title[i]);
+                              "(byte %zu is 0x%02x)",
+                              i + 1, (unsigned)(unsigned char)title[i]);
     if (title != NULL && check_utf8(problem, "title", title) != ATTN_OK)
         return ATTN_ERR_INPUT;
     memcpy(problem->title, title != NULL ? title : "", length + 1);
@@ -341,9 +344,8 @@ static int begin_set(attn_problem *problem, const char *field, unsigned type,
     if (!(spec->types & type)) {
         char got[ATTN__ERROR_CAP / 2];
         attn__describe_value(got, sizeof got, given);
-        *status = attn__fail(problem, ATTN_ERR_INPUT,
-                             "%s: expected %s, got %s", field, spec->expected,
-                             got);
+        *status = attn__fail(problem, ATTN_ERR_INPUT, "%s: expected %s, got %s",
+                             field, spec->expected, got);
         return -1;
     }
     return (int)(spec - problem->kind->fields);
@@ -389,8 +391,8 @@ static int check_tensor(attn_problem *problem, const char *field,
     for (size_t i = 0; i < count; i++) {
         if (!isfinite(data[i])) {
             char path[96];
-            attn__entry_path(path, sizeof path, field, value->rank,
-                             value->dims, i);
+            attn__entry_path(path, sizeof path, field, value->rank, value->dims,
+                             i);
             return attn__fail(problem, ATTN_ERR_INPUT,
                               "%s: expected a finite number, got %g", path,
                               data[i]);
@@ -399,8 +401,8 @@ static int check_tensor(attn_problem *problem, const char *field,
     return ATTN_OK;
 }
 
-int attn_problem_set_tensor(attn_problem *problem, const char *field,
-                            int rank, const int *dims, const double *data)
+int attn_problem_set_tensor(attn_problem *problem, const char *field, int rank,
+                            const int *dims, const double *data)
 {
     if (problem == NULL) return ATTN_ERR_NULL;
     if (field == NULL || dims == NULL || data == NULL)
@@ -424,8 +426,8 @@ int attn_problem_set_tensor(attn_problem *problem, const char *field,
     const attn__value *old = &problem->values[index];
     size_t total;
     if (attn__within_limit(problem, value.count * sizeof(double),
-                     old->data != NULL ? old->count * sizeof(double) : 0,
-                     &total) != ATTN_OK) {
+                           old->data != NULL ? old->count * sizeof(double) : 0,
+                           &total) != ATTN_OK) {
         char shape[64];
         attn__describe_value(shape, sizeof shape, &value);
         return attn__fail(problem, ATTN_ERR_TOO_LARGE,
@@ -564,7 +566,8 @@ static int fail_unknown_result(const attn_problem *problem, const char *name)
                           problem->results[i].name);
     return attn__fail(problem, ATTN_ERR_INPUT,
                       "result: no result named \"%s\" for kind \"%s\" "
-                      "(results: %s)", name, problem->kind->name, names);
+                      "(results: %s)",
+                      name, problem->kind->name, names);
 }
 
 /* "heads.<h>.<name>": the head index into *head and the name after it. */
@@ -594,15 +597,14 @@ int attn_problem_result(const attn_problem *problem, const char *name,
                           "succeed first");
     long head = 0;
     const char *head_field = parse_head_name(name, &head);
-    const attn__result *result =
-        attn__find_result(problem, head_field ? head_field : name,
-                          head_field != NULL);
+    const attn__result *result = attn__find_result(
+        problem, head_field ? head_field : name, head_field != NULL);
     if (result == NULL) return fail_unknown_result(problem, name);
     if (head_field != NULL && (head < 0 || head >= result->heads))
         return attn__fail(problem, ATTN_ERR_INPUT,
                           "result: %s: head %ld is outside 0..%d (numHeads "
-                          "%d)", name, head, result->heads - 1,
-                          result->heads);
+                          "%d)",
+                          name, head, result->heads - 1, result->heads);
     *rank = result->rank;
     for (int d = 0; d < ATTN__MAX_RANK; d++)
         dims[d] = d < result->rank ? result->dims[d] : 0;

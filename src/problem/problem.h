@@ -44,13 +44,13 @@ enum {
 /* One field's value; type 0 = not set. Everything is owned by the problem. */
 typedef struct attn__value {
     unsigned type;
-    int rank;                  /* ATTN__TENSOR: 1..3 */
+    int rank; /* ATTN__TENSOR: 1..3 */
     int dims[ATTN__MAX_RANK];
-    size_t count;              /* product of dims */
-    double *data;              /* [count] */
-    double number;             /* ATTN__NUMBER; ATTN__BOOL as 0 or 1 */
-    char *string;              /* ATTN__STRING */
-    char **strings;            /* ATTN__STRINGS: [strings_count] */
+    size_t count;   /* product of dims */
+    double *data;   /* [count] */
+    double number;  /* ATTN__NUMBER; ATTN__BOOL as 0 or 1 */
+    char *string;   /* ATTN__STRING */
+    char **strings; /* ATTN__STRINGS: [strings_count] */
     int strings_count;
 } attn__value;
 
@@ -78,9 +78,9 @@ const attn__kind *attn__kind_at(int index);
 typedef struct attn__result {
     const char *name;
     int heads;
-    int rank;                 /* 0 (a number) to 3 */
+    int rank; /* 0 (a number) to 3 */
     int dims[ATTN__MAX_RANK];
-    size_t count;             /* doubles per block */
+    size_t count; /* doubles per block */
     double *data;
 } attn__result;
 
@@ -100,14 +100,14 @@ typedef struct attn__run_info {
     int d_k, d_v;     /* widths of q/k and v (per head for multiHead) */
     int d_in, d_kv_in, d_model, num_heads, d_out; /* multiHead */
     int d_s, d_h, d_a;                            /* additive, luong */
-    int from_scores;  /* scaledDotProduct given scores rather than q, k */
-    int has_output;   /* scaledDotProduct: v was given */
-    int method;       /* luong: an attn_luong_method */
-    int causal;       /* linear */
-    int tile, tiles;  /* onlineSoftmax: keys per tile, tiles */
-    int d_ff;         /* transformerBlock: hidden width of the FFN */
-    int norm;         /* transformerBlock: an attn_norm_placement */
-    double scale;     /* the factor the scores were multiplied by */
+    int from_scores;      /* scaledDotProduct given scores rather than q, k */
+    int has_output;       /* scaledDotProduct: v was given */
+    int method;           /* luong: an attn_luong_method */
+    int causal;           /* linear */
+    int tile, tiles;      /* onlineSoftmax: keys per tile, tiles */
+    int d_ff;             /* transformerBlock: hidden width of the FFN */
+    int norm;             /* transformerBlock: an attn_norm_placement */
+    double scale;         /* the factor the scores were multiplied by */
     attn_options options; /* its mask points into the problem's storage */
     attn__labels queries, keys;
 } attn__run_info;
@@ -115,26 +115,27 @@ typedef struct attn__run_info {
 struct attn_problem {
     attn_allocator allocator;
     const attn__kind *kind;
-    attn__value *values;  /* [kind->field_count], parallel to kind->fields */
-    char *error;          /* [ATTN__ERROR_CAP]; written even through const */
+    attn__value *values; /* [kind->field_count], parallel to kind->fields */
+    char *error;         /* [ATTN__ERROR_CAP]; written even through const */
     attn__result results[ATTN__MAX_RESULTS];
     int result_count;
-    int has_run;          /* 1 after a successful run, until a setter */
+    int has_run; /* 1 after a successful run, until a setter */
     attn__run_info info;
-    int *key_length;          /* [batch] for the key padding mask */
-    unsigned char *allowed;   /* mask entries, shaped like the mask field */
-    size_t max_bytes;         /* limit on tensor fields + results, bytes */
-    size_t over_limit;        /* bytes a refused result would have made the
-                                 problem hold; 0 = no refusal in this run */
+    int *key_length;        /* [batch] for the key padding mask */
+    unsigned char *allowed; /* mask entries, shaped like the mask field */
+    size_t max_bytes;       /* limit on tensor fields + results, bytes */
+    size_t over_limit;      /* bytes a refused result would have made the
+                               problem hold; 0 = no refusal in this run */
     char title[ATTN_TITLE_MAX + 1]; /* the walkthrough's title, "" = its own */
-    int heading_offset;       /* heading levels added: heading_level - 1 */
+    int heading_offset; /* heading levels added: heading_level - 1 */
 };
 
 /* ---- store.c ---- */
 
 /* allocator; malloc and free when it is NULL; NULL when it lacks allocate
  * or release. Shared with the trainer (src/train/). */
-const attn_allocator *attn__allocator_or_default(const attn_allocator *allocator);
+const attn_allocator *
+attn__allocator_or_default(const attn_allocator *allocator);
 
 void *attn__allocate(attn_problem *problem, size_t bytes); /* NULL on failure */
 void attn__release(attn_problem *problem, void *block);    /* NULL is fine */
@@ -154,12 +155,11 @@ int attn__within_limit(const attn_problem *problem, size_t bytes,
 void attn__clear_error(const attn_problem *problem);
 
 /* Writes the one-line error message and returns status. */
-int attn__fail(const attn_problem *problem, int status, const char *format,
-               ...) ATTN__PRINTF_LIKE(3, 4);
+int attn__fail(const attn_problem *problem, int status, const char *format, ...)
+    ATTN__PRINTF_LIKE(3, 4);
 /* Message for a status the numeric core returned after the fields passed
  * their checks (an overflow, say): "<what>: <status text>". */
-int attn__fail_core(const attn_problem *problem, int status,
-                    const char *what);
+int attn__fail_core(const attn_problem *problem, int status, const char *what);
 
 /* The value of a field of this kind, or NULL when it is not set. */
 const attn__value *attn__field_value(const attn_problem *problem,
@@ -271,8 +271,7 @@ int attn__check_qkv(attn_problem *problem);
 /* The options scaledDotProduct, multiHead and transformerBlock share
  * (mask, keyLength, window, stride, scale, dropout, seed) into
  * info.options. */
-int attn__check_dot_options(attn_problem *problem, int batch, int n_q,
-                            int n_k);
+int attn__check_dot_options(attn_problem *problem, int batch, int n_q, int n_k);
 /* x, a matrix of token rows or a batch of them, into info: batch,
  * batched, n_q = n_k (its rows), d_in = d_kv_in (its columns). expected
  * completes "x: expected <expected>, got ..." for a vector. */
@@ -288,20 +287,20 @@ double *attn__add_rows_result(attn_problem *problem, const char *name,
                               int heads, int rows, int cols);
 /* A gradient field shaped like the output: a vector of cols for a vector
  * query, else [batch?] rows x cols. */
-int attn__check_grad_output(attn_problem *problem, const char *field,
-                            int rows, const char *rows_why, int cols,
+int attn__check_grad_output(attn_problem *problem, const char *field, int rows,
+                            const char *rows_why, int cols,
                             const char *cols_why);
 
 /* ---- per-kind runs (problem.c's kinds call them) ---- */
 
-int attn__run_sdpa(attn_problem *problem);          /* run_sdpa.c */
-int attn__run_multihead(attn_problem *problem);     /* run_sdpa.c */
-int attn__run_weighted_sum(attn_problem *problem);  /* run_other.c */
-int attn__run_additive(attn_problem *problem);      /* run_other.c */
-int attn__run_luong(attn_problem *problem);         /* run_other.c */
-int attn__run_linear(attn_problem *problem);        /* run_other.c */
-int attn__run_softmax(attn_problem *problem);       /* run_other.c */
-int attn__run_online(attn_problem *problem);        /* run_online.c */
+int attn__run_sdpa(attn_problem *problem);         /* run_sdpa.c */
+int attn__run_multihead(attn_problem *problem);    /* run_sdpa.c */
+int attn__run_weighted_sum(attn_problem *problem); /* run_other.c */
+int attn__run_additive(attn_problem *problem);     /* run_other.c */
+int attn__run_luong(attn_problem *problem);        /* run_other.c */
+int attn__run_linear(attn_problem *problem);       /* run_other.c */
+int attn__run_softmax(attn_problem *problem);      /* run_other.c */
+int attn__run_online(attn_problem *problem);       /* run_online.c */
 
 int attn__run_transformer_block(attn_problem *problem); /* run_block.c */
 

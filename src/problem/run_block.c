@@ -59,7 +59,7 @@ static int check_block(attn_problem *problem)
 {
     attn__run_info *info = &problem->info;
     int status = attn__check_token_rows(problem, "a matrix n x d_model or a "
-                                        "batch of them");
+                                                 "batch of them");
     if (status != ATTN_OK) return status;
     info->d_model = info->d_out = info->d_in;
     for (int i = 0; i < PARAM_COUNT && status == ATTN_OK; i++) {
@@ -92,13 +92,20 @@ static attn_block_params params_of(const attn_problem *problem)
         p[i] = attn__data_of(problem, PARAMS[i].field);
     const attn_block_params params = {
         {p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]},
-        p[8], p[9], p[10], p[11], p[12], p[13], p[14], p[15]};
+        p[8],
+        p[9],
+        p[10],
+        p[11],
+        p[12],
+        p[13],
+        p[14],
+        p[15]};
     return params;
 }
 
 static attn_block_dims dims_of(const attn__run_info *info)
 {
-    const attn_block_dims dims = {info->batch, info->n_q, info->d_model,
+    const attn_block_dims dims = {info->batch,     info->n_q,  info->d_model,
                                   info->num_heads, info->d_ff, info->norm};
     return dims;
 }
@@ -112,8 +119,7 @@ static int forward(attn_problem *problem)
                                                       n, m)},
         .sum1 = attn__add_rows_result(problem, "sum1", 0, n, m),
         .ln1 = attn__add_rows_result(problem, "ln1", 0, n, m),
-        .hidden = attn__add_rows_result(problem, "ffnHidden", 0, n,
-                                        info->d_ff),
+        .hidden = attn__add_rows_result(problem, "ffnHidden", 0, n, info->d_ff),
         .ffn = attn__add_rows_result(problem, "ffn", 0, n, m),
         .sum2 = attn__add_rows_result(problem, "sum2", 0, n, m),
         .ln2 = attn__add_rows_result(problem, "ln2", 0, n, m),
@@ -156,8 +162,8 @@ static int gradients(attn_problem *problem)
     const attn__run_info *info = &problem->info;
     double *g[PARAM_COUNT];
     int missing = 0;
-    double *grad_x =
-        attn__add_rows_result(problem, "gradX", 0, info->n_q, info->d_model);
+    double *grad_x = attn__add_rows_result(problem, "gradX", 0, info->n_q,
+                                           info->d_model);
     missing = grad_x == NULL;
     for (int i = 0; i < PARAM_COUNT; i++) {
         const attn__value *value = attn__field_value(problem, PARAMS[i].field);
@@ -166,12 +172,23 @@ static int gradients(attn_problem *problem)
                              : NULL;
         if (value != NULL && g[i] == NULL) missing = 1;
     }
-    const attn_block_grads grads = {
-        .x = grad_x,
-        .attention = {.wq = g[0], .wk = g[1], .wv = g[2], .wo = g[3],
-                      .bq = g[4], .bk = g[5], .bv = g[6], .bo = g[7]},
-        .gamma1 = g[8], .beta1 = g[9], .w1 = g[10], .b1 = g[11],
-        .w2 = g[12], .b2 = g[13], .gamma2 = g[14], .beta2 = g[15]};
+    const attn_block_grads grads = {.x = grad_x,
+                                    .attention = {.wq = g[0],
+                                                  .wk = g[1],
+                                                  .wv = g[2],
+                                                  .wo = g[3],
+                                                  .bq = g[4],
+                                                  .bk = g[5],
+                                                  .bv = g[6],
+                                                  .bo = g[7]},
+                                    .gamma1 = g[8],
+                                    .beta1 = g[9],
+                                    .w1 = g[10],
+                                    .b1 = g[11],
+                                    .w2 = g[12],
+                                    .b2 = g[13],
+                                    .gamma2 = g[14],
+                                    .beta2 = g[15]};
     const attn_block_dims dims = dims_of(info);
     double *work = NULL;
     if (!missing) {
@@ -184,8 +201,7 @@ static int gradients(attn_problem *problem)
         const attn_block_params params = params_of(problem);
         status = attn_transformer_block_backward(
             &grads, attn__data_of(problem, "gradOutput"),
-            attn__data_of(problem, "x"), &params, &dims, &info->options,
-            work);
+            attn__data_of(problem, "x"), &params, &dims, &info->options, work);
     }
     attn__release(problem, work);
     if (missing) return attn__fail_nomem(problem);

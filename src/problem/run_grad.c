@@ -9,14 +9,14 @@ int attn__sdpa_gradients(attn_problem *problem, const double *grad_output)
 {
     const attn__run_info *info = &problem->info;
     double *grad_q = attn__add_query_result(problem, "gradQ", 1, info->d_k, 0);
-    double *grad_k =
-        attn__add_rows_result(problem, "gradK", 0, info->n_k, info->d_k);
-    double *grad_v =
-        attn__add_rows_result(problem, "gradV", 0, info->n_k, info->d_v);
-    double *grad_weights =
-        attn__add_query_result(problem, "gradWeights", 1, info->n_k, 0);
-    double *grad_scaled =
-        attn__add_query_result(problem, "gradScaled", 1, info->n_k, 0);
+    double *grad_k = attn__add_rows_result(problem, "gradK", 0, info->n_k,
+                                           info->d_k);
+    double *grad_v = attn__add_rows_result(problem, "gradV", 0, info->n_k,
+                                           info->d_v);
+    double *grad_weights = attn__add_query_result(problem, "gradWeights", 1,
+                                                  info->n_k, 0);
+    double *grad_scaled = attn__add_query_result(problem, "gradScaled", 1,
+                                                 info->n_k, 0);
     double *work = attn__allocate_doubles(
         problem, attn_sdpa_backward_work_size(info->n_k));
     if (grad_q == NULL || grad_k == NULL || grad_v == NULL ||
@@ -25,11 +25,10 @@ int attn__sdpa_gradients(attn_problem *problem, const double *grad_output)
         return attn__fail_nomem(problem);
     }
     const int status = attn_sdpa_backward(
-        grad_q, grad_k, grad_v, grad_weights, grad_scaled,
-        grad_output, attn__data_of(problem, "q"),
-        attn__data_of(problem, "k"), attn__data_of(problem, "v"),
-        info->batch, info->n_q, info->n_k, info->d_k, info->d_v,
-        &info->options, work);
+        grad_q, grad_k, grad_v, grad_weights, grad_scaled, grad_output,
+        attn__data_of(problem, "q"), attn__data_of(problem, "k"),
+        attn__data_of(problem, "v"), info->batch, info->n_q, info->n_k,
+        info->d_k, info->d_v, &info->options, work);
     attn__release(problem, work);
     if (status != ATTN_OK)
         return attn__fail_core(problem, status, "scaledDotProduct gradients");
@@ -42,8 +41,7 @@ static double *add_param_grad(attn_problem *problem, const char *field,
 {
     const attn__value *value = attn__field_value(problem, field);
     if (value == NULL) return NULL;
-    double *data =
-        attn__add_result(problem, name, 0, value->rank, value->dims);
+    double *data = attn__add_result(problem, name, 0, value->rank, value->dims);
     if (data == NULL) *missing = 1;
     return data;
 }
@@ -75,9 +73,9 @@ int attn__multihead_gradients(attn_problem *problem)
     grads.bv = add_param_grad(problem, "bv", "gradBv", &missing);
     grads.bo = add_param_grad(problem, "bo", "gradBo", &missing);
 
-    const attn_mha_dims dims = {info->batch, n_q, n_kv, info->d_in,
-                                info->d_kv_in, info->d_model, heads,
-                                info->d_out};
+    const attn_mha_dims dims = {info->batch, n_q,           n_kv,
+                                info->d_in,  info->d_kv_in, info->d_model,
+                                heads,       info->d_out};
     const size_t grid = (size_t)n_q * (size_t)n_kv;
     /* The core writes batch-major; with a batch, head blocks need a copy. */
     const int reorder = info->batch > 1;
@@ -107,11 +105,10 @@ int attn__multihead_gradients(attn_problem *problem)
             attn__data_of(problem, "bv"), attn__data_of(problem, "bo")};
         status = attn_multihead_backward(
             &grads, attn__data_of(problem, "gradOutput"),
-            attn__data_of(problem, "x"), attn__data_of(problem, "xkv"),
-            &params, &dims, &info->options, work);
+            attn__data_of(problem, "x"), attn__data_of(problem, "xkv"), &params,
+            &dims, &info->options, work);
         for (int i = 0; i < 2 && reorder && status == ATTN_OK; i++)
-            attn__heads_first(head_major[i], core[i], info->batch, heads,
-                              grid);
+            attn__heads_first(head_major[i], core[i], info->batch, heads, grid);
     }
     for (int i = 0; i < 2; i++) attn__release(problem, core[i]);
     attn__release(problem, work);
@@ -126,8 +123,7 @@ static int add_query_key_grads(attn_problem *problem, double **grad_query,
                                double **grad_keys)
 {
     const attn__run_info *info = &problem->info;
-    *grad_query =
-        attn__add_query_result(problem, "gradQuery", 1, info->d_s, 0);
+    *grad_query = attn__add_query_result(problem, "gradQuery", 1, info->d_s, 0);
     *grad_keys = attn__add_rows_result(problem, "gradKeys", 0, info->n_k,
                                        info->d_h);
     return *grad_query != NULL && *grad_keys != NULL;
@@ -145,16 +141,15 @@ int attn__additive_gradients(attn_problem *problem)
     double *work = missing ? NULL
                            : attn__allocate_doubles(
                                  problem, attn_additive_backward_work_size(
-                                              info->n_k, info->d_s,
-                                              info->d_a));
+                                              info->n_k, info->d_s, info->d_a));
     if (work == NULL) return attn__fail_nomem(problem);
     const int status = attn_additive_backward(
         grad_query, grad_keys, grad_ws, grad_wh, grad_b, grad_v,
-        attn__data_of(problem, "gradContext"),
-        attn__data_of(problem, "query"), attn__data_of(problem, "keys"),
-        attn__data_of(problem, "ws"), attn__data_of(problem, "wh"),
-        attn__data_of(problem, "b"), attn__data_of(problem, "v"), info->n_q,
-        info->n_k, info->d_s, info->d_h, info->d_a, work);
+        attn__data_of(problem, "gradContext"), attn__data_of(problem, "query"),
+        attn__data_of(problem, "keys"), attn__data_of(problem, "ws"),
+        attn__data_of(problem, "wh"), attn__data_of(problem, "b"),
+        attn__data_of(problem, "v"), info->n_q, info->n_k, info->d_s, info->d_h,
+        info->d_a, work);
     attn__release(problem, work);
     if (status != ATTN_OK)
         return attn__fail_core(problem, status, "additive gradients");
@@ -177,11 +172,10 @@ int attn__luong_gradients(attn_problem *problem)
     if (work == NULL) return attn__fail_nomem(problem);
     const int status = attn_luong_backward(
         grad_query, grad_keys, grad_w, grad_b, grad_v,
-        attn__data_of(problem, "gradContext"),
-        attn__data_of(problem, "query"), attn__data_of(problem, "keys"),
-        attn__data_of(problem, "w"), attn__data_of(problem, "b"),
-        attn__data_of(problem, "v"), info->method, info->n_q, info->n_k,
-        info->d_s, info->d_h, info->d_a, work);
+        attn__data_of(problem, "gradContext"), attn__data_of(problem, "query"),
+        attn__data_of(problem, "keys"), attn__data_of(problem, "w"),
+        attn__data_of(problem, "b"), attn__data_of(problem, "v"), info->method,
+        info->n_q, info->n_k, info->d_s, info->d_h, info->d_a, work);
     attn__release(problem, work);
     if (status != ATTN_OK)
         return attn__fail_core(problem, status, "luong gradients");
@@ -192,16 +186,15 @@ int attn__linear_gradients(attn_problem *problem)
 {
     const attn__run_info *info = &problem->info;
     double *grad_q = attn__add_query_result(problem, "gradQ", 1, info->d_k, 0);
-    double *grad_k =
-        attn__add_rows_result(problem, "gradK", 0, info->n_k, info->d_k);
-    double *grad_v =
-        attn__add_rows_result(problem, "gradV", 0, info->n_k, info->d_v);
-    double *work =
-        grad_q && grad_k && grad_v
-            ? attn__allocate_doubles(problem, attn_linear_backward_work_size(
-                                                  info->n_q, info->d_k,
-                                                  info->d_v))
-            : NULL;
+    double *grad_k = attn__add_rows_result(problem, "gradK", 0, info->n_k,
+                                           info->d_k);
+    double *grad_v = attn__add_rows_result(problem, "gradV", 0, info->n_k,
+                                           info->d_v);
+    double *work = grad_q && grad_k && grad_v
+                       ? attn__allocate_doubles(
+                             problem, attn_linear_backward_work_size(
+                                          info->n_q, info->d_k, info->d_v))
+                       : NULL;
     if (work == NULL) return attn__fail_nomem(problem);
     const int status = attn_linear_backward(
         grad_q, grad_k, grad_v, attn__data_of(problem, "gradOutput"),

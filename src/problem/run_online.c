@@ -37,11 +37,10 @@ static int run_plain(attn_problem *problem, double *weights, double *output)
     double *work = attn__allocate_doubles(problem,
                                           attn_sdpa_work_size(info->n_k));
     if (work == NULL) return attn__fail_nomem(problem);
-    const int status = attn_sdpa(NULL, NULL, weights, output,
-                                 attn__data_of(problem, "q"),
-                                 attn__data_of(problem, "k"),
-                                 attn__data_of(problem, "v"), 1, info->n_q,
-                                 info->n_k, info->d_k, info->d_v, NULL, work);
+    const int status = attn_sdpa(
+        NULL, NULL, weights, output, attn__data_of(problem, "q"),
+        attn__data_of(problem, "k"), attn__data_of(problem, "v"), 1, info->n_q,
+        info->n_k, info->d_k, info->d_v, NULL, work);
     attn__release(problem, work);
     return status == ATTN_OK ? ATTN_OK
                              : attn__fail_core(problem, status, "softmax");
@@ -62,13 +61,12 @@ int attn__run_online(attn_problem *problem)
     double *tile_acc = attn__add_result(problem, "tileAcc", 0, 3, acc_dims);
     double *output = attn__add_result(problem, "output", 0, 2, output_dims);
     double *weights = attn__add_result(problem, "weights", 0, 2, scaled_dims);
-    double *plain = attn__add_result(problem, "plainOutput", 0, 2,
-                                     output_dims);
-    if (!scaled || !tile_max || !tile_sum || !tile_acc || !output ||
-        !weights || !plain)
+    double *plain = attn__add_result(problem, "plainOutput", 0, 2, output_dims);
+    if (!scaled || !tile_max || !tile_sum || !tile_acc || !output || !weights ||
+        !plain)
         return attn__fail_nomem(problem);
-    status = attn_online_attention(output, scaled, tile_max, tile_sum,
-                                   tile_acc, attn__data_of(problem, "q"),
+    status = attn_online_attention(output, scaled, tile_max, tile_sum, tile_acc,
+                                   attn__data_of(problem, "q"),
                                    attn__data_of(problem, "k"),
                                    attn__data_of(problem, "v"), n_q, n_k,
                                    info->d_k, d_v, info->tile, info->scale);

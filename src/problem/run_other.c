@@ -20,9 +20,8 @@ int attn__run_weighted_sum(attn_problem *problem)
     const attn__dim n_k = {info->n_k, info->vector_query
                                           ? "n_k, the length of weights"
                                           : "n_k, the columns of weights"};
-    int status = attn__check_matrix(problem, "v", v,
-                                    info->batched ? info->batch : 0, n_k,
-                                    ATTN__ANY);
+    int status = attn__check_matrix(
+        problem, "v", v, info->batched ? info->batch : 0, n_k, ATTN__ANY);
     if (status != ATTN_OK) return status;
     info->d_v = attn__shape_of(v).cols;
     status = attn__check_tokens(problem, info->n_q, info->n_k, 1);
@@ -52,12 +51,14 @@ static int check_query_keys(attn_problem *problem)
     if (query == NULL) return attn__fail_missing(problem, "query");
     if (keys == NULL) return attn__fail_missing(problem, "keys");
     if (query->rank == 3)
-        return attn__fail_expected(problem, "query", "a vector of d_s or a "
-                                   "matrix n_q x d_s", query);
+        return attn__fail_expected(problem, "query",
+                                   "a vector of d_s or a "
+                                   "matrix n_q x d_s",
+                                   query);
     attn__take_query_shape(problem, query);
     info->d_s = attn__shape_of(query).cols;
-    const int status = attn__check_matrix(problem, "keys", keys, 0,
-                                          ATTN__ANY, ATTN__ANY);
+    const int status = attn__check_matrix(problem, "keys", keys, 0, ATTN__ANY,
+                                          ATTN__ANY);
     if (status != ATTN_OK) return status;
     info->n_k = attn__shape_of(keys).rows;
     info->d_h = attn__shape_of(keys).cols;
@@ -77,7 +78,7 @@ static int add_attention_results(attn_problem *problem, double **energy,
 {
     const attn__run_info *info = &problem->info;
     *energy = info->d_a > 0 ? attn__add_query_result(problem, "energy", 2,
-                                               info->n_k, info->d_a)
+                                                     info->n_k, info->d_a)
                             : NULL;
     *scores = attn__add_query_result(problem, "scores", 1, info->n_k, 0);
     *weights = attn__add_query_result(problem, "weights", 1, info->n_k, 0);
@@ -98,15 +99,14 @@ static int check_additive(attn_problem *problem)
             status = attn__fail_missing(problem, required[i]);
     if (status != ATTN_OK) return status;
     const attn__dim d_s = {info->d_s, d_s_why(info)};
-    status = attn__check_matrix(problem, "ws",
-                                attn__field_value(problem, "ws"), 0, d_s,
-                                ATTN__ANY);
+    status = attn__check_matrix(problem, "ws", attn__field_value(problem, "ws"),
+                                0, d_s, ATTN__ANY);
     if (status != ATTN_OK) return status;
     info->d_a = attn__shape_of(attn__field_value(problem, "ws")).cols;
     const attn__dim d_h = {info->d_h, "d_h, the columns of keys"};
     const attn__dim d_a = {info->d_a, "d_a, the columns of ws"};
-    status = attn__check_matrix(problem, "wh",
-                                attn__field_value(problem, "wh"), 0, d_h, d_a);
+    status = attn__check_matrix(problem, "wh", attn__field_value(problem, "wh"),
+                                0, d_h, d_a);
     if (status == ATTN_OK)
         status = attn__check_vector(problem, "v",
                                     attn__field_value(problem, "v"), d_a);
@@ -124,8 +124,7 @@ static int check_grad_context(attn_problem *problem, int *want)
     *want = attn__field_value(problem, "gradContext") != NULL;
     if (!*want) return ATTN_OK;
     return attn__check_grad_output(problem, "gradContext", problem->info.n_q,
-                                   "n_q, the rows of query",
-                                   problem->info.d_h,
+                                   "n_q, the rows of query", problem->info.d_h,
                                    "d_h, the columns of keys");
 }
 
@@ -143,15 +142,12 @@ int attn__run_additive(attn_problem *problem)
     double *work = attn__allocate_doubles(
         problem, attn_additive_work_size(info->n_k, info->d_s, info->d_a));
     if (work == NULL) return attn__fail_nomem(problem);
-    status = attn_additive(energy, scores, weights, context,
-                           attn__data_of(problem, "query"),
-                           attn__data_of(problem, "keys"),
-                           attn__data_of(problem, "ws"),
-                           attn__data_of(problem, "wh"),
-                           attn__data_of(problem, "b"),
-                           attn__data_of(problem, "v"),
-                           info->n_q, info->n_k, info->d_s, info->d_h,
-                           info->d_a, work);
+    status = attn_additive(
+        energy, scores, weights, context, attn__data_of(problem, "query"),
+        attn__data_of(problem, "keys"), attn__data_of(problem, "ws"),
+        attn__data_of(problem, "wh"), attn__data_of(problem, "b"),
+        attn__data_of(problem, "v"), info->n_q, info->n_k, info->d_s, info->d_h,
+        info->d_a, work);
     attn__release(problem, work);
     if (status != ATTN_OK) return attn__fail_core(problem, status, "additive");
     return want_grads ? attn__additive_gradients(problem) : ATTN_OK;
@@ -161,9 +157,8 @@ static const char *const luong_methods[] = {"dot", "general", "concat"};
 
 static int fail_unused(const attn_problem *problem, const char *field)
 {
-    return attn__fail(problem, ATTN_ERR_INPUT,
-                      "%s: not used by method \"%s\"", field,
-                      luong_methods[problem->info.method]);
+    return attn__fail(problem, ATTN_ERR_INPUT, "%s: not used by method \"%s\"",
+                      field, luong_methods[problem->info.method]);
 }
 
 static int check_luong_method(attn_problem *problem)
@@ -178,7 +173,8 @@ static int check_luong_method(attn_problem *problem)
     }
     return attn__fail(problem, ATTN_ERR_INPUT,
                       "method: expected \"dot\", \"general\" or \"concat\", "
-                      "got \"%s\"", method->string);
+                      "got \"%s\"",
+                      method->string);
 }
 
 /* w, v and b as the method needs them. */
@@ -241,16 +237,14 @@ int attn__run_luong(attn_problem *problem)
                                    &context);
     if (status != ATTN_OK) return status;
     double *work = attn__allocate_doubles(
-        problem, attn_luong_work_size(info->method, info->n_k, info->d_s,
-                                      info->d_a));
+        problem,
+        attn_luong_work_size(info->method, info->n_k, info->d_s, info->d_a));
     if (work == NULL) return attn__fail_nomem(problem);
-    status = attn_luong(energy, scores, weights, context,
-                        attn__data_of(problem, "query"),
-                        attn__data_of(problem, "keys"),
-                        attn__data_of(problem, "w"),
-                        attn__data_of(problem, "b"),
-                        attn__data_of(problem, "v"), info->method, info->n_q,
-                        info->n_k, info->d_s, info->d_h, info->d_a, work);
+    status = attn_luong(
+        energy, scores, weights, context, attn__data_of(problem, "query"),
+        attn__data_of(problem, "keys"), attn__data_of(problem, "w"),
+        attn__data_of(problem, "b"), attn__data_of(problem, "v"), info->method,
+        info->n_q, info->n_k, info->d_s, info->d_h, info->d_a, work);
     attn__release(problem, work);
     if (status != ATTN_OK) return attn__fail_core(problem, status, "luong");
     return want_grads ? attn__luong_gradients(problem) : ATTN_OK;
@@ -304,7 +298,8 @@ static int check_softmax_mask(attn_problem *problem, const attn__value *x)
         attn__describe_value(got, sizeof got, mask);
         return attn__fail(problem, ATTN_ERR_INPUT,
                           "mask: expected a boolean tensor shaped like x "
-                          "(%s), got %s", expected, got);
+                          "(%s), got %s",
+                          expected, got);
     }
     problem->allowed = attn__allocate(problem, mask->count);
     if (problem->allowed == NULL) return attn__fail_nomem(problem);
@@ -347,8 +342,8 @@ int attn__run_softmax(attn_problem *problem)
     double *max = attn__add_query_result(problem, "max", 0, 0, 0);
     double *exps = attn__add_query_result(problem, "exp", 1, info->n_k, 0);
     double *sum = attn__add_query_result(problem, "sum", 0, 0, 0);
-    double *weights =
-        attn__add_query_result(problem, "weights", 1, info->n_k, 0);
+    double *weights = attn__add_query_result(problem, "weights", 1, info->n_k,
+                                             0);
     if (!scaled || !max || !exps || !sum || !weights)
         return attn__fail_nomem(problem);
     for (size_t i = 0; i < x->count; i++) {
@@ -358,8 +353,7 @@ int attn__run_softmax(attn_problem *problem)
         }
         scaled[i] = x->data[i] * info->scale;
         if (!isfinite(scaled[i]))
-            return attn__fail_core(problem, ATTN_ERR_OVERFLOW_VALUE,
-                                   "softmax");
+            return attn__fail_core(problem, ATTN_ERR_OVERFLOW_VALUE, "softmax");
     }
     const int rows = info->batch * info->n_q;
     for (int r = 0; r < rows; r++) {

@@ -73,8 +73,8 @@ int attn__run_sdpa(attn_problem *problem)
     if (status != ATTN_OK) return status;
     const int has_target = attn__field_value(problem, "target") != NULL;
     const char *grad_field = has_target ? "target" : "gradOutput";
-    const int want_grads =
-        has_target || attn__field_value(problem, "gradOutput") != NULL;
+    const int want_grads = has_target ||
+                           attn__field_value(problem, "gradOutput") != NULL;
     if (has_target && attn__field_value(problem, "gradOutput") != NULL)
         return attn__fail(problem, ATTN_ERR_INPUT,
                           "target: give either target (the loss "
@@ -86,27 +86,25 @@ int attn__run_sdpa(attn_problem *problem)
     if (want_grads && problem->info.from_scores)
         return attn__fail(problem, ATTN_ERR_INPUT,
                           "%s: needs q and k; gradients are not "
-                          "computed from given scores", grad_field);
+                          "computed from given scores",
+                          grad_field);
     if (want_grads) {
-        status = attn__check_grad_output(problem, grad_field,
-                                         problem->info.n_q,
-                                         "n_q, the rows of q",
-                                         problem->info.d_v,
-                                         "d_v, the columns of v");
+        status = attn__check_grad_output(
+            problem, grad_field, problem->info.n_q, "n_q, the rows of q",
+            problem->info.d_v, "d_v, the columns of v");
         if (status != ATTN_OK) return status;
     }
     const attn__run_info *info = &problem->info;
-    double *scores =
-        info->from_scores
-            ? NULL : attn__add_query_result(problem, "scores", 1, info->n_k, 0);
-    double *scaled =
-        attn__add_query_result(problem, "scaled", 1, info->n_k, 0);
-    double *weights =
-        attn__add_query_result(problem, "weights", 1, info->n_k, 0);
-    double *output =
-        info->has_output
-            ? attn__add_query_result(problem, "output", 1, info->d_v, 0)
-            : NULL;
+    double *scores = info->from_scores
+                         ? NULL
+                         : attn__add_query_result(problem, "scores", 1,
+                                                  info->n_k, 0);
+    double *scaled = attn__add_query_result(problem, "scaled", 1, info->n_k, 0);
+    double *weights = attn__add_query_result(problem, "weights", 1, info->n_k,
+                                             0);
+    double *output = info->has_output ? attn__add_query_result(
+                                            problem, "output", 1, info->d_v, 0)
+                                      : NULL;
     double *work = attn__allocate_doubles(problem,
                                           attn_sdpa_work_size(info->n_k));
     if ((!info->from_scores && scores == NULL) || scaled == NULL ||
@@ -118,16 +116,14 @@ int attn__run_sdpa(attn_problem *problem)
     if (info->from_scores)
         status = attn_sdpa_from_scores(
             scaled, weights, output, attn__data_of(problem, "scores"),
-            attn__data_of(problem, "v"),
-            info->batch, info->n_q, info->n_k, info->d_k > 0 ? info->d_k : 1,
-            info->d_v, &info->options, work);
+            attn__data_of(problem, "v"), info->batch, info->n_q, info->n_k,
+            info->d_k > 0 ? info->d_k : 1, info->d_v, &info->options, work);
     else
-        status = attn_sdpa(scores, scaled, weights, output,
-                           attn__data_of(problem, "q"),
-                           attn__data_of(problem, "k"),
-                           attn__data_of(problem, "v"),
-                           info->batch, info->n_q, info->n_k, info->d_k,
-                           info->d_v, &info->options, work);
+        status = attn_sdpa(
+            scores, scaled, weights, output, attn__data_of(problem, "q"),
+            attn__data_of(problem, "k"), attn__data_of(problem, "v"),
+            info->batch, info->n_q, info->n_k, info->d_k, info->d_v,
+            &info->options, work);
     attn__release(problem, work);
     if (status != ATTN_OK)
         return attn__fail_core(problem, status, "scaledDotProduct");
@@ -135,8 +131,8 @@ int attn__run_sdpa(attn_problem *problem)
     const double *grad_output = attn__data_of(problem, "gradOutput");
     if (has_target) {
         /* L = ½‖output − target‖², so dL/d(output) = output − target. */
-        double *difference =
-            attn__add_query_result(problem, "gradOutput", 1, info->d_v, 0);
+        double *difference = attn__add_query_result(problem, "gradOutput", 1,
+                                                    info->d_v, 0);
         if (difference == NULL) return attn__fail_nomem(problem);
         const double *target = attn__data_of(problem, "target");
         const size_t count = (size_t)(info->batched ? info->batch : 1) *
@@ -172,9 +168,9 @@ static int check_projections(attn_problem *problem)
                                     attn__field_value(problem, names[i]), 0,
                                     d_kv_in, d_model);
     if (status == ATTN_OK)
-        status = attn__check_matrix(
-            problem, "wo", attn__field_value(problem, "wo"), 0, d_model,
-            ATTN__ANY);
+        status = attn__check_matrix(problem, "wo",
+                                    attn__field_value(problem, "wo"), 0,
+                                    d_model, ATTN__ANY);
     if (status != ATTN_OK) return status;
     info->d_out = attn__shape_of(attn__field_value(problem, "wo")).cols;
     const char *const biases[] = {"bq", "bk", "bv", "bo"};
@@ -193,12 +189,12 @@ static int check_multihead(attn_problem *problem)
     attn__run_info *info = &problem->info;
     const attn__value *xkv = attn__field_value(problem, "xkv");
     const int x_status = attn__check_token_rows(problem, "a matrix n_q x d_in "
-                                                "or a batch of them");
+                                                         "or a batch of them");
     if (x_status != ATTN_OK) return x_status;
     if (xkv != NULL) {
-        const int status = attn__check_matrix(
-            problem, "xkv", xkv, info->batched ? info->batch : 0, ATTN__ANY,
-            ATTN__ANY);
+        const int status = attn__check_matrix(problem, "xkv", xkv,
+                                              info->batched ? info->batch : 0,
+                                              ATTN__ANY, ATTN__ANY);
         if (status != ATTN_OK) return status;
         info->n_k = attn__shape_of(xkv).rows;
         info->d_kv_in = attn__shape_of(xkv).cols;
@@ -221,11 +217,9 @@ int attn__run_multihead(attn_problem *problem)
     if (status != ATTN_OK) return status;
     const int want_grads = attn__field_value(problem, "gradOutput") != NULL;
     if (want_grads) {
-        status = attn__check_grad_output(problem, "gradOutput",
-                                         problem->info.n_q,
-                                         "n_q, the rows of x",
-                                         problem->info.d_out,
-                                         "d_out, the columns of wo");
+        status = attn__check_grad_output(
+            problem, "gradOutput", problem->info.n_q, "n_q, the rows of x",
+            problem->info.d_out, "d_out, the columns of wo");
         if (status != ATTN_OK) return status;
     }
     const attn__run_info *info = &problem->info;
@@ -238,20 +232,19 @@ int attn__run_multihead(attn_problem *problem)
         .scaled = attn__add_rows_result(problem, "scaled", heads, n_q, n_kv),
         .weights = attn__add_rows_result(problem, "weights", heads, n_q, n_kv),
         .head_outputs = attn__add_rows_result(problem, "output", heads, n_q,
-                                        info->d_k),
-        .concat =
-            attn__add_rows_result(problem, "concat", 0, n_q, info->d_model),
+                                              info->d_k),
+        .concat = attn__add_rows_result(problem, "concat", 0, n_q,
+                                        info->d_model),
         .output = attn__add_rows_result(problem, "output", 0, n_q, info->d_out),
     };
     double **per_head[] = {&out.scores, &out.scaled, &out.weights,
                            &out.head_outputs};
-    const size_t blocks[] = {(size_t)n_q * (size_t)n_kv,
-                             (size_t)n_q * (size_t)n_kv,
-                             (size_t)n_q * (size_t)n_kv,
-                             (size_t)n_q * (size_t)info->d_k};
-    const attn_mha_dims dims = {info->batch, n_q, n_kv, info->d_in,
-                                info->d_kv_in, info->d_model, heads,
-                                info->d_out};
+    const size_t blocks[] = {
+        (size_t)n_q * (size_t)n_kv, (size_t)n_q * (size_t)n_kv,
+        (size_t)n_q * (size_t)n_kv, (size_t)n_q * (size_t)info->d_k};
+    const attn_mha_dims dims = {info->batch, n_q,           n_kv,
+                                info->d_in,  info->d_kv_in, info->d_model,
+                                heads,       info->d_out};
     /* The core writes batch-major; with a batch, head blocks need a copy. */
     const int reorder = info->batch > 1;
     double *core[4] = {NULL, NULL, NULL, NULL};
@@ -262,9 +255,8 @@ int attn__run_multihead(attn_problem *problem)
                   !out.concat || !out.output;
     for (int i = 0; i < 4 && reorder && !missing; i++) {
         /* As large as a per-head result already allocated: it fits. */
-        core[i] = attn__allocate_doubles(problem, (size_t)info->batch *
-                                                      (size_t)heads *
-                                                      blocks[i]);
+        core[i] = attn__allocate_doubles(
+            problem, (size_t)info->batch * (size_t)heads * blocks[i]);
         missing = core[i] == NULL;
     }
     double *head_major[4] = {out.scores, out.scaled, out.weights,

@@ -23,13 +23,14 @@ static int check_mask_tensor(attn_problem *problem, const attn__value *mask,
 {
     const int as_vector = problem->info.vector_query && mask->rank == 1 &&
                           mask->dims[0] == n_k;
-    if (!as_vector && !(mask->rank == 2 && mask->dims[0] == n_q &&
-                        mask->dims[1] == n_k)) {
+    if (!as_vector &&
+        !(mask->rank == 2 && mask->dims[0] == n_q && mask->dims[1] == n_k)) {
         char got[64];
         attn__describe_value(got, sizeof got, mask);
         return attn__fail(problem, ATTN_ERR_INPUT,
                           "mask: expected " MASK_EXPECTED
-                          " %dx%d (n_q x n_k), got %s", n_q, n_k, got);
+                          " %dx%d (n_q x n_k), got %s",
+                          n_q, n_k, got);
     }
     problem->allowed = attn__allocate(problem, mask->count);
     if (problem->allowed == NULL)
@@ -50,8 +51,8 @@ static int check_mask(attn_problem *problem, int n_q, int n_k)
     else if (strcmp(mask->string, "none") != 0)
         return attn__fail(problem, ATTN_ERR_INPUT,
                           "mask: expected " MASK_EXPECTED
-                          " %dx%d (n_q x n_k), got \"%s\"", n_q, n_k,
-                          mask->string);
+                          " %dx%d (n_q x n_k), got \"%s\"",
+                          n_q, n_k, mask->string);
     return ATTN_OK;
 }
 
@@ -82,10 +83,10 @@ static int check_key_lengths(attn_problem *problem, int batch, int n_k)
         attn__describe_value(got, sizeof got, lengths);
         return attn__fail(problem, ATTN_ERR_INPUT,
                           "keyLength: expected an integer or a vector of %d "
-                          "(one per batch item), got %s", batch, got);
+                          "(one per batch item), got %s",
+                          batch, got);
     }
-    problem->key_length =
-        attn__allocate(problem, (size_t)batch * sizeof(int));
+    problem->key_length = attn__allocate(problem, (size_t)batch * sizeof(int));
     if (problem->key_length == NULL)
         return attn__fail(problem, ATTN_ERR_NOMEM, "keyLength: out of memory");
     for (int b = 0; b < batch; b++) {
@@ -94,8 +95,8 @@ static int check_key_lengths(attn_problem *problem, int batch, int n_k)
             snprintf(path, sizeof path, "keyLength[%d]", b);
         const double x = lengths->type == ATTN__TENSOR ? lengths->data[b]
                                                        : lengths->number;
-        const int status =
-            check_key_length(problem, path, x, n_k, &problem->key_length[b]);
+        const int status = check_key_length(problem, path, x, n_k,
+                                            &problem->key_length[b]);
         if (status != ATTN_OK) return status;
     }
     problem->info.options.mask.kinds |= ATTN_MASK_KEY_PADDING;
@@ -111,8 +112,8 @@ static int check_int_option(attn_problem *problem, const char *field, int min,
     *given = value != NULL;
     if (value == NULL) return ATTN_OK;
     double x;
-    const int status = attn__check_integer(problem, field, value, min,
-                                           INT_MAX, expected, &x);
+    const int status = attn__check_integer(problem, field, value, min, INT_MAX,
+                                           expected, &x);
     if (status == ATTN_OK) *out = (int)x;
     return status;
 }
@@ -142,16 +143,16 @@ static int check_dropout(attn_problem *problem)
             attn__format_shortest(got, dropout->number);
             return attn__fail(problem, ATTN_ERR_INPUT,
                               "dropout: expected a probability in [0, 1), "
-                              "got %s", got);
+                              "got %s",
+                              got);
         }
         opts->dropout = dropout->number;
     }
     const attn__value *seed = attn__field_value(problem, "seed");
     if (seed != NULL) {
         double x;
-        const int status = attn__check_integer(problem, "seed", seed, 0,
-                                               TWO_TO_53,
-                                               "an integer in 0..2^53", &x);
+        const int status = attn__check_integer(
+            problem, "seed", seed, 0, TWO_TO_53, "an integer in 0..2^53", &x);
         if (status != ATTN_OK) return status;
         opts->seed = (uint64_t)x;
     }
@@ -161,8 +162,7 @@ static int check_dropout(attn_problem *problem)
 /* Every option scaledDotProduct and multiHead share, into info.options,
  * then the scale factor for d_k (0 = d_k unknown: needs an explicit scale,
  * which the caller checked). */
-int attn__check_dot_options(attn_problem *problem, int batch, int n_q,
-                            int n_k)
+int attn__check_dot_options(attn_problem *problem, int batch, int n_q, int n_k)
 {
     attn_options *opts = &problem->info.options;
     attn_options_init(opts);
@@ -239,7 +239,8 @@ int attn__check_heads(attn_problem *problem)
     if (info->d_model % info->num_heads != 0)
         return attn__fail(problem, ATTN_ERR_INPUT,
                           "numHeads: %d does not divide d_model %d (the "
-                          "columns of wq)", info->num_heads, info->d_model);
+                          "columns of wq)",
+                          info->num_heads, info->d_model);
     info->d_k = info->d_v = info->d_model / info->num_heads;
     return ATTN_OK;
 }
@@ -269,8 +270,8 @@ double *attn__add_rows_result(attn_problem *problem, const char *name,
     return attn__add_result(problem, name, heads, rank, dims);
 }
 
-int attn__check_grad_output(attn_problem *problem, const char *field,
-                            int rows, const char *rows_why, int cols,
+int attn__check_grad_output(attn_problem *problem, const char *field, int rows,
+                            const char *rows_why, int cols,
                             const char *cols_why)
 {
     const attn__value *value = attn__field_value(problem, field);

@@ -24,13 +24,14 @@ static void default_release(void *context, void *block)
     free(block);
 }
 
-const attn_allocator *attn__allocator_or_default(const attn_allocator *allocator)
+const attn_allocator *
+attn__allocator_or_default(const attn_allocator *allocator)
 {
     static const attn_allocator defaults = {default_allocate, default_release,
                                             NULL};
     if (allocator == NULL) return &defaults;
-    return allocator->allocate != NULL && allocator->release != NULL
-               ? allocator : NULL;
+    return allocator->allocate != NULL && allocator->release != NULL ? allocator
+                                                                     : NULL;
 }
 
 void *attn__allocate(attn_problem *problem, size_t bytes)
@@ -47,8 +48,7 @@ void attn__release(attn_problem *problem, void *block)
 
 /* ---- Errors ---- */
 
-int attn__fail(const attn_problem *problem, int status, const char *format,
-               ...)
+int attn__fail(const attn_problem *problem, int status, const char *format, ...)
 {
     va_list args;
     va_start(args, format);
@@ -67,7 +67,8 @@ int attn__fail_core(const attn_problem *problem, int status, const char *what)
     if (status == ATTN_ERR_OVERFLOW_VALUE)
         return attn__fail(problem, status,
                           "%s overflowed: a value exceeded the double range; "
-                          "use smaller inputs", what);
+                          "use smaller inputs",
+                          what);
     return attn__fail(problem, status, "%s: %s", what,
                       attn_status_text(status));
 }

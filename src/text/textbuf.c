@@ -76,7 +76,8 @@ const char *attn__cached_shortest(attn__number_cache *cache, double x)
     uint64_t bits;
     memcpy(&bits, &x, sizeof bits);
     /* Fibonacci hashing: the top bits of bits × 2^64/φ. */
-    const size_t slot = (size_t)((bits * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - ATTN__NUMBER_CACHE_BITS));
+    const size_t slot = (size_t)((bits * UINT64_C(0x9E3779B97F4A7C15)) >>
+                                 (64 - ATTN__NUMBER_CACHE_BITS));
     char *text = cache->text[slot];
     if (text[0] == '\0' || cache->bits[slot] != bits) {
         attn__format_shortest(text, x);
@@ -146,8 +147,7 @@ size_t attn__utf8_check(const char *string, size_t length)
         } else {
             return i;
         }
-        if (length - i < size || s[i + 1] < low || s[i + 1] > high)
-            return i;
+        if (length - i < size || s[i + 1] < low || s[i + 1] > high) return i;
         for (size_t k = 2; k < size; k++)
             if ((s[i + k] & 0xC0) != 0x80) return i;
         i += size;

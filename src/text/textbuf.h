@@ -18,7 +18,7 @@
 #endif
 
 typedef struct attn__text {
-    char *buf;     /* [cap] or NULL when cap is 0 */
+    char *buf; /* [cap] or NULL when cap is 0 */
     size_t cap;
     size_t length; /* full length written so far, without the NUL */
 } attn__text;
@@ -48,8 +48,10 @@ void attn__format_shortest(char out[ATTN__NUMBER_CAP], double x);
  * a hash (a newer number takes an older one's slot): a walkthrough writes
  * each input many times over, and formatting one number costs up to three
  * printf and two strtod calls. All zero bytes is an empty cache. */
-enum { ATTN__NUMBER_CACHE_BITS = 10,
-       ATTN__NUMBER_CACHE_SLOTS = 1 << ATTN__NUMBER_CACHE_BITS };
+enum {
+    ATTN__NUMBER_CACHE_BITS = 10,
+    ATTN__NUMBER_CACHE_SLOTS = 1 << ATTN__NUMBER_CACHE_BITS
+};
 typedef struct attn__number_cache {
     uint64_t bits[ATTN__NUMBER_CACHE_SLOTS];
     char text[ATTN__NUMBER_CACHE_SLOTS][ATTN__NUMBER_CAP]; /* "" = empty */

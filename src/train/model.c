@@ -27,7 +27,8 @@ void attn__model_layout(attn__model *model, const double *settings)
     model->vocab = (int)settings[ATTN__SET_VOCAB];
     attn_options_init(&model->opts);
     model->opts.scale_kind = settings[ATTN__SET_SCALE] != 0.0
-                                 ? ATTN_SCALE_INV_SQRT_DK : ATTN_SCALE_NONE;
+                                 ? ATTN_SCALE_INV_SQRT_DK
+                                 : ATTN_SCALE_NONE;
     if (settings[ATTN__SET_CAUSAL] != 0.0)
         model->opts.mask.kinds = ATTN_MASK_CAUSAL;
     /* Every size is at most 64 (attn_trainer_set checks), so no sum
@@ -73,8 +74,7 @@ static void fill(double *values, size_t count, double value)
     for (size_t i = 0; i < count; i++) values[i] = value;
 }
 
-void attn__model_init(double *params, const attn__model *model,
-                      uint64_t *rng)
+void attn__model_init(double *params, const attn__model *model, uint64_t *rng)
 {
     const size_t d = (size_t)model->d_model, ff = (size_t)model->d_ff;
     const double per_d = 1.0 / sqrt((double)d);
@@ -113,10 +113,9 @@ static attn_block_params block_params(const double *base,
                                       const attn__layer_layout *layer)
 {
     const attn_block_params params = {
-        mha_params(base, layer),
-        base + layer->gamma1, base + layer->beta1,
-        base + layer->w1, base + layer->b1, base + layer->w2, base + layer->b2,
-        base + layer->gamma2, base + layer->beta2,
+        mha_params(base, layer), base + layer->gamma1, base + layer->beta1,
+        base + layer->w1,        base + layer->b1,     base + layer->w2,
+        base + layer->b2,        base + layer->gamma2, base + layer->beta2,
     };
     return params;
 }
@@ -156,8 +155,8 @@ static attn_block_grads block_grads(double *base,
 
 static attn_block_dims block_dims(const attn__model *model, int batch, int n)
 {
-    const attn_block_dims dims = {batch, n, model->d_model, model->heads,
-                                  model->d_ff, ATTN_NORM_POST};
+    const attn_block_dims dims = {batch,        n,           model->d_model,
+                                  model->heads, model->d_ff, ATTN_NORM_POST};
     return dims;
 }
 
@@ -178,8 +177,8 @@ static size_t saved_per_layer(const attn__model *model, int batch)
     const size_t rows = (size_t)batch * (size_t)model->seq_length;
     const size_t t = (size_t)model->seq_length;
     const size_t row_arrays = model->d_ff > 0 ? 8 : 4;
-    return row_arrays * rows * (size_t)model->d_model
-           + (size_t)batch * (size_t)model->heads * t * t;
+    return row_arrays * rows * (size_t)model->d_model +
+           (size_t)batch * (size_t)model->heads * t * t;
 }
 
 int attn__pass_size(size_t *doubles, size_t *work_count,
@@ -189,9 +188,11 @@ int attn__pass_size(size_t *doubles, size_t *work_count,
     const size_t d = (size_t)model->d_model;
     size_t work;
     if (model->d_ff > 0) {
-        const attn_block_dims dims = block_dims(model, batch, model->seq_length);
+        const attn_block_dims dims = block_dims(model, batch,
+                                                model->seq_length);
         const size_t forward = attn_transformer_block_work_size(&dims);
-        const size_t backward = attn_transformer_block_backward_work_size(&dims);
+        const size_t backward = attn_transformer_block_backward_work_size(
+            &dims);
         work = forward > backward ? forward : backward;
     } else {
         const attn_mha_dims dims = mha_dims(model, batch, model->seq_length);
@@ -201,9 +202,9 @@ int attn__pass_size(size_t *doubles, size_t *work_count,
     }
     if (work == 0) return ATTN_ERR_SIZE_OVERFLOW;
     *work_count = work;
-    *doubles = ((size_t)model->layers + 1) * rows * d
-               + rows * (size_t)model->vocab + 2 * rows * d
-               + (size_t)model->layers * saved_per_layer(model, batch) + work;
+    *doubles = ((size_t)model->layers + 1) * rows * d +
+               rows * (size_t)model->vocab + 2 * rows * d +
+               (size_t)model->layers * saved_per_layer(model, batch) + work;
     return ATTN_OK;
 }
 
@@ -218,8 +219,8 @@ void attn__pass_place(attn__pass *pass, double *memory,
     pass->d_a = pass->logits + rows * (size_t)model->vocab;
     pass->d_b = pass->d_a + rows * d;
     pass->saved = pass->d_b + rows * d;
-    pass->work = pass->saved
-                 + (size_t)model->layers * saved_per_layer(model, batch);
+    pass->work = pass->saved +
+                 (size_t)model->layers * saved_per_layer(model, batch);
     pass->work_count = work_count;
 }
 
@@ -227,9 +228,8 @@ void attn__pass_place(attn__pass *pass, double *memory,
 static double *activation(const attn__pass *pass, const attn__model *model,
                           int l)
 {
-    return pass->acts + (size_t)l * (size_t)pass->batch
-                            * (size_t)model->seq_length
-                            * (size_t)model->d_model;
+    return pass->acts + (size_t)l * (size_t)pass->batch *
+                            (size_t)model->seq_length * (size_t)model->d_model;
 }
 
 const double *attn__model_layer_input(const attn__pass *pass,
@@ -246,8 +246,7 @@ static void embed(double *h, const double *params, const attn__model *model,
     const int d = model->d_model;
     for (int r = 0; r < rows; r++) {
         const double *token = params + model->embed + (size_t)tokens[r] * d;
-        const double *position = params + model->position
-                                 + (size_t)(r % n) * d;
+        const double *position = params + model->position + (size_t)(r % n) * d;
         for (int c = 0; c < d; c++)
             h[(size_t)r * d + c] = token[c] + position[c];
     }
@@ -256,12 +255,11 @@ static void embed(double *h, const double *params, const attn__model *model,
 /* Layer l's saved forward for [batch, n] (attn__pass.saved): the
  * attention's, then with a feed-forward network the block's own. */
 static attn_block_outputs saved_forward(const attn__pass *pass,
-                                        const attn__model *model, int l,
-                                        int n)
+                                        const attn__model *model, int l, int n)
 {
     const size_t per_layer = saved_per_layer(model, pass->batch);
-    const size_t item = (size_t)pass->batch * (size_t)n
-                        * (size_t)model->d_model;
+    const size_t item = (size_t)pass->batch * (size_t)n *
+                        (size_t)model->d_model;
     double *at = pass->saved + (size_t)l * per_layer;
     attn_block_outputs outs;
     memset(&outs, 0, sizeof outs);
@@ -271,8 +269,9 @@ static attn_block_outputs saved_forward(const attn__pass *pass,
     outs.attention.concat = at + 3 * item;
     outs.attention.weights = at + 4 * item;
     if (model->d_ff > 0) {
-        double *block = outs.attention.weights + (size_t)pass->batch
-                        * (size_t)model->heads * (size_t)n * (size_t)n;
+        double *block = outs.attention.weights + (size_t)pass->batch *
+                                                     (size_t)model->heads *
+                                                     (size_t)n * (size_t)n;
         outs.ln1 = block;
         outs.sum1 = block + item;
         outs.ln2 = block + 2 * item;
@@ -301,26 +300,25 @@ static int layer_forward(double *out, double *weights, const double *in,
         outs.attention.output = out;
         status = attn_multihead(&outs.attention, in, NULL, &mp, &dims,
                                 &model->opts, work);
-        const size_t count = (size_t)batch * (size_t)n
-                             * (size_t)model->d_model;
+        const size_t count = (size_t)batch * (size_t)n * (size_t)model->d_model;
         if (status == ATTN_OK)
             for (size_t i = 0; i < count; i++) out[i] += in[i]; /* residual */
     }
     if (status == ATTN_OK && weights != NULL)
         memcpy(weights, outs.attention.weights,
-               (size_t)batch * (size_t)model->heads * (size_t)n * (size_t)n
-               * sizeof *weights);
+               (size_t)batch * (size_t)model->heads * (size_t)n * (size_t)n *
+                   sizeof *weights);
     return status;
 }
 
-int attn__model_forward(attn__pass *pass, double *weights,
-                        const double *params, const attn__model *model,
-                        const int *tokens, int batch, int n)
+int attn__model_forward(attn__pass *pass, double *weights, const double *params,
+                        const attn__model *model, const int *tokens, int batch,
+                        int n)
 {
     const int rows = batch * n;
     embed(activation(pass, model, 0), params, model, tokens, rows, n);
-    const size_t per_layer = (size_t)batch * (size_t)model->heads
-                             * (size_t)n * (size_t)n;
+    const size_t per_layer = (size_t)batch * (size_t)model->heads * (size_t)n *
+                             (size_t)n;
     for (int l = 0; l < model->layers; l++) {
         const int status = layer_forward(
             activation(pass, model, l + 1),
@@ -372,10 +370,9 @@ void attn__model_loss(double *loss, int *right, int *counted_total,
 /* ---- Backward ---- */
 
 /* d_unembed = hᵀ d_logits, d_bias = Σ_r d_logits, d_h = d_logits Uᵀ. */
-static void unembed_backward(double *grads, double *d_h,
-                             const double *params, const attn__model *model,
-                             const double *h, const double *d_logits,
-                             int rows)
+static void unembed_backward(double *grads, double *d_h, const double *params,
+                             const attn__model *model, const double *h,
+                             const double *d_logits, int rows)
 {
     const int d = model->d_model, vocab = model->vocab;
     double *d_u = grads + model->unembed;
@@ -408,25 +405,24 @@ static int layer_backward(double *d_in, double *grads, const double *d_out,
         const attn_block_dims dims = block_dims(model, batch, n);
         attn_block_grads g = block_grads(grads, layer);
         g.x = d_in;
-        return attn_transformer_block_backward_saved(
-            &g, d_out, in, &saved, &bp, &dims, &model->opts, work);
+        return attn_transformer_block_backward_saved(&g, d_out, in, &saved, &bp,
+                                                     &dims, &model->opts, work);
     }
     const attn_mha_params mp = mha_params(params, layer);
     const attn_mha_dims dims = mha_dims(model, batch, n);
     attn_mha_grads g = mha_grads(grads, layer);
     g.x_q = d_in;
     const int status = attn_multihead_backward_saved(
-        &g, d_out, in, NULL, &saved.attention, &mp, &dims, &model->opts,
-        work);
+        &g, d_out, in, NULL, &saved.attention, &mp, &dims, &model->opts, work);
     if (status != ATTN_OK) return status;
     const size_t count = (size_t)batch * (size_t)n * (size_t)model->d_model;
     for (size_t i = 0; i < count; i++) d_in[i] += d_out[i]; /* residual */
     return ATTN_OK;
 }
 
-int attn__model_backward(double *grads, attn__pass *pass,
-                         const double *params, const attn__model *model,
-                         const int *tokens, int batch, int n)
+int attn__model_backward(double *grads, attn__pass *pass, const double *params,
+                         const attn__model *model, const int *tokens, int batch,
+                         int n)
 {
     const int rows = batch * n, d = model->d_model;
     double *d_out = pass->d_a, *d_in = pass->d_b;

@@ -71,8 +71,7 @@ static void make_copy(const attn__example *e, const double *s, uint64_t *rng)
 }
 
 /* reverse: position i predicts token T − 1 − i (the anti-diagonal). */
-static void make_reverse(const attn__example *e, const double *s,
-                         uint64_t *rng)
+static void make_reverse(const attn__example *e, const double *s, uint64_t *rng)
 {
     const int n = T_OF(s);
     random_tokens(e->tokens, n, V_OF(s), rng);
@@ -116,13 +115,17 @@ static int check_induction(const double *s, char *message, size_t cap)
 {
     const int n = T_OF(s);
     if (n % 2 != 0 || n < 4) {
-        snprintf(message, cap, "seqLength: induction repeats a sequence, so "
-                 "it must be even and at least 4, got %d", n);
+        snprintf(message, cap,
+                 "seqLength: induction repeats a sequence, so "
+                 "it must be even and at least 4, got %d",
+                 n);
         return 1;
     }
     if (V_OF(s) < n / 2) {
-        snprintf(message, cap, "vocab: induction needs seqLength / 2 = %d "
-                 "distinct tokens, got a vocabulary of %d", n / 2, V_OF(s));
+        snprintf(message, cap,
+                 "vocab: induction needs seqLength / 2 = %d "
+                 "distinct tokens, got a vocabulary of %d",
+                 n / 2, V_OF(s));
         return 1;
     }
     return 0;
@@ -147,21 +150,24 @@ static int check_lookup(const double *s, char *message, size_t cap)
 {
     const int n = T_OF(s), v = V_OF(s);
     if (n % 2 != 1 || n < 3) {
-        snprintf(message, cap, "seqLength: lookup is pairs then a query, so "
-                 "it must be odd and at least 3, got %d", n);
+        snprintf(message, cap,
+                 "seqLength: lookup is pairs then a query, so "
+                 "it must be odd and at least 3, got %d",
+                 n);
         return 1;
     }
     if (v % 2 != 0 || v / 2 < (n - 1) / 2) {
-        snprintf(message, cap, "vocab: lookup splits it into keys and values "
+        snprintf(message, cap,
+                 "vocab: lookup splits it into keys and values "
                  "and needs %d distinct keys, so it must be even and at "
-                 "least %d, got %d", (n - 1) / 2, n - 1, v);
+                 "least %d, got %d",
+                 (n - 1) / 2, n - 1, v);
         return 1;
     }
     return 0;
 }
 
-static void make_lookup(const attn__example *e, const double *s,
-                        uint64_t *rng)
+static void make_lookup(const attn__example *e, const double *s, uint64_t *rng)
 {
     const int n = T_OF(s), pairs = (n - 1) / 2, keys = V_OF(s) / 2;
     int key[64] = {0}; /* pairs ≤ 15 (seqLength ≤ 32) */
@@ -181,18 +187,30 @@ static void make_lookup(const attn__example *e, const double *s,
 /* Defaults, in the order of ATTN__SET_*: seed, layers, heads, dModel,
  * dFF, seqLength, vocab, batchSize, learningRate, scale, causal, steps. */
 static const attn__task tasks[] = {
-    {"copy", {1, 1, 2, 32, 0, 8, 10, 64, 0.01, 1, 0, 100},
-     any_settings, make_copy},
-    {"reverse", {1, 1, 2, 32, 0, 8, 10, 64, 0.01, 1, 0, 150},
-     any_settings, make_reverse},
-    {"sort", {1, 2, 2, 32, 64, 8, 10, 64, 0.005, 1, 0, 400},
-     any_settings, make_sort},
-    {"previousToken", {1, 1, 2, 32, 0, 8, 10, 64, 0.01, 1, 1, 150},
-     any_settings, make_previous},
-    {"induction", {1, 2, 2, 32, 0, 16, 16, 64, 0.005, 1, 1, 300},
-     check_induction, make_induction},
-    {"lookup", {1, 2, 2, 32, 0, 9, 16, 64, 0.005, 1, 0, 600},
-     check_lookup, make_lookup},
+    {"copy",
+     {1, 1, 2, 32, 0, 8, 10, 64, 0.01, 1, 0, 100},
+     any_settings,
+     make_copy},
+    {"reverse",
+     {1, 1, 2, 32, 0, 8, 10, 64, 0.01, 1, 0, 150},
+     any_settings,
+     make_reverse},
+    {"sort",
+     {1, 2, 2, 32, 64, 8, 10, 64, 0.005, 1, 0, 400},
+     any_settings,
+     make_sort},
+    {"previousToken",
+     {1, 1, 2, 32, 0, 8, 10, 64, 0.01, 1, 1, 150},
+     any_settings,
+     make_previous},
+    {"induction",
+     {1, 2, 2, 32, 0, 16, 16, 64, 0.005, 1, 1, 300},
+     check_induction,
+     make_induction},
+    {"lookup",
+     {1, 2, 2, 32, 0, 9, 16, 64, 0.005, 1, 0, 600},
+     check_lookup,
+     make_lookup},
 };
 
 enum { TASK_COUNT = (int)(sizeof tasks / sizeof tasks[0]) };

@@ -18,14 +18,14 @@ enum {
     ATTN__SET_LAYERS,
     ATTN__SET_HEADS,
     ATTN__SET_D_MODEL,
-    ATTN__SET_D_FF,        /* 0: attention and residual only, no LayerNorm */
+    ATTN__SET_D_FF, /* 0: attention and residual only, no LayerNorm */
     ATTN__SET_SEQ_LENGTH,
     ATTN__SET_VOCAB,
     ATTN__SET_BATCH_SIZE,
     ATTN__SET_LEARNING_RATE,
-    ATTN__SET_SCALE,       /* 1: scores × 1/√d_head; 0: unscaled */
+    ATTN__SET_SCALE, /* 1: scores × 1/√d_head; 0: unscaled */
     ATTN__SET_CAUSAL,
-    ATTN__SET_STEPS,       /* the task's step budget (documentation) */
+    ATTN__SET_STEPS, /* the task's step budget (documentation) */
     ATTN__SET_COUNT
 };
 
@@ -62,7 +62,7 @@ double attn__rng_normal(uint64_t *state);
 /* Where each parameter sits in one array of doubles; grads and Adam's
  * moments use the same layout. */
 typedef struct attn__layer_layout {
-    size_t wq, wk, wv, wo, bq, bk, bv, bo;   /* always */
+    size_t wq, wk, wv, wo, bq, bk, bv, bo;               /* always */
     size_t gamma1, beta1, w1, b1, w2, b2, gamma2, beta2; /* with d_ff > 0 */
 } attn__layer_layout;
 
@@ -74,14 +74,13 @@ typedef struct attn__model {
     size_t embed, position; /* [vocab, d_model], [seq_length, d_model] */
     attn__layer_layout layer[ATTN__MAX_LAYERS];
     size_t unembed, unembed_bias; /* [d_model, vocab], [vocab] */
-    size_t count;           /* doubles in all */
+    size_t count;                 /* doubles in all */
 } attn__model;
 
 /* The layout for these settings (checked by attn_trainer_set). */
 void attn__model_layout(attn__model *model, const double *settings);
 /* Seeded initial values (normal, scaled by 1/√fan-in; LayerNorm γ = 1). */
-void attn__model_init(double *params, const attn__model *model,
-                      uint64_t *rng);
+void attn__model_init(double *params, const attn__model *model, uint64_t *rng);
 
 /* Buffers for a forward and backward pass over up to `batch` examples. */
 typedef struct attn__pass {
@@ -108,9 +107,9 @@ void attn__pass_place(attn__pass *pass, double *memory,
 
 /* Logits for tokens [batch, n] (n ≤ seq_length); weights, when not NULL,
  * receives every head's attention [layers, batch, heads, n, n]. */
-int attn__model_forward(attn__pass *pass, double *weights,
-                        const double *params, const attn__model *model,
-                        const int *tokens, int batch, int n);
+int attn__model_forward(attn__pass *pass, double *weights, const double *params,
+                        const attn__model *model, const int *tokens, int batch,
+                        int n);
 
 /* Layer l's input for tokens [batch, n] after attn__model_forward. */
 const double *attn__model_layer_input(const attn__pass *pass,
@@ -125,8 +124,8 @@ void attn__model_loss(double *loss, int *right, int *counted_total,
                       int batch, int n, int d_logits);
 
 /* grads = dL/d(params) after attn__model_loss with d_logits. */
-int attn__model_backward(double *grads, attn__pass *pass,
-                         const double *params, const attn__model *model,
-                         const int *tokens, int batch, int n);
+int attn__model_backward(double *grads, attn__pass *pass, const double *params,
+                         const attn__model *model, const int *tokens, int batch,
+                         int n);
 
 #endif /* ATTN_TRAIN_H */

@@ -50,16 +50,16 @@ struct attn_trainer {
     const attn__task *task;
     double settings[ATTN__SET_COUNT];
     char error[ERROR_CAP];
-    size_t max_bytes;    /* 0: no limit (attn_trainer_set_max_bytes) */
+    size_t max_bytes; /* 0: no limit (attn_trainer_set_max_bytes) */
     int step;
-    uint64_t rng;        /* the training batches' stream */
+    uint64_t rng; /* the training batches' stream */
     /* Built on first use: */
-    void *block;         /* everything below, one allocation */
+    void *block; /* everything below, one allocation */
     attn__model model;
     double *params, *grads, *moment1, *moment2; /* [model.count] each */
     attn__pass pass;
-    int *tokens, *targets;        /* [batch, T] */
-    unsigned char *counted;       /* [batch, T] */
+    int *tokens, *targets;           /* [batch, T] */
+    unsigned char *counted;          /* [batch, T] */
     int *held_tokens, *held_targets; /* [HELD_OUT, T] */
     unsigned char *held_counted;     /* [HELD_OUT, T] */
 };
@@ -124,7 +124,8 @@ static int unknown_setting(attn_trainer *trainer, const char *name)
     return fail(trainer, ATTN_ERR_INPUT,
                 "%.40s: unknown setting (settings: seed, layers, heads, "
                 "dModel, dFF, seqLength, vocab, batchSize, learningRate, "
-                "scale, causal, steps)", name);
+                "scale, causal, steps)",
+                name);
 }
 
 int attn_trainer_set(attn_trainer *trainer, const char *setting, double value)
@@ -139,10 +140,12 @@ int attn_trainer_set(attn_trainer *trainer, const char *setting, double value)
         return fail(trainer, ATTN_ERR_STATE,
                     "%s: settings are fixed once the model is built (by the "
                     "first step, evaluation or prediction); make a new "
-                    "trainer to change them", spec->name);
-    if (!(value >= spec->min && value <= spec->max)
-        || (spec->integer && value != floor(value))) {
-        char min[ATTN__NUMBER_CAP], max[ATTN__NUMBER_CAP], got[ATTN__NUMBER_CAP];
+                    "trainer to change them",
+                    spec->name);
+    if (!(value >= spec->min && value <= spec->max) ||
+        (spec->integer && value != floor(value))) {
+        char min[ATTN__NUMBER_CAP], max[ATTN__NUMBER_CAP],
+            got[ATTN__NUMBER_CAP];
         attn__format_shortest(min, spec->min);
         attn__format_shortest(max, spec->max);
         if (isnan(value))
@@ -151,9 +154,10 @@ int attn_trainer_set(attn_trainer *trainer, const char *setting, double value)
             strcpy(got, value > 0 ? "Infinity" : "-Infinity");
         else
             attn__format_shortest(got, value);
-        return fail(trainer, ATTN_ERR_RANGE, "%s: must be %s from %s to %s, got %s",
-                    spec->name, spec->integer ? "a whole number" : "a number",
-                    min, max, got);
+        return fail(trainer, ATTN_ERR_RANGE,
+                    "%s: must be %s from %s to %s, got %s", spec->name,
+                    spec->integer ? "a whole number" : "a number", min, max,
+                    got);
     }
     trainer->settings[index] = value;
     return ATTN_OK;
@@ -237,8 +241,8 @@ static int build(attn_trainer *trainer)
     const size_t doubles = 4 * model->count + pass_doubles;
     const size_t ints = 2 * (size_t)batch * t + 2 * (size_t)HELD_OUT * t;
     const size_t bytes = (size_t)batch * t + (size_t)HELD_OUT * t;
-    const size_t block_bytes =
-        doubles * sizeof(double) + ints * sizeof(int) + bytes;
+    const size_t block_bytes = doubles * sizeof(double) + ints * sizeof(int) +
+                               bytes;
     /* The trainer itself counts too: what a caller's limit bounds is all
      * the trainer holds. */
     const size_t total = sizeof *trainer + block_bytes;
@@ -316,8 +320,8 @@ static void adam(attn_trainer *trainer)
         double *m = &trainer->moment1[i], *v = &trainer->moment2[i];
         *m = ADAM_BETA1 * *m + (1.0 - ADAM_BETA1) * g;
         *v = ADAM_BETA2 * *v + (1.0 - ADAM_BETA2) * g * g;
-        trainer->params[i] -= rate * (*m / correct1)
-                              / (sqrt(*v / correct2) + ADAM_EPSILON);
+        trainer->params[i] -= rate * (*m / correct1) /
+                              (sqrt(*v / correct2) + ADAM_EPSILON);
     }
 }
 
@@ -357,8 +361,7 @@ int attn_trainer_step(attn_trainer *trainer, int count, double *loss)
     return ATTN_OK;
 }
 
-int attn_trainer_evaluate(attn_trainer *trainer, double *loss,
-                          double *accuracy)
+int attn_trainer_evaluate(attn_trainer *trainer, double *loss, double *accuracy)
 {
     if (trainer == NULL || loss == NULL || accuracy == NULL)
         return ATTN_ERR_NULL;
@@ -371,12 +374,12 @@ int attn_trainer_evaluate(attn_trainer *trainer, double *loss,
     int right = 0, total = 0;
     for (int first = 0; first < HELD_OUT; first += trainer->pass.batch) {
         const int rest = HELD_OUT - first;
-        const int batch = rest < trainer->pass.batch ? rest : trainer->pass.batch;
+        const int batch = rest < trainer->pass.batch ? rest
+                                                     : trainer->pass.batch;
         const size_t at = (size_t)first * t;
-        const int ran = attn__model_forward(&trainer->pass, NULL,
-                                            trainer->params, model,
-                                            trainer->held_tokens + at, batch,
-                                            t);
+        const int ran = attn__model_forward(
+            &trainer->pass, NULL, trainer->params, model,
+            trainer->held_tokens + at, batch, t);
         if (ran != ATTN_OK) return engine_failed(trainer, ran);
         double chunk_loss;
         int chunk_right, chunk_total;
@@ -395,8 +398,7 @@ int attn_trainer_evaluate(attn_trainer *trainer, double *loss,
 int attn_trainer_example(attn_trainer *trainer, int *tokens, int *targets,
                          int *counted, int example)
 {
-    if (trainer == NULL || tokens == NULL || targets == NULL
-        || counted == NULL)
+    if (trainer == NULL || tokens == NULL || targets == NULL || counted == NULL)
         return ATTN_ERR_NULL;
     trainer->error[0] = '\0';
     const int status = build(trainer);
@@ -422,7 +424,8 @@ static int check_tokens(attn_trainer *trainer, const int *tokens, int length)
     if (length < 1 || length > model->seq_length)
         return fail(trainer, ATTN_ERR_RANGE,
                     "tokens: the model reads 1 to seqLength = %d tokens, "
-                    "got %d", model->seq_length, length);
+                    "got %d",
+                    model->seq_length, length);
     for (int i = 0; i < length; i++)
         if (tokens[i] < 0 || tokens[i] >= model->vocab)
             return fail(trainer, ATTN_ERR_RANGE,
@@ -434,28 +437,27 @@ static int check_tokens(attn_trainer *trainer, const int *tokens, int length)
 int attn_trainer_head(attn_trainer *trainer, double *q, double *k, double *v,
                       const int *tokens, int length, int layer, int head)
 {
-    if (trainer == NULL || q == NULL || k == NULL || v == NULL
-        || tokens == NULL)
+    if (trainer == NULL || q == NULL || k == NULL || v == NULL ||
+        tokens == NULL)
         return ATTN_ERR_NULL;
     trainer->error[0] = '\0';
     int status = build(trainer);
     if (status == ATTN_OK) status = check_tokens(trainer, tokens, length);
     if (status != ATTN_OK) return status;
     const attn__model *model = &trainer->model;
-    if (layer < 0 || layer >= model->layers || head < 0
-        || head >= model->heads)
+    if (layer < 0 || layer >= model->layers || head < 0 || head >= model->heads)
         return fail(trainer, ATTN_ERR_RANGE,
                     "layer %d, head %d: the model has layers 0 to %d and "
-                    "heads 0 to %d", layer, head, model->layers - 1,
-                    model->heads - 1);
+                    "heads 0 to %d",
+                    layer, head, model->layers - 1, model->heads - 1);
     status = attn__model_forward(&trainer->pass, NULL, trainer->params, model,
                                  tokens, 1, length);
     if (status != ATTN_OK) return engine_failed(trainer, status);
     const int d = model->d_model, width = d / model->heads;
     const double *x = attn__model_layer_input(&trainer->pass, model, layer);
     const attn__layer_layout *at = &model->layer[layer];
-    const size_t weights[3][2] = {{at->wq, at->bq}, {at->wk, at->bk},
-                                  {at->wv, at->bv}};
+    const size_t weights[3][2] = {
+        {at->wq, at->bq}, {at->wk, at->bk}, {at->wv, at->bv}};
     double *const outs[3] = {q, k, v};
     /* x W + b as the kernels compute it (the pass's gradient buffer is free
      * after a forward pass), then the head's columns. */
@@ -472,8 +474,8 @@ int attn_trainer_head(attn_trainer *trainer, double *q, double *k, double *v,
     return ATTN_OK;
 }
 
-int attn_trainer_predict(attn_trainer *trainer, int *predicted,
-                         double *weights, const int *tokens, int length)
+int attn_trainer_predict(attn_trainer *trainer, int *predicted, double *weights,
+                         const int *tokens, int length)
 {
     if (trainer == NULL || predicted == NULL || tokens == NULL)
         return ATTN_ERR_NULL;
@@ -483,9 +485,8 @@ int attn_trainer_predict(attn_trainer *trainer, int *predicted,
     const attn__model *model = &trainer->model;
     const int checked = check_tokens(trainer, tokens, length);
     if (checked != ATTN_OK) return checked;
-    const int ran = attn__model_forward(&trainer->pass, weights,
-                                        trainer->params, model, tokens, 1,
-                                        length);
+    const int ran = attn__model_forward(
+        &trainer->pass, weights, trainer->params, model, tokens, 1, length);
     if (ran != ATTN_OK) return engine_failed(trainer, ran);
     for (int i = 0; i < length; i++) {
         const double *z = trainer->pass.logits + (size_t)i * model->vocab;

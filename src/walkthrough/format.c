@@ -11,7 +11,8 @@ static int check_output(const attn_problem *problem, const char *caller,
     if (length == NULL || (buf == NULL && cap > 0))
         return attn__fail(problem, ATTN_ERR_NULL,
                           "%s: length must not be NULL, nor buf when cap is "
-                          "not 0", caller);
+                          "not 0",
+                          caller);
     return ATTN_OK;
 }
 

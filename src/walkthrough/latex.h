@@ -14,7 +14,8 @@ void attn__latex_literal(attn__text *text, const char *string);
  * math. */
 void attn__latex_prose(attn__text *text, const char *string);
 /* A formula for math mode: the same notation as math, words as \text{}
- * (exp, max and tanh as \exp, \max and \tanh), other special characters escaped. */
+ * (exp, max and tanh as \exp, \max and \tanh), other special characters
+ * escaped. */
 void attn__latex_math(attn__text *text, const char *string);
 
 #endif /* ATTN_LATEX_H */

@@ -17,9 +17,9 @@ struct attn__walk_style {
     const char *item_mark;        /* after an item's indentation */
     const char *list_begin;       /* around each level of items, or NULL */
     const char *list_end;
-    const char *code;             /* around formulas */
-    const char *strong[2];        /* around a matrix's name */
-    const char *formula[2];       /* around a step's TeX, or NULL: plain */
+    const char *code;       /* around formulas */
+    const char *strong[2];  /* around a matrix's name */
+    const char *formula[2]; /* around a step's TeX, or NULL: plain */
     /* Writes text of the walker's own (prose, or a formula between code
      * marks), and text from the user (token labels), as the format needs. */
     void (*put_text)(attn__walker *walker, const char *text);
@@ -33,27 +33,53 @@ static void put_markdown_text(attn__walker *walker, const char *text);
 static void put_latex_text(attn__walker *walker, const char *text);
 static void put_latex_label(attn__walker *walker, const char *label);
 static void text_table(attn__walker *walker, const attn__matrix_view *view);
-static void markdown_table(attn__walker *walker,
-                           const attn__matrix_view *view);
+static void markdown_table(attn__walker *walker, const attn__matrix_view *view);
 static void latex_table(attn__walker *walker, const attn__matrix_view *view);
 
 static const attn__walk_style text_style = {
-    {"", "", "", ""}, "", {"=", "-", "~", "^"}, "", NULL, NULL, "",
-    {"", ""}, {NULL, NULL}, put_plain, put_plain, text_table,
+    {"", "", "", ""},
+    "",
+    {"=", "-", "~", "^"},
+    "",
+    NULL,
+    NULL,
+    "",
+    {"", ""},
+    {NULL, NULL},
+    put_plain,
+    put_plain,
+    text_table,
 };
 
 static const attn__walk_style markdown_style = {
-    {"# ", "## ", "### ", "#### "}, "", {NULL, NULL, NULL, NULL}, "- ",
-    NULL, NULL, "`", {"**", "**"}, {"```math\n", "\n```\n"},
-    put_markdown_text, put_markdown_label, markdown_table,
+    {"# ", "## ", "### ", "#### "},
+    "",
+    {NULL, NULL, NULL, NULL},
+    "- ",
+    NULL,
+    NULL,
+    "`",
+    {"**", "**"},
+    {"```math\n", "\n```\n"},
+    put_markdown_text,
+    put_markdown_label,
+    markdown_table,
 };
 
 /* A fragment for a LaTeX document that loads amsmath. */
 static const attn__walk_style latex_style = {
-    {"\\subsection*{", "\\subsubsection*{", "\\paragraph{",
-     "\\subparagraph{"}, "}", {NULL, NULL, NULL, NULL}, "\\item ",
-    "\\begin{itemize}\n", "\\end{itemize}\n", "$", {"\\textbf{", "}"},
-    {"\\[\n", "\n\\]\n"}, put_latex_text, put_latex_label, latex_table,
+    {"\\subsection*{", "\\subsubsection*{", "\\paragraph{", "\\subparagraph{"},
+    "}",
+    {NULL, NULL, NULL, NULL},
+    "\\item ",
+    "\\begin{itemize}\n",
+    "\\end{itemize}\n",
+    "$",
+    {"\\textbf{", "}"},
+    {"\\[\n", "\n\\]\n"},
+    put_latex_text,
+    put_latex_label,
+    latex_table,
 };
 
 /* ---- Text ---- */
@@ -118,8 +144,8 @@ static void put_prose(attn__walker *walker, const char *text)
     while (*text) {
         const int label = *text == ATTN__LABEL_OPEN;
         if (label) text++;
-        const char *end = strchr(text, label ? ATTN__LABEL_CLOSE
-                                             : ATTN__LABEL_OPEN);
+        const char *end = strchr(text,
+                                 label ? ATTN__LABEL_CLOSE : ATTN__LABEL_OPEN);
         size_t n = end != NULL ? (size_t)(end - text) : strlen(text);
         if (n >= sizeof piece) n = sizeof piece - 1;
         memcpy(piece, text, n);
@@ -293,8 +319,8 @@ static void put_node(attn__walker *walker, int index, int parent_prec,
 {
     const attn__node *node = &walker->nodes[index];
     const int prec = precedence(node->op);
-    const int wrap = parent_prec > prec || (right && parent_prec == prec &&
-                                            prec != PREC_ATOM);
+    const int wrap = parent_prec > prec ||
+                     (right && parent_prec == prec && prec != PREC_ATOM);
     if (wrap) put_text(walker, "(");
     switch (node->op) {
     case ATTN__OP_LEAF: put_number(walker, node->value, parent_prec > 0); break;
@@ -387,8 +413,8 @@ static void caption(attn__walker *walker, const attn__matrix_view *view)
 
 /* Cell text: a row or column label, a number, or the ellipsis. r or c is
  * -1 for the header row or the label column. */
-static const char *cell(const attn__matrix_view *view, int r, int c,
-                        char *tmp, size_t cap)
+static const char *cell(const attn__matrix_view *view, int r, int c, char *tmp,
+                        size_t cap)
 {
     if (r < 0 && c < 0) return "";
     if (r == ATTN__SHOW_ROWS || c == ATTN__SHOW_ROWS) return "…";
@@ -412,8 +438,8 @@ static void text_table(attn__walker *walker, const attn__matrix_view *view)
     char tmp[64];
     for (int r = -1; r < rows; r++)
         for (int c = -1; c < cols; c++) {
-            const size_t width = attn__text_width(cell(view, r, c, tmp,
-                                                       sizeof tmp));
+            const size_t width = attn__text_width(
+                cell(view, r, c, tmp, sizeof tmp));
             if (width > widths[c + 1]) widths[c + 1] = width;
         }
     caption(walker, view);
@@ -432,8 +458,7 @@ static void text_table(attn__walker *walker, const attn__matrix_view *view)
     }
 }
 
-static void markdown_table(attn__walker *walker,
-                           const attn__matrix_view *view)
+static void markdown_table(attn__walker *walker, const attn__matrix_view *view)
 {
     const int rows = table_extent(view->rows), cols = table_extent(view->cols);
     char tmp[64];
@@ -458,9 +483,9 @@ static void markdown_table(attn__walker *walker,
  * prefix as in q0, q1. */
 static int telling_labels(const attn__labels *labels)
 {
-    return labels->names != NULL ? labels->names[0][0] != '\0'
-                                 : labels->prefix != NULL &&
-                                       labels->prefix[0] != '\0';
+    return labels->names != NULL
+               ? labels->names[0][0] != '\0'
+               : labels->prefix != NULL && labels->prefix[0] != '\0';
 }
 
 /* \[ \begin{bmatrix} ... \end{bmatrix} \] with \cdots, \vdots and \ddots
@@ -503,8 +528,8 @@ static void latex_table(attn__walker *walker, const attn__matrix_view *view)
         for (int c = 0; c < cols; c++) {
             if (c > 0) attn__text_puts(out, " & ");
             if (r == ATTN__SHOW_ROWS)
-                attn__text_puts(out, c == ATTN__SHOW_ROWS ? "\\ddots"
-                                                          : "\\vdots");
+                attn__text_puts(out,
+                                c == ATTN__SHOW_ROWS ? "\\ddots" : "\\vdots");
             else if (c == ATTN__SHOW_ROWS)
                 attn__text_puts(out, "\\cdots");
             else
@@ -527,8 +552,8 @@ static void doc_sentence(attn__walker *walker, const char *text)
 }
 
 static const attn__sink doc_sink = {
-    doc_begin, heading, doc_step_begin, doc_sentence, doc_formula,
-    doc_region, doc_equation, doc_table, doc_step_end, doc_end,
+    doc_begin,  heading,      doc_step_begin, doc_sentence, doc_formula,
+    doc_region, doc_equation, doc_table,      doc_step_end, doc_end,
 };
 
 const attn__sink *attn__doc_sink(int format, const attn__walk_style **style)

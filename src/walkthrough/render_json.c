@@ -21,13 +21,19 @@
 #include <stdio.h>
 
 static const char *const op_names[] = {
-    "leaf", "add", "sub", "mul", "div", "exp", "max", "sqrt", "tanh", "phi",
-    "vec",
+    "leaf", "add",  "sub",  "mul", "div", "exp",
+    "max",  "sqrt", "tanh", "phi", "vec",
 };
 
 /* Parts of a step, in the order they are written. */
-enum { PART_NONE, PART_TEXT, PART_FORMULA, PART_REGIONS, PART_EQUATIONS,
-       PART_TABLES };
+enum {
+    PART_NONE,
+    PART_TEXT,
+    PART_FORMULA,
+    PART_REGIONS,
+    PART_EQUATIONS,
+    PART_TABLES
+};
 
 /* A string of the steps: the label markers are the walker's, not text. */
 static void put_string(attn__text *out, const char *text)
@@ -39,17 +45,17 @@ static void put_string(attn__text *out, const char *text)
 static void put_number(attn__walker *walker, double x)
 {
     /* Only a masked −∞ is not finite. */
-    attn__text_puts(walker->out,
-                    isfinite(x) ? attn__cached_shortest(walker->numbers, x)
-                                : "null");
+    attn__text_puts(walker->out, isfinite(x)
+                                     ? attn__cached_shortest(walker->numbers, x)
+                                     : "null");
 }
 
 /* Opens the array of `part` in the current step (closing the last). The
  * walker's `lists` holds the part that is open. */
 static void open_part(attn__walker *walker, int part)
 {
-    static const char *const keys[] = {"", "text", "formula", "regions",
-                                       "equations", "tables"};
+    static const char *const keys[] = {"",        "text",      "formula",
+                                       "regions", "equations", "tables"};
     if (walker->lists == part) {
         attn__text_puts(walker->out, ",");
         return;
@@ -126,12 +132,18 @@ static void json_region(attn__walker *walker, const attn__region *region)
     put_string(out, region->name);
     attn__text_printf(out, ",\"produces\":%s",
                       region->produces ? "true" : "false");
-    if (region->batch >= 0) attn__text_printf(out, ",\"batch\":%d",
-                                              region->batch);
+    if (region->batch >= 0)
+        attn__text_printf(out, ",\"batch\":%d", region->batch);
     switch (region->shape) {
-    case ATTN__REGION_ROWS: put_index_pair(out, ",\"rows\":[", region->index); break;
-    case ATTN__REGION_COLS: put_index_pair(out, ",\"cols\":[", region->index); break;
-    case ATTN__REGION_CELL: put_index_pair(out, ",\"cell\":[", region->index); break;
+    case ATTN__REGION_ROWS:
+        put_index_pair(out, ",\"rows\":[", region->index);
+        break;
+    case ATTN__REGION_COLS:
+        put_index_pair(out, ",\"cols\":[", region->index);
+        break;
+    case ATTN__REGION_CELL:
+        put_index_pair(out, ",\"cell\":[", region->index);
+        break;
     default: attn__text_puts(out, ",\"all\":true");
     }
     if (region->masked_only != 0)
@@ -246,8 +258,8 @@ static void json_end(attn__walker *walker)
 }
 
 const attn__sink attn__json_sink = {
-    json_begin, json_heading, json_step_begin, json_sentence, json_formula,
-    json_region, json_equation, json_table, json_step_end, json_end,
+    json_begin,  json_heading,  json_step_begin, json_sentence, json_formula,
+    json_region, json_equation, json_table,      json_step_end, json_end,
 };
 
 /* ---- The outline: every part but the equations, which are counted ----
@@ -268,8 +280,9 @@ static void outline_step_end(attn__walker *walker)
 }
 
 const attn__sink attn__json_outline_sink = {
-    json_begin, json_heading, json_step_begin, json_sentence, json_formula,
-    json_region, outline_equation, json_table, outline_step_end, json_end,
+    json_begin,       json_heading, json_step_begin,  json_sentence,
+    json_formula,     json_region,  outline_equation, json_table,
+    outline_step_end, json_end,
 };
 
 /* ---- One step's equations: the array the steps JSON has for it ---- */
@@ -301,8 +314,7 @@ static void equations_formula(attn__walker *walker, const char *tex,
     (void)plain;
 }
 
-static void equations_region(attn__walker *walker,
-                             const attn__region *region)
+static void equations_region(attn__walker *walker, const attn__region *region)
 {
     (void)walker;
     (void)region;
@@ -315,8 +327,7 @@ static void equations_equation(attn__walker *walker)
     put_equation(walker);
 }
 
-static void equations_table(attn__walker *walker,
-                            const attn__matrix_view *view)
+static void equations_table(attn__walker *walker, const attn__matrix_view *view)
 {
     (void)walker;
     (void)view;
@@ -328,7 +339,7 @@ static void equations_end(attn__walker *walker)
 }
 
 const attn__sink attn__json_equations_sink = {
-    equations_begin, json_heading, equations_step, equations_text,
+    equations_begin,   json_heading,     equations_step,     equations_text,
     equations_formula, equations_region, equations_equation, equations_table,
-    equations_step, equations_end,
+    equations_step,    equations_end,
 };

@@ -70,8 +70,8 @@ void attn__format_json(const attn_problem *problem, attn__text *text)
     for (int i = 0; i < problem->result_count; i++) {
         const attn__result *result = &problem->results[i];
         if (result->heads == 0) {
-            write_member(text, &first, result->name, result->data,
-                         result->rank, result->dims);
+            write_member(text, &first, result->name, result->data, result->rank,
+                         result->dims);
         } else if (!heads_written) {
             attn__text_puts(text, first ? "" : ",");
             first = 0;

@@ -10,15 +10,18 @@
 #define TEX_SCORE "s_{ij} = q_i \\cdot k_j = \\sum_{t=1}^{d_k} q_{it}\\,k_{jt}"
 #define TEX_SCALE_SQRT "\\tilde s_{ij} = \\frac{s_{ij}}{\\sqrt{d_k}}"
 #define TEX_SCALE_FACTOR "\\tilde s_{ij} = c\\, s_{ij}"
-#define TEX_MASK "\\tilde s_{ij} = -\\infty \\text{ where query } i " \
-                 "\\text{ may not see key } j"
-#define TEX_SOFTMAX "w_{ij} = \\frac{e^{\\tilde s_{ij} - m_i}}{\\sum_{k} " \
-                    "e^{\\tilde s_{ik} - m_i}},\\quad m_i = \\max_k " \
-                    "\\tilde s_{ik}"
+#define TEX_MASK                                         \
+    "\\tilde s_{ij} = -\\infty \\text{ where query } i " \
+    "\\text{ may not see key } j"
+#define TEX_SOFTMAX                                        \
+    "w_{ij} = \\frac{e^{\\tilde s_{ij} - m_i}}{\\sum_{k} " \
+    "e^{\\tilde s_{ik} - m_i}},\\quad m_i = \\max_k "      \
+    "\\tilde s_{ik}"
 #define TEX_OUTPUT "o_i = \\sum_j w_{ij}\\, v_j"
-#define TEX_ATTENTION "\\operatorname{Attention}(Q, K, V) = " \
-                      "\\operatorname{softmax}\\!\\left(" \
-                      "\\frac{QK^{\\top}}{\\sqrt{d_k}}\\right) V"
+#define TEX_ATTENTION                       \
+    "\\operatorname{Attention}(Q, K, V) = " \
+    "\\operatorname{softmax}\\!\\left("     \
+    "\\frac{QK^{\\top}}{\\sqrt{d_k}}\\right) V"
 
 static const char *query_label(const attn__walker *walker, int i, char *tmp,
                                size_t cap)
@@ -37,9 +40,8 @@ static const char *key_label(const attn__walker *walker, int j, char *tmp,
 static attn__ref grid_ref(const attn__walker *walker, const char *name,
                           int batch, int i, int j)
 {
-    const attn__ref ref = walker->info->vector_query
-                              ? attn__ref1(name, j)
-                              : attn__ref2(name, i, j);
+    const attn__ref ref = walker->info->vector_query ? attn__ref1(name, j)
+                                                     : attn__ref2(name, i, j);
     return attn__batched(ref, batch);
 }
 
@@ -101,7 +103,8 @@ static int dot_terms(attn__walker *walker, const double *a, size_t a_step,
                                attn__leaf(walker, x, ar),
                                attn__leaf(walker, y, br));
     }
-    return n == 1 ? kids[0] : attn__op_node(walker, ATTN__OP_ADD, value, kids, n);
+    return n == 1 ? kids[0]
+                  : attn__op_node(walker, ATTN__OP_ADD, value, kids, n);
 }
 
 /* The step for rows `first`.. of a per-row stage past the rows stepped
@@ -132,17 +135,18 @@ static void score_equation(attn__walker *walker, const attn__walk_block *block,
     const int vector = walker->info->vector_query;
     attn__eq_begin(walker, "S[%s, %s]", query_label(walker, i, qt, sizeof qt),
                    key_label(walker, j, kt, sizeof kt));
-    attn__eq_chain(walker, dot_terms(
-        walker, block->q + (size_t)i * block->q_stride, 1,
-        input_ref(walker, block->q_name, block->batch_index, i,
-                  block->q_column, vector && block->prefix[0] == '\0'),
-        block->k + (size_t)j * block->k_stride, 1,
-        input_ref(walker, block->k_name, block->batch_index, j,
-                  block->q_column, 0),
-        block->d_k, value));
-    attn__eq_chain(walker, attn__leaf(walker, value,
-                                      grid_ref(walker, n->scores,
-                                               block->batch, i, j)));
+    attn__eq_chain(
+        walker, dot_terms(walker, block->q + (size_t)i * block->q_stride, 1,
+                          input_ref(walker, block->q_name, block->batch_index,
+                                    i, block->q_column,
+                                    vector && block->prefix[0] == '\0'),
+                          block->k + (size_t)j * block->k_stride, 1,
+                          input_ref(walker, block->k_name, block->batch_index,
+                                    j, block->q_column, 0),
+                          block->d_k, value));
+    attn__eq_chain(walker,
+                   attn__leaf(walker, value,
+                              grid_ref(walker, n->scores, block->batch, i, j)));
     attn__eq_emit(walker);
 }
 
@@ -173,20 +177,25 @@ static void score_steps(attn__walker *walker, const attn__walk_block *block,
                 const char *kl = key_label(walker, j, kt, sizeof kt);
                 attn__walk_step(walker, id, "Score of %s against %s", ql, kl);
                 attn__walk_sentence(
-                    walker, "How well does “%s” match “%s”? Multiply its "
+                    walker,
+                    "How well does “%s” match “%s”? Multiply its "
                     "query with that key entry by entry and add the "
                     "products: the dot product. The larger it is, the "
-                    "better the match.", ql, kl);
+                    "better the match.",
+                    ql, kl);
             } else {
                 snprintf(id, sizeof id, "%sscore-%d", block->id_prefix, i);
                 attn__walk_step(walker, id, "Scores of %s", ql);
                 attn__walk_sentence(
-                    walker, "Token “%s” compares its query with every key: "
+                    walker,
+                    "Token “%s” compares its query with every key: "
                     "multiply entry by entry and add up. A larger dot "
-                    "product means a better match.", ql);
+                    "product means a better match.",
+                    ql);
             }
             if (!spelled)
-                attn__walk_sentence(walker, "(Dot products of length %d: "
+                attn__walk_sentence(walker,
+                                    "(Dot products of length %d: "
                                     "too many terms to spell out.)",
                                     block->d_k);
             attn__walk_formula(walker, TEX_SCORE,
@@ -194,8 +203,8 @@ static void score_steps(attn__walker *walker, const attn__walk_block *block,
             attn__walk_region(walker, 0, block->q_name, block->batch,
                               ATTN__REGION_ROWS, i, i);
             attn__walk_region(walker, 0, block->k_name, block->batch,
-                              by_cell ? ATTN__REGION_ROWS : ATTN__REGION_ALL,
-                              j, j);
+                              by_cell ? ATTN__REGION_ROWS : ATTN__REGION_ALL, j,
+                              j);
             attn__walk_region(walker, 1, n->scores, block->batch,
                               by_cell ? ATTN__REGION_CELL : ATTN__REGION_ROWS,
                               i, by_cell ? j : i);
@@ -240,9 +249,9 @@ static void scale_equation(attn__walker *walker, const attn__walk_block *block,
     attn__eq_begin(walker, "scaled[%s, %s]",
                    query_label(walker, i, qt, sizeof qt),
                    key_label(walker, j, kt, sizeof kt));
-    const int score = attn__leaf(walker, block->scores[at],
-                                 grid_ref(walker, n->scores, block->batch, i,
-                                          j));
+    const int score = attn__leaf(
+        walker, block->scores[at],
+        grid_ref(walker, n->scores, block->batch, i, j));
     int scaled;
     if (info->options.scale_kind == ATTN_SCALE_INV_SQRT_DK) {
         const int root = attn__unary(walker, ATTN__OP_SQRT,
@@ -255,17 +264,18 @@ static void scale_equation(attn__walker *walker, const attn__walk_block *block,
                               attn__constant(walker, info->scale));
     }
     attn__eq_chain(walker, scaled);
-    attn__eq_chain(walker, attn__leaf(walker, block->scaled[at],
-                                      grid_ref(walker, n->scaled,
-                                               block->batch, i, j)));
+    attn__eq_chain(walker,
+                   attn__leaf(walker, block->scaled[at],
+                              grid_ref(walker, n->scaled, block->batch, i, j)));
     attn__eq_emit(walker);
 }
 
 static void scaled_table(attn__walker *walker, const attn__walk_block *block,
                          const block_names *n, const char *note)
 {
-    attn__walk_show(walker, "scaled", n->scaled, note, block->scaled, (size_t)block->n_k,
-         block->n_q, block->n_k, &walker->info->queries, &walker->info->keys);
+    attn__walk_show(walker, "scaled", n->scaled, note, block->scaled,
+                    (size_t)block->n_k, block->n_q, block->n_k,
+                    &walker->info->queries, &walker->info->keys);
 }
 
 static void scale_step(attn__walker *walker, const attn__walk_block *block,
@@ -277,29 +287,35 @@ static void scale_step(attn__walker *walker, const attn__walk_block *block,
     snprintf(id, sizeof id, "%sscale", block->id_prefix);
     if (kind == ATTN_SCALE_NONE) {
         attn__walk_step(walker, id, "No scaling here");
-        attn__walk_sentence(walker, "This example feeds the scores to the "
+        attn__walk_sentence(walker,
+                            "This example feeds the scores to the "
                             "softmax as they are, without dividing by √d_k "
                             "(scale: false). Large scores will make the "
                             "weights very uneven.");
     } else if (kind == ATTN_SCALE_INV_SQRT_DK) {
         attn__walk_step(walker, id, "Divide by √d_k = √%d", block->d_k);
-        attn__walk_sentence(walker, "Dot products of longer vectors tend to "
+        attn__walk_sentence(walker,
+                            "Dot products of longer vectors tend to "
                             "be larger, and large inputs push the softmax "
                             "towards giving one key everything. Dividing "
                             "every score by √d_k (d_k = %d) keeps their "
                             "spread about the same whatever the width.",
                             block->d_k);
-        attn__walk_formula(walker, TEX_SCALE_SQRT, "scaled[i, j] = S[i, j] ÷ √d_k");
+        attn__walk_formula(walker, TEX_SCALE_SQRT,
+                           "scaled[i, j] = S[i, j] ÷ √d_k");
     } else {
         attn__walk_step(walker, id, "Scale the scores");
-        attn__walk_sentence(walker, "Every score is multiplied by the same "
+        attn__walk_sentence(walker,
+                            "Every score is multiplied by the same "
                             "factor before the softmax (the scale given).");
-        attn__walk_formula(walker, TEX_SCALE_FACTOR, "scaled[i, j] = c × S[i, j]");
+        attn__walk_formula(walker, TEX_SCALE_FACTOR,
+                           "scaled[i, j] = c × S[i, j]");
     }
     attn__walk_region(walker, 0, n->scores, block->batch, ATTN__REGION_ALL, 0,
                       0);
-    attn__region produced = {1, n->scaled, block->batch, ATTN__REGION_ALL,
-                             {0, 0}, masked > 0 ? -1 : 0};
+    attn__region produced = {
+        1,      n->scaled,          block->batch, ATTN__REGION_ALL,
+        {0, 0}, masked > 0 ? -1 : 0};
     walker->sink->region(walker, &produced);
     const int cells = block->n_q * block->n_k;
     if (kind != ATTN_SCALE_NONE && cells <= ATTN__DETAIL_CELLS)
@@ -311,8 +327,8 @@ static void scale_step(attn__walker *walker, const attn__walk_block *block,
     attn__walk_step_end(walker);
 }
 
-static void mask_description(attn__walker *walker, int batch_index,
-                             char *out, size_t cap)
+static void mask_description(attn__walker *walker, int batch_index, char *out,
+                             size_t cap)
 {
     const attn_mask *mask = &walker->info->options.mask;
     attn__text text;
@@ -325,20 +341,24 @@ static void mask_description(attn__walker *walker, int batch_index,
     }
     if (mask->kinds & ATTN_MASK_KEY_PADDING) {
         const int length = mask->key_length[batch_index];
-        attn__text_printf(&text, "%skey padding (keyLength %d: only the "
-                          "first %d keys)", separator, length, length);
+        attn__text_printf(&text,
+                          "%skey padding (keyLength %d: only the "
+                          "first %d keys)",
+                          separator, length, length);
         separator = "; ";
     }
     if (mask->kinds & ATTN_MASK_LOCAL) {
-        attn__text_printf(&text, "%sa local window %d (keys with |i − j| ≤ "
-                          "%d)", separator, mask->window, mask->window);
+        attn__text_printf(&text,
+                          "%sa local window %d (keys with |i − j| ≤ "
+                          "%d)",
+                          separator, mask->window, mask->window);
         separator = "; ";
     }
     if (mask->kinds & ATTN_MASK_STRIDED) {
-        attn__text_printf(&text, "%sa strided pattern, stride %d (keys j ≤ "
+        attn__text_printf(&text,
+                          "%sa strided pattern, stride %d (keys j ≤ "
                           "i with i − j < %d or i − j a multiple of %d)",
-                          separator, mask->stride, mask->stride,
-                          mask->stride);
+                          separator, mask->stride, mask->stride, mask->stride);
         separator = "; ";
     }
     if (mask->kinds & ATTN_MASK_CUSTOM)
@@ -348,12 +368,14 @@ static void mask_description(attn__walker *walker, int batch_index,
 static void mask_step(attn__walker *walker, const attn__walk_block *block,
                       const block_names *n, int masked)
 {
-    char id[ATTN__ID_CAP], description[512], qt[ATTN__LABEL_CAP], kt[ATTN__LABEL_CAP];
+    char id[ATTN__ID_CAP], description[512], qt[ATTN__LABEL_CAP],
+        kt[ATTN__LABEL_CAP];
     snprintf(id, sizeof id, "%smask", block->id_prefix);
     mask_description(walker, block->batch_index, description,
                      sizeof description);
     attn__walk_step(walker, id, "Mask: forbidden pairs become −∞");
-    attn__walk_sentence(walker, "Some query–key pairs are not allowed (%s). "
+    attn__walk_sentence(walker,
+                        "Some query–key pairs are not allowed (%s). "
                         "Their scores are replaced by −∞, so the softmax "
                         "gives them exactly zero weight and the other "
                         "weights in the row share the whole 1. Masked: %d "
@@ -362,7 +384,7 @@ static void mask_step(attn__walker *walker, const attn__walk_block *block,
                         block->n_q * block->n_k);
     attn__walk_formula(walker, TEX_MASK,
                        "scaled[i, j] = −∞ where query i may not see key j");
-    attn__region produced = {1, n->scaled, block->batch, ATTN__REGION_ALL,
+    attn__region produced = {1,      n->scaled, block->batch, ATTN__REGION_ALL,
                              {0, 0}, 1};
     walker->sink->region(walker, &produced);
     if (block->n_q * block->n_k <= ATTN__DETAIL_CELLS)
@@ -372,10 +394,10 @@ static void mask_step(attn__walker *walker, const attn__walk_block *block,
                 attn__eq_begin(walker, "scaled[%s, %s]",
                                query_label(walker, i, qt, sizeof qt),
                                key_label(walker, j, kt, sizeof kt));
-                attn__eq_chain(walker, attn__leaf(
-                                           walker, -INFINITY,
-                                           grid_ref(walker, n->scaled,
-                                                    block->batch, i, j)));
+                attn__eq_chain(walker,
+                               attn__leaf(walker, -INFINITY,
+                                          grid_ref(walker, n->scaled,
+                                                   block->batch, i, j)));
                 attn__eq_emit(walker);
             }
     scaled_table(walker, block, n, "masked");
@@ -405,14 +427,13 @@ void attn__softmax_equations(attn__walker *walker,
         int count = 0;
         for (int j = 0; j < n_k; j++)
             if (row[j] > -INFINITY)
-                kids[count++] = attn__leaf(walker, row[j],
-                                           grid_ref(walker, n->scaled, b, i,
-                                                    j));
+                kids[count++] = attn__leaf(
+                    walker, row[j], grid_ref(walker, n->scaled, b, i, j));
         if (count > 1)
-            attn__eq_chain(walker, attn__op_node(walker, ATTN__OP_MAX, max,
-                                                 kids, count));
-        attn__eq_chain(walker, attn__leaf(walker, max,
-                                          row_ref(walker, n->max, b, i)));
+            attn__eq_chain(
+                walker, attn__op_node(walker, ATTN__OP_MAX, max, kids, count));
+        attn__eq_chain(walker,
+                       attn__leaf(walker, max, row_ref(walker, n->max, b, i)));
         attn__eq_emit(walker);
     }
     double e[ATTN__MAX_KIDS];
@@ -428,8 +449,8 @@ void attn__softmax_equations(attn__walker *walker,
             const int difference = attn__binary(
                 walker, ATTN__OP_SUB, row[j] - max, x,
                 attn__leaf(walker, max, row_ref(walker, n->max, b, i)));
-            attn__eq_chain(walker, attn__unary(walker, ATTN__OP_EXP, e[j],
-                                               difference));
+            attn__eq_chain(walker,
+                           attn__unary(walker, ATTN__OP_EXP, e[j], difference));
         } else {
             attn__eq_chain(walker, attn__unary(walker, ATTN__OP_EXP, 0.0, x));
         }
@@ -445,10 +466,10 @@ void attn__softmax_equations(attn__walker *walker,
                 kids[count++] = attn__leaf(walker, e[j],
                                            grid_ref(walker, n->exp, b, i, j));
         if (count > 1)
-            attn__eq_chain(walker, attn__op_node(walker, ATTN__OP_ADD, sum, kids,
-                                              count));
-        attn__eq_chain(walker, attn__leaf(walker, sum,
-                                          row_ref(walker, n->sum, b, i)));
+            attn__eq_chain(
+                walker, attn__op_node(walker, ATTN__OP_ADD, sum, kids, count));
+        attn__eq_chain(walker,
+                       attn__leaf(walker, sum, row_ref(walker, n->sum, b, i)));
         attn__eq_emit(walker);
     }
     const double p = info->options.dropout;
@@ -462,12 +483,11 @@ void attn__softmax_equations(attn__walker *walker,
                 walker, ATTN__OP_DIV, e[j] / sum,
                 attn__leaf(walker, e[j], grid_ref(walker, n->exp, b, i, j)),
                 attn__leaf(walker, sum, row_ref(walker, n->sum, b, i)));
-            attn__eq_chain(walker,
-                           p > 0.0 ? attn__binary(
-                                         walker, ATTN__OP_DIV, weights[j],
-                                         quotient,
-                                         attn__constant(walker, 1.0 - p))
-                                   : quotient);
+            attn__eq_chain(
+                walker, p > 0.0 ? attn__binary(walker, ATTN__OP_DIV, weights[j],
+                                               quotient,
+                                               attn__constant(walker, 1.0 - p))
+                                : quotient);
         }
         attn__eq_chain(walker, attn__leaf(walker, weights[j], cell));
         attn__eq_emit(walker);
@@ -499,34 +519,39 @@ void attn__walk_softmax_rows(attn__walker *walker,
         snprintf(id, sizeof id, "%ssoftmax-%d", block->id_prefix, i);
         attn__walk_step(walker, id, "Softmax of the row of %s", ql);
         if (open == 0)
-            attn__walk_sentence(walker, "Every entry of the row of “%s” is "
+            attn__walk_sentence(walker,
+                                "Every entry of the row of “%s” is "
                                 "−∞: no key is allowed, so every weight is 0 "
-                                "(the engine never divides 0 by 0).", ql);
+                                "(the engine never divides 0 by 0).",
+                                ql);
         else
-            attn__walk_sentence(walker, "The softmax turns the row of scores "
+            attn__walk_sentence(walker,
+                                "The softmax turns the row of scores "
                                 "of “%s” into weights that are positive and "
                                 "add up to 1. Subtracting the row's largest "
                                 "entry first changes no weight but keeps exp "
                                 "from overflowing; then take exp of each "
                                 "entry, add them up, and divide each by the "
-                                "sum.", ql);
+                                "sum.",
+                                ql);
         if (info->options.dropout > 0.0) {
             char p[ATTN__NUMBER_CAP], keep[ATTN__NUMBER_CAP];
             attn__format_rounded(p, info->options.dropout);
             attn__format_rounded(keep, 1.0 - info->options.dropout);
-            attn__walk_sentence(walker, "Dropout %s (seed %llu): each weight "
+            attn__walk_sentence(walker,
+                                "Dropout %s (seed %llu): each weight "
                                 "is kept with probability %s and divided by "
-                                "%s, or set to 0.", p,
-                                (unsigned long long)info->options.seed, keep,
+                                "%s, or set to 0.",
+                                p, (unsigned long long)info->options.seed, keep,
                                 keep);
         }
         attn__walk_formula(walker, TEX_SOFTMAX,
                            "weights[i, j] = exp(x_j − m) ÷ Σ_k exp(x_k − m), "
                            "m = max_k x_k");
-        attn__walk_region(walker, 0, n.scaled, block->batch,
-                          ATTN__REGION_ROWS, i, i);
-        attn__walk_region(walker, 1, n.weights, block->batch,
-                          ATTN__REGION_ROWS, i, i);
+        attn__walk_region(walker, 0, n.scaled, block->batch, ATTN__REGION_ROWS,
+                          i, i);
+        attn__walk_region(walker, 1, n.weights, block->batch, ATTN__REGION_ROWS,
+                          i, i);
         attn__softmax_equations(walker, block, i, ATTN__SOFTMAX_ALL);
         const attn__matrix_view table = weights_view(walker, block, &n);
         if (i == block->n_q - 1) attn__walk_table(walker, &table);
@@ -534,16 +559,15 @@ void attn__walk_softmax_rows(attn__walker *walker,
     }
     if (rows == block->n_q) return;
     const attn__matrix_view table = weights_view(walker, block, &n);
-    rest_step(walker, block, "softmax", "Softmax of the other rows",
-              n.weights, rows, &table);
+    rest_step(walker, block, "softmax", "Softmax of the other rows", n.weights,
+              rows, &table);
 }
 
 /* ---- Output ---- */
 
 /* output[i] = Σ_j w_ij × v_j = Σ_j [terms] = [output], zero weights left
  * out. */
-static void output_equation(attn__walker *walker,
-                            const attn__walk_block *block,
+static void output_equation(attn__walker *walker, const attn__walk_block *block,
                             const block_names *n, const char *output_name,
                             int i)
 {
@@ -559,12 +583,11 @@ static void output_equation(attn__walker *walker,
         const double *v = block->v + (size_t)j * block->v_stride;
         const int weight = attn__leaf(walker, w[j],
                                       grid_ref(walker, n->weights, b, i, j));
-        const int row = attn__vector_leaves(
-            walker, v, 1, d_v,
-            input_ref(walker, block->v_name, block->batch_index, j,
-                      block->q_column, 0));
-        products[count] = attn__binary(walker, ATTN__OP_MUL, 0.0, weight,
-                                       row);
+        const int row = attn__vector_leaves(walker, v, 1, d_v,
+                                            input_ref(walker, block->v_name,
+                                                      block->batch_index, j,
+                                                      block->q_column, 0));
+        products[count] = attn__binary(walker, ATTN__OP_MUL, 0.0, weight, row);
         int entries[ATTN__MAX_KIDS];
         for (int c = 0; c < d_v; c++)
             entries[c] = attn__leaf(
@@ -575,17 +598,18 @@ static void output_equation(attn__walker *walker,
                               b));
         terms[count++] = attn__op_node(walker, ATTN__OP_VEC, 0.0, entries, d_v);
     }
-    const attn__ref out_ref = attn__batched(
-        walker->info->vector_query ? attn__ref1(n->output, 0)
-                                   : attn__ref2(n->output, i, 0),
-        b);
+    const attn__ref out_ref = attn__batched(walker->info->vector_query
+                                                ? attn__ref1(n->output, 0)
+                                                : attn__ref2(n->output, i, 0),
+                                            b);
     if (count > 0) {
-        attn__eq_chain(walker, count == 1 ? products[0]
-                                          : attn__op_node(walker, ATTN__OP_ADD,
-                                                       0.0, products, count));
+        attn__eq_chain(walker, count == 1
+                                   ? products[0]
+                                   : attn__op_node(walker, ATTN__OP_ADD, 0.0,
+                                                   products, count));
         if (count > 1)
-            attn__eq_chain(walker, attn__op_node(walker, ATTN__OP_ADD, 0.0,
-                                                 terms, count));
+            attn__eq_chain(
+                walker, attn__op_node(walker, ATTN__OP_ADD, 0.0, terms, count));
     }
     attn__eq_chain(walker, attn__vector_leaves(walker, out, 1, d_v, out_ref));
     attn__eq_emit(walker);
@@ -601,8 +625,7 @@ static attn__matrix_view output_view(const attn__walker *walker,
                       walker->info->queries, attn__index_labels);
 }
 
-void attn__walk_output_rows(attn__walker *walker,
-                            const attn__walk_block *block,
+void attn__walk_output_rows(attn__walker *walker, const attn__walk_block *block,
                             const char *output_name, const char *sentence)
 {
     const block_names n = names_of(block);
@@ -618,21 +641,22 @@ void attn__walk_output_rows(attn__walker *walker,
         if (sentence != NULL)
             attn__walk_sentence(walker, "%s", sentence);
         else
-            attn__walk_sentence(walker, "The output for “%s” is a mix of the "
+            attn__walk_sentence(walker,
+                                "The output for “%s” is a mix of the "
                                 "value rows, each multiplied by how much "
                                 "attention “%s” pays to that token. A weight "
-                                "of 0 leaves that value out entirely.", ql,
-                                ql);
+                                "of 0 leaves that value out entirely.",
+                                ql, ql);
         attn__walk_formula(walker, TEX_OUTPUT, "output_i = Σ_j w_ij × v_j");
-        attn__walk_region(walker, 0, n.weights, block->batch,
-                          ATTN__REGION_ROWS, i, i);
+        attn__walk_region(walker, 0, n.weights, block->batch, ATTN__REGION_ROWS,
+                          i, i);
         attn__walk_region(walker, 0, block->v_name, block->batch,
                           ATTN__REGION_ALL, 0, 0);
-        attn__walk_region(walker, 1, n.output, block->batch,
-                          ATTN__REGION_ROWS, i, i);
+        attn__walk_region(walker, 1, n.output, block->batch, ATTN__REGION_ROWS,
+                          i, i);
         /* terms[i, j, c] = w_ij × v_jc, the products summed into row i. */
-        attn__walk_region(walker, 1, n.terms, block->batch,
-                          ATTN__REGION_ROWS, i, i);
+        attn__walk_region(walker, 1, n.terms, block->batch, ATTN__REGION_ROWS,
+                          i, i);
         if (spelled) output_equation(walker, block, &n, output_name, i);
         const attn__matrix_view table = output_view(walker, block, &n,
                                                     output_name);
@@ -640,8 +664,7 @@ void attn__walk_output_rows(attn__walker *walker,
         attn__walk_step_end(walker);
     }
     if (rows == block->n_q) return;
-    const attn__matrix_view table = output_view(walker, block, &n,
-                                                output_name);
+    const attn__matrix_view table = output_view(walker, block, &n, output_name);
     rest_step(walker, block, "output", "Outputs of the other rows", n.output,
               rows, &table);
 }
@@ -656,8 +679,7 @@ void attn__walk_attention_block(attn__walker *walker,
     if (masked > 0 || walker->info->options.mask.kinds != 0)
         mask_step(walker, block, &n, masked);
     attn__walk_softmax_rows(walker, block);
-    if (block->v != NULL) attn__walk_output_rows(walker, block, "output",
-                                                 NULL);
+    if (block->v != NULL) attn__walk_output_rows(walker, block, "output", NULL);
 }
 
 /* ---- scaledDotProduct ---- */
@@ -667,11 +689,13 @@ static void sdpa_inputs_step(attn__walker *walker, const char *id, int b)
     const attn__run_info *info = walker->info;
     const int n_q = info->n_q, n_k = info->n_k, d_k = info->d_k;
     const int d_v = info->d_v, batch = info->batched ? b : -1;
-    const double *q = attn__walk_field(walker, "q"), *k = attn__walk_field(walker, "k");
+    const double *q = attn__walk_field(walker, "q"),
+                 *k = attn__walk_field(walker, "k");
     const double *v = attn__walk_field(walker, "v");
     if (q != NULL) {
         attn__walk_step(walker, id, "Queries, keys and values");
-        attn__walk_sentence(walker, "Every token has three vectors. Its query "
+        attn__walk_sentence(walker,
+                            "Every token has three vectors. Its query "
                             "describes what it is looking for, its key "
                             "describes what it can offer, and its value is "
                             "what it passes on when another token picks it. "
@@ -682,30 +706,34 @@ static void sdpa_inputs_step(attn__walker *walker, const char *id, int b)
         attn__walk_region(walker, 0, "k", batch, ATTN__REGION_ALL, 0, 0);
     } else {
         attn__walk_step(walker, id, "Start from the scores");
-        attn__walk_sentence(walker, "This example starts after the dot "
+        attn__walk_sentence(walker,
+                            "This example starts after the dot "
                             "products: each entry already says how well a "
                             "query matches a key. What is left is scaling, "
                             "masking, the softmax%s.",
-                            v != NULL ? " and the weighted sum of values"
-                                      : "");
+                            v != NULL ? " and the weighted sum of values" : "");
         attn__walk_region(walker, 0, "scores", batch, ATTN__REGION_ALL, 0, 0);
     }
     if (v != NULL)
         attn__walk_region(walker, 0, "v", batch, ATTN__REGION_ALL, 0, 0);
     if (q != NULL) {
-        attn__walk_show(walker, "Q", "q", info->vector_query ? "d_k" : "n_q × d_k",
-             q + attn__item(b, n_q, d_k), (size_t)d_k, n_q, d_k, &info->queries,
-             &attn__index_labels);
-        attn__walk_show(walker, "K", "k", "n_k × d_k", k + attn__item(b, n_k, d_k),
-             (size_t)d_k, n_k, d_k, &info->keys, &attn__index_labels);
+        attn__walk_show(walker, "Q", "q",
+                        info->vector_query ? "d_k" : "n_q × d_k",
+                        q + attn__item(b, n_q, d_k), (size_t)d_k, n_q, d_k,
+                        &info->queries, &attn__index_labels);
+        attn__walk_show(walker, "K", "k", "n_k × d_k",
+                        k + attn__item(b, n_k, d_k), (size_t)d_k, n_k, d_k,
+                        &info->keys, &attn__index_labels);
     } else {
-        attn__walk_show(walker, "S", "scores", "given", attn__walk_field(walker, "scores") +
-             attn__item(b, n_q, n_k), (size_t)n_k, n_q, n_k, &info->queries,
-             &info->keys);
+        attn__walk_show(walker, "S", "scores", "given",
+                        attn__walk_field(walker, "scores") +
+                            attn__item(b, n_q, n_k),
+                        (size_t)n_k, n_q, n_k, &info->queries, &info->keys);
     }
     if (v != NULL)
-        attn__walk_show(walker, "V", "v", "n_k × d_v", v + attn__item(b, n_k, d_v),
-             (size_t)d_v, n_k, d_v, &info->keys, &attn__index_labels);
+        attn__walk_show(walker, "V", "v", "n_k × d_v",
+                        v + attn__item(b, n_k, d_v), (size_t)d_v, n_k, d_v,
+                        &info->keys, &attn__index_labels);
     attn__walk_step_end(walker);
 }
 
@@ -716,17 +744,21 @@ void attn__steps_sdpa(attn__walker *walker)
     const int d_v = info->d_v;
     char intro[512];
     if (info->from_scores)
-        snprintf(intro, sizeof intro, "From given scores S (queries n_q = %d, "
-                 "keys n_k = %d): weights = softmax(S × scale)%s.", n_q, n_k,
-                 info->has_output ? ", output = weights V" : "");
+        snprintf(intro, sizeof intro,
+                 "From given scores S (queries n_q = %d, "
+                 "keys n_k = %d): weights = softmax(S × scale)%s.",
+                 n_q, n_k, info->has_output ? ", output = weights V" : "");
     else
-        snprintf(intro, sizeof intro, "Attention(Q, K, V) = softmax(Q Kᵀ × "
+        snprintf(intro, sizeof intro,
+                 "Attention(Q, K, V) = softmax(Q Kᵀ × "
                  "scale) V for queries n_q = %d, keys n_k = %d, d_k = %d and "
-                 "d_v = %d.%s", n_q, n_k, d_k, d_v,
+                 "d_v = %d.%s",
+                 n_q, n_k, d_k, d_v,
                  info->batched ? " A batch: each item is computed on its own."
                                : "");
     walker->sink->begin(walker, "Scaled dot-product attention", intro);
-    const double *q = attn__walk_field(walker, "q"), *k = attn__walk_field(walker, "k");
+    const double *q = attn__walk_field(walker, "q"),
+                 *k = attn__walk_field(walker, "k");
     const double *v = attn__walk_field(walker, "v");
     const double *given = attn__walk_field(walker, "scores");
     const double *scores = attn__walk_result(walker, "scores");
@@ -744,29 +776,40 @@ void attn__steps_sdpa(attn__walker *walker)
             .q = q ? q + attn__item(b, n_q, d_k) : NULL,
             .k = k ? k + attn__item(b, n_k, d_k) : NULL,
             .v = v ? v + attn__item(b, n_k, d_v) : NULL,
-            .q_stride = (size_t)d_k, .k_stride = (size_t)d_k,
+            .q_stride = (size_t)d_k,
+            .k_stride = (size_t)d_k,
             .v_stride = (size_t)d_v,
-            .q_name = "q", .k_name = "k", .v_name = "v",
-            .q_title = "Q", .k_title = "K", .v_title = "V",
-            .prefix = "", .id_prefix = prefix,
+            .q_name = "q",
+            .k_name = "k",
+            .v_name = "v",
+            .q_title = "Q",
+            .k_title = "K",
+            .v_title = "V",
+            .prefix = "",
+            .id_prefix = prefix,
             .scores = (scores ? scores : given) + grid,
             .scaled = scaled + grid,
             .weights = weights + grid,
             .output = output ? output + attn__item(b, n_q, d_v) : NULL,
             .output_stride = (size_t)d_v,
-            .n_q = n_q, .n_k = n_k, .d_k = d_k, .d_v = d_v,
-            .batch_index = b, .batch = info->batched ? b : -1,
+            .n_q = n_q,
+            .n_k = n_k,
+            .d_k = d_k,
+            .d_v = d_v,
+            .batch_index = b,
+            .batch = info->batched ? b : -1,
         };
         attn__walk_attention_block(walker, &block);
         static const char *const shown[] = {"weights", "output"};
         snprintf(id, sizeof id, "%sdone", prefix);
-        attn__walk_done(walker, id, "The whole computation",
-                  "That is all of it: every number above follows from the "
-                  "inputs, and changing any of them changes every value that "
-                  "depends on it.",
-                  info->from_scores ? NULL : TEX_ATTENTION,
-                  "Attention(Q, K, V) = softmax(Q Kᵀ ÷ √d_k) V", shown,
-                  output != NULL ? 2 : 1);
+        attn__walk_done(
+            walker, id, "The whole computation",
+            "That is all of it: every number above follows from the "
+            "inputs, and changing any of them changes every value that "
+            "depends on it.",
+            info->from_scores ? NULL : TEX_ATTENTION,
+            "Attention(Q, K, V) = softmax(Q Kᵀ ÷ √d_k) V", shown,
+            output != NULL ? 2 : 1);
     }
     attn__steps_sdpa_backward(walker);
 }
@@ -778,8 +821,10 @@ void attn__steps_weighted_sum(attn__walker *walker)
     const attn__run_info *info = walker->info;
     const int n_q = info->n_q, n_k = info->n_k, d_v = info->d_v;
     char intro[256];
-    snprintf(intro, sizeof intro, "output = weights V: each output row mixes "
-             "the %d rows of V.%s", n_k,
+    snprintf(intro, sizeof intro,
+             "output = weights V: each output row mixes "
+             "the %d rows of V.%s",
+             n_k,
              info->batched ? " A batch: each item is computed on its own."
                            : "");
     walker->sink->begin(walker, "Weighted sum", intro);
@@ -793,7 +838,8 @@ void attn__steps_weighted_sum(attn__walker *walker)
         attn__walk_id_prefix(walker, b, prefix, sizeof prefix);
         snprintf(id, sizeof id, "%sinputs", prefix);
         attn__walk_step(walker, id, "Weights and values");
-        attn__walk_sentence(walker, "The weights are already known here: row "
+        attn__walk_sentence(walker,
+                            "The weights are already known here: row "
                             "i says how much output i takes from each value "
                             "row. The value rows are the information that "
                             "gets mixed.");
@@ -801,19 +847,27 @@ void attn__steps_weighted_sum(attn__walker *walker)
         attn__walk_region(walker, 0, "weights", batch, ATTN__REGION_ALL, 0, 0);
         attn__walk_region(walker, 0, "v", batch, ATTN__REGION_ALL, 0, 0);
         attn__walk_show(walker, "weights", "weights", "n_q × n_k",
-             weights + attn__item(b, n_q, n_k), (size_t)n_k, n_q, n_k,
-             &info->queries, &info->keys);
-        attn__walk_show(walker, "V", "v", "n_k × d_v", v + attn__item(b, n_k, d_v),
-             (size_t)d_v, n_k, d_v, &info->keys, &attn__index_labels);
+                        weights + attn__item(b, n_q, n_k), (size_t)n_k, n_q,
+                        n_k, &info->queries, &info->keys);
+        attn__walk_show(walker, "V", "v", "n_k × d_v",
+                        v + attn__item(b, n_k, d_v), (size_t)d_v, n_k, d_v,
+                        &info->keys, &attn__index_labels);
         attn__walk_step_end(walker);
         const attn__walk_block block = {
-            .v = v + attn__item(b, n_k, d_v), .v_stride = (size_t)d_v,
-            .v_name = "v", .v_title = "V", .prefix = "", .id_prefix = prefix,
+            .v = v + attn__item(b, n_k, d_v),
+            .v_stride = (size_t)d_v,
+            .v_name = "v",
+            .v_title = "V",
+            .prefix = "",
+            .id_prefix = prefix,
             .weights = weights + attn__item(b, n_q, n_k),
             .output = output + attn__item(b, n_q, d_v),
             .output_stride = (size_t)d_v,
-            .n_q = n_q, .n_k = n_k, .d_v = d_v,
-            .batch_index = b, .batch = batch,
+            .n_q = n_q,
+            .n_k = n_k,
+            .d_v = d_v,
+            .batch_index = b,
+            .batch = batch,
         };
         attn__walk_output_rows(walker, &block, "output",
                                "Multiply each value row by its weight and "
@@ -821,9 +875,11 @@ void attn__steps_weighted_sum(attn__walker *walker)
                                "weight dominates the output.");
         static const char *const shown[] = {"weights", "v", "output"};
         snprintf(id, sizeof id, "%sdone", prefix);
-        attn__walk_done(walker, id, "The outputs",
-                  "Each output row is a blend of the value rows: change a "
-                  "weight and its output row moves towards or away from that "
-                  "value.", NULL, NULL, shown, 3);
+        attn__walk_done(
+            walker, id, "The outputs",
+            "Each output row is a blend of the value rows: change a "
+            "weight and its output row moves towards or away from that "
+            "value.",
+            NULL, NULL, shown, 3);
     }
 }

@@ -47,7 +47,8 @@ static void stage_equation(attn__walker *walker, const stage *s, int r, int c)
                             attn__constant(walker, s->factor));
     attn__eq_chain(walker, node);
     attn__eq_chain(walker,
-                   attn__leaf(walker, s->c[(size_t)r * (size_t)s->cols + (size_t)c],
+                   attn__leaf(walker,
+                              s->c[(size_t)r * (size_t)s->cols + (size_t)c],
                               attn__ref2(s->c_name, r, c)));
     attn__eq_emit(walker);
 }
@@ -60,13 +61,12 @@ static void stage_step(attn__walker *walker, const stage *s)
     attn__walk_region(walker, 0, s->a_name, -1, ATTN__REGION_ALL, 0, 0);
     attn__walk_region(walker, 0, s->b_name, -1, ATTN__REGION_ALL, 0, 0);
     attn__walk_region(walker, 1, s->c_name, -1, ATTN__REGION_ALL, 0, 0);
-    if (s->terms <= ATTN__MAX_TERMS &&
-        s->rows * s->cols <= ATTN__DETAIL_CELLS)
+    if (s->terms <= ATTN__MAX_TERMS && s->rows * s->cols <= ATTN__DETAIL_CELLS)
         for (int r = 0; r < s->rows; r++)
             for (int c = 0; c < s->cols; c++) stage_equation(walker, s, r, c);
-    const attn__matrix_view table =
-        attn__view(s->c_title, s->c_name, NULL, s->c, (size_t)s->cols,
-                   s->rows, s->cols, s->row_labels, s->col_labels);
+    const attn__matrix_view table = attn__view(
+        s->c_title, s->c_name, NULL, s->c, (size_t)s->cols, s->rows, s->cols,
+        s->row_labels, s->col_labels);
     attn__walk_table(walker, &table);
     attn__walk_step_end(walker);
 }
@@ -78,7 +78,8 @@ static void softmax_step(attn__walker *walker, const double *w,
     const attn__run_info *info = walker->info;
     const int n_q = info->n_q, n_k = info->n_k;
     attn__walk_step(walker, "grad-scaled", "Back through the softmax: dS");
-    attn__walk_sentence(walker, "A weight can only rise if others fall, so "
+    attn__walk_sentence(walker,
+                        "A weight can only rise if others fall, so "
                         "each entry of dP counts only by how much it exceeds "
                         "the row's weighted average, and a weight of 0 (a "
                         "masked key) passes no gradient on.");
@@ -97,9 +98,10 @@ static void softmax_step(attn__walker *walker, const double *w,
             double average = 0.0;
             for (int k = 0; k < n_k; k++) average += dpi[k] * wi[k];
             for (int j = 0; j < n_k; j++) {
-                attn__eq_begin(walker, "dS[%s, %s]",
-                               attn__walk_label(&info->queries, i, qt, sizeof qt),
-                               attn__walk_label(&info->keys, j, kt, sizeof kt));
+                attn__eq_begin(
+                    walker, "dS[%s, %s]",
+                    attn__walk_label(&info->queries, i, qt, sizeof qt),
+                    attn__walk_label(&info->keys, j, kt, sizeof kt));
                 int kids[ATTN__MAX_KIDS];
                 for (int k = 0; k < n_k; k++)
                     kids[k] = attn__binary(
@@ -114,20 +116,23 @@ static void softmax_step(attn__walker *walker, const double *w,
                     walker, ATTN__OP_SUB, dpi[j] - average,
                     attn__leaf(walker, dpi[j], attn__ref2("gradWeights", i, j)),
                     sum);
-                attn__eq_chain(walker, attn__binary(
-                    walker, ATTN__OP_MUL, wi[j] * (dpi[j] - average),
-                    attn__leaf(walker, wi[j], attn__ref2("weights", i, j)),
-                    diff));
-                attn__eq_chain(walker,
-                               attn__leaf(walker, ds[(size_t)i * (size_t)n_k + (size_t)j],
-                                          attn__ref2("gradScaled", i, j)));
+                attn__eq_chain(
+                    walker,
+                    attn__binary(
+                        walker, ATTN__OP_MUL, wi[j] * (dpi[j] - average),
+                        attn__leaf(walker, wi[j], attn__ref2("weights", i, j)),
+                        diff));
+                attn__eq_chain(
+                    walker,
+                    attn__leaf(walker, ds[(size_t)i * (size_t)n_k + (size_t)j],
+                               attn__ref2("gradScaled", i, j)));
                 attn__eq_emit(walker);
             }
         }
     }
-    const attn__matrix_view table =
-        attn__view("dS", "gradScaled", "n_q × n_k", ds, (size_t)n_k, n_q, n_k,
-                   info->queries, info->keys);
+    const attn__matrix_view table = attn__view("dS", "gradScaled", "n_q × n_k",
+                                               ds, (size_t)n_k, n_q, n_k,
+                                               info->queries, info->keys);
     attn__walk_table(walker, &table);
     attn__walk_step_end(walker);
 }
@@ -146,13 +151,14 @@ static void target_equations(attn__walker *walker, const double *target,
             attn__eq_begin(walker, "dO[%s, %d]",
                            attn__walk_label(&info->queries, i, qt, sizeof qt),
                            c + 1);
-            attn__eq_chain(walker, attn__binary(
-                walker, ATTN__OP_SUB, output[e] - target[e],
-                attn__leaf(walker, output[e], attn__ref2("output", i, c)),
-                attn__leaf(walker, target[e], attn__ref2("target", i, c))));
-            attn__eq_chain(walker,
-                           attn__leaf(walker, d_out[e],
-                                      attn__ref2("gradOutput", i, c)));
+            attn__eq_chain(
+                walker,
+                attn__binary(
+                    walker, ATTN__OP_SUB, output[e] - target[e],
+                    attn__leaf(walker, output[e], attn__ref2("output", i, c)),
+                    attn__leaf(walker, target[e], attn__ref2("target", i, c))));
+            attn__eq_chain(walker, attn__leaf(walker, d_out[e],
+                                              attn__ref2("gradOutput", i, c)));
             attn__eq_emit(walker);
         }
 }
@@ -174,26 +180,31 @@ void attn__steps_sdpa_backward(attn__walker *walker)
     const double *dk = attn__walk_result(walker, "gradK");
     const double *dv = attn__walk_result(walker, "gradV");
     /* Walked for one unbatched matrix of queries. */
-    if (d_out == NULL || q == NULL || dp == NULL || ds == NULL ||
-        dq == NULL || info->batched || info->vector_query)
+    if (d_out == NULL || q == NULL || dp == NULL || ds == NULL || dq == NULL ||
+        info->batched || info->vector_query)
         return;
     const int n_q = info->n_q, n_k = info->n_k, d_k = info->d_k;
     const int d_v = info->d_v;
     const size_t nk = (size_t)n_k, dkk = (size_t)d_k, dvv = (size_t)d_v;
     attn__walk_heading(walker, 1, "Backward pass");
-    attn__walk_step(walker, "grad-output", "The gradient reaching the output: dO");
-    attn__walk_sentence(walker, "Training asks how the loss changes with each "
-                        "number. It starts from dO, how the loss changes with "
-                        "each entry of the output, and runs every step above "
-                        "backwards.%s", target != NULL
-                        ? " The loss here is L = ½‖O − T‖², half the squared "
-                          "distance from the output to the target T, so dO "
-                          "is simply O − T."
-                        : " Here dO is given.");
+    attn__walk_step(walker, "grad-output",
+                    "The gradient reaching the output: dO");
+    attn__walk_sentence(
+        walker,
+        "Training asks how the loss changes with each "
+        "number. It starts from dO, how the loss changes with "
+        "each entry of the output, and runs every step above "
+        "backwards.%s",
+        target != NULL ? " The loss here is L = ½‖O − T‖², half the squared "
+                         "distance from the output to the target T, so dO "
+                         "is simply O − T."
+                       : " Here dO is given.");
     if (target != NULL) {
-        attn__walk_formula(walker, "L = \\tfrac12 \\lVert O - T\\rVert^2,"
+        attn__walk_formula(walker,
+                           "L = \\tfrac12 \\lVert O - T\\rVert^2,"
                            "\\quad dO = \\frac{\\partial L}{\\partial O} "
-                           "= O - T", "L = ½‖O − T‖², dO = ∂L/∂O = O − T");
+                           "= O - T",
+                           "L = ½‖O − T‖², dO = ∂L/∂O = O − T");
         attn__walk_region(walker, 0, "output", -1, ATTN__REGION_ALL, 0, 0);
         attn__walk_region(walker, 0, "target", -1, ATTN__REGION_ALL, 0, 0);
         attn__walk_region(walker, 1, "gradOutput", -1, ATTN__REGION_ALL, 0, 0);
@@ -207,36 +218,112 @@ void attn__steps_sdpa_backward(attn__walker *walker)
                     d_v, &info->queries, &attn__index_labels);
     attn__walk_step_end(walker);
     const stage dv_stage = {
-        "grad-v", "Gradient of the values: dV",
+        "grad-v",
+        "Gradient of the values: dV",
         "Each value row was passed on in proportion to its weight, so its "
         "gradient is dO summed over the queries with the same weights.",
-        "dV = P^{\\top} dO", "dV = Pᵀ dO", "weights", "gradOutput", "gradV",
-        "dV", w, d_out, dv, 1, nk, dvv, 1, 1, 0, n_k, d_v, n_q, 1.0,
-        info->keys, attn__index_labels};
+        "dV = P^{\\top} dO",
+        "dV = Pᵀ dO",
+        "weights",
+        "gradOutput",
+        "gradV",
+        "dV",
+        w,
+        d_out,
+        dv,
+        1,
+        nk,
+        dvv,
+        1,
+        1,
+        0,
+        n_k,
+        d_v,
+        n_q,
+        1.0,
+        info->keys,
+        attn__index_labels};
     stage_step(walker, &dv_stage);
     const stage dp_stage = {
-        "grad-weights", "Gradient of the weights: dP",
+        "grad-weights",
+        "Gradient of the weights: dP",
         "A weight multiplied a whole value row, so its gradient is the dot "
         "product of dO's row with that value row.",
-        "dP = dO\\,V^{\\top}", "dP = dO Vᵀ", "gradOutput", "v", "gradWeights",
-        "dP", d_out, v, dp, dvv, 1, 1, dvv, 0, 1, n_q, n_k, d_v, 1.0,
-        info->queries, info->keys};
+        "dP = dO\\,V^{\\top}",
+        "dP = dO Vᵀ",
+        "gradOutput",
+        "v",
+        "gradWeights",
+        "dP",
+        d_out,
+        v,
+        dp,
+        dvv,
+        1,
+        1,
+        dvv,
+        0,
+        1,
+        n_q,
+        n_k,
+        d_v,
+        1.0,
+        info->queries,
+        info->keys};
     stage_step(walker, &dp_stage);
     softmax_step(walker, w, dp, ds);
     const stage dq_stage = {
-        "grad-q", "Gradient of the queries: dQ",
+        "grad-q",
+        "Gradient of the queries: dQ",
         "A score was a query dotted with a key and then scaled, so a query's "
         "gradient is dS's row mixing the keys, times the scale.",
-        "dQ = dS\\,K \\cdot c", "dQ = dS K × scale", "gradScaled", "k",
-        "gradQ", "dQ", ds, k, dq, nk, 1, dkk, 1, 0, 0, n_q, d_k, n_k,
-        info->scale, info->queries, attn__index_labels};
+        "dQ = dS\\,K \\cdot c",
+        "dQ = dS K × scale",
+        "gradScaled",
+        "k",
+        "gradQ",
+        "dQ",
+        ds,
+        k,
+        dq,
+        nk,
+        1,
+        dkk,
+        1,
+        0,
+        0,
+        n_q,
+        d_k,
+        n_k,
+        info->scale,
+        info->queries,
+        attn__index_labels};
     stage_step(walker, &dq_stage);
     const stage dk_stage = {
-        "grad-k", "Gradient of the keys: dK",
+        "grad-k",
+        "Gradient of the keys: dK",
         "The same for the keys: dS's column mixes the queries, times the "
         "scale.",
-        "dK = dS^{\\top} Q \\cdot c", "dK = dSᵀ Q × scale", "gradScaled", "q",
-        "gradK", "dK", ds, q, dk, 1, nk, dkk, 1, 1, 0, n_k, d_k, n_q,
-        info->scale, info->keys, attn__index_labels};
+        "dK = dS^{\\top} Q \\cdot c",
+        "dK = dSᵀ Q × scale",
+        "gradScaled",
+        "q",
+        "gradK",
+        "dK",
+        ds,
+        q,
+        dk,
+        1,
+        nk,
+        dkk,
+        1,
+        1,
+        0,
+        n_k,
+        d_k,
+        n_q,
+        info->scale,
+        info->keys,
+        attn__index_labels};
     stage_step(walker, &dk_stage);
 }

@@ -8,10 +8,12 @@
 
 #include <stdio.h>
 
-#define TEX_POST "x_1 = \\operatorname{LN}_1(x + \\operatorname{MHA}(x)),\\quad " \
-                 "y = \\operatorname{LN}_2(x_1 + \\operatorname{FFN}(x_1))"
-#define TEX_PRE "x_1 = x + \\operatorname{MHA}(\\operatorname{LN}_1(x)),\\quad " \
-                "y = x_1 + \\operatorname{FFN}(\\operatorname{LN}_2(x_1))"
+#define TEX_POST                                                     \
+    "x_1 = \\operatorname{LN}_1(x + \\operatorname{MHA}(x)),\\quad " \
+    "y = \\operatorname{LN}_2(x_1 + \\operatorname{FFN}(x_1))"
+#define TEX_PRE                                                      \
+    "x_1 = x + \\operatorname{MHA}(\\operatorname{LN}_1(x)),\\quad " \
+    "y = x_1 + \\operatorname{FFN}(\\operatorname{LN}_2(x_1))"
 
 typedef struct block_item {
     int b, batch;       /* batch item; its index in refs, or -1 */
@@ -27,9 +29,8 @@ static const double *rows_of(const attn__walker *walker, const char *name,
 
 /* One stage: a step reading `reads`, producing `name`, shown as a table. */
 static void stage_step(attn__walker *walker, const block_item *it,
-                       const char *id, const char *title,
-                       const char *sentence, const char *reads,
-                       const char *name, int cols)
+                       const char *id, const char *title, const char *sentence,
+                       const char *reads, const char *name, int cols)
 {
     const attn__run_info *info = walker->info;
     char full_id[ATTN__ID_CAP];
@@ -59,7 +60,8 @@ static void residual_step(attn__walker *walker, const block_item *it,
     char full_id[ATTN__ID_CAP], qt[ATTN__LABEL_CAP];
     snprintf(full_id, sizeof full_id, "%s%s", it->prefix, id);
     attn__walk_step(walker, full_id, "Residual: %s = %s + %s", sum, a, b);
-    attn__walk_sentence(walker, "The residual connection adds the stage's "
+    attn__walk_sentence(walker,
+                        "The residual connection adds the stage's "
                         "input back to its output, entry by entry, so each "
                         "token keeps what it had and the stage only has to "
                         "learn a change.");
@@ -72,21 +74,22 @@ static void residual_step(attn__walker *walker, const block_item *it,
             attn__eq_begin(walker, "%s[%s, %d]", sum,
                            attn__walk_label(&info->queries, i, qt, sizeof qt),
                            c + 1);
-            attn__eq_chain(walker, attn__binary(
-                                       walker, ATTN__OP_ADD, s[at],
-                                       attn__leaf(walker, x[at], attn__batched(
-                                                      attn__ref2(a, i, c),
-                                                      it->batch)),
-                                       attn__leaf(walker, y[at], attn__batched(
-                                                      attn__ref2(b, i, c),
-                                                      it->batch))));
-            attn__eq_chain(walker, attn__leaf(walker, s[at], attn__batched(
-                                                  attn__ref2(sum, i, c),
-                                                  it->batch)));
+            attn__eq_chain(
+                walker,
+                attn__binary(
+                    walker, ATTN__OP_ADD, s[at],
+                    attn__leaf(walker, x[at],
+                               attn__batched(attn__ref2(a, i, c), it->batch)),
+                    attn__leaf(walker, y[at],
+                               attn__batched(attn__ref2(b, i, c), it->batch))));
+            attn__eq_chain(
+                walker,
+                attn__leaf(walker, s[at],
+                           attn__batched(attn__ref2(sum, i, c), it->batch)));
             attn__eq_emit(walker);
         }
-    attn__walk_show(walker, sum, sum, NULL, s, (size_t)m, n, m,
-                    &info->queries, &attn__index_labels);
+    attn__walk_show(walker, sum, sum, NULL, s, (size_t)m, n, m, &info->queries,
+                    &attn__index_labels);
     attn__walk_step_end(walker);
 }
 
@@ -111,18 +114,19 @@ static void item_steps(attn__walker *walker, const block_item *it)
     char id[ATTN__ID_CAP];
     snprintf(id, sizeof id, "%sinputs", it->prefix);
     attn__walk_step(walker, id, "The token vectors");
-    attn__walk_sentence(walker, "Each row of x is one token's vector of "
+    attn__walk_sentence(walker,
+                        "Each row of x is one token's vector of "
                         "d_model = %d numbers; the block keeps that shape "
-                        "from input to output.", m);
+                        "from input to output.",
+                        m);
     attn__walk_formula(walker, pre ? TEX_PRE : TEX_POST,
                        pre ? "x1 = x + MHA(LN1(x)), y = x1 + FFN(LN2(x1))"
                            : "x1 = LN1(x + MHA(x)), y = LN2(x1 + FFN(x1))");
     attn__walk_region(walker, 0, "x", it->batch, ATTN__REGION_ALL, 0, 0);
-    attn__walk_show(walker, "x", "x", "n × d_model",
-                    attn__walk_field(walker, "x") +
-                        attn__item(it->b, info->n_q, m),
-                    (size_t)m, info->n_q, m, &info->queries,
-                    &attn__index_labels);
+    attn__walk_show(
+        walker, "x", "x", "n × d_model",
+        attn__walk_field(walker, "x") + attn__item(it->b, info->n_q, m),
+        (size_t)m, info->n_q, m, &info->queries, &attn__index_labels);
     attn__walk_step_end(walker);
     if (pre) {
         stage_step(walker, it, "ln1", "LayerNorm 1", NORM_TEXT, "x", "ln1", m);
@@ -133,8 +137,8 @@ static void item_steps(attn__walker *walker, const block_item *it)
                    m);
         stage_step(walker, it, "ffn-hidden", "Feed-forward: hidden layer",
                    HIDDEN_TEXT, "ln2", "ffnHidden", info->d_ff);
-        stage_step(walker, it, "ffn", "Feed-forward: back to d_model",
-                   FFN_TEXT, "ffnHidden", "ffn", m);
+        stage_step(walker, it, "ffn", "Feed-forward: back to d_model", FFN_TEXT,
+                   "ffnHidden", "ffn", m);
         residual_step(walker, it, "sum2", "sum2", "sum1", "ffn");
     } else {
         stage_step(walker, it, "attention", "Multi-head attention",
@@ -144,8 +148,8 @@ static void item_steps(attn__walker *walker, const block_item *it)
                    m);
         stage_step(walker, it, "ffn-hidden", "Feed-forward: hidden layer",
                    HIDDEN_TEXT, "ln1", "ffnHidden", info->d_ff);
-        stage_step(walker, it, "ffn", "Feed-forward: back to d_model",
-                   FFN_TEXT, "ffnHidden", "ffn", m);
+        stage_step(walker, it, "ffn", "Feed-forward: back to d_model", FFN_TEXT,
+                   "ffnHidden", "ffn", m);
         residual_step(walker, it, "sum2", "sum2", "ln1", "ffn");
         stage_step(walker, it, "ln2", "LayerNorm 2: the output", NORM_TEXT,
                    "sum2", "ln2", m);
@@ -156,7 +160,8 @@ void attn__steps_block(attn__walker *walker)
 {
     const attn__run_info *info = walker->info;
     char intro[512];
-    snprintf(intro, sizeof intro, "A %s-norm transformer block on n = %d "
+    snprintf(intro, sizeof intro,
+             "A %s-norm transformer block on n = %d "
              "tokens of d_model = %d: multi-head attention with %d heads, a "
              "ReLU feed-forward network of width d_ff = %d, two residual "
              "sums and two LayerNorms.%s",

@@ -16,8 +16,8 @@ static double phi(double x)
 
 static int phi_of(attn__walker *walker, double x, attn__ref ref)
 {
-    return attn__unary(walker, ATTN__OP_PHI, phi(x), attn__leaf(walker, x,
-                                                                ref));
+    return attn__unary(walker, ATTN__OP_PHI, phi(x),
+                       attn__leaf(walker, x, ref));
 }
 
 typedef struct linear_item {
@@ -42,16 +42,20 @@ static void sums_step(attn__walker *walker, const linear_item *it,
     const int spelled = d_k <= MAX_SPELLED && d_v <= MAX_SPELLED &&
                         n_k <= ATTN__MAX_KIDS;
     if (info->causal)
-        attn__walk_sentence(walker, "Causal: row i uses S_i = Σ_{j ≤ i} "
+        attn__walk_sentence(walker,
+                            "Causal: row i uses S_i = Σ_{j ≤ i} "
                             "φ(k_j)ᵀ v_j and z_i = Σ_{j ≤ i} φ(k_j), running "
                             "sums over the keys so far.");
     else
-        attn__walk_sentence(walker, "Every key adds φ(k_j)ᵀ v_j to S (d_k × "
+        attn__walk_sentence(walker,
+                            "Every key adds φ(k_j)ᵀ v_j to S (d_k × "
                             "d_v) and φ(k_j) to z, once, whatever the number "
                             "of queries: no n_q × n_k matrix is formed.");
     if (!info->causal && !spelled)
-        attn__walk_sentence(walker, "(S is %d×%d and z has %d entries: too "
-                            "many to spell out.)", d_k, d_v, d_k);
+        attn__walk_sentence(walker,
+                            "(S is %d×%d and z has %d entries: too "
+                            "many to spell out.)",
+                            d_k, d_v, d_k);
     attn__walk_region(walker, 0, "k", it->batch, ATTN__REGION_ALL, 0, 0);
     attn__walk_region(walker, 0, "v", it->batch, ATTN__REGION_ALL, 0, 0);
     if (info->causal || !spelled) {
@@ -62,8 +66,8 @@ static void sums_step(attn__walker *walker, const linear_item *it,
         z[a] = 0.0;
         for (int c = 0; c < d_v; c++) s[a][c] = 0.0;
         for (int j = 0; j < n_k; j++) {
-            const double feature = phi(it->k[attn__item(j, 1, d_k) +
-                                             (size_t)a]);
+            const double feature = phi(
+                it->k[attn__item(j, 1, d_k) + (size_t)a]);
             z[a] += feature;
             for (int c = 0; c < d_v; c++)
                 s[a][c] += feature * it->v[attn__item(j, 1, d_v) + (size_t)c];
@@ -81,7 +85,7 @@ static void sums_step(attn__walker *walker, const linear_item *it,
                                     d_v, cell("v", it->batch, j, 0)));
         attn__eq_chain(walker, n_k == 1 ? terms[0]
                                         : attn__op_node(walker, ATTN__OP_ADD,
-                                                     0.0, terms, n_k));
+                                                        0.0, terms, n_k));
         attn__eq_chain(walker, attn__vector_leaves(walker, s[a], 1, d_v,
                                                    attn__ref2("S", a, 0)));
         attn__eq_emit(walker);
@@ -95,12 +99,12 @@ static void sums_step(attn__walker *walker, const linear_item *it,
                              cell("k", it->batch, j, a));
         features[a] = n_k == 1 ? kids[0]
                                : attn__op_node(walker, ATTN__OP_ADD, z[a], kids,
-                                            n_k);
+                                               n_k);
     }
-    attn__eq_chain(walker, attn__op_node(walker, ATTN__OP_VEC, 0.0, features,
-                                      d_k));
-    attn__eq_chain(walker, attn__vector_leaves(walker, z, 1, d_k,
-                                               attn__ref1("z", 0)));
+    attn__eq_chain(walker,
+                   attn__op_node(walker, ATTN__OP_VEC, 0.0, features, d_k));
+    attn__eq_chain(walker,
+                   attn__vector_leaves(walker, z, 1, d_k, attn__ref1("z", 0)));
     attn__eq_emit(walker);
     attn__walk_step_end(walker);
 }
@@ -132,11 +136,11 @@ static void output_equations(attn__walker *walker, const linear_item *it,
             denominator += phi(q[a]) * z[a];
         }
         const int numerator = d_k == 1 ? top[0]
-                                       : attn__op_node(walker, ATTN__OP_ADD, 0.0,
-                                                    top, d_k);
+                                       : attn__op_node(walker, ATTN__OP_ADD,
+                                                       0.0, top, d_k);
         const int divisor = d_k == 1 ? bottom[0]
                                      : attn__op_node(walker, ATTN__OP_ADD,
-                                                  denominator, bottom, d_k);
+                                                     denominator, bottom, d_k);
         attn__eq_chain(walker, attn__binary(walker, ATTN__OP_DIV, 0.0,
                                             numerator, divisor));
         attn__eq_chain(walker, attn__vector_leaves(
@@ -154,23 +158,25 @@ static void item_steps(attn__walker *walker, const linear_item *it)
     char id[ATTN__ID_CAP], qt[ATTN__LABEL_CAP];
     snprintf(id, sizeof id, "%sinputs", it->prefix);
     attn__walk_step(walker, id, "Queries, keys and values");
-    attn__walk_sentence(walker, "Linear attention replaces exp(q · k) by "
+    attn__walk_sentence(walker,
+                        "Linear attention replaces exp(q · k) by "
                         "φ(q) · φ(k), with φ positive, so the sums over the "
                         "keys can be done once and shared by every query.");
     attn__walk_region(walker, 0, "q", it->batch, ATTN__REGION_ALL, 0, 0);
     attn__walk_region(walker, 0, "k", it->batch, ATTN__REGION_ALL, 0, 0);
     attn__walk_region(walker, 0, "v", it->batch, ATTN__REGION_ALL, 0, 0);
-    attn__walk_show(walker, "Q", "q", "n_q × d_k", it->q, (size_t)d_k, n_q,
-                    d_k, &info->queries, &attn__index_labels);
-    attn__walk_show(walker, "K", "k", "n_k × d_k", it->k, (size_t)d_k, n_k,
-                    d_k, &info->keys, &attn__index_labels);
-    attn__walk_show(walker, "V", "v", "n_k × d_v", it->v, (size_t)d_v, n_k,
-                    d_v, &info->keys, &attn__index_labels);
+    attn__walk_show(walker, "Q", "q", "n_q × d_k", it->q, (size_t)d_k, n_q, d_k,
+                    &info->queries, &attn__index_labels);
+    attn__walk_show(walker, "K", "k", "n_k × d_k", it->k, (size_t)d_k, n_k, d_k,
+                    &info->keys, &attn__index_labels);
+    attn__walk_show(walker, "V", "v", "n_k × d_v", it->v, (size_t)d_v, n_k, d_v,
+                    &info->keys, &attn__index_labels);
     attn__walk_step_end(walker);
 
     snprintf(id, sizeof id, "%sphi", it->prefix);
     attn__walk_step(walker, id, "Feature map φ");
-    attn__walk_sentence(walker, "φ(x) = elu(x) + 1: x + 1 for x > 0, exp(x) "
+    attn__walk_sentence(walker,
+                        "φ(x) = elu(x) + 1: x + 1 for x > 0, exp(x) "
                         "otherwise. Every entry of Q and K goes through it, "
                         "so every feature is positive.");
     attn__walk_region(walker, 0, "q", it->batch, ATTN__REGION_ALL, 0, 0);
@@ -184,15 +190,13 @@ static void item_steps(attn__walker *walker, const linear_item *it)
             for (int i = 0; i < rows; i++)
                 for (int a = 0; a < d_k; a++) {
                     const double value = x[attn__item(i, 1, d_k) + (size_t)a];
-                    attn__eq_begin(walker, "φ(%s)[%s, %d]",
-                                   side == 0 ? "Q" : "K",
-                                   attn__walk_label(labels, i, qt, sizeof qt),
-                                   a + 1);
+                    attn__eq_begin(
+                        walker, "φ(%s)[%s, %d]", side == 0 ? "Q" : "K",
+                        attn__walk_label(labels, i, qt, sizeof qt), a + 1);
                     attn__eq_chain(walker, phi_of(walker, value,
                                                   cell(side == 0 ? "q" : "k",
                                                        it->batch, i, a)));
-                    attn__eq_chain(walker, attn__constant(walker,
-                                                          phi(value)));
+                    attn__eq_chain(walker, attn__constant(walker, phi(value)));
                     attn__eq_emit(walker);
                 }
         }
@@ -204,15 +208,15 @@ static void item_steps(attn__walker *walker, const linear_item *it)
                         d_v <= MAX_SPELLED && n_k <= ATTN__MAX_KIDS;
     snprintf(id, sizeof id, "%soutput", it->prefix);
     attn__walk_step(walker, id, "Output: φ(q_i) S ÷ (φ(q_i) · z)");
-    attn__walk_sentence(walker, "Each query reads its output from the two "
+    attn__walk_sentence(walker,
+                        "Each query reads its output from the two "
                         "sums: φ(q_i) times S, divided by φ(q_i) · z, which "
                         "is positive, so the division is always defined.");
     attn__walk_region(walker, 0, "q", it->batch, ATTN__REGION_ALL, 0, 0);
     attn__walk_region(walker, 1, "output", it->batch, ATTN__REGION_ALL, 0, 0);
     if (spelled) output_equations(walker, it, s, z);
     attn__walk_show(walker, "output", "output", "n_q × d_v", it->output,
-                    (size_t)d_v, n_q, d_v, &info->queries,
-                    &attn__index_labels);
+                    (size_t)d_v, n_q, d_v, &info->queries, &attn__index_labels);
     attn__walk_step_end(walker);
 }
 
@@ -222,11 +226,12 @@ void attn__steps_linear(attn__walker *walker)
     const int n_q = info->n_q, n_k = info->n_k, d_k = info->d_k;
     const int d_v = info->d_v;
     char intro[512];
-    snprintf(intro, sizeof intro, "With φ(x) = elu(x) + 1: output_i = φ(q_i) "
+    snprintf(intro, sizeof intro,
+             "With φ(x) = elu(x) + 1: output_i = φ(q_i) "
              "S ÷ (φ(q_i) · z), where S = Σ_j φ(k_j)ᵀ v_j and z = Σ_j "
              "φ(k_j)%s. n_q = %d, n_k = %d, d_k = %d, d_v = %d.%s",
-             info->causal ? " over j ≤ i (causal)" : " over all keys", n_q,
-             n_k, d_k, d_v,
+             info->causal ? " over j ≤ i (causal)" : " over all keys", n_q, n_k,
+             d_k, d_v,
              info->batched ? " A batch: each item is computed on its own."
                            : "");
     walker->sink->begin(walker, "Linear attention", intro);
@@ -239,9 +244,13 @@ void attn__steps_linear(attn__walker *walker)
         char prefix[16];
         attn__walk_id_prefix(walker, b, prefix, sizeof prefix);
         const linear_item it = {
-            q + attn__item(b, n_q, d_k), k + attn__item(b, n_k, d_k),
-            v + attn__item(b, n_k, d_v), output + attn__item(b, n_q, d_v),
-            b, info->batched ? b : -1, prefix,
+            q + attn__item(b, n_q, d_k),
+            k + attn__item(b, n_k, d_k),
+            v + attn__item(b, n_k, d_v),
+            output + attn__item(b, n_q, d_v),
+            b,
+            info->batched ? b : -1,
+            prefix,
         };
         item_steps(walker, &it);
     }

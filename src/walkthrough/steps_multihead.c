@@ -6,8 +6,9 @@
 #include <stdio.h>
 
 #define TEX_PROJECTIONS "Q = XW_Q,\\quad K = XW_K,\\quad V = XW_V"
-#define TEX_MULTIHEAD "\\operatorname{MultiHead}(X) = \\operatorname{Concat}" \
-                      "(\\text{head}_1, \\dots, \\text{head}_h)\\, W_O"
+#define TEX_MULTIHEAD                                       \
+    "\\operatorname{MultiHead}(X) = \\operatorname{Concat}" \
+    "(\\text{head}_1, \\dots, \\text{head}_h)\\, W_O"
 
 static int is_identity(const double *w, int rows, int cols)
 {
@@ -34,30 +35,30 @@ static void product_equations(attn__walker *walker, const char *title,
         for (int c = 0; c < cols; c++) {
             const double value = out[(size_t)i * (size_t)cols + (size_t)c];
             attn__eq_begin(walker, "%s[%s, %d]", title,
-                           attn__walk_label(row_labels, i, rt, sizeof rt), c + 1);
+                           attn__walk_label(row_labels, i, rt, sizeof rt),
+                           c + 1);
             int kids[ATTN__MAX_KIDS + 1];
             for (int t = 0; t < inner; t++) {
                 const double a = x[(size_t)i * (size_t)inner + (size_t)t];
                 const double m = w[(size_t)t * (size_t)cols + (size_t)c];
                 kids[t] = attn__binary(
                     walker, ATTN__OP_MUL, a * m,
-                    attn__leaf(walker, a, attn__batched(
-                                              attn__ref2(x_name, i, t),
-                                              batch)),
+                    attn__leaf(walker, a,
+                               attn__batched(attn__ref2(x_name, i, t), batch)),
                     attn__leaf(walker, m, attn__ref2(w_name, t, c)));
             }
             int count = inner;
             if (bias != NULL)
                 kids[count++] = attn__leaf(walker, bias[c],
                                            attn__ref1(bias_name, c));
-            attn__eq_chain(walker,
-                           count == 1 ? kids[0]
-                                      : attn__op_node(walker, ATTN__OP_ADD, value,
-                                                   kids, count));
-            attn__eq_chain(walker, attn__leaf(walker, value,
-                                              attn__batched(
-                                                  attn__ref2(out_name, i, c),
-                                                  batch)));
+            attn__eq_chain(walker, count == 1
+                                       ? kids[0]
+                                       : attn__op_node(walker, ATTN__OP_ADD,
+                                                       value, kids, count));
+            attn__eq_chain(
+                walker,
+                attn__leaf(walker, value,
+                           attn__batched(attn__ref2(out_name, i, c), batch)));
             attn__eq_emit(walker);
         }
 }
@@ -68,8 +69,7 @@ static void show_weights(attn__walker *walker)
     static const char *const names[] = {"wq", "wk", "wv", "wo"};
     static const char *const titles[] = {"W_q", "W_k", "W_v", "W_o"};
     static const char *const notes[] = {"d_in × d_model", "d_kv_in × d_model",
-                                        "d_kv_in × d_model",
-                                        "d_model × d_out"};
+                                        "d_kv_in × d_model", "d_model × d_out"};
     const int rows[] = {info->d_in, info->d_kv_in, info->d_kv_in,
                         info->d_model};
     const int cols[] = {info->d_model, info->d_model, info->d_model,
@@ -83,8 +83,7 @@ static void show_weights(attn__walker *walker)
     static const char *const no_name[] = {""};
     const attn__labels vector_row = {no_name, ""};
     for (int i = 0; i < 4; i++) {
-        const attn__value *bias = attn__field_value(walker->problem,
-                                                    biases[i]);
+        const attn__value *bias = attn__field_value(walker->problem, biases[i]);
         if (bias != NULL)
             attn__walk_show(walker, biases[i], biases[i], NULL, bias->data,
                             (size_t)bias->dims[0], 1, bias->dims[0],
@@ -99,15 +98,15 @@ static void inputs_step(attn__walker *walker, const char *prefix, int b,
     const int batch = info->batched ? b : -1;
     char id[ATTN__ID_CAP];
     snprintf(id, sizeof id, "%sinputs", prefix);
-    const int identities =
-        is_identity(attn__walk_field(walker, "wq"), info->d_in,
-                    info->d_model) &&
-        is_identity(attn__walk_field(walker, "wk"), info->d_kv_in,
-                    info->d_model) &&
-        is_identity(attn__walk_field(walker, "wv"), info->d_kv_in,
-                    info->d_model);
+    const int identities = is_identity(attn__walk_field(walker, "wq"),
+                                       info->d_in, info->d_model) &&
+                           is_identity(attn__walk_field(walker, "wk"),
+                                       info->d_kv_in, info->d_model) &&
+                           is_identity(attn__walk_field(walker, "wv"),
+                                       info->d_kv_in, info->d_model);
     attn__walk_step(walker, id, "Start from the token embeddings");
-    attn__walk_sentence(walker, "Each token arrives as a row of numbers, its "
+    attn__walk_sentence(walker,
+                        "Each token arrives as a row of numbers, its "
                         "embedding (X). Three weight matrices turn every row "
                         "into a query, a key and a value. %s",
                         identities ? "Here all three are the identity, so Q, "
@@ -154,19 +153,18 @@ static void projection_step(attn__walker *walker, const char *prefix, int b,
     char id[ATTN__ID_CAP];
     snprintf(id, sizeof id, "%sproject-%s", prefix, targets[which]);
     attn__walk_step(walker, id, "Project to %s", titles[which]);
-    attn__walk_sentence(walker, "Every row of %s times %s gives that token's "
-                        "%s vector: entry c is the sum of the row's numbers, "
-                        "each multiplied by column c of the weight matrix%s.",
-                        which > 0 && cross ? "X_kv" : "X",
-                        weight_titles[which], roles[which],
-                        attn__walk_field(walker, biases[which])
-                            ? ", plus the bias" : "");
+    attn__walk_sentence(
+        walker,
+        "Every row of %s times %s gives that token's "
+        "%s vector: entry c is the sum of the row's numbers, "
+        "each multiplied by column c of the weight matrix%s.",
+        which > 0 && cross ? "X_kv" : "X", weight_titles[which], roles[which],
+        attn__walk_field(walker, biases[which]) ? ", plus the bias" : "");
     attn__walk_formula(walker, TEX_PROJECTIONS,
                        "Q = X W_Q, K = X W_K, V = X W_V");
     attn__walk_region(walker, 0, source, batch, ATTN__REGION_ALL, 0, 0);
     attn__walk_region(walker, 0, weights[which], -1, ATTN__REGION_ALL, 0, 0);
-    attn__walk_region(walker, 1, targets[which], batch, ATTN__REGION_ALL, 0,
-                      0);
+    attn__walk_region(walker, 1, targets[which], batch, ATTN__REGION_ALL, 0, 0);
     const double *out = attn__walk_result(walker, targets[which]) +
                         attn__item(b, rows, info->d_model);
     product_equations(walker, titles[which], targets[which], out, source,
@@ -192,8 +190,8 @@ static void head_steps(attn__walker *walker, const char *prefix, int b, int h)
                                                    1);
     const attn__result *scaled = attn__find_result(walker->problem, "scaled",
                                                    1);
-    const attn__result *weights = attn__find_result(walker->problem,
-                                                    "weights", 1);
+    const attn__result *weights = attn__find_result(walker->problem, "weights",
+                                                    1);
     const attn__result *output = attn__find_result(walker->problem, "output",
                                                    1);
     char result_prefix[24], id_prefix[24], q_title[16], k_title[16],
@@ -204,29 +202,42 @@ static void head_steps(attn__walker *walker, const char *prefix, int b, int h)
     snprintf(k_title, sizeof k_title, "K_%d", h + 1);
     snprintf(v_title, sizeof v_title, "V_%d", h + 1);
     const attn__walk_block block = {
-        .q = attn__walk_result(walker, "q") + attn__item(b, n_q, info->d_model) +
-             column,
-        .k = attn__walk_result(walker, "k") + attn__item(b, n_k, info->d_model) +
-             column,
-        .v = attn__walk_result(walker, "v") + attn__item(b, n_k, info->d_model) +
-             column,
-        .q_stride = width, .k_stride = width, .v_stride = width,
+        .q = attn__walk_result(walker, "q") +
+             attn__item(b, n_q, info->d_model) + column,
+        .k = attn__walk_result(walker, "k") +
+             attn__item(b, n_k, info->d_model) + column,
+        .v = attn__walk_result(walker, "v") +
+             attn__item(b, n_k, info->d_model) + column,
+        .q_stride = width,
+        .k_stride = width,
+        .v_stride = width,
         .q_column = (int)column,
-        .q_name = "q", .k_name = "k", .v_name = "v",
-        .q_title = q_title, .k_title = k_title, .v_title = v_title,
-        .prefix = result_prefix, .id_prefix = id_prefix,
+        .q_name = "q",
+        .k_name = "k",
+        .v_name = "v",
+        .q_title = q_title,
+        .k_title = k_title,
+        .v_title = v_title,
+        .prefix = result_prefix,
+        .id_prefix = id_prefix,
         .scores = scores->data + (size_t)h * scores->count + grid,
         .scaled = scaled->data + (size_t)h * scaled->count + grid,
         .weights = weights->data + (size_t)h * weights->count + grid,
         .output = output->data + (size_t)h * output->count +
                   attn__item(b, n_q, d_head),
         .output_stride = (size_t)d_head,
-        .n_q = n_q, .n_k = n_k, .d_k = d_head, .d_v = d_head,
-        .batch_index = b, .batch = info->batched ? b : -1,
+        .n_q = n_q,
+        .n_k = n_k,
+        .d_k = d_head,
+        .d_v = d_head,
+        .batch_index = b,
+        .batch = info->batched ? b : -1,
     };
     if (info->num_heads > 1) {
-        attn__walk_heading(walker, 2, "Head %d: columns %d to %d of Q, K and "
-                           "V", h + 1, h * d_head + 1, (h + 1) * d_head);
+        attn__walk_heading(walker, 2,
+                           "Head %d: columns %d to %d of Q, K and "
+                           "V",
+                           h + 1, h * d_head + 1, (h + 1) * d_head);
         if (info->batched)
             snprintf(walker->group, sizeof walker->group,
                      "Batch item %d › Head %d", b + 1, h + 1);
@@ -247,11 +258,12 @@ void attn__steps_multihead(attn__walker *walker)
                       !is_identity(attn__walk_field(walker, "wo"), d_model,
                                    info->d_out);
     char intro[512];
-    snprintf(intro, sizeof intro, "Queries n_q = %d, keys n_kv = %d; "
+    snprintf(intro, sizeof intro,
+             "Queries n_q = %d, keys n_kv = %d; "
              "d_model = %d split into numHeads = %d heads of d_head = %d "
              "columns; each head is scaled dot-product attention; the heads "
-             "are concatenated and multiplied by W_o (d_out = %d).%s", n_q,
-             info->n_k, d_model, info->num_heads, info->d_k, info->d_out,
+             "are concatenated and multiplied by W_o (d_out = %d).%s",
+             n_q, info->n_k, d_model, info->num_heads, info->d_k, info->d_out,
              info->batched ? " A batch: each item is computed on its own."
                            : "");
     walker->sink->begin(walker, "Multi-head attention", intro);
@@ -266,8 +278,10 @@ void attn__steps_multihead(attn__walker *walker)
         const int depth = walker->depth;
         for (int h = 0; h < info->num_heads; h++) {
             if (h == ATTN__SHOW_HEADS) {
-                attn__walk_heading(walker, 2, "Heads %d to %d are computed "
-                                   "the same way", h + 1, info->num_heads);
+                attn__walk_heading(walker, 2,
+                                   "Heads %d to %d are computed "
+                                   "the same way",
+                                   h + 1, info->num_heads);
                 break;
             }
             walker->depth = depth + (info->num_heads > 1);
@@ -279,24 +293,26 @@ void attn__steps_multihead(attn__walker *walker)
             const int batch = info->batched ? b : -1;
             snprintf(id, sizeof id, "%sconcat", prefix);
             attn__walk_step(walker, id, "Concatenate the head outputs");
-            attn__walk_sentence(walker, "The heads’ outputs, each d_k = %d "
+            attn__walk_sentence(walker,
+                                "The heads’ outputs, each d_k = %d "
                                 "wide, are laid side by side in head order, "
                                 "which gives back a d_model-wide row (%d) per "
-                                "token.", info->d_k, d_model);
+                                "token.",
+                                info->d_k, d_model);
             attn__walk_region(walker, 1, "concat", batch, ATTN__REGION_ALL, 0,
                               0);
             const double *concat = attn__walk_result(walker, "concat") +
                                    attn__item(b, n_q, d_model);
-            attn__walk_show(walker, "concat", "concat", "n_q × d_model",
-                            concat, (size_t)d_model, n_q, d_model,
-                            &info->queries, &attn__index_labels);
+            attn__walk_show(walker, "concat", "concat", "n_q × d_model", concat,
+                            (size_t)d_model, n_q, d_model, &info->queries,
+                            &attn__index_labels);
             attn__walk_step_end(walker);
 
             snprintf(id, sizeof id, "%smix", prefix);
             attn__walk_step(walker, id, "Output = concat W_o%s",
                             bo != NULL ? " + b_o" : "");
             attn__walk_sentence(walker, "A last projection W_o lets every "
-                                "output column draw on every head.");
+                                        "output column draw on every head.");
             attn__walk_formula(walker, TEX_MULTIHEAD,
                                "MultiHead(X) = Concat(head_1, …, head_h) W_o");
             attn__walk_region(walker, 0, "concat", batch, ATTN__REGION_ALL, 0,

@@ -11,8 +11,8 @@
 static const char *const no_name[] = {""};
 static const attn__labels vector_row = {no_name, ""};
 
-static attn__ref query_ref(const attn__walker *walker, const char *name,
-                           int i, int t)
+static attn__ref query_ref(const attn__walker *walker, const char *name, int i,
+                           int t)
 {
     return walker->info->vector_query ? attn__ref1(name, t)
                                       : attn__ref2(name, i, t);
@@ -34,9 +34,11 @@ static attn__ref energy_ref(const attn__walker *walker, int i, int j, int a)
 static void inputs_step(attn__walker *walker)
 {
     const attn__run_info *info = walker->info;
-    attn__walk_step(walker, "inputs", "The decoder state and the encoder "
+    attn__walk_step(walker, "inputs",
+                    "The decoder state and the encoder "
                     "states");
-    attn__walk_sentence(walker, "The query s is the decoder's state; the keys "
+    attn__walk_sentence(walker,
+                        "The query s is the decoder's state; the keys "
                         "H are the encoder's states, one per source token. "
                         "Each key is scored against the query, the scores "
                         "become weights, and the context is the weighted sum "
@@ -53,8 +55,7 @@ static void inputs_step(attn__walker *walker)
     static const char *const names[] = {"ws", "wh", "w", "v", "b"};
     static const char *const titles[] = {"W_s", "W_h", "W", "v", "b"};
     for (int i = 0; i < 5; i++) {
-        const attn__value *value = attn__field_value(walker->problem,
-                                                     names[i]);
+        const attn__value *value = attn__field_value(walker->problem, names[i]);
         if (value == NULL) continue;
         const int rows = value->rank == 2 ? value->dims[0] : 1;
         const int cols = value->rank == 2 ? value->dims[1] : value->dims[0];
@@ -97,13 +98,14 @@ static void energy_step(attn__walker *walker, int concat)
     const double *keys = attn__walk_field(walker, "keys");
     const double *b = attn__walk_field(walker, "b");
     attn__walk_step(walker, "energies", "Energies");
-    attn__walk_sentence(walker, "%s", concat
-                        ? "energy_j = tanh([s; h_j] W + b), [s; h_j] being s "
-                          "and h_j side by side: one row of d_a numbers per "
-                          "key."
-                        : "energy_j = tanh(s W_s + h_j W_h + b): one row of "
-                          "d_a numbers per key, mixing the query and that "
-                          "key.");
+    attn__walk_sentence(
+        walker, "%s",
+        concat ? "energy_j = tanh([s; h_j] W + b), [s; h_j] being s "
+                 "and h_j side by side: one row of d_a numbers per "
+                 "key."
+               : "energy_j = tanh(s W_s + h_j W_h + b): one row of "
+                 "d_a numbers per key, mixing the query and that "
+                 "key.");
     attn__walk_region(walker, 0, "query", -1, ATTN__REGION_ALL, 0, 0);
     attn__walk_region(walker, 0, "keys", -1, ATTN__REGION_ALL, 0, 0);
     attn__walk_region(walker, 1, "energy", -1, ATTN__REGION_ALL, 0, 0);
@@ -113,13 +115,13 @@ static void energy_step(attn__walker *walker, int concat)
     for (int i = 0; i < n_q && small; i++)
         for (int j = 0; j < n_k; j++)
             for (int a = 0; a < d_a; a++) {
-                const double value = energy[attn__item(i, n_k, d_a) +
-                                            (size_t)j * (size_t)d_a +
-                                            (size_t)a];
-                attn__eq_begin(walker, "energy[%s, %s, %d]",
-                               attn__walk_label(&info->queries, i, qt, sizeof qt),
-                               attn__walk_label(&info->keys, j, kt, sizeof kt),
-                               a + 1);
+                const double value =
+                    energy[attn__item(i, n_k, d_a) + (size_t)j * (size_t)d_a +
+                           (size_t)a];
+                attn__eq_begin(
+                    walker, "energy[%s, %s, %d]",
+                    attn__walk_label(&info->queries, i, qt, sizeof qt),
+                    attn__walk_label(&info->keys, j, kt, sizeof kt), a + 1);
                 int kids[ATTN__MAX_KIDS], count = 0;
                 const double *s = query + attn__item(i, 1, d_s);
                 const double *h = keys + attn__item(j, 1, d_h);
@@ -137,13 +139,12 @@ static void energy_step(attn__walker *walker, int concat)
                                                attn__ref1("b", a));
                     sum += b[a];
                 }
-                attn__eq_chain(walker, attn__unary(
-                                           walker, ATTN__OP_TANH, value,
+                attn__eq_chain(walker,
+                               attn__unary(walker, ATTN__OP_TANH, value,
                                            attn__op_node(walker, ATTN__OP_ADD,
-                                                      sum, kids, count)));
+                                                         sum, kids, count)));
                 attn__eq_chain(walker, attn__leaf(walker, value,
-                                                  energy_ref(walker, i, j,
-                                                             a)));
+                                                  energy_ref(walker, i, j, a)));
                 attn__eq_emit(walker);
             }
     attn__walk_step_end(walker);
@@ -201,12 +202,12 @@ static void scores_step(attn__walker *walker, const char *title,
                     int inner[ATTN__MAX_KIDS], count = 0;
                     x = s[t];
                     y = product_terms(walker, inner, &count, h,
-                                      attn__ref2("keys", j, 0), info->d_h,
-                                      "w", w, 0, t, info->d_s);
+                                      attn__ref2("keys", j, 0), info->d_h, "w",
+                                      w, 0, t, info->d_s);
                     a = attn__leaf(walker, x, query_ref(walker, "query", i, t));
                     b = count == 1 ? inner[0]
                                    : attn__op_node(walker, ATTN__OP_ADD, y,
-                                                inner, count);
+                                                   inner, count);
                 } else {
                     x = v[t];
                     y = energy[attn__item(i, n_k, info->d_a) +
@@ -216,13 +217,12 @@ static void scores_step(attn__walker *walker, const char *title,
                 }
                 kids[t] = attn__binary(walker, ATTN__OP_MUL, x * y, a, b);
             }
-            attn__eq_chain(walker, width == 1 ? kids[0]
-                                              : attn__op_node(walker,
-                                                           ATTN__OP_ADD,
-                                                           value, kids,
-                                                           width));
-            attn__eq_chain(walker, attn__leaf(walker, value,
-                                              score_ref(walker, i, j)));
+            attn__eq_chain(walker, width == 1
+                                       ? kids[0]
+                                       : attn__op_node(walker, ATTN__OP_ADD,
+                                                       value, kids, width));
+            attn__eq_chain(walker,
+                           attn__leaf(walker, value, score_ref(walker, i, j)));
             attn__eq_emit(walker);
         }
     show_scores(walker);
@@ -234,15 +234,23 @@ static void context_steps(attn__walker *walker)
 {
     const attn__run_info *info = walker->info;
     const attn__walk_block block = {
-        .v = attn__walk_field(walker, "keys"), .v_stride = (size_t)info->d_h,
-        .v_name = "keys", .v_title = "H", .prefix = "", .id_prefix = "",
-        .scaled_tensor = "scores", .output_tensor = "context",
+        .v = attn__walk_field(walker, "keys"),
+        .v_stride = (size_t)info->d_h,
+        .v_name = "keys",
+        .v_title = "H",
+        .prefix = "",
+        .id_prefix = "",
+        .scaled_tensor = "scores",
+        .output_tensor = "context",
         .scaled = attn__walk_result(walker, "scores"),
         .weights = attn__walk_result(walker, "weights"),
         .output = attn__walk_result(walker, "context"),
         .output_stride = (size_t)info->d_h,
-        .n_q = info->n_q, .n_k = info->n_k, .d_v = info->d_h,
-        .batch_index = 0, .batch = -1,
+        .n_q = info->n_q,
+        .n_k = info->n_k,
+        .d_v = info->d_h,
+        .batch_index = 0,
+        .batch = -1,
     };
     attn__walk_softmax_rows(walker, &block);
     attn__walk_output_rows(walker, &block, "context",
@@ -255,17 +263,19 @@ void attn__steps_additive(attn__walker *walker)
 {
     const attn__run_info *info = walker->info;
     char intro[512];
-    snprintf(intro, sizeof intro, "For each query s and key h_j: energy_j = "
+    snprintf(intro, sizeof intro,
+             "For each query s and key h_j: energy_j = "
              "tanh(s W_s + h_j W_h + b), score_j = v · energy_j, weights = "
              "softmax(scores), context = Σ_j weights_j h_j. n_q = %d, "
-             "n_k = %d, d_s = %d, d_h = %d, d_a = %d.", info->n_q, info->n_k,
-             info->d_s, info->d_h, info->d_a);
+             "n_k = %d, d_s = %d, d_h = %d, d_a = %d.",
+             info->n_q, info->n_k, info->d_s, info->d_h, info->d_a);
     walker->sink->begin(walker, "Additive (Bahdanau) attention", intro);
     inputs_step(walker);
     energy_step(walker, 0);
     scores_step(walker, "Scores: score_j = v · energy_j",
                 "Each score is the dot product of the vector v with the "
-                "key's energy row.", ATTN_LUONG_CONCAT);
+                "key's energy row.",
+                ATTN_LUONG_CONCAT);
     context_steps(walker);
 }
 
@@ -286,10 +296,12 @@ void attn__steps_luong(attn__walker *walker)
         "energy row.",
     };
     char intro[512], heading[64];
-    snprintf(intro, sizeof intro, "For each query s and key h_j: %s, weights "
+    snprintf(intro, sizeof intro,
+             "For each query s and key h_j: %s, weights "
              "= softmax(scores), context = Σ_j weights_j h_j. n_q = %d, "
-             "n_k = %d, d_s = %d, d_h = %d.", formulas[info->method],
-             info->n_q, info->n_k, info->d_s, info->d_h);
+             "n_k = %d, d_s = %d, d_h = %d.",
+             formulas[info->method], info->n_q, info->n_k, info->d_s,
+             info->d_h);
     snprintf(heading, sizeof heading, "Luong attention (%s)",
              titles[info->method]);
     walker->sink->begin(walker, heading, intro);

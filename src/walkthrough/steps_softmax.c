@@ -7,24 +7,28 @@
 #include <math.h>
 #include <stdio.h>
 
-#define TEX_SOFTMAX "\\operatorname{softmax}(x)_j = \\frac{e^{x_j - m}}" \
-                    "{\\sum_k e^{x_k - m}},\\quad m = \\max_k x_k"
-#define PLAIN_SOFTMAX "softmax(x)_j = exp(x_j − m) ÷ Σ_k exp(x_k − m), " \
-                      "m = max_k x_k"
+#define TEX_SOFTMAX                                      \
+    "\\operatorname{softmax}(x)_j = \\frac{e^{x_j - m}}" \
+    "{\\sum_k e^{x_k - m}},\\quad m = \\max_k x_k"
+#define PLAIN_SOFTMAX                                        \
+    "softmax(x)_j = exp(x_j − m) ÷ Σ_k exp(x_k − m), " \
+    "m = max_k x_k"
 
 static void scale_step(attn__walker *walker, const attn__walk_block *block,
                        const char *id, int masked)
 {
     const attn__run_info *info = walker->info;
     char qt[ATTN__LABEL_CAP], kt[ATTN__LABEL_CAP];
-    attn__walk_step(walker, id, "%s", masked ? "Scale and mask the inputs"
-                                             : "Scale the inputs");
-    attn__walk_sentence(walker, "Every input is multiplied by the same "
+    attn__walk_step(walker, id, "%s",
+                    masked ? "Scale and mask the inputs" : "Scale the inputs");
+    attn__walk_sentence(walker,
+                        "Every input is multiplied by the same "
                         "factor first; shrinking the inputs brings them "
                         "closer together and evens out the weights.%s",
                         masked ? " A mask leaves some entries out: they "
                                  "become −∞, and since exp(−∞) = 0 they get "
-                                 "no weight at all." : "");
+                                 "no weight at all."
+                               : "");
     attn__walk_region(walker, 0, "x", block->batch, ATTN__REGION_ALL, 0, 0);
     attn__walk_region(walker, 1, "scaled", block->batch, ATTN__REGION_ALL, 0,
                       0);
@@ -41,13 +45,11 @@ static void scale_step(attn__walker *walker, const attn__walk_block *block,
                            attn__walk_label(&info->queries, i, qt, sizeof qt),
                            attn__walk_label(&info->keys, j, kt, sizeof kt));
             if (block->scaled[at] > -INFINITY)
-                attn__eq_chain(walker, attn__binary(
-                                           walker, ATTN__OP_MUL,
-                                           block->scaled[at],
-                                           attn__leaf(walker, block->q[at],
-                                                      x_ref),
-                                           attn__constant(walker,
-                                                          info->scale)));
+                attn__eq_chain(
+                    walker,
+                    attn__binary(walker, ATTN__OP_MUL, block->scaled[at],
+                                 attn__leaf(walker, block->q[at], x_ref),
+                                 attn__constant(walker, info->scale)));
             attn__eq_chain(walker, attn__leaf(walker, block->scaled[at], ref));
             attn__eq_emit(walker);
         }
@@ -64,19 +66,28 @@ static const struct row_stage {
     const char *reads, *produces[2];
     int parts;
 } row_stages[] = {
-    {"max", "the largest entry",
+    {"max",
+     "the largest entry",
      "Find the largest entry. Subtracting it from every entry leaves the "
      "weights unchanged (it cancels in the division) but keeps every "
      "exponential at most 1, so nothing overflows.",
-     "scaled", {"max", NULL}, ATTN__SOFTMAX_MAX},
-    {"exp", "exponentials",
+     "scaled",
+     {"max", NULL},
+     ATTN__SOFTMAX_MAX},
+    {"exp",
+     "exponentials",
      "Take e to the power of each entry minus the maximum. The largest entry "
      "gives exactly 1; an entry far below it gives almost 0.",
-     "scaled", {"exp", NULL}, ATTN__SOFTMAX_EXP},
-    {"sum", "sum and divide",
+     "scaled",
+     {"exp", NULL},
+     ATTN__SOFTMAX_EXP},
+    {"sum",
+     "sum and divide",
      "Add the exponentials and divide each by the total: the results are the "
      "weights, and they add up to 1.",
-     "exp", {"sum", "weights"}, ATTN__SOFTMAX_SUM | ATTN__SOFTMAX_WEIGHTS},
+     "exp",
+     {"sum", "weights"},
+     ATTN__SOFTMAX_SUM | ATTN__SOFTMAX_WEIGHTS},
 };
 
 static void row_steps(attn__walker *walker, const attn__walk_block *block,
@@ -103,9 +114,9 @@ static void row_steps(attn__walker *walker, const attn__walk_block *block,
                               ATTN__REGION_ROWS, i, i);
         attn__softmax_equations(walker, block, i, stage->parts);
         if (stage->produces[1] != NULL && i == block->n_q - 1)
-            attn__walk_show(walker, "weights", "weights", NULL,
-                            block->weights, (size_t)block->n_k, block->n_q,
-                            block->n_k, &info->queries, &info->keys);
+            attn__walk_show(walker, "weights", "weights", NULL, block->weights,
+                            (size_t)block->n_k, block->n_q, block->n_k,
+                            &info->queries, &info->keys);
         attn__walk_step_end(walker);
     }
 }
@@ -116,8 +127,10 @@ void attn__steps_softmax(attn__walker *walker)
     const int rows = info->n_q, cols = info->n_k;
     const int masked = attn__field_value(walker->problem, "mask") != NULL;
     char intro[256];
-    snprintf(intro, sizeof intro, "weights = softmax(x%s) along each row of "
-             "%d entries.%s", info->scale != 1.0 ? " × scale" : "", cols,
+    snprintf(intro, sizeof intro,
+             "weights = softmax(x%s) along each row of "
+             "%d entries.%s",
+             info->scale != 1.0 ? " × scale" : "", cols,
              info->batched ? " A batch: each item is computed on its own."
                            : "");
     walker->sink->begin(walker, "Softmax", intro);
@@ -131,34 +144,40 @@ void attn__steps_softmax(attn__walker *walker)
         attn__walk_id_prefix(walker, b, prefix, sizeof prefix);
         const size_t grid = attn__item(b, rows, cols);
         const attn__walk_block block = {
-            .q = x + grid, .prefix = "", .id_prefix = prefix,
-            .scaled = scaled + grid, .weights = weights + grid,
-            .n_q = rows, .n_k = cols, .batch_index = b,
+            .q = x + grid,
+            .prefix = "",
+            .id_prefix = prefix,
+            .scaled = scaled + grid,
+            .weights = weights + grid,
+            .n_q = rows,
+            .n_k = cols,
+            .batch_index = b,
             .batch = info->batched ? b : -1,
         };
         snprintf(id, sizeof id, "%sinputs", prefix);
         attn__walk_step(walker, id, "The numbers going into the softmax");
-        attn__walk_sentence(walker, "The softmax turns any list of numbers "
+        attn__walk_sentence(walker,
+                            "The softmax turns any list of numbers "
                             "into positive weights that add up to 1; larger "
                             "numbers get larger weights. How uneven the "
                             "weights come out depends on how far apart the "
                             "inputs are.");
         attn__walk_formula(walker, TEX_SOFTMAX, PLAIN_SOFTMAX);
-        attn__walk_region(walker, 0, "x", block.batch, ATTN__REGION_ALL, 0,
-                          0);
+        attn__walk_region(walker, 0, "x", block.batch, ATTN__REGION_ALL, 0, 0);
         attn__walk_show(walker, "x", "x", NULL, x + grid, (size_t)cols, rows,
                         cols, &info->queries, &info->keys);
         attn__walk_step_end(walker);
         snprintf(id, sizeof id, "%sscale", prefix);
-        if (info->scale != 1.0 || masked) scale_step(walker, &block, id,
-                                                     masked);
-        for (int i = 0; i < shown_rows; i++) row_steps(walker, &block, prefix,
-                                                        i);
+        if (info->scale != 1.0 || masked)
+            scale_step(walker, &block, id, masked);
+        for (int i = 0; i < shown_rows; i++)
+            row_steps(walker, &block, prefix, i);
         static const char *const shown[] = {"x", "weights"};
         snprintf(id, sizeof id, "%sdone", prefix);
         attn__walk_done(walker, id, "The weights",
                         "Compare the inputs with the weights: the larger the "
                         "gaps between the inputs, the closer the weights come "
-                        "to a single 1.", NULL, NULL, shown, 2);
+                        "to a single 1.",
+                        NULL, NULL, shown, 2);
     }
 }

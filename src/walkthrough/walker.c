@@ -33,11 +33,15 @@ const char *attn__walk_label(const attn__labels *labels, int i, char *tmp,
      * inside one, so the walkthrough stays valid UTF-8. */
     for (const char *c = label; *c;) {
         const unsigned char lead = (unsigned char)*c;
-        const size_t size = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+        const size_t size = lead < 0xC0   ? 1
+                            : lead < 0xE0 ? 2
+                            : lead < 0xF0 ? 3
+                                          : 4;
         if (used + size + 4 >= cap) break;
         for (size_t k = 0; k < size && *c; k++, c++)
             tmp[used++] = *c == ATTN__LABEL_OPEN || *c == ATTN__LABEL_CLOSE
-                              ? '?' : *c;
+                              ? '?'
+                              : *c;
     }
     tmp[used++] = ATTN__LABEL_CLOSE;
     tmp[used] = '\0';
@@ -57,8 +61,8 @@ void attn__walk_heading(attn__walker *walker, int level, const char *format,
     walker->sink->heading(walker, level, title);
 }
 
-void attn__walk_step(attn__walker *walker, const char *id,
-                     const char *format, ...)
+void attn__walk_step(attn__walker *walker, const char *id, const char *format,
+                     ...)
 {
     walker->step++;
     snprintf(walker->id, sizeof walker->id, "%s", id);
@@ -89,8 +93,8 @@ void attn__walk_formula(attn__walker *walker, const char *tex,
 void attn__walk_region(attn__walker *walker, int produces, const char *name,
                        int batch, int shape, int first, int last)
 {
-    const attn__region region = {produces, name, batch, shape,
-                                 {first, last}, 0};
+    const attn__region region = {produces, name,          batch,
+                                 shape,    {first, last}, 0};
     walker->sink->region(walker, &region);
 }
 
@@ -107,25 +111,22 @@ void attn__walk_step_end(attn__walker *walker)
 attn__matrix_view attn__view(const char *name, const char *tensor,
                              const char *note, const double *data,
                              size_t stride, int rows, int cols,
-                             attn__labels row_labels,
-                             attn__labels col_labels)
+                             attn__labels row_labels, attn__labels col_labels)
 {
-    const attn__matrix_view view = {name, tensor, note, data, stride,
-                                    rows, cols, row_labels, col_labels};
+    const attn__matrix_view view = {name, tensor, note,       data,      stride,
+                                    rows, cols,   row_labels, col_labels};
     return view;
 }
 
 void attn__walk_show(attn__walker *walker, const char *name, const char *tensor,
-                 const char *note, const double *data, size_t stride,
-                 int rows, int cols, const attn__labels *row_labels,
-                 const attn__labels *col_labels)
+                     const char *note, const double *data, size_t stride,
+                     int rows, int cols, const attn__labels *row_labels,
+                     const attn__labels *col_labels)
 {
     const attn__matrix_view view = attn__view(
-        name, tensor, note, data, stride, rows, cols, *row_labels,
-        *col_labels);
+        name, tensor, note, data, stride, rows, cols, *row_labels, *col_labels);
     attn__walk_table(walker, &view);
 }
-
 
 const char *attn__walk_title(const attn__walker *walker, const char *own)
 {
@@ -159,7 +160,7 @@ int attn__walk_items(const attn__run_info *info)
 }
 
 void attn__walk_id_prefix(const attn__walker *walker, int b, char *out,
-                      size_t cap)
+                          size_t cap)
 {
     if (walker->info->batched)
         snprintf(out, cap, "b%d-", b + 1);
@@ -167,10 +168,9 @@ void attn__walk_id_prefix(const attn__walker *walker, int b, char *out,
         out[0] = '\0';
 }
 
-void attn__walk_done(attn__walker *walker, const char *id,
-                      const char *title, const char *sentence,
-                      const char *tex, const char *plain,
-                      const char *const *names, int count)
+void attn__walk_done(attn__walker *walker, const char *id, const char *title,
+                     const char *sentence, const char *tex, const char *plain,
+                     const char *const *names, int count)
 {
     attn__walk_step(walker, id, "%s", title);
     attn__walk_sentence(walker, "%s", sentence);
@@ -266,7 +266,7 @@ int attn__constant(attn__walker *walker, double value)
 }
 
 int attn__op_node(attn__walker *walker, int op, double value, const int *kids,
-               int count)
+                  int count)
 {
     for (int i = 0; i < count; i++)
         if (kids[i] < 0) return -1;
@@ -294,8 +294,8 @@ int attn__binary(attn__walker *walker, int op, double value, int a, int b)
     return attn__op_node(walker, op, value, kids, 2);
 }
 
-int attn__vector_leaves(attn__walker *walker, const double *data,
-                        size_t step, int n, attn__ref ref)
+int attn__vector_leaves(attn__walker *walker, const double *data, size_t step,
+                        int n, attn__ref ref)
 {
     int kids[ATTN__MAX_KIDS];
     if (n > ATTN__MAX_KIDS) return -1;

@@ -16,16 +16,16 @@
 #include "walkthrough/walkthrough.h"
 
 enum {
-    ATTN__SHOW_ROWS = 8,     /* tables show at most 8 x 8 entries */
-    ATTN__SHOW_BATCH = 4,    /* batch items walked through */
-    ATTN__SHOW_HEADS = 8,    /* heads walked through */
-    ATTN__MAX_TERMS = 16,    /* sums are spelled out up to this many terms */
-    ATTN__STEP_ROWS = 16,    /* rows stepped through one at a time */
-    ATTN__CELL_STEPS = 36,   /* scores get a step per cell up to this many */
-    ATTN__DETAIL_CELLS = 256,/* equations of a step, at most */
-    ATTN__NODE_CAP = 4096,   /* nodes of one equation, at most */
-    ATTN__MAX_KIDS = 64,     /* operands of one operation, at most */
-    ATTN__MAX_CHAIN = 4,     /* expressions of one equation, at most */
+    ATTN__SHOW_ROWS = 8,      /* tables show at most 8 x 8 entries */
+    ATTN__SHOW_BATCH = 4,     /* batch items walked through */
+    ATTN__SHOW_HEADS = 8,     /* heads walked through */
+    ATTN__MAX_TERMS = 16,     /* sums are spelled out up to this many terms */
+    ATTN__STEP_ROWS = 16,     /* rows stepped through one at a time */
+    ATTN__CELL_STEPS = 36,    /* scores get a step per cell up to this many */
+    ATTN__DETAIL_CELLS = 256, /* equations of a step, at most */
+    ATTN__NODE_CAP = 4096,    /* nodes of one equation, at most */
+    ATTN__MAX_KIDS = 64,      /* operands of one operation, at most */
+    ATTN__MAX_CHAIN = 4,      /* expressions of one equation, at most */
     ATTN__ID_CAP = 48,
     ATTN__TITLE_CAP = 256,
     ATTN__NAME_CAP = 40
@@ -57,28 +57,28 @@ typedef struct attn__ref {
 } attn__ref;
 
 typedef struct attn__node {
-    int op;            /* an attn__op */
-    double value;      /* ATTN__OP_VEC: unused (its operands hold it) */
-    attn__ref ref;     /* the cell this node's value is, if any */
-    int first, count;  /* operands: kids[first .. first + count) */
+    int op;           /* an attn__op */
+    double value;     /* ATTN__OP_VEC: unused (its operands hold it) */
+    attn__ref ref;    /* the cell this node's value is, if any */
+    int first, count; /* operands: kids[first .. first + count) */
 } attn__node;
 
 /* A region of a tensor a step reads or produces. */
 typedef enum attn__region_shape {
-    ATTN__REGION_ALL,   /* every cell */
-    ATTN__REGION_ROWS,  /* rows index[0] .. index[1] (inclusive) */
-    ATTN__REGION_CELL,  /* the cell (index[0], index[1]) */
-    ATTN__REGION_COLS   /* columns index[0] .. index[1] of every row */
+    ATTN__REGION_ALL,  /* every cell */
+    ATTN__REGION_ROWS, /* rows index[0] .. index[1] (inclusive) */
+    ATTN__REGION_CELL, /* the cell (index[0], index[1]) */
+    ATTN__REGION_COLS  /* columns index[0] .. index[1] of every row */
 } attn__region_shape;
 
 typedef struct attn__region {
-    int produces;      /* 1: the step computes it; 0: the step reads it */
-    const char *name;  /* as in attn__ref */
-    int batch;         /* batch item, or -1 when the problem is not batched */
-    int shape;         /* an attn__region_shape */
+    int produces;     /* 1: the step computes it; 0: the step reads it */
+    const char *name; /* as in attn__ref */
+    int batch;        /* batch item, or -1 when the problem is not batched */
+    int shape;        /* an attn__region_shape */
     int index[2];
-    int masked_only;   /* ATTN__REGION_ALL of scaled: just its masked cells;
-                          -1: just its unmasked cells */
+    int masked_only; /* ATTN__REGION_ALL of scaled: just its masked cells;
+                        -1: just its unmasked cells */
 } attn__region;
 
 /* A matrix an export shows as a table: entry (r, c) is
@@ -124,24 +124,24 @@ struct attn__walker {
     const attn_problem *problem;
     const attn__run_info *info;
     /* The step being written. */
-    int step;                     /* its number, from 1 */
+    int step; /* its number, from 1 */
     char id[ATTN__ID_CAP];
     char title[ATTN__TITLE_CAP];
-    char group[ATTN__TITLE_CAP];  /* "Batch item 2 › Head 1", or "" */
-    int depth;                    /* heading levels below the document's */
+    char group[ATTN__TITLE_CAP]; /* "Batch item 2 › Head 1", or "" */
+    int depth;                   /* heading levels below the document's */
     /* The equation being built: nodes and operands, then its chain. */
-    attn__node *nodes;            /* [ATTN__NODE_CAP] */
-    int *kids;                    /* [ATTN__NODE_CAP] */
+    attn__node *nodes; /* [ATTN__NODE_CAP] */
+    int *kids;         /* [ATTN__NODE_CAP] */
     int node_count, kid_count;
-    int overflow;                 /* the equation outgrew the pool */
-    char label[ATTN__TITLE_CAP];  /* what the equation computes: "S[cat, sat]" */
-    int chain[ATTN__MAX_CHAIN];   /* expressions equal to each other */
+    int overflow;                /* the equation outgrew the pool */
+    char label[ATTN__TITLE_CAP]; /* what the equation computes: "S[cat, sat]" */
+    int chain[ATTN__MAX_CHAIN];  /* expressions equal to each other */
     int chain_length;
-    int equations;                /* written in this step */
+    int equations; /* written in this step */
     /* Renderer state. */
-    attn__number_cache *numbers;  /* the steps JSON's numbers */
+    attn__number_cache *numbers; /* the steps JSON's numbers */
     int need_blank, in_list, in_code, lists, steps_written;
-    int only_step;                /* the equations sink: the step written */
+    int only_step; /* the equations sink: the step written */
     const char *last_formula;
 };
 
@@ -166,8 +166,8 @@ extern const attn__labels attn__index_labels;
 void attn__walk_heading(attn__walker *walker, int level, const char *format,
                         ...) ATTN__PRINTF_LIKE(3, 4);
 /* Starts step `id` ("score-0-1") titled by format. */
-void attn__walk_step(attn__walker *walker, const char *id,
-                     const char *format, ...) ATTN__PRINTF_LIKE(3, 4);
+void attn__walk_step(attn__walker *walker, const char *id, const char *format,
+                     ...) ATTN__PRINTF_LIKE(3, 4);
 void attn__walk_sentence(attn__walker *walker, const char *format, ...)
     ATTN__PRINTF_LIKE(2, 3);
 void attn__walk_formula(attn__walker *walker, const char *tex,
@@ -179,10 +179,9 @@ void attn__walk_table(attn__walker *walker, const attn__matrix_view *view);
 void attn__walk_step_end(attn__walker *walker);
 
 /* A table of rows × cols entries of data, rows `stride` apart. */
-void attn__walk_show(attn__walker *walker, const char *name,
-                     const char *tensor, const char *note, const double *data,
-                     size_t stride, int rows, int cols,
-                     const attn__labels *row_labels,
+void attn__walk_show(attn__walker *walker, const char *name, const char *tensor,
+                     const char *note, const double *data, size_t stride,
+                     int rows, int cols, const attn__labels *row_labels,
                      const attn__labels *col_labels);
 
 /* Batch items: opens item b (a heading, a group of steps) when the problem
@@ -195,8 +194,8 @@ void attn__walk_id_prefix(const attn__walker *walker, int b, char *out,
 
 /* A closing step that shows the named tensors whole. */
 void attn__walk_done(attn__walker *walker, const char *id, const char *title,
-                     const char *sentence, const char *tex,
-                     const char *plain, const char *const *names, int count);
+                     const char *sentence, const char *tex, const char *plain,
+                     const char *const *names, int count);
 
 /* A field's data, or a whole-problem result's (NULL when absent). */
 const double *attn__walk_field(const attn__walker *walker, const char *name);
@@ -212,8 +211,7 @@ static inline size_t attn__item(int b, int rows, int cols)
 attn__matrix_view attn__view(const char *name, const char *tensor,
                              const char *note, const double *data,
                              size_t stride, int rows, int cols,
-                             attn__labels row_labels,
-                             attn__labels col_labels);
+                             attn__labels row_labels, attn__labels col_labels);
 
 /* ---- Equations (walker.c) ----
  * Built bottom-up: leaves and operations return node numbers (or -1 once
@@ -226,13 +224,13 @@ void attn__eq_begin(attn__walker *walker, const char *format, ...)
 int attn__leaf(attn__walker *walker, double value, attn__ref ref);
 int attn__constant(attn__walker *walker, double value);
 int attn__op_node(attn__walker *walker, int op, double value, const int *kids,
-               int count);
+                  int count);
 int attn__unary(attn__walker *walker, int op, double value, int kid);
 int attn__binary(attn__walker *walker, int op, double value, int a, int b);
 /* [leaves of data[0..n) step apart], each leaf naming ref with its last
  * index running from 0. */
-int attn__vector_leaves(attn__walker *walker, const double *data,
-                        size_t step, int n, attn__ref ref);
+int attn__vector_leaves(attn__walker *walker, const double *data, size_t step,
+                        int n, attn__ref ref);
 void attn__eq_chain(attn__walker *walker, int node);
 void attn__eq_emit(attn__walker *walker);
 
@@ -247,23 +245,23 @@ attn__ref attn__batched(attn__ref ref, int b);
 
 /* One attention computation (a batch item, or a head of one). */
 typedef struct attn__walk_block {
-    const double *q, *k, *v;  /* q and k NULL when scores were given; v NULL
-                                 without an output */
+    const double *q, *k, *v; /* q and k NULL when scores were given; v NULL
+                                without an output */
     size_t q_stride, k_stride, v_stride;
-    int q_column;             /* first column of q, k, v in their tensors */
+    int q_column; /* first column of q, k, v in their tensors */
     const char *q_name, *k_name, *v_name;    /* tensor names: "q", ... */
     const char *q_title, *k_title, *v_title; /* "Q", "Q₁", ... */
-    const char *prefix;       /* of result names: "" or "heads.1." */
+    const char *prefix;        /* of result names: "" or "heads.1." */
     const char *scaled_tensor; /* the softmax's input, if not prefix +
                                   "scaled" ("scores" for additive) */
     const char *output_tensor; /* the output, if not prefix + "output" */
-    const char *id_prefix;    /* of step ids: "" or "b2-h1-" */
+    const char *id_prefix;     /* of step ids: "" or "b2-h1-" */
     const double *scores, *scaled, *weights; /* [n_q, n_k] */
-    const double *output;     /* [n_q, d_v] rows output_stride apart */
+    const double *output; /* [n_q, d_v] rows output_stride apart */
     size_t output_stride;
     int n_q, n_k, d_k, d_v;
-    int batch_index;          /* for the key length of this item */
-    int batch;                /* batch index of refs, or -1 */
+    int batch_index; /* for the key length of this item */
+    int batch;       /* batch index of refs, or -1 */
 } attn__walk_block;
 
 void attn__walk_attention_block(attn__walker *walker,
@@ -285,13 +283,12 @@ void attn__walk_softmax_rows(attn__walker *walker,
                              const attn__walk_block *block);
 
 /* Output rows = weights times the rows of v, a step per row. */
-void attn__walk_output_rows(attn__walker *walker,
-                            const attn__walk_block *block,
+void attn__walk_output_rows(attn__walker *walker, const attn__walk_block *block,
                             const char *output_name, const char *sentence);
 
 /* ---- Kinds ---- */
 
-void attn__steps_sdpa(attn__walker *walker);         /* steps_attention.c */
+void attn__steps_sdpa(attn__walker *walker); /* steps_attention.c */
 /* Its backward pass, when the problem has gradOutput (steps_backward.c). */
 void attn__steps_sdpa_backward(attn__walker *walker);
 void attn__steps_weighted_sum(attn__walker *walker); /* steps_attention.c */

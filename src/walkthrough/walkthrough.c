@@ -39,16 +39,16 @@ static const attn__sink *sink_of(int format, const attn__walk_style **style)
 }
 
 /* The equation pool and the number cache live for one walk. */
-int attn__format_walkthrough(const attn_problem *problem, int format,
-                             int step, attn__text *text)
+int attn__format_walkthrough(const attn_problem *problem, int format, int step,
+                             attn__text *text)
 {
     const attn_allocator *allocator = &problem->allocator;
-    attn__node *nodes = allocator->allocate(
-        allocator->context, ATTN__NODE_CAP * sizeof *nodes);
+    attn__node *nodes = allocator->allocate(allocator->context,
+                                            ATTN__NODE_CAP * sizeof *nodes);
     int *kids = allocator->allocate(allocator->context,
                                     ATTN__NODE_CAP * sizeof *kids);
-    attn__number_cache *numbers =
-        allocator->allocate(allocator->context, sizeof *numbers);
+    attn__number_cache *numbers = allocator->allocate(allocator->context,
+                                                      sizeof *numbers);
     int status = ATTN_OK;
     if (nodes == NULL || kids == NULL || numbers == NULL) {
         status = attn__fail_nomem(problem);

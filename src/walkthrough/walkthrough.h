@@ -18,7 +18,7 @@ void attn__format_json(const attn_problem *problem, attn__text *text);
  * ATTN_ERR_RANGE past the last), which the other formats ignore
  * (walkthrough.c) */
 enum { ATTN__FORMAT_EQUATIONS = -1 };
-int attn__format_walkthrough(const attn_problem *problem, int format,
-                             int step, attn__text *text);
+int attn__format_walkthrough(const attn_problem *problem, int format, int step,
+                             attn__text *text);
 
 #endif /* ATTN_WALKTHROUGH_H */

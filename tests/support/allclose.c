@@ -21,8 +21,8 @@ void assert_allclose_at(const double *actual, const double *expected,
     for (size_t i = 0; i < count; i++) {
         if (!close_enough(actual[i], expected[i], rtol, atol)) {
             print_error("%s:%d: element %zu is %.17g, expected %.17g "
-                        "(rtol %g, atol %g)\n", file, line, i, actual[i],
-                        expected[i], rtol, atol);
+                        "(rtol %g, atol %g)\n",
+                        file, line, i, actual[i], expected[i], rtol, atol);
             _fail(file, line);
         }
     }

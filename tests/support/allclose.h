@@ -14,7 +14,7 @@ void assert_allclose_at(const double *actual, const double *expected,
                         size_t count, double rtol, double atol,
                         const char *file, int line);
 
-#define assert_allclose(actual, expected, count, rtol, atol) \
+#define assert_allclose(actual, expected, count, rtol, atol)          \
     assert_allclose_at((actual), (expected), (count), (rtol), (atol), \
                        __FILE__, __LINE__)
 

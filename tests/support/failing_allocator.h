@@ -9,7 +9,7 @@
 typedef struct failing_allocator {
     long fail_at; /* index of the allocation that fails; -1 = none */
     long calls;
-    long live;    /* blocks allocated and not yet released */
+    long live; /* blocks allocated and not yet released */
 } failing_allocator;
 
 /* The attn_allocator that fails and counts through *counts. */

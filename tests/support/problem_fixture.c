@@ -19,7 +19,8 @@ static void set_tensor(attn_problem *problem, const char *field, int rank,
 {
     const int status = attn_problem_set_tensor(problem, field, rank, dims,
                                                data);
-    if (status != ATTN_OK) fail_msg("%s: %s", field, attn_problem_error(problem));
+    if (status != ATTN_OK)
+        fail_msg("%s: %s", field, attn_problem_error(problem));
 }
 
 void problem_vector(attn_problem *problem, const char *field, int n,
