@@ -108,7 +108,8 @@ async function onWorkers(browser, url) {
     const fastest = async (size) => {
       const pool = await createAttentionPool({ size, spawn, wasmBinary });
       let best = Infinity;
-      for (let k = 0; k < runs; k++) await measureOnWorkers({ pool, T, post: ({ ms }) => { best = Math.min(best, ms); } });
+      for (let k = 0; k < runs; k++) await measureOnWorkers({ pool, T,
+          post: ({ ms }) => { best = Math.min(best, ms); } });
       pool.close();
       return best;
     };

@@ -162,7 +162,9 @@ async function start() {
   let engine;
   let presets;
   try {
-    const engineSource = inlined ? { wasmBinary: await inlinedFile(inlined.wasmGzip).arrayBuffer() } : { wasmUrl: PAGE_ENGINE };
+    const engineSource = inlined
+      ? { wasmBinary: await inlinedFile(inlined.wasmGzip).arrayBuffer() }
+      : { wasmUrl: PAGE_ENGINE };
     [engine, presets] = await Promise.all([loadAttention(engineSource), loadPresets()]);
   } catch (error) {
     for (const failed of [slot, ...sectionSlots().map(([, element]) => element)]) {

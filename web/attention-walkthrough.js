@@ -149,7 +149,8 @@ class AttentionWalkthrough extends ElementBase {
   get widget() {
     const inner = this.#widget;
     if (!inner) return null;
-    return { ...inner, getState: () => shiftStep(inner.getState(), 1), setState: (state) => inner.setState(shiftStep(state, -1)) };
+    return { ...inner, getState: () => shiftStep(inner.getState(), 1),
+        setState: (state) => inner.setState(shiftStep(state, -1)) };
   }
 
   async #render() {

@@ -72,7 +72,8 @@ async function start() {
   let engine;
   let presets;
   try {
-    [engine, presets] = await Promise.all([loadAttention({ wasmUrl: PAGE_ENGINE }), loadPresets(), loadWidget(options.name)]);
+    [engine, presets] = await Promise.all([loadAttention({ wasmUrl: PAGE_ENGINE }), loadPresets(),
+        loadWidget(options.name)]);
   } catch (error) {
     box.replaceChildren();
     showMessage(box, wasmSupport() === 'none' ? WASM_OFF_MESSAGE : `The widget could not start: ${error.message}`, true);

@@ -95,7 +95,8 @@ export function followPath({ chapters, bar, mountThrough }) {
   // A link to the chapter already in the address changes no hash: its click
   // is the one sign of it. The browser's own jump goes to the same place.
   doc.addEventListener('click', (event) => {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey ||
+        event.altKey) return;
     const link = event.target.closest?.('a[href^="#"]');
     const id = link && chapterOfHash(link.getAttribute('href'));
     if (id) land(id);

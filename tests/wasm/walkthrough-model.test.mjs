@@ -13,7 +13,8 @@ import { buildModel, buildSteps, engineInput } from '../../web/widgets/walkthrou
 import { MAX_TOKENS, MAX_WIDTH, dimsOf, problemFromPreset, resized } from '../../web/widgets/walkthrough-problem.js';
 import { loadEngine, repoRoot } from './support.mjs';
 
-/** "name,i,j" -> the last equation of the whole step list whose result is that cell, as the page named it before the outline. */
+/** "name,i,j" -> the last equation of the whole step list whose result is that
+ * cell, as the page named it before the outline. */
 function producersInFullList(engine, problem, model) {
   const producers = new Map();
   const results = (node) => (node.ref ? [node.ref] : node.op === 'vec' ? node.args.filter((arg) => arg.ref).map((arg) => arg.ref) : []);

@@ -119,8 +119,8 @@ async function wasmBytes(wasmBinary, wasmUrl) {
   }
   let url;
   try {
-    url = new URL(wasmUrl ?? `./${engineFile('attention')}`, wasmUrl === undefined ? import.meta.url
-                                                                       : globalThis.document?.baseURI ?? import.meta.url);
+    const base = wasmUrl === undefined ? import.meta.url : globalThis.document?.baseURI ?? import.meta.url;
+    url = new URL(wasmUrl ?? `./${engineFile('attention')}`, base);
   } catch {
     throw inputError(`loadAttention: wasmUrl ${describeValue(String(wasmUrl))} is not a URL`);
   }

@@ -24,7 +24,8 @@
 // Masks that depend on where a query is (causal, local, strided, a custom
 // pattern) are refused: a block's first row would be taken for query 0.
 
-/** Rows per block are a multiple of this: 96 is a multiple of the rows every float32 kernel takes at once (4, 12, 32). */
+/** Rows per block are a multiple of this: 96 is a multiple of the rows every
+ * float32 kernel takes at once (4, 12, 32). */
 export const ROW_ALIGN = 96;
 /** The most workers the page starts, however many cores the device reports. */
 export const MAX_WORKERS = 8;

@@ -42,7 +42,8 @@ const attributeText = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot
 // any literal src=" in the page, its sign of a file left behind.)
 const attribute = (name, value) => `${name}="${attributeText(value)}"`;
 
-/** The main page's address that opens the walkthrough in this state ({ preset, step, values?, backward?, check? }), as app.js reads it. */
+/** The main page's address that opens the walkthrough in this state ({ preset,
+ * step, values?, backward?, check? }), as app.js reads it. */
 export function walkthroughLink({ preset, step = 0, values, backward = false, check }, base = webRoot()) {
   const params = new URLSearchParams({ preset, step: String(step + 1) });
   if (values) params.set('v', JSON.stringify(values));

@@ -41,7 +41,9 @@ export function powerOfTen(exponent) {
 /** A value of any size with three significant digits: "1.23 × 10⁻⁹", "0.456", "0". */
 export function formatScientific(value) {
   if (!Number.isFinite(value)) return formatNumber(value);
-  if (value === 0 || (Math.abs(value) >= 0.01 && Math.abs(value) < 1000)) return formatNumber(value, value === 0 ? 0 : 3);
+  if (value === 0 || (Math.abs(value) >= 0.01 && Math.abs(value) < 1000)) {
+    return formatNumber(value, value === 0 ? 0 : 3);
+  }
   const [mantissa, exponent] = value.toExponential(2).split('e');
   return `${formatNumber(Number(mantissa), 2)} \u00d7 ${powerOfTen(Number(exponent))}`;
 }

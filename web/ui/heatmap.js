@@ -148,7 +148,8 @@ function moveInGrid(event, cells, i, j) {
   cells[ni][nj].focus();
 }
 
-/** A heatmap's figure: its title, the grid's holder, the legend and the line for a cell's detail (detailElement, if shared). */
+/** A heatmap's figure: its title, the grid's holder, the legend and the line
+ * for a cell's detail (detailElement, if shared). */
 function heatmapFigure(doc, title, detailElement) {
   const make = builder(doc);
   const figure = make('figure', 'aw-heatmap');

@@ -135,7 +135,8 @@ function viewCell(doc, i, j, on) {
 const opensEditing = (event) => event.key === 'Enter' || event.key === 'F2'
   || (event.key.length === 1 && /[-+.,\d]/.test(event.key) && !event.ctrlKey && !event.metaKey && !event.altKey);
 
-/** In an open cell Escape gives up and Enter commits; either way the focus goes back to the cell, unless its number is refused. */
+/** In an open cell Escape gives up and Enter commits; either way the focus goes
+ * back to the cell, unless its number is refused. */
 function closeOnKeys(input, td, closeCell) {
   input.addEventListener('keydown', (event) => {
     event.stopPropagation();
@@ -289,7 +290,8 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
       if (open && open.i === i && open.j === j) return;
       const hidden = marks.hidden ? marks.hidden(i, j) : false;
       const value = data.values[i][j];
-      const className = cellClassName(marks, i, j, { hidden, masked: !hidden && value === -Infinity, editable: editable() });
+      const className = cellClassName(marks, i, j,
+          { hidden, masked: !hidden && value === -Infinity, editable: editable() });
       if (td.className !== className) td.className = className;
       const state = hidden ? 'hidden' : value;
       if (Object.is(shown[i][j], state)) return;

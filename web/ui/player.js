@@ -55,7 +55,8 @@ function speedMenu(make, onChange) {
   return label;
 }
 
-/** Calls onChange(visible) as any of elements comes on screen or the last leaves it; the observer, or null without one. */
+/** Calls onChange(visible) as any of elements comes on screen or the last
+ * leaves it; the observer, or null without one. */
 function whileShown(elements, onChange) {
   const view = elements[0].ownerDocument.defaultView;
   if (!('IntersectionObserver' in view)) return null;

@@ -23,7 +23,8 @@ import { createMatrixView } from '../ui/matrix-editor.js';
 import { mathElement } from '../ui/math.js';
 import { tutorialName } from '../presets.js';
 import {
-  attempt, checkbox, choice, button, clampInt, normalDraws, numberedTokens, randomMatrix, scrollBox, sectionRoot, sectionState,
+  attempt, checkbox, choice, button, clampInt, normalDraws, numberedTokens, randomMatrix, scrollBox, sectionRoot,
+      sectionState,
   seededRandom, uniformDraws,
 } from './sections-common.js';
 
@@ -152,7 +153,8 @@ function createCard(make, id, step, onToggle) {
   const sumsBody = scrollBox(make, 'aw-formula-lines', '');
   sums.append(sumsLabel, sumsBody);
   item.append(title, text, formula, mats, heatBox, sums);
-  return { item, node, nodeTitle, nodeShape, title, text, formula, mats, heatBox, sums, sumsBody, view: null, heatmaps: [] };
+  return { item, node, nodeTitle, nodeShape, title, text, formula, mats, heatBox, sums, sumsBody, view: null,
+      heatmaps: [] };
 }
 
 /** A card and its box filled in from a step of the engine's list and the run's result (tokens label the rows). */
@@ -200,7 +202,7 @@ function layOut(make, flow, cards, flowSteps) {
   const laneCount = Math.max(1, ...lanes.map((lane) => lane + 1));
   flow.style.setProperty('--aw-steps', flowSteps.length);
   flow.style.setProperty('--aw-lanes', laneCount);
-  const placed = flowSteps.map(({ step, from }, k) => {
+  const placed = flowSteps.map(({ step }, k) => {
     const card = cards.get(step.id);
     card.node.style.gridRow = String(3 * k + 1);
     card.item.style.setProperty('--aw-card-row', 3 * k + 2);

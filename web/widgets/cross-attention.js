@@ -133,9 +133,11 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       cross: engine.scaledDotProduct({ q: decoder, k: encoder, v: encoder }),
     }));
     if (!runs) return;
-    heatEncoder.update({ values: runs.encoder.weights, rowLabels: ENCODER_TOKENS, colLabels: ENCODER_TOKENS, domain: [0, 1],
+    heatEncoder.update({ values: runs.encoder.weights, rowLabels: ENCODER_TOKENS, colLabels: ENCODER_TOKENS,
+        domain: [0, 1],
       describe: describe(runs.encoder, ENCODER_TOKENS, ENCODER_TOKENS) });
-    heatDecoder.update({ values: runs.decoder.weights, rowLabels: DECODER_TOKENS, colLabels: DECODER_TOKENS, domain: [0, 1],
+    heatDecoder.update({ values: runs.decoder.weights, rowLabels: DECODER_TOKENS, colLabels: DECODER_TOKENS,
+        domain: [0, 1],
       describe: describe(runs.decoder, DECODER_TOKENS, DECODER_TOKENS) });
     heatCross.update({ values: runs.cross.weights, rowLabels: DECODER_TOKENS, colLabels: ENCODER_TOKENS, domain: [0, 1],
       describe: describe(runs.cross, DECODER_TOKENS, ENCODER_TOKENS) });

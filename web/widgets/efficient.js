@@ -132,14 +132,16 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     cards.strided.ruleLine.textContent = `past keys less than ${current.stride} back, and every ${current.stride}th key before that`;
     for (const id of ['full', 'local', 'strided']) {
       const result = runs[id];
-      cards[id].heatmap.update({ values: result.scaled, rowLabels: tokens, colLabels: tokens, describe: describeWith(result) });
+      cards[id].heatmap.update({ values: result.scaled, rowLabels: tokens, colLabels: tokens,
+          describe: describeWith(result) });
       cards[id].count.textContent = `computes ${countAllowed(result)} of ${total} query\u2013key scores`;
     }
     const rows = tokens.map((token, i) => {
       const tr = make('tr');
       const th = make('th', '', token);
       th.scope = 'row';
-      tr.append(th, vectorCell(runs.full.output[i]), vectorCell(runs.local.output[i]), vectorCell(runs.strided.output[i]),
+      tr.append(th, vectorCell(runs.full.output[i]), vectorCell(runs.local.output[i]),
+          vectorCell(runs.strided.output[i]),
         vectorCell(runs.linear.output[i]));
       return tr;
     });

@@ -261,7 +261,8 @@ function createEmptyPanel(doc, make) {
       const fullyMasked = result.allowed
         .map((row, i) => (row.some(Boolean) ? null : `${TOKENS[i]} (row ${i + 1})`))
         .filter(Boolean);
-      const demo = attempt(say, () => engine.softmax({ x: [result.base.scaled[current.row]], mask: [Array(T).fill(false)] }));
+      const demo = attempt(say, () => engine.softmax({ x: [result.base.scaled[current.row]],
+          mask: [Array(T).fill(false)] }));
       if (!demo) return;
       body.replaceChildren();
       const now = make('p');

@@ -196,7 +196,8 @@ function createShapesPanel(make) {
   };
 }
 
-/** Per head, in headsRow: { box, heatmap, lines, outView }, its weights twice (a heatmap, lines between the tokens) and its output. */
+/** Per head, in headsRow: { box, heatmap, lines, outView }, its weights twice
+ * (a heatmap, lines between the tokens) and its output. */
 function createHeadParts(make, headsRow, heatDetail, { numHeads, tokens }) {
   return Array.from({ length: numHeads }, (_, h) => {
     const box = make('div', `aw-mh-head aw-head-${h % 8}`);
@@ -254,7 +255,8 @@ function createViews(mats) {
  */
 function modelOf(current, { inputs, shapesById, generated }) {
   const preset = shapesById.get(current.preset);
-  if (!preset) return { tokens: TOKENS, dModel: D_MODEL, numHeads: current.numHeads, input: { ...inputs, numHeads: current.numHeads } };
+  if (!preset) return { tokens: TOKENS, dModel: D_MODEL, numHeads: current.numHeads,
+      input: { ...inputs, numHeads: current.numHeads } };
   if (!generated.has(preset.id)) generated.set(preset.id, presetInput(preset));
   const input = generated.get(preset.id);
   const tokens = input.tokens ?? input.x.map((_, i) => `tok ${i + 1}`);
@@ -287,7 +289,8 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     ],
   });
 
-  const store = sectionState({ initial: { numHeads: 2, seed: 5, step: 0 }, normalise: normaliseWith(shapesById), show, onChange });
+  const store = sectionState({ initial: { numHeads: 2, seed: 5, step: 0 }, normalise: normaliseWith(shapesById), show,
+      onChange });
   let inputs = inputsFor(store.current.seed);
   let result = null;
 
@@ -311,7 +314,9 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
 
   /** Shows a matrix whole (the small example) or cut to its first columns (a shapes preset). */
   function showMatrix(view, title, values, rowLabels, colLabels, { input = false } = {}) {
-    const shown = model.preset ? abbreviated(title, values, rowLabels, colLabels) : { title, values, rowLabels, colLabels };
+    const shown = model.preset
+      ? abbreviated(title, values, rowLabels, colLabels)
+      : { title, values, rowLabels, colLabels };
     setTitle(view, shown.title);
     view.update({ values: shown.values, rowLabels: shown.rowLabels, colLabels: shown.colLabels, input });
   }
@@ -332,7 +337,12 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   }
 
   function buildHeads() {
-    for (const part of headParts) { part.heatmap.destroy(); part.lines.destroy(); part.outView.destroy(); part.box.remove(); }
+    for (const part of headParts) {
+      part.heatmap.destroy();
+      part.lines.destroy();
+      part.outView.destroy();
+      part.box.remove();
+    }
     headParts = createHeadParts(make, headsRow, stage.heatDetail, model);
   }
 

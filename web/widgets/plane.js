@@ -33,7 +33,8 @@ const STANDARD = TEMPERATURES.indexOf(Math.SQRT2);
 
 const START_KEYS = [[1.5, 1], [-1, 1.5], [0.5, -1.5], [-2, -0.5], [2, -1.5]];
 const START_VALUES = [[2, 2], [-2, 1.5], [0.5, -2], [-2, -1.5], [2.5, -0.5]];
-export const START = Object.freeze({ q: [1, 0.5], k: START_KEYS.slice(0, 4), v: START_VALUES.slice(0, 4), temperature: Math.SQRT2 });
+export const START = Object.freeze({ q: [1, 0.5], k: START_KEYS.slice(0, 4), v: START_VALUES.slice(0, 4),
+    temperature: Math.SQRT2 });
 
 /** The engine's scale option for a temperature: the scores are multiplied by it. */
 export function scaleFor(temperature) {
@@ -48,7 +49,8 @@ const pointOr = (p, fallback) => (isPoint(p) ? p.map(onPlane) : [...fallback]);
 function nearestTemperature(value) {
   const t = Number(value);
   if (!Number.isFinite(t) || t <= 0) return Math.SQRT2;
-  return TEMPERATURES.reduce((best, next) => (Math.abs(Math.log(next / t)) < Math.abs(Math.log(best / t)) ? next : best));
+  const distance = (temperature) => Math.abs(Math.log(temperature / t));
+  return TEMPERATURES.reduce((best, next) => (distance(next) < distance(best) ? next : best));
 }
 
 /** The convex hull of points (Andrew's monotone chain), counter-clockwise; for drawing. */
@@ -100,7 +102,8 @@ function createControls(doc, make, store) {
     onChange: (value) => {
       const n = Number(value);
       const { k, v } = store.current;
-      store.update({ k: START_KEYS.slice(0, n).map((p, i) => k[i] ?? p), v: START_VALUES.slice(0, n).map((p, i) => v[i] ?? p) });
+      store.update({ k: START_KEYS.slice(0, n).map((p, i) => k[i] ?? p),
+          v: START_VALUES.slice(0, n).map((p, i) => v[i] ?? p) });
     },
   });
   const temperature = slider(doc, {
@@ -422,7 +425,8 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     output.dataset.x = fullPrecision(out[0]);
     output.dataset.y = fullPrecision(out[1]);
     [...spokes.children].forEach((line, i) => {
-      for (const [key, value] of Object.entries({ x1: toX(out[0]), y1: toY(out[1]), x2: toX(v[i][0]), y2: toY(v[i][1]) })) {
+      for (const [key, value] of Object.entries({ x1: toX(out[0]), y1: toY(out[1]), x2: toX(v[i][0]),
+          y2: toY(v[i][1]) })) {
         line.setAttribute(key, String(value));
       }
       line.setAttribute('stroke-width', String(1 + 7 * weights[i]));

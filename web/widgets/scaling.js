@@ -181,7 +181,8 @@ function histogram(doc, unscaled, scaled) {
     + `the scaled ones ${formatNumber(standardDeviation(scaled), 2)}`);
   const rect = (x, y, w, h, cls) => {
     const r = doc.createElementNS(SVG, 'rect');
-    for (const [k, v] of Object.entries({ x, y, width: Math.max(0, w), height: Math.max(0, h), class: cls })) r.setAttribute(k, String(v));
+    for (const [k, v] of Object.entries({ x, y, width: Math.max(0, w), height: Math.max(0, h),
+        class: cls })) r.setAttribute(k, String(v));
     svg.append(r);
   };
   const barW = plotW / BINS;
@@ -347,7 +348,9 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
   }
 
   function show(current, previous) {
-    if (current.dk !== previous.dk || current.seed !== previous.seed || !inputs) inputs = inputsFor(current.dk, current.seed);
+    if (current.dk !== previous.dk || current.seed !== previous.seed || !inputs) {
+      inputs = inputsFor(current.dk, current.seed);
+    }
     dkSlider.set(DK_CHOICES.indexOf(current.dk));
     draw();
     gradientPlot.update(current);

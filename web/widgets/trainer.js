@@ -122,7 +122,8 @@ function createSettings(doc, make, { update, onCompare }) {
   const rateChoice = choice(doc, { label: 'Learning rate', name: 'learningRate', value: 0.01, options: RATES.map((v) => ({ value: v, label: String(v) })), onChange: (v) => update({ learningRate: Number(v) }) });
   const scaleBox = checkbox(doc, { label: 'Scale scores by 1/\u221ad_head', name: 'scale', checked: true, onChange: (on) => update({ scale: on }) });
   const compareBox = checkbox(doc, { label: 'Also train the same model without scaling, side by side', name: 'compare', onChange: onCompare });
-  box.append(seedLabel, layersChoice.element, headsChoice.element, rateChoice.element, scaleBox.element, compareBox.element);
+  box.append(seedLabel, layersChoice.element, headsChoice.element, rateChoice.element, scaleBox.element,
+      compareBox.element);
   element.append(box);
   return {
     element,
@@ -506,7 +507,8 @@ function createView({ doc, make, root }, run, on) {
       link.focus();
     },
     drawCharts(scale) {
-      drawCharts(stage, run.curves, { scale, comparing: Boolean(run.sessions[UNSCALED]), budget: run.config?.steps ?? 100 });
+      drawCharts(stage, run.curves, { scale, comparing: Boolean(run.sessions[UNSCALED]),
+          budget: run.config?.steps ?? 100 });
     },
     sync(current) {
       controls.taskChoice.select.value = current.task;
@@ -592,7 +594,8 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
     run.curves.unscaled = [];
     const current = store.current;
     run.sessions = { main: startSession(engine, (reply) => heard('main', reply)) };
-    if (view.comparing() && current.scale) run.sessions[UNSCALED] = startSession(engine, (reply) => heard(UNSCALED, reply));
+    if (view.comparing() && current.scale) run.sessions[UNSCALED] = startSession(engine,
+        (reply) => heard(UNSCALED, reply));
     run.sessions.main.send({ type: 'create', settings: settingsOf(current, current.scale) });
     run.sessions[UNSCALED]?.send({ type: 'create', settings: settingsOf(current, false) });
     sendAll({ type: 'speed', speed: view.speed() });

@@ -59,7 +59,8 @@ export function errataOf(preset, model, steps, { vector = false, engine, input }
       const found = byCell.get(key);
       if (!found || seen.has(key)) continue;
       seen.add(key);
-      list.push({ stepIndex, field, path, printed: found.printed, exact: found.exact, decimals: found.decimals, group: found.group });
+      list.push({ stepIndex, field, path, printed: found.printed, exact: found.exact, decimals: found.decimals,
+          group: found.group });
     }
   });
   return list;
@@ -93,7 +94,8 @@ export function erratumText(item, wrote = 'the tutorial prints') {
 export function groupErrata(errata) {
   const groups = new Map();
   for (const item of errata) {
-    if (!groups.has(item.group)) groups.set(item.group, { cause: item.group.cause, explanation: item.group.explanation, items: [] });
+    if (!groups.has(item.group)) groups.set(item.group,
+        { cause: item.group.cause, explanation: item.group.explanation, items: [] });
     groups.get(item.group).items.push(item);
   }
   return [...groups.values()];

@@ -190,7 +190,8 @@ function createMatrices(make, visuals, editCell) {
       for (const matView of Object.values(matViews)) matView.destroy();
       matViews = {};
       for (const [name, mat] of Object.entries(model.mats)) {
-        matViews[name] = createMatrixView(matsBox, { title: mat.title, name, onEdit: (i, j, value) => editCell(name, i, j, value) });
+        matViews[name] = createMatrixView(matsBox,
+            { title: mat.title, name, onEdit: (i, j, value) => editCell(name, i, j, value) });
       }
       matLayout = layout;
     }
@@ -235,7 +236,8 @@ function createMatrices(make, visuals, editCell) {
       for (const name of names) if (matViews[name]) matsBox.append(matViews[name].element);
     },
     heat(cellsByName, futureByName = {}) {
-      for (const [name, heatmap] of Object.entries(heatmaps)) heatmap.setHighlight(cellsByName[name] ?? [], futureByName[name]);
+      for (const [name, heatmap] of Object.entries(heatmaps)) heatmap.setHighlight(cellsByName[name] ?? [],
+          futureByName[name]);
     },
     unmark() {
       for (const matView of Object.values(matViews)) matView.mark({});
@@ -331,7 +333,8 @@ export function createLayout(element, { list, widgetId, on }) {
   };
 
   return {
-    presetSelect: header.presetSelect, player, checker, editPanel, view, errataBox: errata, stepErrataBox: explain.errata,
+    presetSelect: header.presetSelect, player, checker, editPanel, view, errataBox: errata,
+        stepErrataBox: explain.errata,
     /** Shows text in the widget's message line; empty text hides it. */
     say(text) {
       header.message.textContent = text;

@@ -78,7 +78,8 @@ function grid(make, model, names, cell, cells) {
   const box = make('span', 'aw-overview-grid');
   const doc = box.ownerDocument;
   const phone = doc.defaultView.matchMedia?.(PHONE).matches;
-  const width = Math.max(2, Math.min(cell, Math.floor((phone ? MAX_GRID_WIDTH / 2 : MAX_GRID_WIDTH) / values[0].length)));
+  const width = Math.max(2, Math.min(cell,
+      Math.floor((phone ? MAX_GRID_WIDTH / 2 : MAX_GRID_WIDTH) / values[0].length)));
   box.dataset.matrix = names.at(-1);
   const svg = svgElement(doc, 'svg', {
     width: width * values[0].length, height: cell * values.length, 'aria-hidden': 'true',
@@ -124,7 +125,8 @@ function paintCells(cells, model, now, known) {
     else if (value !== undefined) {
       if (name === 'weights') paint = { fill: viridis(value), opacity: 1 };
       else {
-        if (!largest.has(name)) largest.set(name, Math.max(...model.mats[name].values.flat().filter(Number.isFinite).map(Math.abs)));
+        if (!largest.has(name)) largest.set(name,
+            Math.max(...model.mats[name].values.flat().filter(Number.isFinite).map(Math.abs)));
         paint = signedFill(value, largest.get(name));
       }
       state = `${paint.fill} ${paint.opacity.toFixed(3)}`;
@@ -223,7 +225,8 @@ export function mount(element, { onJump }) {
       const body = make('span', 'aw-overview-body');
       body.setAttribute('aria-hidden', 'true');
       const first = model.mats[stage.grids[0][0]];
-      if (first.rowLabels === model.qTokens && cell >= MIN_LABELLED_ROW) body.append(rowLabels(make, model.qTokens, cell));
+      const labelled = first.rowLabels === model.qTokens && cell >= MIN_LABELLED_ROW;
+      if (labelled) body.append(rowLabels(make, model.qTokens, cell));
       for (const names of stage.grids) body.append(grid(make, model, names, cell, cells));
       if (stage.lines) {
         body.append(weightLines(doc, model, cell, lines));
@@ -264,7 +267,9 @@ export function mount(element, { onJump }) {
     buttons.forEach(({ panel, button, state }, index) => {
       const stage = stages[index];
       const computed = stage.grids.flat().filter((name) => model.mats[name]);
-      const done = computed.every((name) => model.mats[name].values.every((row, i) => row.every((_, j) => known(name, i, j, current))));
+      const shownWhole = (name) => model.mats[name].values
+        .every((row, i) => row.every((_, j) => known(name, i, j, current)));
+      const done = computed.every(shownWhole);
       panel.classList.toggle('aw-overview-active', index === active);
       if (index === active) button.setAttribute('aria-current', 'step');
       else button.removeAttribute('aria-current');

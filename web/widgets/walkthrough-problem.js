@@ -135,7 +135,8 @@ export function convertedProblem(problem, model, mode, seed) {
   let fields;
   if (mode === 'qkv') {
     fields = m.q ? { q: m.q.values, k: m.k.values, v: m.v.values }
-      : { q: randomInputs(random, nq, 2), k: randomInputs(random, nk, 2), v: m.v?.values ?? randomInputs(random, nk, 2) };
+      : { q: randomInputs(random, nq, 2), k: randomInputs(random, nk, 2),
+          v: m.v?.values ?? randomInputs(random, nk, 2) };
   } else if (mode === 'scores') {
     fields = { scores: m.scores.values, v: m.v.values };
     // The scale of Q Kᵀ divides by √d_k with d_k the width of Q.
@@ -159,7 +160,8 @@ export function problemFromValues(values, base) {
   const fields = {};
   for (const [key, value] of Object.entries(values.fields)) {
     if (!allowed.has(key)) return null;
-    if (Array.isArray(value) && (value.length > MAX_WIDTH || value.some((row) => Array.isArray(row) && row.length > MAX_WIDTH))) return null;
+    if (Array.isArray(value) && (value.length > MAX_WIDTH ||
+        value.some((row) => Array.isArray(row) && row.length > MAX_WIDTH))) return null;
     fields[key] = value;
   }
   const counts = dimsOfRawSafe(mode, fields);

@@ -114,11 +114,14 @@ export function buildModel(engine, problem) {
   const pageName = pageNames(problem.mode);
   const model = { mode: problem.mode, engine, mats, qTokens, kTokens, list: steps, vector: problem.vector, pageName };
   // A vector problem's results lose the row axis; the page shows them as row 0.
-  model.refOf = (ref) => (problem.vector ? [pageName(ref[0]), 0, ...ref.slice(1)] : [pageName(ref[0]), ...ref.slice(1)]);
+  model.refOf = (ref) => (problem.vector
+    ? [pageName(ref[0]), 0, ...ref.slice(1)]
+    : [pageName(ref[0]), ...ref.slice(1)]);
   // Step `index`'s equations, from the engine when first asked for.
   const equations = new Map();
   model.equationsOf = (index) => {
-    if (!equations.has(index)) equations.set(index, steps.steps[index].equationCount ? engine.stepEquations(input, index + 1) : []);
+    if (!equations.has(index)) equations.set(index,
+        steps.steps[index].equationCount ? engine.stepEquations(input, index + 1) : []);
     return equations.get(index);
   };
   // "name,i,j" -> the equation whose result it is: in the step whose
@@ -251,7 +254,9 @@ function regionCells(model, region) {
   for (const i of rows) {
     if (shape.length === 1) cells.push([i]);
     else if (region.cell) cells.push([i, region.cell[1]]);
-    else if (shape.length === 3) for (const j of range(0, shape[1] - 1)) for (const c of range(0, shape[2] - 1)) cells.push([i, j, c]);
+    else if (shape.length === 3) {
+      for (const j of range(0, shape[1] - 1)) for (const c of range(0, shape[2] - 1)) cells.push([i, j, c]);
+    }
     else for (const j of range(0, shape[1] - 1)) cells.push([i, j]);
   }
   if (region.masked === undefined || name !== 'scaled') return cells;
@@ -268,7 +273,8 @@ function inputsPicture(model, regions) {
   const tokens = [model.qTokens, model.kTokens];
   const tensors = [...new Set(regions.map((r) => r.page))].map((name) => model.mats[name])
     .filter((mat) => mat && tokens.includes(mat.rowLabels))
-    .map((mat) => ({ name: mat.name, title: mat.title, rows: mat.values.map((values, i) => ({ label: mat.rowLabels[i], values })) }));
+    .map((mat) => ({ name: mat.name, title: mat.title,
+        rows: mat.values.map((values, i) => ({ label: mat.rowLabels[i], values })) }));
   return tensors.length > 0 ? { kind: 'inputs', tensors } : null;
 }
 
@@ -296,7 +302,8 @@ export function buildSteps(model) {
     // A region's cells are listed when first needed: those a step reads only when it is shown.
     const regions = (step.regions ?? []).map((region) => {
       let cells;
-      return { ...region, page: model.pageName(region.name), get cells() { return (cells ??= regionCells(model, region)); } };
+      return { ...region, page: model.pageName(region.name),
+          get cells() { return (cells ??= regionCells(model, region)); } };
     });
     const produces = regions.filter((r) => r.produces).map((r) => ({ field: r.page, get cells() { return r.cells; } }));
     const revealed = { has: (key) => computedAt.get(key) <= index };

@@ -233,7 +233,8 @@ function createController({ engine, shown, checks, ui, notify }) {
     const values = problem.fields[field].map((row) => [...row]);
     values[i][j] = value;
     let refused = '';
-    if (!edit({ ...problem, fields: { ...problem.fields, [field]: values } }, { report: (text) => { refused = text; } })) return refused;
+    if (!edit({ ...problem, fields: { ...problem.fields, [field]: values } },
+        { report: (text) => { refused = text; } })) return refused;
     ui.editor.showValues(field, values);
     return '';
   }
@@ -261,7 +262,9 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   const shown = { preset: null, problem: null, model: null, steps: [], current: 0, edited: false };
   const ui = {};
   const checks = createChecks(engine, (text) => ui.layout.checker.report(text));
-  const { showStep, jump, refreshErrata, apply, edit, editCell, relabel } = createController({ engine, shown, checks, ui, notify });
+  const {
+    showStep, jump, refreshErrata, apply, edit, editCell, relabel,
+  } = createController({ engine, shown, checks, ui, notify });
   const layout = createLayout(element, {
     list,
     widgetId,
@@ -308,7 +311,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     layout.player.pause();
     const step = Number.isInteger(next.step) ? next.step : Number.parseInt(next.step ?? '0', 10);
     checks.setOwn({ texts: {}, printed: {} });
-    loadPreset(next.preset, { step: Number.isNaN(step) ? 0 : Math.max(0, step), values: next.values, backward: Boolean(next.backward) });
+    loadPreset(next.preset, { step: Number.isNaN(step) ? 0 : Math.max(0, step), values: next.values,
+        backward: Boolean(next.backward) });
     const read = layout.checker.setTexts(next.check ?? {});
     checks.setOwn(read);
     if (checks.state.own) refreshErrata();

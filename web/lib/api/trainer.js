@@ -37,7 +37,8 @@ export function createTrainer(core, options = {}) {
     throw new AttentionError('createTrainer: this engine module was built without the trainer; load attention.wasm', ATTN_ERR_STATE);
   }
   // Read once, here: a getter that throws is named by its setting.
-  const { task, ...settings } = Object.fromEntries(Object.keys(options).map((name) => [name, readInput(name, () => options[name])]));
+  const { task, ...settings } = Object.fromEntries(Object.keys(options).map((name) => [name,
+      readInput(name, () => options[name])]));
   if (typeof task !== 'string' || !TRAINER_TASKS.includes(task)) {
     throw core.engineError(ATTN_ERR_OPTION, `task: expected one of ${TRAINER_TASKS.join(', ')}, got ${describe(task)}`);
   }
@@ -185,7 +186,8 @@ function predict(session, tokens) {
     check(core.engine.attn_trainer_predict(trainer, predicted, weights, input, n));
     const flat = core.copyDoubles(weights, weightCount);
     const attention = Array.from({ length: layers }, (_, l) => Array.from({ length: heads }, (_, h) => (
-      Array.from({ length: n }, (_, i) => Array.from(flat.subarray(((l * heads + h) * n + i) * n, ((l * heads + h) * n + i + 1) * n))))));
+      Array.from({ length: n }, (_, i) => Array.from(flat.subarray(((l * heads + h) * n + i) * n,
+          ((l * heads + h) * n + i + 1) * n))))));
     return { predicted: core.readInts(predicted, n), attention };
   });
 }
@@ -202,7 +204,8 @@ function head(session, layer, index, tokens) {
     const input = memory.ints(tokens);
     const [q, k, v] = [0, 1, 2].map(() => memory.bytes(8 * n * width));
     check(core.engine.attn_trainer_head(trainer, q, k, v, input, n, layer, index));
-    const rows = (pointer) => Array.from({ length: n }, (_, i) => Array.from(core.copyDoubles(pointer + 8 * i * width, width)));
+    const rows = (pointer) => Array.from({ length: n },
+        (_, i) => Array.from(core.copyDoubles(pointer + 8 * i * width, width)));
     return { q: rows(q), k: rows(k), v: rows(v) };
   });
 }
