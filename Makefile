@@ -204,7 +204,8 @@ test-python: python-package
 C_FORMATTED = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 
 lint:
-	clang-format --dry-run -Werror $(C_FORMATTED)
+	@echo "clang-format --dry-run -Werror <every C file git knows>"
+	@clang-format --dry-run -Werror $(C_FORMATTED)
 	node_modules/.bin/eslint --max-warnings 0 .
 
 format:
