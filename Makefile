@@ -250,11 +250,12 @@ FUZZ_SEEDS := $(BUILD)/fuzz/seeds
 # most a few KB; the trainer reads at most 66 bytes. -timeout: a single
 # input may take at most 10 s.
 # -len_control=0: steps_json tries labels past the 94 bytes a sentence keeps
-# from the start, not after libFuzzer's slow growth of input lengths.
+# from the start, and the trainer all 8 settings (3 bytes each), not after
+# libFuzzer's slow growth of input lengths.
 FUZZ_OPTIONS_problem_json := -max_len=4096 -dict=fuzz/json.dict
 FUZZ_OPTIONS_kernels := -max_len=2048
 FUZZ_OPTIONS_float32 := -max_len=4096
-FUZZ_OPTIONS_trainer := -max_len=128
+FUZZ_OPTIONS_trainer := -max_len=128 -len_control=0
 FUZZ_OPTIONS_steps_json := -max_len=1024 -len_control=0
 
 $(BUILD)/fuzz/obj/%.o: src/%.c $(LIB_HDR)
