@@ -126,8 +126,8 @@ static void set_matrix(reader *r, attn_problem *problem, const char *field,
     check(attn_problem_set_tensor(problem, field, 2, dims, values) == ATTN_OK);
 }
 
-/* Room for any output this target's problems have (about 30 KB at most:
- * 2 × 2, labels of 120 bytes); an output that does not fit is a finding. */
+/* Room for any output of this target's problems (2 × 2, labels of up to
+ * 120 bytes: tens of KB); an output that does not fit is a finding. */
 static char room[1 << 18];
 
 /* The output of one format, NUL-terminated: sized first into a block of
