@@ -282,6 +282,9 @@ uninstall:
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 90
 FUZZ_SMOKE_SECONDS ?= 5
+# FUZZ_RUNS=N: each target runs N inputs instead of FUZZ_SECONDS (the
+# campaign: nice -n 19 make fuzz FUZZ_RUNS=10000000).
+FUZZ_RUNS ?=
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 $(filter-out -Werror,$(WARN)) -Werror -g -O1 -Isrc -Isrc/cli
@@ -290,13 +293,15 @@ FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SEEDS := $(BUILD)/fuzz/seeds
 # -max_len: JSON problems worth running are short; kernel programs read at
-# most a few KB. -timeout: a single input may take at most 10 s.
+# most a few KB; the trainer reads at most 66 bytes. -timeout: a single
+# input may take at most 10 s.
 # -len_control=0: steps_json tries labels past the 94 bytes a sentence keeps
-# from the start, not after libFuzzer's slow growth of input lengths.
+# from the start, and the trainer all 8 settings (3 bytes each), not after
+# libFuzzer's slow growth of input lengths.
 FUZZ_OPTIONS_problem_json := -max_len=4096 -dict=fuzz/json.dict
 FUZZ_OPTIONS_kernels := -max_len=2048
 FUZZ_OPTIONS_float32 := -max_len=4096
-FUZZ_OPTIONS_trainer := -max_len=256
+FUZZ_OPTIONS_trainer := -max_len=128 -len_control=0
 FUZZ_OPTIONS_steps_json := -max_len=1024 -len_control=0
 
 $(BUILD)/fuzz/obj/%.o: src/%.c $(LIB_HDR)
@@ -323,9 +328,10 @@ $(FUZZ_SEEDS): fuzz/seed-corpus.mjs tests/vectors/tutorials.json web/presets.jso
 # run_fuzz TARGET SECONDS: new inputs go to build/fuzz/corpus/TARGET.
 define run_fuzz
 	@mkdir -p $(BUILD)/fuzz/corpus/$(1) $(BUILD)/fuzz/artifacts
-	@echo "== fuzz_$(1) for $(2) s"
+	@echo "== fuzz_$(1) for $(if $(FUZZ_RUNS),$(FUZZ_RUNS) inputs,$(2) s)"
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	    ./$(BUILD)/fuzz/fuzz_$(1) $(FUZZ_OPTIONS_$(1)) -max_total_time=$(2) \
+	    ./$(BUILD)/fuzz/fuzz_$(1) $(FUZZ_OPTIONS_$(1)) \
+	    $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(2)) \
 	    -timeout=10 -print_final_stats=1 \
 	    -artifact_prefix=$(BUILD)/fuzz/artifacts/$(1)- \
 	    $(BUILD)/fuzz/corpus/$(1) $(FUZZ_SEEDS)/$(1)

@@ -1,10 +1,14 @@
 /*
  * fuzz_steps_json.c: libFuzzer target for the JSON a walkthrough is written
  * as, whatever its labels. The bytes choose a small scaledDotProduct
- * problem (n_q, n_k in 1..3, d_k = d_v = 2, small values), its token
- * labels as arbitrary bytes (up to 120) (tokens, or queryTokens and keyTokens)
- * and sometimes a document title from the same bytes; it runs the problem and
- * formats it in every format.
+ * problem (n_q, n_k in 1..2, d_k = d_v = 2, small values), one format to
+ * write it in (each input one format: a walkthrough takes milliseconds
+ * under the sanitizers, so five per input made the target five times
+ * slower without reaching more), whether to size the output first (the
+ * two-call protocol, into a buffer of exactly that size) or to write it
+ * into a large buffer at once, its token labels as arbitrary bytes (up to
+ * 120) (tokens, or queryTokens and keyTokens) and sometimes a document
+ * title from the same bytes; it runs the problem and formats it.
  *
  * Findings: a setter that accepts a label that is not valid UTF-8 or
  * refuses one that is (RFC 3629: no overlong forms, surrogates or code
@@ -29,7 +33,7 @@
  * sentence (94 bytes: ATTN__LABEL_CAP less its marks and NUL), so a cut
  * inside a UTF-8 sequence would show; labels up to SHOWN_WHOLE must come
  * back. */
-enum { MAX_TOKENS = 3, MAX_LABEL = 120, SHOWN_WHOLE = 90, D = 2 };
+enum { MAX_TOKENS = 2, MAX_LABEL = 120, SHOWN_WHOLE = 90, D = 2 };
 
 /* Valid UTF-8 by decoding each sequence and checking its code point. */
 static int valid_utf8(const char *text, size_t length)
@@ -136,18 +140,35 @@ static void set_matrix(reader *r, attn_problem *problem, const char *field,
     check(attn_problem_set_tensor(problem, field, 2, dims, values) == ATTN_OK);
 }
 
-/* The output of one format, NUL-terminated; the caller frees it. */
-static char *format(const attn_problem *problem, int which, size_t *length)
+/* Room for any output of this target's problems (2 × 2, labels of up to
+ * 120 bytes: tens of KB); an output that does not fit is a finding. */
+static char room[1 << 18];
+
+/* The output of one format, NUL-terminated: sized first into a block of
+ * exactly that size (so AddressSanitizer sees a write past it), which the
+ * caller frees; or written into `room` at once (NULL to free). */
+static char *format(const attn_problem *problem, int which, int sized,
+                    char **text, size_t *length)
 {
-    check(attn_problem_format(problem, which, NULL, 0, length) == ATTN_OK);
-    char *text = malloc(*length + 1);
-    check(text != NULL);
     size_t again = 0;
-    check(attn_problem_format(problem, which, text, *length + 1, &again) ==
-          ATTN_OK);
-    check(again == *length && strlen(text) == *length);
-    check(valid_utf8(text, *length));
-    return text;
+    char *block = NULL;
+    if (sized) {
+        check(attn_problem_format(problem, which, NULL, 0, length) == ATTN_OK);
+        block = malloc(*length + 1);
+        check(block != NULL);
+        check(attn_problem_format(problem, which, block, *length + 1, &again) ==
+              ATTN_OK);
+        check(again == *length);
+        *text = block;
+    } else {
+        check(attn_problem_format(problem, which, room, sizeof room, length) ==
+              ATTN_OK);
+        check(*length < sizeof room);
+        *text = room;
+    }
+    check(strlen(*text) == *length);
+    check(valid_utf8(*text, *length));
+    return block;
 }
 
 static cJSON *parse(const char *text, size_t length)
@@ -169,6 +190,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* "tokens" labels queries and keys alike, so n_k = n_q then */
     const int shared = (shape & 0x10) != 0;
     const int n_k = shared ? n_q : 1 + (int)(sizes / MAX_TOKENS % MAX_TOKENS);
+    const unsigned how = take_byte(&r);
+    const int which = (int)((how & 0x7F) % (ATTN_FORMAT_STEPS + 1));
+    const int sized = (how & 0x80) != 0;
     attn_problem *problem = NULL;
     check(attn_problem_create(&problem, "scaledDotProduct", NULL) == ATTN_OK);
     set_matrix(&r, problem, "q", n_q);
@@ -191,25 +215,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check(attn_problem_run(problem) == ATTN_OK);
 
-    for (int which = ATTN_FORMAT_JSON; which <= ATTN_FORMAT_STEPS; which++) {
-        size_t length = 0;
-        char *text = format(problem, which, &length);
-        if (which == ATTN_FORMAT_JSON) cJSON_Delete(parse(text, length));
-        if (which == ATTN_FORMAT_STEPS) {
-            cJSON *steps = parse(text, length);
-            for (int i = 0; i < accepted.count; i++)
-                if (strlen(accepted.text[i]) <= SHOWN_WHOLE)
-                    check(found_in(steps, accepted.text[i]));
-            if (title[0] != '\0') {
-                const cJSON *got = cJSON_GetObjectItemCaseSensitive(steps,
-                                                                    "title");
-                check(cJSON_IsString(got) &&
-                      strcmp(got->valuestring, title) == 0);
-            }
-            cJSON_Delete(steps);
+    char *text = NULL;
+    size_t length = 0;
+    char *block = format(problem, which, sized, &text, &length);
+    if (which == ATTN_FORMAT_JSON) cJSON_Delete(parse(text, length));
+    if (which == ATTN_FORMAT_STEPS) {
+        cJSON *steps = parse(text, length);
+        for (int i = 0; i < accepted.count; i++)
+            if (strlen(accepted.text[i]) <= SHOWN_WHOLE)
+                check(found_in(steps, accepted.text[i]));
+        if (title[0] != '\0') {
+            const cJSON *got = cJSON_GetObjectItemCaseSensitive(steps, "title");
+            check(cJSON_IsString(got) && strcmp(got->valuestring, title) == 0);
         }
-        free(text);
+        cJSON_Delete(steps);
     }
+    free(block);
     attn_problem_destroy(problem);
     return 0;
 }

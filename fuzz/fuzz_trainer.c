@@ -1,12 +1,18 @@
 /*
  * fuzz_trainer.c: libFuzzer target for the trainer's settings and steps
  * (attn_trainer_*). The bytes choose a task (or an unknown one), a byte
- * limit of 256 KiB to 4 MiB (attn_trainer_set_max_bytes, so no model the
- * fuzzer builds is large or slow), up to 8 settings by name (every name the
- * trainer takes, "step", which is read-only, an unknown name and "") with
- * values in range, out of range, fractional, NaN or infinite, then up to 3
- * steps, and a prediction of fuzzer-chosen tokens and length (sometimes
- * out of range).
+ * limit of 8 KiB to 128 KiB (attn_trainer_set_max_bytes), up to 8
+ * settings by name (every name the trainer takes, "step", which is
+ * read-only, an unknown name and "") with values in range, out of range,
+ * fractional, NaN or infinite, then up to 2 rounds of -1 to 1 steps, and a
+ * prediction of fuzzer-chosen tokens and length (sometimes out of range).
+ *
+ * Each input starts from a tiny model (batchSize 2, dModel 8, dFF 8 where
+ * the task has a feed-forward layer, seqLength 4, or 5 for lookup's pairs
+ * then a query) so that it runs in about a
+ * millisecond: the settings the fuzzer chooses are the ones it stresses,
+ * and the byte limit refuses any model that would be slow to build or step.
+ * Large sizes add time, not paths: the same loops run for dModel 8 and 64.
  *
  * Findings: a status outside attention.h's codes; a refusal without a
  * message; a setting that reads back other than it was set; a setting
@@ -20,6 +26,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const tasks[] = {
     "copy", "reverse", "sort", "previousToken", "induction", "lookup", "lookUp",
@@ -33,7 +40,7 @@ enum {
     TASK_COUNT = sizeof tasks / sizeof tasks[0],
     SETTING_COUNT = sizeof settings / sizeof settings[0],
     MAX_SETTINGS = 8,
-    MAX_STEPS = 3,
+    MAX_ROUNDS = 2,
 };
 
 static double take_value(reader *r)
@@ -140,7 +147,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     check(status == ATTN_OK && trainer != NULL);
-    const size_t limit = ((size_t)1 + take_byte(&r) % 16) * 256 * 1024;
+    check(attn_trainer_set(trainer, "batchSize", 2) == ATTN_OK);
+    check(attn_trainer_set(trainer, "dModel", 8) == ATTN_OK);
+    if (get(trainer, "dFF") > 0)
+        check(attn_trainer_set(trainer, "dFF", 8) == ATTN_OK);
+    const double seq_length = strcmp(tasks[task], "lookup") == 0 ? 5 : 4;
+    check(attn_trainer_set(trainer, "seqLength", seq_length) == ATTN_OK);
+    const size_t limit = ((size_t)1 + take_byte(&r) % 16) * 8 * 1024;
     check(attn_trainer_set_max_bytes(trainer, limit) == ATTN_OK);
 
     const int count = (int)(take_byte(&r) % (MAX_SETTINGS + 1));
@@ -153,10 +166,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     double steps = 0;
-    const int rounds = (int)(take_byte(&r) % (MAX_STEPS + 1));
+    const int rounds = (int)(take_byte(&r) % (MAX_ROUNDS + 1));
     for (int i = 0; i < rounds; i++) {
         /* 0 and -1 steps are refused */
-        const int step_count = (int)(take_byte(&r) % 4) - 1;
+        const int step_count = (int)(take_byte(&r) % 3) - 1;
         double loss = NAN;
         status = attn_trainer_step(trainer, step_count, &loss);
         check_refusal(trainer, status);

@@ -72,36 +72,42 @@ float32('sdpa-online-scale-factor', [...head(0), 0x32, 200, 1, 0, 0]);
 float32('linear', [...head(3), 0]);
 float32('linear-causal', [...head(3), 1]);
 
-// fuzz_trainer: task, limit (256 KiB × (1 + byte)), settings count, each
+// fuzz_trainer: task, limit (8 KiB × (1 + byte)), settings count, each
 // (name index, value kind, value byte; kind 5 = the byte itself), step
 // rounds, each count + 1, prediction length, tokens, weights wanted, check
 // every head's rows.
 const trainer = seedDir('trainer');
-// dModel 16, seqLength 6 (7 for lookup, task 5: pairs then a query), vocab 8, batchSize 8
-const small = (task) => [3, 5, 16, 5, 5, task === 5 ? 7 : 6, 6, 5, 8, 7, 5, 8];
+// dModel 16, seqLength 6 (7 for lookup, task 5: pairs then a query), vocab 8, batchSize 4
+const small = (task) => [3, 5, 16, 5, 5, task === 5 ? 7 : 6, 6, 5, 8, 7, 5, 4];
 for (let task = 0; task < 6; task++) {
-  trainer(`task-${task}-defaults`, [task, 15, 0, 1, 2, 4, 0, 1, 2, 3, 1, 1]);
+  // the harness's tiny model as it is
+  trainer(`task-${task}-base`, [task, 15, 0, 1, 2, 4, 0, 1, 2, 3, 1, 1]);
   trainer(`task-${task}-small`, [task, 15, 4, ...small(task), 2, 2, 3, 6, 0, 1, 2, 3, 4, 5, 1, 1]);
 }
 
-// fuzz_steps_json: shape (low 4 bits n_q - 1 + 3 (n_k - 1), 0x10 one list
-// of tokens for both, 0x20 a title),
-// q, k, v (two columns each), then each label's length and bytes.
-const stepsJson = seedDir('steps_json');
+// fuzz_steps_json: shape (low 4 bits n_q - 1 + 2 (n_k - 1), 0x10 one list
+// of tokens for both, 0x20 a title), format (0 JSON .. 4 steps; 0x80 sized
+// first), q, k, v (two columns each), then each label's length and bytes.
+// Each input is written in one format: every seed in each of the five.
+const stepsJson = (name, [shape, ...rest]) => {
+  for (let format = 0; format < 5; format++) {
+    seedDir('steps_json')(`${name}-${format}`, [shape, format | (format % 2 ? 0x80 : 0), ...rest]);
+  }
+};
 const label = (text) => {
   const encoded = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text);
   return [encoded.length, ...encoded];
 };
-const three = (labels, title) => [0x12 | (title ? 0x20 : 0), ...bytes(18),
-                                  ...labels.flatMap(label), ...(title ? label(title) : [])];
-stepsJson('plain', three(['the', 'cat', 'sat']));
-stepsJson('quotes', three(['"q"', 'back\\slash', "it's"], 'A "title"'));
-stepsJson('control', three(['tab\tnew\nline', '\u0001\u001f\u007f', 'bell\u0007']));
-stepsJson('separators', three(['a\u2028b', 'c\u2029d', '\u0085']));
-stepsJson('emoji', three(['🐱', 'é', '日本'], 'Katze 🐱'));
-stepsJson('not-utf8', three([[0xff], [0xed, 0xa0, 0x80], [0xc0, 0xaf]]));
-stepsJson('truncated', three(['ok', [0xe2, 0x82], 'x']));
-// n_q 2, n_k 3 (shape 1 + 3 × 2 = 7): queryTokens and keyTokens
-stepsJson('query-key', [7, ...bytes(16), ...['q1', 'q2', 'k1', 'k2', 'k3'].flatMap(label)]);
+// n_q = n_k = 2 (shape 1 + 2 × 1 = 3): queryTokens, then keyTokens
+const four = (labels, title) => [0x03 | (title ? 0x20 : 0), ...bytes(12),
+                                 ...labels.flatMap(label), ...(title ? label(title) : [])];
+stepsJson('quotes', four(['"q"', 'back\\slash', "it's", '\\"'], 'A "title"'));
+stepsJson('control', four(['tab\tnew\nline', '\u0001\u001f\u007f', 'bell\u0007', '\u0002']));
+stepsJson('separators', four(['a\u2028b', 'c\u2029d', '\u0085', '\u00a0']));
+stepsJson('emoji', four(['🐱', 'é', '日本', '𝄞'], 'Katze 🐱'));
+stepsJson('not-utf8', four([[0xff], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80]]));
+stepsJson('truncated', four(['ok', [0xe2, 0x82], 'x', 'y']));
+// n_q = n_k = 2 (shape 1 + 0x10): one list of tokens for both
+stepsJson('plain', [0x11, ...bytes(12), ...['the', 'cat'].flatMap(label)]);
 
 console.log(`seed-corpus: ${problems.size} problems, 20 kernel programs and the float32, trainer and steps_json seeds in ${out}`);

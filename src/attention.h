@@ -50,9 +50,8 @@ typedef enum attn_status {
     ATTN_ERR_INPUT = 10,         /* a problem field is missing, unknown or
                                     misshapen; attn_problem_error says which */
     ATTN_ERR_STATE = 11,         /* call out of order (attn_problem_*) */
-    ATTN_ERR_TOO_LARGE = 12      /* a problem or trainer would hold more
-                                    bytes than its limit
-                                    (attn_problem_set_max_bytes,
+    ATTN_ERR_TOO_LARGE = 12      /* a call would need more bytes than its
+                                    limit (attn_problem_set_max_bytes,
                                     attn_trainer_set_max_bytes) */
 } attn_status;
 

@@ -46,8 +46,7 @@ static void test_status_text_names_every_code(void **state)
         {ATTN_ERR_NOMEM, "an allocation failed"},
         {ATTN_ERR_INPUT, "a problem field is missing, unknown or misshapen"},
         {ATTN_ERR_STATE, "call out of order"},
-        {ATTN_ERR_TOO_LARGE,
-         "the problem would hold more bytes than its limit"},
+        {ATTN_ERR_TOO_LARGE, "the call would need more bytes than its limit"},
     };
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         assert_string_equal(attn_status_text(expected[i].code),

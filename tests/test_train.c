@@ -426,7 +426,7 @@ test_a_trainer_above_its_byte_limit_is_refused_before_it_allocates_its_model(
              "the trainer needs %zu bytes for its model, batches and working "
              "memory, more than its limit of 1000000 bytes; use a smaller "
              "batchSize, dModel, dFF or seqLength, or raise the limit "
-             "(maxBytes in the JS API)",
+             "(maxBytes in the JS API, --max-bytes in attn train)",
              needed);
     assert_string_equal(message, expected);
     /* The figure named is exactly what the trainer allocates in all, and

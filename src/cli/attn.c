@@ -164,9 +164,8 @@ static int value_option(char **argv, int argc, int i, const char *long_name,
     return 2;
 }
 
-/* A byte count: decimal digits only, from 1 to SIZE_MAX. */
-static int parse_bytes(const char *text, size_t *bytes, char *error,
-                       size_t error_cap)
+int attn_cli_parse_bytes(const char *text, size_t *bytes, char *error,
+                         size_t error_cap)
 {
     size_t value = 0;
     const char *c = text;
@@ -261,8 +260,8 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
                     return fail(error, error_cap, EXIT_BAD_INPUT,
                                 "%s needs a file name; " USAGE, arg);
                 args->output = value;
-            } else if (parse_bytes(value, &args->max_bytes, error, error_cap) !=
-                       0) {
+            } else if (attn_cli_parse_bytes(value, &args->max_bytes, error,
+                                            error_cap) != 0) {
                 return EXIT_BAD_INPUT;
             }
             i += taken - 1;

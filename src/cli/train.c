@@ -32,14 +32,19 @@ static const char train_help[] =
     "                  [--layers L] [--heads H] [--d-model D] [--d-ff F]\n"
     "                  [--seq-length T] [--vocab V] [--batch-size B]\n"
     "                  [--learning-rate R] [--no-scale] [--causal]\n"
-    "                  [--no-causal] [--example I]\n"
+    "                  [--no-causal] [--example I] [--max-bytes N]\n"
     "\n"
     "Trains a tiny transformer on a task (copy, reverse, sort,\n"
     "previousToken, induction, lookup) with the task's defaults unless\n"
     "told otherwise, and prints one JSON line per logged step: step, the\n"
     "batch's loss, and the held-out loss and accuracy. The last line holds\n"
     "the settings and held-out example I (default 0): its tokens, targets,\n"
-    "the model's predictions and every head's attention weights.\n";
+    "the model's predictions and every head's attention weights.\n"
+    "\n"
+    "--max-bytes N is the most bytes the trainer may hold: its model,\n"
+    "gradients, batches and working memory (default 268435456, 256 MiB,\n"
+    "as for a problem); a model that needs more is refused before any\n"
+    "step.\n";
 
 typedef struct train_args {
     const char *task;
@@ -84,6 +89,14 @@ static int apply_flag(attn_trainer *trainer, train_args *args, int argc,
         return 0;
     }
     const char *text = argv[i + 1];
+    if (strcmp(arg, "--max-bytes") == 0) {
+        size_t bytes;
+        if (attn_cli_parse_bytes(text, &bytes, error, TRAIN_ERROR_CAP) != 0)
+            return 0;
+        /* Flags are read before the model is built, so this cannot fail. */
+        attn_trainer_set_max_bytes(trainer, bytes);
+        return 2;
+    }
     if (strcmp(arg, "--log-every") == 0 || strcmp(arg, "--example") == 0) {
         const int logging = arg[2] == 'l';
         if (!whole(logging ? &args->log_every : &args->example, text,
@@ -254,6 +267,8 @@ int attn_cli_train(int argc, char **argv)
         fprintf(stderr, "attn train: %s\n", attn_status_text(status));
         return status == ATTN_ERR_NOMEM ? 1 : 2;
     }
+    /* attn's limit, until --max-bytes says otherwise */
+    attn_trainer_set_max_bytes(trainer, ATTN_PROBLEM_DEFAULT_MAX_BYTES);
     int exit_status = 0;
     for (int i = 1; i < argc && exit_status == 0;) {
         if (strcmp(argv[i], "--task") == 0) {

@@ -18,8 +18,9 @@ const char *attn_status_text(int status)
     case ATTN_ERR_INPUT:
         return "a problem field is missing, unknown or misshapen";
     case ATTN_ERR_STATE: return "call out of order";
+    /* Problems, trainers, the CLI's input and the JS calls all give it. */
     case ATTN_ERR_TOO_LARGE:
-        return "the problem would hold more bytes than its limit";
+        return "the call would need more bytes than its limit";
     default: return "unknown status";
     }
 }

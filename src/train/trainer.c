@@ -251,7 +251,8 @@ static int build(attn_trainer *trainer)
                     "the trainer needs %zu bytes for its model, batches and "
                     "working memory, more than its limit of %zu bytes; use a "
                     "smaller batchSize, dModel, dFF or seqLength, or raise "
-                    "the limit (maxBytes in the JS API)",
+                    "the limit (maxBytes in the JS API, --max-bytes in attn "
+                    "train)",
                     total, trainer->max_bytes);
     void *block = trainer->allocator.allocate(trainer->allocator.context,
                                               block_bytes);

@@ -84,9 +84,12 @@ void attn__latex_literal(attn__text *text, const char *string)
     put_escaped_range(text, string, strlen(string));
 }
 
-/* The symbol s[0..] starts with, or NULL. */
+/* The symbol s[0..] starts with, or NULL. Every symbol is non-ASCII, so
+ * an ASCII byte (most of any text) starts none: checked first, it saves a
+ * search of the table for each byte. */
 static const struct latex_symbol *symbol_at(const char *s, size_t n)
 {
+    if ((unsigned char)s[0] < 0x80) return NULL;
     for (size_t i = 0; i < sizeof latex_symbols / sizeof latex_symbols[0];
          i++) {
         const size_t length = strlen(latex_symbols[i].symbol);

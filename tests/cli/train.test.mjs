@@ -73,6 +73,8 @@ test('a bad setting, example or task is one line naming it, with exit status 2, 
     [['--task', 'juggle'], 'attn train: --task: unknown task (copy, reverse, sort, previousToken, induction, lookup)'],
     [['--task', 'reverse', '--depth', '2'], 'attn train: unknown option --depth (attn train --help)'],
     [['--task', 'lookup', '--seq-length', '8'], 'attn train: seqLength: lookup is pairs then a query, so it must be odd and at least 3, got 8'],
+    [['--task', 'copy', '--max-bytes', '0'], 'attn train: --max-bytes: expected a whole number of bytes from 1 to 18446744073709551615, got "0"'],
+    [['--task', 'copy', '--max-bytes', '1e6'], 'attn train: --max-bytes: expected a whole number of bytes from 1 to 18446744073709551615, got "1e6"'],
   ];
   for (const [args, message] of cases) {
     await assert.rejects(train(args), (error) => {
@@ -82,4 +84,32 @@ test('a bad setting, example or task is one line naming it, with exit status 2, 
       return true;
     });
   }
+});
+
+test('--max-bytes bounds what the trainer holds: the limit it names trains, one byte under is refused before any step, and the default is 256 MiB', async () => {
+  const refused = async (args) => {
+    let message;
+    await assert.rejects(train(args), (error) => {
+      assert.equal(error.code, 2, args.join(' '));
+      assert.equal(error.stdout, '', `${args.join(' ')}: no step is logged`);
+      message = error.stderr.trim();
+      return true;
+    });
+    const [, needed, limit] = /^attn train: the trainer needs (\d+) bytes .* more than its limit of (\d+) bytes; /.exec(message) ?? [];
+    assert.equal(message, `attn train: the trainer needs ${needed} bytes for its model, batches and working memory, `
+      + `more than its limit of ${limit} bytes; use a smaller batchSize, dModel, dFF or seqLength, or raise the limit `
+      + '(maxBytes in the JS API, --max-bytes in attn train)');
+    return { needed: Number(needed), limit: Number(limit) };
+  };
+  const copy = ['--task', 'copy', '--steps', '1'];
+  const { needed, limit } = await refused([...copy, '--max-bytes', '1000']);
+  assert.equal(limit, 1000);
+  assert.ok(needed > 1000);
+  assert.equal((await train([...copy, '--max-bytes', String(needed)]))[0].step, 1);
+  assert.deepEqual(await refused([...copy, '--max-bytes', String(needed - 1)]), { needed, limit: needed - 1 });
+  // Every size at its largest: over 256 MiB, refused without --max-bytes.
+  const largest = ['--batch-size', '512', '--d-model', '64', '--seq-length', '32', '--layers', '2', '--d-ff', '256', '--heads', '4', '--vocab', '64'];
+  const big = await refused([...copy, ...largest]);
+  assert.equal(big.limit, 268435456);
+  assert.ok(big.needed > 268435456);
 });

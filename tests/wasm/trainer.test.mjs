@@ -130,7 +130,7 @@ test('a trainer above maxBytes is refused with ATTN_ERR_TOO_LARGE before its mod
     needed = Number(/^the trainer needs (\d+) bytes/.exec(error.message)?.[1]);
     assert.equal(error.message, `the trainer needs ${needed} bytes for its model, batches and working memory, `
       + 'more than its limit of 1000000 bytes; use a smaller batchSize, dModel, dFF or seqLength, or raise the limit '
-      + '(maxBytes in the JS API)');
+      + '(maxBytes in the JS API, --max-bytes in attn train)');
     return true;
   });
   assert.deepEqual(attn.memoryStats(), before);

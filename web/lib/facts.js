@@ -33,7 +33,7 @@ export const STATUS_TEXT = [
   'an allocation failed',
   'a problem field is missing, unknown or misshapen',
   'call out of order',
-  'the problem would hold more bytes than its limit',
+  'the call would need more bytes than its limit',
 ];
 
 /** The problem kinds (attn_problem_kind), in the library's order. */
