@@ -6,6 +6,7 @@
 
 #include "attention.h"
 #include "problem_json.h"
+#include "bytes.h"
 #include "train_cli.h"
 
 #include <cjson/cJSON.h>
@@ -162,25 +163,6 @@ static int value_option(char **argv, int argc, int i, const char *long_name,
     if (i + 1 >= argc) return -1;
     *value = argv[i + 1];
     return 2;
-}
-
-int attn_cli_parse_bytes(const char *text, size_t *bytes, char *error,
-                         size_t error_cap)
-{
-    size_t value = 0;
-    const char *c = text;
-    for (; *c >= '0' && *c <= '9'; c++) {
-        const size_t digit = (size_t)(*c - '0');
-        if (value > (SIZE_MAX - digit) / 10) break;
-        value = value * 10 + digit;
-    }
-    if (c == text || *c != '\0' || value == 0)
-        return fail(error, error_cap, EXIT_BAD_INPUT,
-                    "--max-bytes: expected a whole number of bytes from 1 "
-                    "to %zu, got \"%s\"",
-                    (size_t)SIZE_MAX, text);
-    *bytes = value;
-    return 0;
 }
 
 /* A heading level: one digit from 1 to 4. */

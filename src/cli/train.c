@@ -3,6 +3,7 @@
  * resolved settings and a held-out example with the model's predictions
  * and every head's attention. */
 #include "attention.h"
+#include "bytes.h"
 #include "train_cli.h"
 
 #include <stdio.h>
