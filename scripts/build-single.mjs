@@ -32,9 +32,10 @@ const WEB = join(REPO, 'web');
 const SERVED_WASM = join(WEB, 'lib', 'attention.wasm');
 const SINGLE_WASM = join(REPO, 'build', 'attention-single.wasm');
 const OUTPUT = join(REPO, 'build', 'attention.html');
-// 470 KB with every chapter, the check of printed numbers (20 KB of engine)
-// and the overview, presets gzipped (Nov 2026).
-const BUDGET_BYTES = 480 * 1024;
+// 483 KB with every chapter, the check of printed numbers (20 KB of engine),
+// the overview, the workers' pool and the steps' outline, presets gzipped
+// (Nov 2026): the budget leaves 17 KB for what comes next.
+const BUDGET_BYTES = 500 * 1024;
 
 // Exports emscripten adds to every standalone module by itself.
 const RUNTIME_EXPORTS = new Set(['_initialize', '__errno_location', 'stackSave', 'stackRestore', 'stackAlloc']);
