@@ -127,8 +127,14 @@ test('npm pack makes a tarball that a scratch project installs offline and impor
     const result = JSON.parse(run(process.execPath, ['check.mjs'], { cwd: project }));
     // Copied to a site as it is, the package's web/ serves the page and its embeds.
     const loaded = filesLoadedBy(join(project, 'node_modules', PACKAGE, 'web'), ['index.html', 'embed.html']);
-    for (const file of ['app.js', 'embed.js', 'widgets/registry.js', 'ui/math.js', 'lib/attention-page.wasm', 'vendor/formulas.js', 'vendor/katex/katex.min.css', 'presets.json']) {
+    for (const file of ['app.js', 'embed.js', 'widgets/registry.js', 'ui/math.js', 'lib/engine-file.js', 'vendor/formulas.js',
+      'vendor/katex/katex.min.css', 'presets.json']) {
       assert.ok(loaded.has(file), `the pages load ${file} (found ${[...loaded].join(', ')})`);
+    }
+    // engine-file.js names the page's engine at run time, by what the browser runs: every build is there.
+    for (const build of ['attention-page', 'attention-page-scalar', 'attention-page-relaxed']) {
+      const file = join(project, 'node_modules', PACKAGE, 'web', 'lib', `${build}.wasm`);
+      assert.ok(existsSync(file), `the package holds web/lib/${build}.wasm`);
     }
     assertNear(result.w00, W00, 'weights[0][0]');
     assertNear(result.w01, W01, 'weights[0][1]');
