@@ -167,6 +167,8 @@ test-single: single
 	node --test tests/browser/single-file.test.mjs
 
 test: deps
+	@# What the suites run, built first on both cores; the suites then run in turn.
+	$(MAKE) -j2 $(TESTS) $(SAN_TESTS) $(BUILD)/attn $(FUZZ_BIN)
 	$(MAKE) lint test-layers test-docs test-native test-sanitize test-cli test-wasm test-browser \
 	    test-engines test-dist test-python test-fuzz
 

@@ -118,9 +118,18 @@ trap 'rm -rf web/lib/*.tmp.$$ "${ATTN_WASM_OUT:-.}.tmp.$$"' EXIT
 if [ -n "${ATTN_WASM_OUT:-}" ]; then
     build "$ATTN_WASM_OUT" "${ATTN_WASM_OPT:--O2}" "$ALL_LAYERS" '^$' ''
 else
+    # The two modules of each variant side by side, one per core: each
+    # build is one emcc at a time, and `make test` waits on all six.
+    page_filter="^attn_trainer_\\|$(not_called_by_page)"
     for variant in '' -scalar -relaxed; do
-        build "web/lib/attention$variant.wasm" -O2 "$ALL_LAYERS" '^$' ''
-        build "web/lib/attention-page$variant.wasm" -O2 "$PAGE_LAYERS" "^attn_trainer_\\|$(not_called_by_page)" \
-            '^src/(kernels|problem)/' "$JS_API"
+        build "web/lib/attention$variant.wasm" -O2 "$ALL_LAYERS" '^$' '' &
+        whole=$!
+        build "web/lib/attention-page$variant.wasm" -O2 "$PAGE_LAYERS" "$page_filter" \
+            '^src/(kernels|problem)/' "$JS_API" &
+        page=$!
+        status=0
+        wait "$whole" || status=$?
+        wait "$page" || status=$?
+        [ "$status" -eq 0 ] || exit "$status"
     done
 fi
