@@ -119,24 +119,33 @@ fail(char *error, size_t error_cap, int exit_status, const char *format, ...)
 static int parse_format(const char *name, int *format, char *error,
                         size_t error_cap)
 {
+    /* One format a line (clang-format would pack two). */
+    /* clang-format off */
     static const struct {
         const char *name;
         int format;
     } formats[] = {
-        {"json", ATTN_FORMAT_JSON},         {"text", ATTN_FORMAT_TEXT},
-        {"markdown", ATTN_FORMAT_MARKDOWN}, {"latex", ATTN_FORMAT_LATEX},
+        {"json", ATTN_FORMAT_JSON},
+        {"text", ATTN_FORMAT_TEXT},
+        {"markdown", ATTN_FORMAT_MARKDOWN},
+        {"latex", ATTN_FORMAT_LATEX},
         {"steps", ATTN_FORMAT_STEPS},
     };
-    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+    /* clang-format on */
+    enum { COUNT = (int)(sizeof formats / sizeof formats[0]) };
+    char expected[64] = ""; /* "json, text, markdown, latex or steps" */
+    for (int i = 0; i < COUNT; i++) {
         if (strcmp(name, formats[i].name) == 0) {
             *format = formats[i].format;
             return 0;
         }
+        const char *separator = i == 0 ? "" : i < COUNT - 1 ? ", " : " or ";
+        const size_t used = strlen(expected);
+        snprintf(expected + used, sizeof expected - used, "%s%s", separator,
+                 formats[i].name);
     }
     return fail(error, error_cap, EXIT_BAD_INPUT,
-                "unknown format \"%s\" (expected json, text, markdown, latex "
-                "or steps)",
-                name);
+                "unknown format \"%s\" (expected %s)", name, expected);
 }
 
 /* Sets *value to the value of option long_name / short_name (as "--long

@@ -185,33 +185,19 @@ static void make_lookup(const attn__example *e, const double *s, uint64_t *rng)
 }
 
 /* Defaults, in the order of ATTN__SET_*: seed, layers, heads, dModel,
- * dFF, seqLength, vocab, batchSize, learningRate, scale, causal, steps. */
+ * dFF, seqLength, vocab, batchSize, learningRate, scale, causal, steps; one
+ * task a row, lined up in columns (clang-format would put each row's four
+ * fields on four lines). */
+/* clang-format off */
 static const attn__task tasks[] = {
-    {"copy",
-     {1, 1, 2, 32, 0, 8, 10, 64, 0.01, 1, 0, 100},
-     any_settings,
-     make_copy},
-    {"reverse",
-     {1, 1, 2, 32, 0, 8, 10, 64, 0.01, 1, 0, 150},
-     any_settings,
-     make_reverse},
-    {"sort",
-     {1, 2, 2, 32, 64, 8, 10, 64, 0.005, 1, 0, 400},
-     any_settings,
-     make_sort},
-    {"previousToken",
-     {1, 1, 2, 32, 0, 8, 10, 64, 0.01, 1, 1, 150},
-     any_settings,
-     make_previous},
-    {"induction",
-     {1, 2, 2, 32, 0, 16, 16, 64, 0.005, 1, 1, 300},
-     check_induction,
-     make_induction},
-    {"lookup",
-     {1, 2, 2, 32, 0, 9, 16, 64, 0.005, 1, 0, 600},
-     check_lookup,
-     make_lookup},
+    {"copy",          {1, 1, 2, 32,  0,  8, 10, 64, 0.01,  1, 0, 100}, any_settings,    make_copy},
+    {"reverse",       {1, 1, 2, 32,  0,  8, 10, 64, 0.01,  1, 0, 150}, any_settings,    make_reverse},
+    {"sort",          {1, 2, 2, 32, 64,  8, 10, 64, 0.005, 1, 0, 400}, any_settings,    make_sort},
+    {"previousToken", {1, 1, 2, 32,  0,  8, 10, 64, 0.01,  1, 1, 150}, any_settings,    make_previous},
+    {"induction",     {1, 2, 2, 32,  0, 16, 16, 64, 0.005, 1, 1, 300}, check_induction, make_induction},
+    {"lookup",        {1, 2, 2, 32,  0,  9, 16, 64, 0.005, 1, 0, 600}, check_lookup,    make_lookup},
 };
+/* clang-format on */
 
 enum { TASK_COUNT = (int)(sizeof tasks / sizeof tasks[0]) };
 
