@@ -52,6 +52,12 @@ static const named scale_kinds[] = {
     NAMED(ATTN_SCALE_FACTOR),
 };
 
+static const named formats[] = {
+    NAMED(ATTN_FORMAT_JSON),     NAMED(ATTN_FORMAT_TEXT),
+    NAMED(ATTN_FORMAT_MARKDOWN), NAMED(ATTN_FORMAT_LATEX),
+    NAMED(ATTN_FORMAT_STEPS),    NAMED(ATTN_FORMAT_STEP_OUTLINE),
+};
+
 static const named mask_kinds[] = {
     NAMED(ATTN_MASK_CAUSAL),  NAMED(ATTN_MASK_KEY_PADDING),
     NAMED(ATTN_MASK_CUSTOM),  NAMED(ATTN_MASK_LOCAL),
@@ -189,6 +195,9 @@ int main(void)
            "facts`); do not edit.\n// tests/wasm/facts.test.mjs fails when "
            "it differs from what that writes.\n");
     if (put_statuses() != 0 || put_kinds() != 0) return 1;
+    put_names("The formats a user names (attn_format_name), each at its "
+              "number.",
+              "FORMAT_NAMES", attn_format_name);
     put_names("The trainer's tasks (attn_trainer_task).", "TASKS",
               attn_trainer_task);
     put_names("The trainer's settings (attn_trainer_setting).",
@@ -198,6 +207,7 @@ int main(void)
            "  ATTN_TRAINER_HELD_OUT: %d,\n};\n",
            ATTN_PROBLEM_DEFAULT_MAX_BYTES, ATTN_TRAINER_HELD_OUT);
     put_named("attn_scale_kind.", "SCALE", scale_kinds, COUNT(scale_kinds));
+    put_named("attn_format.", "FORMAT", formats, COUNT(formats));
     put_named("The ATTN_MASK_* bits of attn_mask.kinds.", "MASK", mask_kinds,
               COUNT(mask_kinds));
     put_layouts();

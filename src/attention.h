@@ -862,6 +862,12 @@ typedef enum attn_format {
                                  attn_problem_format_equations' */
 } attn_format;
 
+/* The name format number `format` goes by where a user names one ("json",
+ * "text", "markdown", "latex", "steps"), or NULL for the step outline (a
+ * page's, not a user's) and past the last: build/attn's --format and the
+ * JS and Python format() take these names. */
+const char *attn_format_name(int format);
+
 /* Writes the result of a successful run into buf as NUL-terminated text,
  * truncated to cap bytes, and sets *length to the full length without the
  * NUL (as snprintf does): call once with cap 0 to size the buffer.

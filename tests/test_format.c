@@ -56,6 +56,18 @@ static attn_problem *causal_000(void)
     return problem;
 }
 
+static void test_each_format_a_user_names_has_its_number(void **state)
+{
+    (void)state;
+    assert_string_equal(attn_format_name(ATTN_FORMAT_JSON), "json");
+    assert_string_equal(attn_format_name(ATTN_FORMAT_TEXT), "text");
+    assert_string_equal(attn_format_name(ATTN_FORMAT_MARKDOWN), "markdown");
+    assert_string_equal(attn_format_name(ATTN_FORMAT_LATEX), "latex");
+    assert_string_equal(attn_format_name(ATTN_FORMAT_STEPS), "steps");
+    assert_null(attn_format_name(ATTN_FORMAT_STEP_OUTLINE));
+    assert_null(attn_format_name(-1));
+}
+
 static void test_json_writes_masked_entries_as_null(void **state)
 {
     (void)state;
@@ -709,6 +721,7 @@ static void test_a_tall_matrix_caption_names_only_the_cut_rows(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_each_format_a_user_names_has_its_number),
         cmocka_unit_test(test_json_writes_masked_entries_as_null),
         cmocka_unit_test(test_json_multihead_nests_heads),
         cmocka_unit_test(test_json_vector_softmax_has_number_max_and_sum),

@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from ._engine import ATTN_ERR_INPUT, ATTN_ERR_OPTION, ATTN_OK, FORMATS, AttentionError, _Problem, formatted
+from ._engine import ATTN_ERR_INPUT, ATTN_ERR_OPTION, ATTN_OK, AttentionError, _Problem, formats, formatted
 
 REPORT_FORMATS = ("json", "text", "markdown", "latex")
 
@@ -140,7 +140,7 @@ def check(problem, printed, decimals=None, format="json"):  # noqa: A002 (the CL
                     handle, key.encode(), len(dims), _ints(dims), (ctypes.c_double * len(values))(*values),
                     None if places is None else _ints(places)))
             checked(lib.attn_check_run(handle, None))
-            text = formatted(lib.attn_check_format, handle, FORMATS[format], checked)
+            text = formatted(lib.attn_check_format, handle, formats()[format], checked)
         finally:
             lib.attn_check_destroy(handle)
     return _report(text) if format == "json" else text

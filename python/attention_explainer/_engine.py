@@ -16,8 +16,6 @@ from pathlib import Path
 
 import numpy as np
 
-# src/attention.h: attn_format.
-FORMATS = {"json": 0, "text": 1, "markdown": 2, "latex": 3, "steps": 4}
 # src/attention.h: attn_status (stable numbers).
 ATTN_OK = 0
 ATTN_ERR_OPTION = 5
@@ -56,6 +54,7 @@ def _load():
     signatures = {
         "attn_status_text": (c_str, [ctypes.c_int]),
         "attn_problem_kind": (c_str, [ctypes.c_int]),
+        "attn_format_name": (c_str, [ctypes.c_int]),
         "attn_problem_create": (ctypes.c_int, [ctypes.POINTER(p), c_str, p]),
         "attn_problem_destroy": (None, [p]),
         "attn_problem_set_tensor": (ctypes.c_int, [p, c_str, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
@@ -102,6 +101,14 @@ def kinds():
     while (name := library().attn_problem_kind(len(names))) is not None:
         names.append(name.decode())
     return tuple(names)
+
+
+def formats():
+    """The formats a user names, name -> attn_format number (attn_format_name)."""
+    numbers = {}
+    while (name := library().attn_format_name(len(numbers))) is not None:
+        numbers[name.decode()] = len(numbers)
+    return numbers
 
 
 class _Problem:
@@ -180,12 +187,13 @@ class _Problem:
         return self
 
     def format(self, fmt, title=None, heading_level=0):
-        if fmt not in FORMATS:
-            raise AttentionError(ATTN_ERR_OPTION, f"format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+        numbers = formats()
+        if fmt not in numbers:
+            raise AttentionError(ATTN_ERR_OPTION, f"format: expected one of {', '.join(numbers)}, got {fmt!r}")
         if title is not None or heading_level:
             self._check(self.lib.attn_problem_set_document(
                 self.handle, None if title is None else title.encode(), heading_level))
-        return formatted(self.lib.attn_problem_format, self.handle, FORMATS[fmt], self._check)
+        return formatted(self.lib.attn_problem_format, self.handle, numbers[fmt], self._check)
 
 
 def formatted(format_function, handle, fmt, check):

@@ -119,30 +119,18 @@ fail(char *error, size_t error_cap, int exit_status, const char *format, ...)
 static int parse_format(const char *name, int *format, char *error,
                         size_t error_cap)
 {
-    /* One format a line (clang-format would pack two). */
-    /* clang-format off */
-    static const struct {
-        const char *name;
-        int format;
-    } formats[] = {
-        {"json", ATTN_FORMAT_JSON},
-        {"text", ATTN_FORMAT_TEXT},
-        {"markdown", ATTN_FORMAT_MARKDOWN},
-        {"latex", ATTN_FORMAT_LATEX},
-        {"steps", ATTN_FORMAT_STEPS},
-    };
-    /* clang-format on */
-    enum { COUNT = (int)(sizeof formats / sizeof formats[0]) };
     char expected[64] = ""; /* "json, text, markdown, latex or steps" */
-    for (int i = 0; i < COUNT; i++) {
-        if (strcmp(name, formats[i].name) == 0) {
-            *format = formats[i].format;
+    for (int i = 0; attn_format_name(i) != NULL; i++) {
+        if (strcmp(name, attn_format_name(i)) == 0) {
+            *format = i;
             return 0;
         }
-        const char *separator = i == 0 ? "" : i < COUNT - 1 ? ", " : " or ";
+        const char *separator = i == 0                            ? ""
+                                : attn_format_name(i + 1) != NULL ? ", "
+                                                                  : " or ";
         const size_t used = strlen(expected);
         snprintf(expected + used, sizeof expected - used, "%s%s", separator,
-                 formats[i].name);
+                 attn_format_name(i));
     }
     return fail(error, error_cap, EXIT_BAD_INPUT,
                 "unknown format \"%s\" (expected %s)", name, expected);

@@ -35,8 +35,7 @@ static const char train_help[] =
     "                  [--learning-rate R] [--no-scale] [--causal]\n"
     "                  [--no-causal] [--example I] [--max-bytes N]\n"
     "\n"
-    "Trains a tiny transformer on a task (copy, reverse, sort,\n"
-    "previousToken, induction, lookup) with the task's defaults unless\n"
+    "Trains a tiny transformer on a task with the task's defaults unless\n"
     "told otherwise, and prints one JSON line per logged step: step, the\n"
     "batch's loss, and the held-out loss and accuracy. The last line holds\n"
     "the settings and held-out example I (default 0): its tokens, targets,\n"
@@ -45,7 +44,9 @@ static const char train_help[] =
     "--max-bytes N is the most bytes the trainer may hold: its model,\n"
     "gradients, batches and working memory (default 268435456, 256 MiB,\n"
     "as for a problem); a model that needs more is refused before any\n"
-    "step.\n";
+    "step.\n"
+    "\n"
+    "Tasks:";
 
 typedef struct train_args {
     const char *task;
@@ -233,12 +234,11 @@ static int train(attn_trainer *trainer, const train_args *args, char *error)
     return status;
 }
 
-/* "(copy, reverse, ...)\n": the library's tasks, ending a message. */
-static void print_tasks(void)
+/* The library's tasks, "copy, reverse, ...", written after `before`. */
+static void print_tasks(FILE *out, const char *before)
 {
     for (int i = 0; attn_trainer_task(i) != NULL; i++)
-        fprintf(stderr, "%s%s", i > 0 ? ", " : " (", attn_trainer_task(i));
-    fprintf(stderr, ")\n");
+        fprintf(out, "%s%s", i > 0 ? ", " : before, attn_trainer_task(i));
 }
 
 int attn_cli_train(int argc, char **argv)
@@ -250,18 +250,22 @@ int attn_cli_train(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(train_help, stdout);
+            print_tasks(stdout, " ");
+            puts(".");
             return 0;
         }
     if (args.task == NULL) {
         fprintf(stderr, "attn train: --task is required");
-        print_tasks();
+        print_tasks(stderr, " (");
+        fputs(")\n", stderr);
         return 2;
     }
     attn_trainer *trainer;
     int status = attn_trainer_create(&trainer, args.task, NULL);
     if (status == ATTN_ERR_OPTION) {
         fprintf(stderr, "attn train: --task: unknown task");
-        print_tasks();
+        print_tasks(stderr, " (");
+        fputs(")\n", stderr);
         return 2;
     }
     if (status != ATTN_OK) {

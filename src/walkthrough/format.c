@@ -25,6 +25,15 @@ static int check_run(const attn_problem *problem)
     return ATTN_OK;
 }
 
+const char *attn_format_name(int format)
+{
+    static const char *const names[] = {"json", "text", "markdown", "latex",
+                                        "steps"};
+    return format >= 0 && format < (int)(sizeof names / sizeof names[0])
+               ? names[format]
+               : NULL;
+}
+
 int attn_problem_format(const attn_problem *problem, int format, char *buf,
                         size_t cap, size_t *length)
 {

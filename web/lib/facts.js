@@ -181,6 +181,15 @@ export const KIND_FIELDS = {
   },
 };
 
+/** The formats a user names (attn_format_name), each at its number. */
+export const FORMAT_NAMES = [
+  'json',
+  'text',
+  'markdown',
+  'latex',
+  'steps',
+];
+
 /** The trainer's tasks (attn_trainer_task). */
 export const TASKS = [
   'copy',
@@ -218,6 +227,16 @@ export const SCALE = {
   ATTN_SCALE_INV_SQRT_DK: 0,
   ATTN_SCALE_NONE: 1,
   ATTN_SCALE_FACTOR: 2,
+};
+
+/** attn_format. */
+export const FORMAT = {
+  ATTN_FORMAT_JSON: 0,
+  ATTN_FORMAT_TEXT: 1,
+  ATTN_FORMAT_MARKDOWN: 2,
+  ATTN_FORMAT_LATEX: 3,
+  ATTN_FORMAT_STEPS: 4,
+  ATTN_FORMAT_STEP_OUTLINE: 5,
 };
 
 /** The ATTN_MASK_* bits of attn_mask.kinds. */

@@ -1,19 +1,21 @@
 // The C engine's numbers and names that the JS API must agree with, named
 // for the API's modules, each taken from facts.js (which scripts/gen-facts.c
 // writes from the library's own tables), imported from here by every module
-// of the API. Only FORMATS and MAX_BLOCK_BYTES are the API's own.
-import { KINDS, LIMITS, MALLINFO_LAYOUT, MASK, OPTIONS_LAYOUT, SCALE, STATUS, TASKS, TRAINER_SETTINGS as SETTINGS }
-  from '../facts.js';
+// of the API. Only MAX_BLOCK_BYTES is the API's own.
+import {
+  FORMAT, FORMAT_NAMES, KINDS, LIMITS, MALLINFO_LAYOUT, MASK, OPTIONS_LAYOUT, SCALE, STATUS, TASKS,
+  TRAINER_SETTINGS as SETTINGS,
+} from '../facts.js';
 
 /** The default limit in bytes of one problem or one *Flat call (ATTN_PROBLEM_DEFAULT_MAX_BYTES). */
 export const DEFAULT_MAX_BYTES = LIMITS.ATTN_PROBLEM_DEFAULT_MAX_BYTES;
 /** The largest block one call may ask the wasm32 malloc for. */
 export const MAX_BLOCK_BYTES = 2 ** 31 - 1;
 
-// attn_format, and the steps without equations (ATTN_FORMAT_STEP_OUTLINE),
-// for walkthrough(input, { equations: false })
-export const FORMATS = { json: 0, text: 1, markdown: 2, latex: 3, steps: 4 };
-export const FORMAT_STEP_OUTLINE = 5;
+// The formats a user names, name -> number (attn_format_name), and the steps
+// without equations for walkthrough(input, { equations: false }).
+export const FORMATS = Object.fromEntries(FORMAT_NAMES.map((name, format) => [name, format]));
+export const FORMAT_STEP_OUTLINE = FORMAT.ATTN_FORMAT_STEP_OUTLINE;
 
 export const { ATTN_ERR_SIZE, ATTN_ERR_OPTION, ATTN_ERR_RANGE, ATTN_ERR_NOMEM, ATTN_ERR_INPUT, ATTN_ERR_STATE,
   ATTN_ERR_TOO_LARGE } = STATUS;
