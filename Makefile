@@ -34,7 +34,7 @@ SAN_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/san/obj/%.o)
 SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 
 .PHONY: all lib shared cli test deps lint format test-layers test-docs test-native test-sanitize \
-        test-cli test-wasm test-browser test-engines test-dist wasm vendor presets bench serve \
+        test-cli test-wasm test-browser test-engines test-dist wasm vendor presets bench bench-ab serve \
         clean install uninstall
 .PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p \
         facts
@@ -227,6 +227,11 @@ test-docs:
 
 bench: lib wasm
 	./bench/run.sh
+
+# `make bench-ab BASE=<commit>`: the engine's own timings against BASE's,
+# alternating (ROUNDS=3 rounds): is a change within noise?
+bench-ab:
+	./bench/ab.sh $(BASE)
 
 clean:
 	rm -rf $(BUILD)

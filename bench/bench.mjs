@@ -4,6 +4,7 @@
 // Figures only: nothing is asserted. Usage: node bench/bench.mjs
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runProcess as runIn } from './run-process.mjs';
 
 const D = 64;
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -36,36 +37,8 @@ const CASES = [
   { name: 'causal1024', t: 1024, causal: true },
 ];
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-// Runs one process; returns { cases: Map(name -> median seconds), info }.
-function runProcess(label, command, args) {
-  process.stderr.write(`bench: ${label} ...\n`);
-  const run = spawnSync(command, args, { cwd: root, encoding: 'utf8', maxBuffer: 1 << 24 });
-  const cases = new Map();
-  const best = new Map();
-  const info = {};
-  if (run.status !== 0) {
-    process.stderr.write(`bench: ${label} failed (${run.status}): ${run.stderr.trim().split('\n').pop()}\n`);
-    return { cases, best, info, failed: true };
-  }
-  for (const line of run.stdout.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    const record = JSON.parse(line);
-    if (record.samples) {
-      cases.set(record.case, median(record.samples));
-      best.set(record.case, Math.min(...record.samples));
-    }
-    for (const [key, value] of Object.entries(record)) {
-      if (key !== 'case' && key !== 'samples') info[key] = value;
-    }
-  }
-  return { cases, best, info };
-}
+// Every process runs in the checkout's root.
+const runProcess = (label, command, args) => runIn(label, command, args, root);
 
 const results = new Map();
 for (const implementation of IMPLEMENTATIONS) {

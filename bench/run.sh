@@ -8,13 +8,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-make --no-print-directory lib
-./build.sh
-
-mkdir -p build/bench
-# The same optimisation as the library; never -ffast-math.
-${CC:-cc} -std=c11 -O2 -Wall -Wextra -Wpedantic -Werror -Isrc \
-    bench/bench_sdpa.c build/libattention.a -lm -o build/bench/bench_sdpa
+./bench/build.sh .
 NODE_PATH="${NODE_PATH:-/usr/share/nodejs}" emcc -std=c11 -O2 -msimd128 \
     bench/peak_wasm.c --no-entry -sSTANDALONE_WASM -sEXPORTED_FUNCTIONS=_peak \
     -o build/bench/peak.wasm
