@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
+import { declarations, declaredType } from './declarations.mjs';
 import { haveNativeCli, loadEngine, nativeCli, repoRoot } from './support.mjs';
 import { KIND_FIELDS, KINDS, STATUS, STATUS_TEXT, TASKS, TRAINER_SETTINGS } from '../../web/lib/facts.js';
 
@@ -53,15 +54,10 @@ test('attention.d.ts declares every trainer setting of the facts, in their order
 });
 
 test('attention.d.ts\'s Problem declares each kind with exactly the fields of the facts', () => {
-  // The TypeScript compiler resolves the union, its intersections and the
-  // interfaces they extend; a field typed never is one the kind refuses.
-  const file = join(repoRoot, 'web/lib/attention.d.ts');
-  // ES5's library (Omit, the typed arrays) and not the DOM's, which takes seconds to read.
-  const program = ts.createProgram([file], { strict: true, noEmit: true, types: [], lib: ['lib.es5.d.ts'] });
-  const checker = program.getTypeChecker();
-  const exported = checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)));
+  // A field typed never is one the kind refuses.
+  const { checker } = declarations();
   const declared = {};
-  for (const member of checker.getDeclaredTypeOfSymbol(exported.find(({ name }) => name === 'Problem')).types) {
+  for (const member of declaredType('Problem').types) {
     const kind = checker.getTypeOfSymbol(member.getProperty('kind')).value;
     declared[kind] ??= new Set();
     for (const property of checker.getPropertiesOfType(member)) {

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertClose, haveNativeCli, loadEngine, nullsToMinusInfinity, randomSource, runNative } from './support.mjs';
+import { declaredProperties } from './declarations.mjs';
 
 // Numbers agree within 1e-12 × max(1, |native|).
 const AGREEMENT = 1e-12;
@@ -141,3 +142,52 @@ test('a misshapen gradOutput is an error naming the field, as in build/attn', { 
   assert.equal(status, 2);
   assert.equal(stderr, `attn: ${message}\n`);
 });
+
+// Problems with gradients whose every result attention.d.ts must declare,
+// with the result interface each is declared by.
+function additiveProblem(seed) {
+  const r = randomSource(seed);
+  return {
+    kind: 'additive', query: r.matrix(2, 3, -1, 1), keys: r.matrix(4, 2, -1, 1), ws: r.matrix(3, 5, -1, 1),
+    wh: r.matrix(2, 5, -1, 1), b: r.vector(5, -1, 1), v: r.vector(5, -1, 1), gradContext: r.matrix(2, 2, -1, 1),
+  };
+}
+
+function luongConcatProblem(seed) {
+  const r = randomSource(seed);
+  return {
+    kind: 'luong', method: 'concat', query: r.vector(2, -1, 1), keys: r.matrix(3, 2, -1, 1),
+    w: r.matrix(4, 3, -1, 1), b: r.vector(3, -1, 1), v: r.vector(3, -1, 1), gradContext: r.vector(2, -1, 1),
+  };
+}
+
+function linearProblem(seed) {
+  const r = randomSource(seed);
+  return {
+    kind: 'linear', q: r.matrix(3, 2, -1, 1), k: r.matrix(3, 2, -1, 1), v: r.matrix(3, 2, -1, 1),
+    gradOutput: r.matrix(3, 2, -1, 1),
+  };
+}
+
+// [result interface, problem, the interface of each of its heads].
+const DECLARED_BY = [
+  ['ScaledDotProductResult', { ...sdpaProblem(4), gradOutput: undefined, target: sdpaProblem(5).gradOutput }],
+  ['MultiHeadResult', { ...multiHeadProblem(6), bk: [0, 0, 0, 0], bv: [0, 0, 0, 0] }, 'HeadResult'],
+  ['TransformerBlockResult', { ...blockProblem(7, 'pre'), bq: [0, 0, 0, 0], bk: [0, 0, 0, 0], bo: [0, 0, 0, 0] }],
+  ['AdditiveResult', additiveProblem(8)],
+  ['LuongConcatResult', luongConcatProblem(9)],
+  ['LinearResult', linearProblem(10)],
+];
+
+/** The keys of a result that the interface `name` does not declare. */
+const undeclared = (result, name) => Object.keys(result).filter((key) => !declaredProperties(name).includes(key));
+
+for (const [name, problem, headName] of DECLARED_BY) {
+  test(`attention.d.ts's ${name} declares every result of ${problem.kind} with gradients`, async () => {
+    const attn = await loadEngine();
+    const result = attn.run(Object.fromEntries(Object.entries(problem).filter(([, value]) => value !== undefined)));
+    assert.ok(Object.keys(result).some((key) => key.startsWith('grad')), 'the run gave gradients');
+    assert.deepEqual(undeclared(result, name), []);
+    if (headName) for (const head of result.heads) assert.deepEqual(undeclared(head, headName), []);
+  });
+}

@@ -296,6 +296,15 @@ export interface ScaledDotProductResult<R> {
   weights: R;
   /** weights @ V */
   output: R;
+  /** With target: output − target, the gradOutput it stands for. */
+  gradOutput?: R;
+  /** With gradOutput or target: dL/dQ, dL/dK and dL/dV, shaped like q, k, v. */
+  gradQ?: R;
+  gradK?: R;
+  gradV?: R;
+  /** dL/d(weights) and dL/d(scaled), 0 where masked. */
+  gradWeights?: R;
+  gradScaled?: R;
 }
 export interface ScaledDotProductFromScoresResult<R> {
   scaled: R;
@@ -322,6 +331,18 @@ export interface MultiHeadResult<R> {
   concat: R;
   /** concat @ wo + bo */
   output: R;
+  /** With gradOutput: dL/d of x (and xkv), of each weight matrix and of each
+   * bias given; each head then holds its gradWeights and gradScaled. */
+  gradX?: R;
+  gradXkv?: R;
+  gradWq?: Matrix;
+  gradWk?: Matrix;
+  gradWv?: Matrix;
+  gradWo?: Matrix;
+  gradBq?: Vector;
+  gradBk?: Vector;
+  gradBv?: Vector;
+  gradBo?: Vector;
 }
 
 /** Each stage of the block, [batch?, n, d_model] (ffnHidden [batch?, n, d_ff]). */
@@ -336,6 +357,25 @@ export interface TransformerBlockResult<R> {
   output: R;
   /** Each head's attention weights, [batch?, n, n]. */
   heads: { weights: R }[];
+  /** With gradOutput: dL/d of x and of every parameter (a bias's only when
+   * given). */
+  gradX?: R;
+  gradWq?: Matrix;
+  gradWk?: Matrix;
+  gradWv?: Matrix;
+  gradWo?: Matrix;
+  gradBq?: Vector;
+  gradBk?: Vector;
+  gradBv?: Vector;
+  gradBo?: Vector;
+  gradGamma1?: Vector;
+  gradBeta1?: Vector;
+  gradW1?: Matrix;
+  gradB1?: Vector;
+  gradW2?: Matrix;
+  gradB2?: Vector;
+  gradGamma2?: Vector;
+  gradBeta2?: Vector;
 }
 
 export interface AdditiveResult<Q> {
@@ -345,20 +385,37 @@ export interface AdditiveResult<Q> {
   weights: ShapeOf<Q>;
   /** Σ_j weights_j h_j, [n_q?, d_h]. */
   context: ShapeOf<Q>;
+  /** With gradContext: dL/d of the query, the keys and each parameter. */
+  gradQuery?: ShapeOf<Q>;
+  gradKeys?: Matrix;
+  gradWs?: Matrix;
+  gradWh?: Matrix;
+  gradV?: Vector;
+  gradB?: Vector;
 }
 
 export interface LuongResult<Q> {
   scores: ShapeOf<Q>;
   weights: ShapeOf<Q>;
   context: ShapeOf<Q>;
+  /** With gradContext: dL/d of the query, the keys and w (general, concat). */
+  gradQuery?: ShapeOf<Q>;
+  gradKeys?: Matrix;
+  gradW?: Matrix;
 }
 export interface LuongConcatResult<Q> extends LuongResult<Q> {
   /** tanh([s; h_j] @ w + b), [n_q?, n_k, d_a]. */
   energy: EnergyOf<Q>;
+  gradV?: Vector;
+  gradB?: Vector;
 }
 
 export interface LinearResult<R> {
   output: R;
+  /** With gradOutput: dL/dQ, dL/dK and dL/dV. */
+  gradQ?: R;
+  gradK?: R;
+  gradV?: R;
 }
 
 export interface OnlineSoftmaxResult {
