@@ -143,7 +143,7 @@ function plainSdpa(q, k, v, t, d, causal) {
 }
 
 const engineUrl = (file) => new URL(`../web/lib/${file}`, import.meta.url);
-const loadEngine = (path) => loadAttention({ wasmBinary: readFileSync(path) });
+const loadEngine = async (path) => loadAttention({ wasmBinary: readFileSync(path) });
 
 // sdpaFlat on case c's inputs as arrays of Type.
 function engineCall(attn, { t, causal }, Type) {
@@ -272,7 +272,10 @@ async function interleaved(paths) {
     : [engineUrl('attention.wasm'), ...(wasmSupport() === 'relaxed' ? [engineUrl('attention-relaxed.wasm')] : [])];
   const contenders = [];
   for (const file of files) {
-    const attn = await loadEngine(file);
+    const attn = await loadEngine(file).catch((error) => {
+      console.error(`bench/impl.mjs interleaved: ${file}: ${error.message}`);
+      process.exit(1);
+    });
     const name = `${String(file).split('/').pop()} (${attn.kernelName()})`;
     contenders.push({ name, prepare: (c) => ({ call: engineCall(attn, c, Float32Array), release() {} }) });
   }
