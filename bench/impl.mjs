@@ -12,6 +12,14 @@
 //   ort-node         onnxruntime-node (CPU, one thread)
 //   wasm-peak        f32x4 multiply-add chains (build/bench/peak.wasm)
 //   wasm-peak-relaxed  the same with f32x4.relaxed_madd (peak-relaxed.wasm)
+//   interleaved [FILE.wasm ...]  not for bench/bench.mjs: the engine's
+//                    float32 sdpaFlat in each module given (by default
+//                    attention.wasm, and attention-relaxed.wasm where this
+//                    Node runs relaxed SIMD), tfjs-wasm and ort-web in this
+//                    one process, their samples taken in turn, so that the
+//                    load of a shared machine falls on all of them alike;
+//                    prints medians and, per case, the median over rounds
+//                    of each one's time over the first module's
 // Each case runs SAMPLES samples, each a mean over batches of doubling size
 // (1, 2, 4, ... calls) until SAMPLE_SECONDS have passed, after calls for
 // WARM_SECONDS. Times are CPU time of this
@@ -61,22 +69,28 @@ const cpuSince = (start) => {
 // code with its optimising tier before the first sample.
 const WARM_SECONDS = 0.1;
 
-async function samples(call) {
+async function warm(call) {
   for (const start = process.cpuUsage(); cpuSince(start) < WARM_SECONDS;) await call();
-  const result = [];
-  for (let s = 0; s < SAMPLES; s++) {
-    let calls = 0;
-    const start = process.cpuUsage();
-    let elapsed = 0;
-    // Batches of doubling size, so reading the clock (a system call) costs
-    // nothing next to small calls.
-    for (let batch = 1; elapsed < SAMPLE_SECONDS; batch *= 2) {
-      for (let i = 0; i < batch; i++) await call();
-      calls += batch;
-      elapsed = cpuSince(start);
-    }
-    result.push(elapsed / calls);
+}
+
+// One sample: seconds per call, over batches of doubling size, so reading
+// the clock (a system call) costs nothing next to small calls.
+async function sample(call) {
+  let calls = 0;
+  const start = process.cpuUsage();
+  let elapsed = 0;
+  for (let batch = 1; elapsed < SAMPLE_SECONDS; batch *= 2) {
+    for (let i = 0; i < batch; i++) await call();
+    calls += batch;
+    elapsed = cpuSince(start);
   }
+  return elapsed / calls;
+}
+
+async function samples(call) {
+  await warm(call);
+  const result = [];
+  for (let s = 0; s < SAMPLES; s++) result.push(await sample(call));
   return result;
 }
 
@@ -128,6 +142,16 @@ function plainSdpa(q, k, v, t, d, causal) {
   return output;
 }
 
+const engineUrl = (file) => new URL(`../web/lib/${file}`, import.meta.url);
+const loadEngine = async (path) => loadAttention({ wasmBinary: readFileSync(path) });
+
+// sdpaFlat on case c's inputs as arrays of Type.
+function engineCall(attn, { t, causal }, Type) {
+  const { q, k, v } = inputs(t);
+  const args = { q: Type.from(q), k: Type.from(k), v: Type.from(v), nQ: t, nK: t, dK: D, dV: D, causal };
+  return () => attn.sdpaFlat(args);
+}
+
 // The engine's SIMD build, or its relaxed-SIMD one (relaxed: true); each
 // line says which float32 kernel ran.
 async function engine(float32, relaxed = false) {
@@ -135,14 +159,9 @@ async function engine(float32, relaxed = false) {
     console.error(`Node ${process.version} runs no relaxed SIMD (Node 20: --experimental-wasm-relaxed-simd)`);
     process.exit(1);
   }
-  const file = relaxed ? 'attention-relaxed.wasm' : 'attention.wasm';
-  const attn = await loadAttention({ wasmBinary: readFileSync(new URL(`../web/lib/${file}`, import.meta.url)) });
+  const attn = await loadEngine(engineUrl(relaxed ? 'attention-relaxed.wasm' : 'attention.wasm'));
   const Type = float32 ? Float32Array : Float64Array;
-  for (const { name, t, causal } of CASES) {
-    const { q, k, v } = inputs(t);
-    const args = { q: Type.from(q), k: Type.from(k), v: Type.from(v), nQ: t, nK: t, dK: D, dV: D, causal };
-    print(name, samplesSync(() => attn.sdpaFlat(args)), { kernel: attn.kernelName() });
-  }
+  for (const c of CASES) print(c.name, samplesSync(engineCall(attn, c, Type)), { kernel: attn.kernelName() });
 }
 
 async function small() {
@@ -165,40 +184,51 @@ function plainJs() {
   }
 }
 
-async function onnxRuntime(ort, sessionOptions) {
-  for (const { name, t, causal } of CASES) {
-    if (causal) continue; // the graph has no mask; only full attention
-    const session = await ort.InferenceSession.create(sdpaModel(t, D), sessionOptions);
-    const { q, k, v } = inputs(t);
-    const feeds = {
-      q: new ort.Tensor('float32', Float32Array.from(q), [t, D]),
-      k: new ort.Tensor('float32', Float32Array.from(k), [t, D]),
-      v: new ort.Tensor('float32', Float32Array.from(v), [t, D]),
-    };
-    print(name, await samples(async () => {
+// prepare(c): { call, release } for a full-attention case c (the graph has
+// no mask).
+const onnxRuntime = (ort, sessionOptions) => async ({ t }) => {
+  const session = await ort.InferenceSession.create(sdpaModel(t, D), sessionOptions);
+  const { q, k, v } = inputs(t);
+  const feeds = {
+    q: new ort.Tensor('float32', Float32Array.from(q), [t, D]),
+    k: new ort.Tensor('float32', Float32Array.from(k), [t, D]),
+    v: new ort.Tensor('float32', Float32Array.from(v), [t, D]),
+  };
+  return {
+    call: async () => {
       const { output } = await session.run(feeds);
       return output.data;
-    }));
-    await session.release();
+    },
+    release: () => session.release(),
+  };
+};
+
+async function timeFullCases(prepare, extra) {
+  for (const c of CASES) {
+    if (c.causal) continue;
+    const { call, release } = await prepare(c);
+    print(c.name, await samples(call), extra);
+    await release();
   }
 }
 
-async function ortWeb() {
+async function ortWebCases() {
   const ort = await import('onnxruntime-web');
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.proxy = false;
-  await onnxRuntime(ort, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  return onnxRuntime(ort, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
 }
 
 async function ortNode() {
   const ort = (await import('onnxruntime-node')).default;
-  await onnxRuntime(ort, {
+  await timeFullCases(onnxRuntime(ort, {
     executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1,
     executionMode: 'sequential', graphOptimizationLevel: 'all',
-  });
+  }));
 }
 
-async function tfjsWasm() {
+// { prepare, info }: prepare(c) gives { call, release } for a full case c.
+async function tfjsCases() {
   const tf = await import('@tensorflow/tfjs-core');
   const wasmBackend = await import('@tensorflow/tfjs-backend-wasm');
   const dist = fileURLToPath(new URL('../node_modules/@tensorflow/tfjs-backend-wasm/dist/', import.meta.url));
@@ -206,24 +236,68 @@ async function tfjsWasm() {
   wasmBackend.setThreadsCount(1);
   await tf.setBackend('wasm');
   await tf.ready();
-  const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
-  const threads = wasmBackend.getThreadsCount();
-  for (const { name, t, causal } of CASES) {
-    if (causal) continue;
+  const info = { simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'), threads: wasmBackend.getThreadsCount() };
+  const prepare = ({ t }) => {
     const { q, k, v } = inputs(t);
     const qt = tf.tensor2d(Float32Array.from(q), [t, D]);
     const kt = tf.tensor2d(Float32Array.from(k), [t, D]);
     const vt = tf.tensor2d(Float32Array.from(v), [t, D]);
     const scale = 1 / Math.sqrt(D);
     // matMul(a, transpose(b)) rather than transposeB: far faster in 4.22.
-    print(name, samplesSync(() => {
+    const call = () => {
       const output = tf.tidy(() =>
         tf.matMul(tf.softmax(tf.matMul(tf.mul(qt, scale), tf.transpose(kt))), vt));
       const data = output.dataSync();
       output.dispose();
       return data;
-    }), { simd, threads });
-    tf.dispose([qt, kt, vt]);
+    };
+    return { call, release: () => tf.dispose([qt, kt, vt]) };
+  };
+  return { prepare, info };
+}
+
+async function tfjsWasm() {
+  const { prepare, info } = await tfjsCases();
+  await timeFullCases(prepare, info);
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+// More rounds than the other runners' samples: the ratios are the point.
+const ROUNDS = 15;
+
+// The modules given (or the SIMD build, and the relaxed one where Node runs
+// it) and the two WASM peers, each case's samples taken in turn.
+async function interleaved(paths) {
+  const files = paths.length > 0 ? paths
+    : [engineUrl('attention.wasm'), ...(wasmSupport() === 'relaxed' ? [engineUrl('attention-relaxed.wasm')] : [])];
+  const contenders = [];
+  for (const file of files) {
+    const attn = await loadEngine(file).catch((error) => {
+      console.error(`bench/impl.mjs interleaved: ${file}: ${error.message}`);
+      process.exit(1);
+    });
+    const name = `${String(file).split('/').pop()} (${attn.kernelName()})`;
+    contenders.push({ name, prepare: (c) => ({ call: engineCall(attn, c, Float32Array), release() {} }) });
+  }
+  contenders.push({ name: 'tfjs-backend-wasm', prepare: (await tfjsCases()).prepare });
+  contenders.push({ name: 'onnxruntime-web', prepare: await ortWebCases() });
+  console.log(`Node ${process.version}, d = ${D}: ms per call (CPU time), median of ${ROUNDS} samples taken in turn; ` +
+              `× ${contenders[0].name}: the median over the rounds of each one's time over its time`);
+  for (const c of CASES) {
+    if (c.causal) continue;
+    const runs = [];
+    for (const { prepare } of contenders) runs.push(await prepare(c));
+    for (const { call } of runs) await warm(call);
+    const times = runs.map(() => []);
+    for (let s = 0; s < ROUNDS; s++) {
+      for (const [i, { call }] of runs.entries()) times[i].push(await sample(call));
+    }
+    for (const { release } of runs) await release();
+    for (const [i, { name }] of contenders.entries()) {
+      const ratio = median(times[i].map((time, s) => time / times[0][s]));
+      console.log(`  T=${String(c.t).padEnd(5)} ${name.padEnd(48)} ${(median(times[i]) * 1e3).toFixed(2).padStart(8)} ms` +
+                  `  × ${ratio.toFixed(2)}`);
+    }
   }
 }
 
@@ -254,11 +328,12 @@ const runners = {
   'engine-wasm-f64': () => engine(false),
   small,
   'plain-js': plainJs,
-  'ort-web': ortWeb,
+  'ort-web': async () => timeFullCases(await ortWebCases()),
   'tfjs-wasm': tfjsWasm,
   'ort-node': ortNode,
   'wasm-peak': () => wasmPeak(),
   'wasm-peak-relaxed': () => wasmPeak('peak-relaxed.wasm'),
+  interleaved: () => interleaved(process.argv.slice(3)),
 };
 const name = process.argv[2];
 if (!Object.hasOwn(runners, name)) {
