@@ -127,3 +127,12 @@ for (const t of [256, 1024, 2048]) {
 console.log(`Causal at T = 1024 is ${ratio(time('engine-wasm-f32', 'T1024'), time('engine-wasm-f32', 'causal1024'))}× ` +
             `as fast as full (WASM f32), ${ratio(time('engine-wasm-f32-relaxed', 'T1024'), time('engine-wasm-f32-relaxed', 'causal1024'))}× ` +
             `(relaxed SIMD), ${ratio(time('engine-native-f32', 'T1024'), time('engine-native-f32', 'causal1024'))}× (native f32).`);
+
+// The separate processes above run at different moments; on a shared machine
+// their ratios carry the load's changes. These samples are taken in turn.
+console.log('');
+console.log('Side by side in one process (bench/impl.mjs interleaved: samples taken in turn, so the machine\'s load ' +
+            'falls on each alike; the ratios to compare on a shared machine):');
+const sideBySide = spawnSync(process.execPath, [...RELAXED_FLAGS, impl, 'interleaved'], { cwd: root, encoding: 'utf8' });
+console.log(sideBySide.status === 0 ? sideBySide.stdout.trimEnd()
+  : `  failed (${sideBySide.status}): ${(sideBySide.stderr ?? '').trim().split('\n').pop()}`);

@@ -12,7 +12,8 @@
 //   ort-node         onnxruntime-node (CPU, one thread)
 //   wasm-peak        f32x4 multiply-add chains (build/bench/peak.wasm)
 //   wasm-peak-relaxed  the same with f32x4.relaxed_madd (peak-relaxed.wasm)
-//   interleaved [FILE.wasm ...]  not for bench/bench.mjs: the engine's
+//   interleaved [FILE.wasm ...]  text, not JSON lines (bench/bench.mjs
+//                    prints it as it is): the engine's
 //                    float32 sdpaFlat in each module given (by default
 //                    attention.wasm, and attention-relaxed.wasm where this
 //                    Node runs relaxed SIMD), tfjs-wasm and ort-web in this
