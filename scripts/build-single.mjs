@@ -125,7 +125,7 @@ async function main() {
   ]);
   const math = await mathmlFormulas(bundle.inputs.filter((file) => file.startsWith(join(WEB, '')) && file.endsWith('.js')));
 
-  const moduleTag = '<script type="module" src="app.js"></script>\n';
+  const moduleTag = '<script type="module" src="dist/page/app.js"></script>\n';
   if (!html.includes(moduleTag)) throw new Error(`build-single: web/index.html no longer has ${moduleTag.trim()}`);
   const inlined = 'var attentionSingleFileBase=document.baseURI.startsWith("about:")?"file:///attention.html":document.baseURI;'
     + `globalThis.attentionSingleFile={`
@@ -134,8 +134,8 @@ async function main() {
     + `math:${scriptJson(math)}};`;
   // The one file carries everything the preload links and engine-preload.js would fetch.
   const withoutPreloads = html.replace(moduleTag, '')
-    .replace(/ *<script type="module" src="engine-preload.js" async><\/script>\n/, '')
-    .replace(/ *<!--[\s\S]*?-->\n(?=\s*<link rel="modulepreload")/, '')
+    .replace(/ *<script type="module" src="dist\/page\/engine-preload.js" async><\/script>\n/, '')
+    .replace(/ *<!--[\s\S]*?-->\n(?=\s*<script type="module")/, '')
     .replace(/ *<link rel="(?:modulepreload|preload)" [^>]*>\n/g, '');
   let page = await inlineStyles(withoutPreloads);
   page = page.replace('</body>', () => `<script>${inlined}</script>\n<script>${scriptSafe(bundle.code.trim())}</script>\n</body>`);
