@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { bundleClassicScript } from './bundle-common.mjs';
+import { PAGE_STYLESHEETS } from './build-page.mjs';
 import { MATHML_CSS, mathmlFormulas } from './formulas.mjs';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
@@ -107,7 +108,8 @@ async function inlineStyles(html) {
   let css = '';
   for (const [, href] of links) {
     if (href.startsWith('vendor/katex/')) continue;
-    css += await readFile(join(WEB, href), 'utf8');
+    // The served page's bundle of its stylesheets: their sources, here.
+    for (const file of href === 'dist/page/page.css' ? PAGE_STYLESHEETS : [href]) css += await readFile(join(WEB, file), 'utf8');
   }
   const minified = (await esbuild.transform(css + MATHML_CSS, { loader: 'css', minify: true })).code;
   if (/url\(/.test(minified)) throw new Error('build-single: a stylesheet refers to another file (url())');
