@@ -36,31 +36,72 @@ export const PAGE_DIST = join(WEB, 'dist', 'page');
 export const PAGE_STYLESHEETS = ['style.css', 'sections.css'];
 
 /** Each module's import.meta.url, as the address of its source under web/. */
-const sourceAddresses = {
-  name: 'source-addresses',
-  setup(build) {
-    build.onLoad({ filter: /\.js$/ }, async ({ path }) => {
-      const text = await readFile(path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const address = `new URL(${JSON.stringify(relative(PAGE_DIST, path).split('\\').join('/'))}, import.meta.url).href`;
-      return { contents: text.replaceAll('import.meta.url', address), loader: 'js' };
-    });
-  },
-};
+const sourceAddress = (path) => `new URL(${JSON.stringify(relative(PAGE_DIST, path).split('\\').join('/'))}, import.meta.url).href`;
+
+/**
+ * The modules web/app.js imports, directly or not (what the first screen
+ * runs), and those imported with import() anywhere (the sections' code), as
+ * absolute paths.
+ */
+async function pageGraph() {
+  const { metafile } = await bundleModule({
+    entryPoints: [join(WEB, 'app.js')], absWorkingDir: REPO, outdir: PAGE_DIST, splitting: true, write: false,
+  });
+  const { inputs } = metafile;
+  const first = new Set();
+  const visit = (file) => {
+    if (first.has(file)) return;
+    first.add(file);
+    for (const { path, kind } of inputs[file].imports) if (kind === 'import-statement' && inputs[path]) visit(path);
+  };
+  visit('web/app.js');
+  first.delete('web/app.js');
+  const loaded = Object.values(inputs).flatMap(({ imports }) => imports)
+    .filter(({ path, kind }) => kind === 'dynamic-import' && inputs[path] && !first.has(path)).map(({ path }) => path);
+  return { first: [...first].map((file) => join(REPO, file)), loaded: new Set(loaded.map((file) => join(REPO, file))) };
+}
+
+/**
+ * Rewrites each import.meta.url, and makes each section import every module
+ * of the first screen (page-first, a module of imports only): esbuild puts
+ * a module in a chunk by the set of entries that reach it, so the first
+ * screen's modules, reached by all, come as one chunk instead of one per
+ * set of sections that share some of them (ten, in two rounds of requests).
+ * The sections run after the first screen, so these imports load nothing.
+ */
+function pagePlugin({ first, loaded }) {
+  return {
+    name: 'page',
+    setup(build) {
+      build.onResolve({ filter: /^page-first$/ }, () => ({ path: 'page-first', namespace: 'page' }));
+      build.onLoad({ filter: /.*/, namespace: 'page' }, () => ({
+        contents: first.map((file) => `import ${JSON.stringify(file)};`).join('\n'), loader: 'js', resolveDir: WEB,
+      }));
+      build.onLoad({ filter: /\.js$/ }, async ({ path }) => {
+        const text = await readFile(path, 'utf8');
+        const section = loaded.has(path);
+        if (!section && !text.includes('import.meta.url')) return undefined;
+        const contents = text.replaceAll('import.meta.url', sourceAddress(path));
+        return { contents: section ? `import 'page-first';\n${contents}` : contents, loader: 'js' };
+      });
+    },
+  };
+}
 
 async function main() {
   await rm(PAGE_DIST, { recursive: true, force: true });
+  const graph = await pageGraph();
   const app = await bundleModule({
     entryPoints: [join(WEB, 'app.js')],
     outdir: PAGE_DIST,
     splitting: true,
     chunkNames: '[name]-[hash]',
-    plugins: [sourceAddresses],
+    plugins: [pagePlugin(graph)],
   });
   const preload = await bundleModule({
     entryPoints: [join(WEB, 'engine-preload.js')],
     outdir: PAGE_DIST,
-    plugins: [sourceAddresses],
+    plugins: [pagePlugin({ first: [], loaded: new Set() })],
   });
   const css = (await Promise.all(PAGE_STYLESHEETS.map((file) => readFile(join(WEB, file), 'utf8')))).join('\n');
   const minified = (await transform(css, { loader: 'css', minify: true })).code;
