@@ -3,14 +3,14 @@
 // imports) as a few minified ES modules, which web/index.html loads. The
 // page as some forty modules took as many requests before its first figure,
 // six at a time over HTTP/1.1 (measured: the page waited on them, idle, for
-// most of its first 350 ms) and 60 KB more gzipped than these bundles
-// (docs/performance.md, "The page's figures"). The sources stay the
-// modules of web/ (the embed, the element's build and the tests use them as
-// they are); this is a build of them, not committed.
+// most of its first 580 ms) and 65 KB more gzipped than these bundles
+// (docs/performance.md, "The first heatmap and the page's bytes"). The
+// sources stay the modules of web/ (the embed, the element's build and the
+// tests use them as they are); this is a build of them, not committed.
 //
-// - app.js: the walkthrough and all the first screen needs, with the chunks
-//   it shares with the sections; each section's code is a chunk of its own,
-//   fetched when the section nears the view (widgets/registry.js);
+// - app.js and one chunk: all the first screen runs (pagePlugin says how
+//   it comes as one); each section's code is a chunk of its own, fetched
+//   when the section nears the view (widgets/registry.js);
 // - engine-preload.js: web/engine-preload.js on its own, so that the
 //   engine's fetch starts as soon as this one small file is in, before
 //   app.js's chunks;
