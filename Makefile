@@ -127,9 +127,13 @@ test-wasm: wasm $(BUILD)/attn $(BUILD)/gen-facts
 	node --test $(filter-out tests/wasm/relaxed.test.mjs,$(wildcard tests/wasm/*.test.mjs))
 	node $(RELAXED_FLAG) --test tests/wasm/relaxed.test.mjs
 
-# KaTeX's built files, copied from node_modules (after npm ci) into web/vendor/katex/.
+# KaTeX's built files, copied from node_modules (after npm ci) into web/vendor/katex/,
+# the formulas typeset in advance, and the page's bundles that index.html
+# runs (web/dist/page/, scripts/build-page.mjs: run it again after editing
+# a module of the page).
 vendor:
 	node scripts/vendor.mjs
+	node scripts/build-page.mjs
 
 # Regenerates web/presets.json after tests/vectors/tutorials.json changes.
 presets:

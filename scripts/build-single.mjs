@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { bundleClassicScript } from './bundle-common.mjs';
+import { PAGE_STYLESHEETS } from './build-page.mjs';
 import { MATHML_CSS, mathmlFormulas } from './formulas.mjs';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
@@ -107,7 +108,8 @@ async function inlineStyles(html) {
   let css = '';
   for (const [, href] of links) {
     if (href.startsWith('vendor/katex/')) continue;
-    css += await readFile(join(WEB, href), 'utf8');
+    // The served page's bundle of its stylesheets: their sources, here.
+    for (const file of href === 'dist/page/page.css' ? PAGE_STYLESHEETS : [href]) css += await readFile(join(WEB, file), 'utf8');
   }
   const minified = (await esbuild.transform(css + MATHML_CSS, { loader: 'css', minify: true })).code;
   if (/url\(/.test(minified)) throw new Error('build-single: a stylesheet refers to another file (url())');
@@ -125,7 +127,7 @@ async function main() {
   ]);
   const math = await mathmlFormulas(bundle.inputs.filter((file) => file.startsWith(join(WEB, '')) && file.endsWith('.js')));
 
-  const moduleTag = '<script type="module" src="app.js"></script>\n';
+  const moduleTag = '<script type="module" src="dist/page/app.js"></script>\n';
   if (!html.includes(moduleTag)) throw new Error(`build-single: web/index.html no longer has ${moduleTag.trim()}`);
   const inlined = 'var attentionSingleFileBase=document.baseURI.startsWith("about:")?"file:///attention.html":document.baseURI;'
     + `globalThis.attentionSingleFile={`
@@ -134,8 +136,8 @@ async function main() {
     + `math:${scriptJson(math)}};`;
   // The one file carries everything the preload links and engine-preload.js would fetch.
   const withoutPreloads = html.replace(moduleTag, '')
-    .replace(/ *<script type="module" src="engine-preload.js" async><\/script>\n/, '')
-    .replace(/ *<!--[\s\S]*?-->\n(?=\s*<link rel="modulepreload")/, '')
+    .replace(/ *<script type="module" src="dist\/page\/engine-preload.js" async><\/script>\n/, '')
+    .replace(/ *<!--[\s\S]*?-->\n(?=\s*<script type="module")/, '')
     .replace(/ *<link rel="(?:modulepreload|preload)" [^>]*>\n/g, '');
   let page = await inlineStyles(withoutPreloads);
   page = page.replace('</body>', () => `<script>${inlined}</script>\n<script>${scriptSafe(bundle.code.trim())}</script>\n</body>`);

@@ -4,8 +4,8 @@
 // (the objects' symbols in build/obj/, read with nm; `make test-layers`
 // builds the objects first); each page module
 // imports only modules of its own layer or below; no includes, calls or
-// imports go in a circle; index.html preloads exactly the modules app.js
-// imports; and ARCHITECTURE.md names every C source and header. Prints
+// imports go in a circle; index.html runs the page's bundles
+// (scripts/build-page.mjs), not its modules; and ARCHITECTURE.md names every C source and header. Prints
 // each violation and exits 1, or prints a one-line summary.
 //
 //   node scripts/check-layers.mjs
@@ -81,27 +81,19 @@ async function webGraph() {
 }
 
 /**
- * web/index.html preloads the modules web/app.js imports, all of them and
- * only them, so that the browser fetches them at once rather than one
- * level of imports at a time; a module added or dropped must be listed.
+ * web/index.html runs the page's bundles (scripts/build-page.mjs) and none
+ * of web/'s modules as they are: a module of the page added to index.html
+ * would load beside its copy in the bundle, as a second instance.
  */
-async function preloadProblems(graph) {
-  const imported = new Set();
-  const visit = (file) => {
-    if (imported.has(file)) return;
-    imported.add(file);
-    for (const next of graph[file] ?? []) visit(next);
-  };
-  visit('web/app.js');
-  imported.delete('web/app.js');
+async function pageScriptProblems() {
   const html = await readFile(join(REPO, 'web/index.html'), 'utf8');
-  const preloaded = new Set([...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)]
-    .map(([, href]) => `web/${href}`));
+  const scripts = [...html.matchAll(/<script [^>]*src="([^"]+)"/g)].map(([, src]) => src);
+  const preloaded = [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map(([, href]) => href);
+  const wanted = ['dist/page/engine-preload.js', 'dist/page/app.js'];
   return [
-    ...[...imported].filter((file) => !preloaded.has(file))
-      .map((file) => `web/index.html does not preload ${file}, which web/app.js imports`),
-    ...[...preloaded].filter((file) => !imported.has(file))
-      .map((file) => `web/index.html preloads ${file}, which web/app.js does not import`),
+    ...wanted.filter((src) => !scripts.includes(src)).map((src) => `web/index.html does not run ${src} (scripts/build-page.mjs)`),
+    ...scripts.filter((src) => !wanted.includes(src)).map((src) => `web/index.html runs ${src}, not one of the page's bundles`),
+    ...preloaded.map((href) => `web/index.html preloads the module ${href}; the page runs its bundles`),
   ];
 }
 
@@ -236,7 +228,7 @@ async function main() {
     ...cycles(c.graph).map((cycle) => `include cycle: ${cycle.join(' -> ')}`),
     ...callCycles(calls.graph),
     ...cycles(web.graph).map((cycle) => `import cycle: ${cycle.join(' -> ')}`),
-    ...await preloadProblems(web.graph),
+    ...await pageScriptProblems(),
     ...unnamedFiles(sources, architecture).map((file) => `ARCHITECTURE.md does not name ${file}`
       + (dirname(file) === 'src' ? '' : ` in its ${dirname(file)}/ paragraph`)),
   ];
@@ -244,7 +236,7 @@ async function main() {
   if (problems.length > 0) process.exit(1);
   console.log(`check-layers: ${Object.keys(c.graph).length} C files (${Object.keys(tables).length} objects) in ${C_LAYERS.join(' > ')}, `
     + `${Object.keys(web.graph).length} page modules in ${WEB_LAYERS.map(([name]) => name).join(' > ')}: `
-    + 'no upward include, call or import, no cycle; index.html preloads what app.js imports; '
+    + 'no upward include, call or import, no cycle; index.html runs the page\'s bundles; '
     + 'ARCHITECTURE.md names every C file');
 }
 

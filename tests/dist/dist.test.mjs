@@ -44,7 +44,8 @@ function run(command, args, options = {}) {
 /** Calls body with a fresh temporary directory, removed afterwards. */
 // What a page or module of web/ loads from beside it: src and href in HTML,
 // static and dynamic imports and new URL(…, import.meta.url) in JS.
-const LOCAL_REFERENCE = /(?:src|href)="(\.?[\w./-]+)"|from '(\.[^']+)'|import\('(\.[^']+)'\)|new URL\('(\.?\.?\/?[\w./-]+)', import\.meta\.url\)/g;
+// As written in web/ and as esbuild writes it in the page's bundles (web/dist/page/: double quotes, no spaces).
+const LOCAL_REFERENCE = /(?:src|href)="(\.?[\w./-]+)"|from ?['"](\.[^'"]+)['"]|import\(['"](\.[^'"]+)['"]\)|new URL\(['"](\.?\.?\/?[\w./-]+)['"], ?import\.meta\.url\)/g;
 
 /** Every file that the given entry files load, transitively, as paths below root; throws for one that is missing. */
 function filesLoadedBy(root, entries) {
@@ -127,7 +128,7 @@ test('npm pack makes a tarball that a scratch project installs offline and impor
     const result = JSON.parse(run(process.execPath, ['check.mjs'], { cwd: project }));
     // Copied to a site as it is, the package's web/ serves the page and its embeds.
     const loaded = filesLoadedBy(join(project, 'node_modules', PACKAGE, 'web'), ['index.html', 'embed.html']);
-    for (const file of ['app.js', 'embed.js', 'widgets/registry.js', 'ui/math.js', 'lib/engine-file.js', 'vendor/formulas.js',
+    for (const file of ['dist/page/app.js', 'dist/page/engine-preload.js', 'embed.js', 'widgets/registry.js', 'ui/math.js', 'lib/engine-file.js', 'vendor/formulas.js',
       'vendor/katex/katex.min.css', 'presets.json']) {
       assert.ok(loaded.has(file), `the pages load ${file} (found ${[...loaded].join(', ')})`);
     }

@@ -26,6 +26,14 @@ const RELAXED_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 
  * Lockdown Mode).
  */
 export function wasmSupport() {
+  // Asked several times as the page starts, and each probe compiles: once.
+  support ??= probe();
+  return support;
+}
+
+let support;
+
+function probe() {
   if (typeof WebAssembly !== 'object' || typeof WebAssembly.validate !== 'function') return 'none';
   if (!WebAssembly.validate(SIMD_PROBE)) return 'scalar';
   return WebAssembly.validate(RELAXED_PROBE) ? 'relaxed' : 'simd';

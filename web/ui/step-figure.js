@@ -433,6 +433,11 @@ export function createStepFigure(root) {
     },
     /** Plays the movement at `speed` times its pace, from now on and for every later step. */
     setRate(speed) {
+      // The player tells its speed once as it is made, before the first
+      // paint: an unchanged rate changes no animation, and listing them
+      // would compute the whole page's style there (90 ms of the first
+      // heatmap's wait in a chromium profile on a loaded machine).
+      if (speed === rate) return;
       rate = speed;
       for (const animation of moving()) animation.playbackRate = rate;
     },
