@@ -153,9 +153,13 @@ h5p: element
 	node scripts/build-h5p.mjs
 
 # tests/browser/ holds the one-file page's and the H5P package's tests too,
-# hence `single` and `h5p`.
+# hence `single` and `h5p`. Two files at a time: Node 20 runs one at a time
+# on two cores (availableParallelism - 1), and a file mostly waits on one
+# page, so two take about half the time (docs/development.md). Node 18's
+# `node --test` has no --test-concurrency: there the files run as it runs them.
+TEST_CONCURRENCY = $(shell node --test-concurrency=2 -e '' 2>/dev/null && echo --test-concurrency=2)
 test-browser: wasm vendor single element h5p
-	node --test tests/browser/*.test.mjs
+	node --test $(TEST_CONCURRENCY) tests/browser/*.test.mjs
 
 # The learner's checks in Firefox ESR and WebKitGTK (tests/engines/; the
 # one-file page's among them, hence `single`). ENGINE=firefox or webkit for one.

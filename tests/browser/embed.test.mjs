@@ -120,6 +120,8 @@ test('the custom element on another origin keeps its own look under hostile CSS,
   const counter = element.locator('.aw-counter');
   assert.match(await counter.textContent(), /^2 \/ \d+$/);
   await element.locator('.aw-forward').click();
+  // Under load the counter may follow the click a moment later: wait for it (the assertion says what it shows).
+  await counter.filter({ hasText: /^3 \/ \d+$/ }).waitFor().catch(() => {});
   assert.match(await counter.textContent(), /^3 \/ \d+$/);
 
   const looks = await page.evaluate(() => {
