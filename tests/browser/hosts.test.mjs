@@ -77,6 +77,8 @@ test('on a Reveal.js slide the compact element fits, opened at its slide, reload
   await page.reload();
   assertOnScreen(await elementOnSlide(page), 'reloaded');
   await page.goto(`${host.url('deck.html')}#/0`);
+  // As a presenter waits for the deck to show: a key before Reveal is ready goes nowhere.
+  await page.waitForFunction(() => window.Reveal.isReady());
   await page.keyboard.press('ArrowRight');
   await page.waitForFunction(() => location.hash === '#/1');
   assertOnScreen(await elementOnSlide(page), 'reached from the slide before');
