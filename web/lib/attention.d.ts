@@ -318,7 +318,19 @@ export interface ScaledDotProductFromScoresWithValuesResult<R>
 /** One head's attention, [batch?, n_q, n_kv] and output [batch?, n_q, d_head]. */
 export type HeadResult<R> = ScaledDotProductResult<R>;
 
-export interface MultiHeadResult<R> {
+/** With gradOutput: dL/d of the attention's projections (a bias's only when given). */
+export interface ProjectionGradients {
+  gradWq?: Matrix;
+  gradWk?: Matrix;
+  gradWv?: Matrix;
+  gradWo?: Matrix;
+  gradBq?: Vector;
+  gradBk?: Vector;
+  gradBv?: Vector;
+  gradBo?: Vector;
+}
+
+export interface MultiHeadResult<R> extends ProjectionGradients {
   /** x @ wq + bq */
   q: R;
   /** xkv @ wk + bk */
@@ -331,22 +343,14 @@ export interface MultiHeadResult<R> {
   concat: R;
   /** concat @ wo + bo */
   output: R;
-  /** With gradOutput: dL/d of x (and xkv), of each weight matrix and of each
-   * bias given; each head then holds its gradWeights and gradScaled. */
+  /** With gradOutput: dL/d of x (and xkv), besides the projections'; each
+   * head then holds its gradWeights and gradScaled. */
   gradX?: R;
   gradXkv?: R;
-  gradWq?: Matrix;
-  gradWk?: Matrix;
-  gradWv?: Matrix;
-  gradWo?: Matrix;
-  gradBq?: Vector;
-  gradBk?: Vector;
-  gradBv?: Vector;
-  gradBo?: Vector;
 }
 
 /** Each stage of the block, [batch?, n, d_model] (ffnHidden [batch?, n, d_ff]). */
-export interface TransformerBlockResult<R> {
+export interface TransformerBlockResult<R> extends ProjectionGradients {
   attention: R;
   sum1: R;
   ln1: R;
@@ -357,17 +361,9 @@ export interface TransformerBlockResult<R> {
   output: R;
   /** Each head's attention weights, [batch?, n, n]. */
   heads: { weights: R }[];
-  /** With gradOutput: dL/d of x and of every parameter (a bias's only when
-   * given). */
+  /** With gradOutput: dL/d of x and of the LayerNorms' and FFN's
+   * parameters, besides the projections' (a bias's only when given). */
   gradX?: R;
-  gradWq?: Matrix;
-  gradWk?: Matrix;
-  gradWv?: Matrix;
-  gradWo?: Matrix;
-  gradBq?: Vector;
-  gradBk?: Vector;
-  gradBv?: Vector;
-  gradBo?: Vector;
   gradGamma1?: Vector;
   gradBeta1?: Vector;
   gradW1?: Matrix;
