@@ -301,6 +301,16 @@ test('editing a cell recomputes every downstream value and keeps the step', asyn
   const heat = await page.$$eval('#walkthrough .aw-heatmap:not([hidden]) .aw-heat-cell', (cells) => cells.map((c) => c.getAttribute('aria-label')));
   assert.ok(heat.some((label) => label.includes(String(expected.weights[0][0]))), 'heatmap shows the new weights');
   assert.match(await page.textContent('#walkthrough .aw-errata-summary'), /not for edited inputs/);
+  // The matrices off screen at the edit show its values when a step shows them.
+  const earlier = await page.evaluate(`(() => {
+    const read = ${readShown.toString()};
+    const back = document.querySelector('#walkthrough .aw-back');
+    const states = [];
+    for (let i = 1; i < ${step}; i++) { back.click(); states.push(read()); }
+    return states;
+  })()`);
+  assert.equal(earlier.at(-1).counter, `1 / ${count}`);
+  for (const state of earlier) assertMatricesMatch(state, expected, `after the edit, at step ${state.counter}`);
   await page.close();
 });
 

@@ -27,35 +27,40 @@ function hexToRgb(hex) {
   const n = parseInt(hex.slice(1), 16);
   return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
 }
+const VIRIDIS_RGB = VIRIDIS.map(hexToRgb);
 
-/** Colour for t in [0, 1] on the viridis scale. */
-export function viridis(t) {
+// The channels of viridis at t in [0, 1] (anything else counts as its
+// nearest end, NaN as 0).
+function viridisChannels(t) {
   const clamped = Math.min(1, Math.max(0, Number.isFinite(t) ? t : 0));
   const position = clamped * (VIRIDIS.length - 1);
   const low = Math.floor(position);
   const high = Math.min(VIRIDIS.length - 1, low + 1);
   const f = position - low;
-  const a = hexToRgb(VIRIDIS[low]);
-  const b = hexToRgb(VIRIDIS[high]);
-  const mix = a.map((x, i) => Math.round(x + (b[i] - x) * f));
-  return `rgb(${mix.join(',')})`;
+  const a = VIRIDIS_RGB[low];
+  const b = VIRIDIS_RGB[high];
+  return [0, 1, 2].map((i) => Math.round(a[i] + (b[i] - a[i]) * f));
 }
 
-// WCAG relative luminance of an 'rgb(r,g,b)' colour.
-export function luminance(rgb) {
+/** Colour for t in [0, 1] on the viridis scale. */
+export function viridis(t) {
+  return `rgb(${viridisChannels(t).join(',')})`;
+}
+
+// WCAG relative luminance of 8-bit channels.
+function luminance([r, g, b]) {
   const channel = (c) => {
     const x = c / 255;
     return x <= 0.04045 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
   };
-  const [r, g, b] = rgb.match(/\d+/g).map(Number).map(channel);
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
 }
 
 // Black or white, whichever stands out more from the cell's colour: one of
 // them always reaches 4.58:1 (black on luminance L gives (L + 0.05) / 0.05,
 // white 1.05 / (L + 0.05); they meet at L = 0.179).
 function textColourFor(t) {
-  return luminance(viridis(t)) > 0.179 ? '#000' : '#fff';
+  return luminance(viridisChannels(t)) > 0.179 ? '#000' : '#fff';
 }
 
 function shorten(label) {
@@ -180,6 +185,10 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
 
   let data = null;
   let cells = [];
+  // What each cell shows ({ fill, textFill, text, value, hl, future, said }),
+  // so that an edit or a new highlight touches only the cells it changes:
+  // a step redraws its heatmaps two or three times.
+  let shown = [];
   let focusIndex = [0, 0];
   let highlighted = new Set();
   let hidden = () => false;
@@ -211,6 +220,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     if (!data) {
       holder.replaceChildren();
       cells = [];
+      shown = [];
       builtFor = '';
       return;
     }
@@ -227,12 +237,14 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
   function build() {
     holder.replaceChildren();
     cells = [];
+    shown = [];
     const rows = data.values.length;
     const cols = data.values[0].length;
     const { svg, left, top } = gridFrame(doc, id, data, labelSize);
 
     for (let i = 0; i < rows; i++) {
       cells.push([]);
+      shown.push(Array.from({ length: cols }, () => ({})));
       for (let j = 0; j < cols; j++) {
         const group = svgElement(doc, 'g', { class: 'aw-heat-cell', tabindex: -1, role: 'img', 'data-row': i, 'data-col': j });
         const rect = svgElement(doc, 'rect', {
@@ -273,6 +285,14 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     fill();
   }
 
+  let legendFor = '';
+
+  function put(i, j, key, value, write) {
+    if (shown[i][j][key] === value) return;
+    shown[i][j][key] = value;
+    write(value);
+  }
+
   function fill() {
     const rows = data.values.length;
     const cols = data.values[0].length;
@@ -283,25 +303,32 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
       const value = data.values[i][j];
       const t = colourOf(value, domain);
       const [rect, text] = group.children;
-      rect.setAttribute('fill', t === null ? `url(#${id}-masked)` : viridis(t));
-      text.setAttribute('fill', t === null ? '#111' : textColourFor(t));
-      text.textContent = cols <= NUMBERED_COLUMNS ? formatNumber(value, t === null ? 3 : 2) : '';
+      put(i, j, 'fill', t === null ? `url(#${id}-masked)` : viridis(t), (fill) => rect.setAttribute('fill', fill));
+      put(i, j, 'textFill', t === null ? '#111' : textColourFor(t), (fill) => text.setAttribute('fill', fill));
+      put(i, j, 'text', cols <= NUMBERED_COLUMNS ? formatNumber(value, t === null ? 3 : 2) : '',
+          (digits) => { text.textContent = digits; });
+      shown[i][j].value = value;
     }));
     applyHighlight(); // also rewrites the descriptions whose values changed
-    drawLegend(legend, domain, data.values.flat().some((v) => v === -Infinity));
+    const hasMasked = data.values.flat().some((v) => v === -Infinity);
+    const legendKey = JSON.stringify([domain, hasMasked]);
+    if (legendKey !== legendFor) drawLegend(legend, domain, hasMasked);
+    legendFor = legendKey;
   }
 
   function applyHighlight() {
     cells.forEach((row, i) => row.forEach((cell, j) => {
-      cell.classList.toggle('aw-hl', highlighted.has(`${i},${j}`));
+      put(i, j, 'hl', highlighted.has(`${i},${j}`), (on) => cell.classList.toggle('aw-hl', on));
       // A cell not computed yet shows no value, nor says it.
       const future = hidden(i, j);
-      cell.classList.toggle('aw-heat-future', future);
+      put(i, j, 'future', future, (on) => cell.classList.toggle('aw-heat-future', on));
+      // The label is made again only when what it says may have changed.
+      const said = future ? 'future' : shown[i][j].value;
+      if (Object.is(shown[i][j].said, said)) return;
+      shown[i][j].said = said;
       const label = future ? `${describeCell(i, j).where}: not computed yet` : describeCell(i, j).label;
-      if (cell.getAttribute('aria-label') !== label) {
-        cell.setAttribute('aria-label', label);
-        cell.querySelector('title').textContent = label;
-      }
+      cell.setAttribute('aria-label', label);
+      cell.querySelector('title').textContent = label;
     }));
     figure.classList.toggle('aw-has-hl', highlighted.size > 0);
   }

@@ -192,9 +192,12 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
 
   // The table is rebuilt only when the shape or the labels change; new
   // values and marks are written into its cells in place, and a cell whose
-  // text and class are unchanged is not touched.
+  // text and class are unchanged is not touched. A hidden view is painted
+  // when it is shown (a step shows two or three of the walkthrough's views,
+  // and an edit or a step updates and marks them all).
   let builtFor = '';
   let shown = [];
+  let stale = false;
 
   function draw() {
     const shape = data ? JSON.stringify([data.rowLabels, data.colLabels, data.values[0]?.length, data.input]) : '';
@@ -286,6 +289,8 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
   }
 
   function paint() {
+    stale = wrapper.hidden;
+    if (stale) return;
     grid.forEach((row, i) => row.forEach((td, j) => {
       if (open && open.i === i && open.j === j) return;
       const hidden = marks.hidden ? marks.hidden(i, j) : false;
@@ -316,7 +321,10 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
       marks = next;
       if (data) paint();
     },
-    setVisible(visible) { wrapper.hidden = !visible; },
+    setVisible(visible) {
+      wrapper.hidden = !visible;
+      if (visible && stale && data) paint();
+    },
     destroy() { wrapper.remove(); },
   };
 }

@@ -230,8 +230,8 @@ function createMatrices(make, visuals, editCell) {
     show(names, marksByName = {}) {
       for (const [name, matView] of Object.entries(matViews)) {
         const visible = names.includes(name);
-        matView.setVisible(visible);
         matView.mark(visible ? marksByName[name] ?? {} : {});
+        matView.setVisible(visible);
       }
       for (const name of names) if (matViews[name]) matsBox.append(matViews[name].element);
     },
