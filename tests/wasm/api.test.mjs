@@ -48,6 +48,48 @@ test('each named mechanism equals run with its kind', async () => {
   assert.deepEqual(attn.linear(linear), attn.run({ kind: 'linear', ...linear }));
 });
 
+test('run with { results } gives only the named results, as the whole run gives them, masked entries -Infinity', async () => {
+  const attn = await loadEngine();
+  const problem = { kind: 'scaledDotProduct', q: Q, k: Q, v: V, mask: 'causal', gradOutput: V };
+  const whole = attn.run(problem);
+  const some = attn.run(problem, { results: ['scaled', 'weights', 'gradScaled'] });
+  assert.deepEqual(Object.keys(some), ['scaled', 'weights', 'gradScaled']);
+  for (const name of Object.keys(some)) assert.deepEqual(some[name], whole[name], name);
+  // Query [0, 1] against the keys it sees, [1, 0] and [0, 1]: softmax([0, 1/√2]).
+  const e = Math.exp(Math.SQRT1_2);
+  assertClose(some.weights[1], [1 / (1 + e), e / (1 + e), 0], TOLERANCE);
+  assert.equal(some.scaled[0][2], -Infinity);
+  const heads = { kind: 'multiHead', x: Q, numHeads: 2, wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]],
+                  wv: [[1, 0], [0, 1]], wo: [[1, 0], [0, 1]] };
+  const head = attn.run(heads, { results: ['heads.1.scores'] })['heads.1.scores'];
+  // Head 1 sees column 1 of x: scores[i][j] = x[i][1] · x[j][1].
+  assert.deepEqual(head, [[0, 0, 0], [0, 1, 1], [0, 1, 1]]);
+  assert.deepEqual(head, attn.run(heads).heads[1].scores);
+});
+
+test('run with { results } names what is wrong: an unknown result (with the kind\u2019s list), a head past the last, a bad option', async () => {
+  const attn = await loadEngine();
+  const problem = { kind: 'softmax', x: [1, 2] };
+  const before = attn.memoryStats().allocatedBytes;
+  const refused = [
+    [{ results: ['output'] }, 'result: no result named "output" for kind "softmax" (results: scaled, max, exp, sum, weights)'],
+    [{ results: 'weights' }, 'run: results must be a list of result names ("weights", "heads.0.scores"), got a string'],
+    [{ results: [''] }, 'run: results: "" is not a result name'],
+    [{ result: ['weights'] }, 'run: unknown option "result"; expected results'],
+    [null, 'run: options must be an object { results }, got null'],
+  ];
+  for (const [options, message] of refused) {
+    assert.throws(() => attn.run(problem, options), { name: 'AttentionError', status: 10, message });
+  }
+  assert.throws(() => attn.run({ kind: 'multiHead', x: Q, numHeads: 2, wq: [[1, 0], [0, 1]], wk: [[1, 0], [0, 1]],
+                                 wv: [[1, 0], [0, 1]], wo: [[1, 0], [0, 1]] }, { results: ['heads.2.weights'] }),
+                { message: 'result: heads.2.weights: head 2 is outside 0..1 (numHeads 2)' });
+  assert.equal(attn.memoryStats().allocatedBytes, before);
+  // A vector's softmax: its sum of e^(x − max) is one number, as in the whole result.
+  assert.deepEqual(attn.run(problem, { results: ['sum'] }), { sum: 1 + Math.exp(-1) });
+  assert.equal(attn.run(problem).sum, 1 + Math.exp(-1));
+});
+
 test('a boolean mask matrix equals the same mask given as 1 and 0', async () => {
   const attn = await loadEngine();
   const mask = [[true, false, true], [true, true, false], [false, true, true]];

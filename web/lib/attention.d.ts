@@ -488,6 +488,14 @@ export type AttentionResult =
 export type FormatStyle = 'json' | 'text' | 'markdown' | 'latex' | 'steps';
 
 /** How a walkthrough fits the document it goes into (attn.format). */
+/** attn.run's options: `results`, the names of the results to return. */
+export interface RunOptions {
+  results: readonly string[];
+}
+
+/** A result read by name: a number, or nested arrays, one per dimension. */
+export type NamedResult = number | number[] | number[][] | number[][][];
+
 export interface DocumentOptions {
   title?: string;
   headingLevel?: 1 | 2 | 3 | 4;
@@ -736,6 +744,11 @@ export interface Attention {
 
   onlineSoftmax(input: OnlineSoftmaxInput): OnlineSoftmaxResult;
 
+  /** Only the results named (attn_problem_result's names: "weights",
+   * "gradScaled", "heads.1.scores"), each nested one array per dimension,
+   * read from the engine's memory: no JSON is written or parsed, which
+   * shows when the other results are large. */
+  run(problem: Problem, options: RunOptions): Record<string, NamedResult>;
   /** Any problem by its kind; the same result as the method of that name. */
   run<Q extends TensorInput>(
     problem: { kind: 'scaledDotProduct' } & ScaledDotProductInput<Q>):

@@ -23,6 +23,8 @@
 //   attn.onlineSoftmax({ q, k, v, tile })        -> { scaled, tileMax, tileSum,
 //                  tileAcc, output, weights, plainOutput } (the keys in tiles)
 //   attn.run({ kind, ...fields })                -> any of the above
+//   attn.run({ kind, ...fields }, { results: ['gradScaled'] }) -> { gradScaled }: the
+//     named results only, read from memory (no JSON written or parsed)
 //   attn.format({ kind, ...fields }, 'markdown' | 'latex' | 'text' | 'json' | 'steps',
 //               { title?, headingLevel? }) -> string
 //   attn.steps({ kind, ...fields })              -> the walkthrough as data: { title, intro, steps }
@@ -161,7 +163,7 @@ function createApi(core) {
     softmax: mechanism('softmax'),
     weightedSum: mechanism('weightedSum'),
     onlineSoftmax: mechanism('onlineSoftmax'),
-    run: (input) => problems.run(core, input),
+    run: (input, options) => problems.run(core, input, options),
     format: (input, style, document) => problems.format(core, input, style, document),
     steps: (input) => problems.steps(core, input),
     walkthrough: (input, options) => problems.walkthrough(core, input, options),

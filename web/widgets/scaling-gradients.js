@@ -168,7 +168,7 @@ export function createGradientPlot(parent, { engine, say }) {
     return attempt(say, () => {
       const runs = GRADIENT_DKS.map((dk) => gradientInputsFor(dk, seed));
       return SERIES.map((series) => runs.map((inputs) => typicalNorm(
-        engine.run({ kind: 'scaledDotProduct', ...inputs, scale: series.scale }).gradScaled)));
+        engine.run({ kind: 'scaledDotProduct', ...inputs, scale: series.scale }, { results: ['gradScaled'] }).gradScaled)));
     });
   }
 

@@ -157,6 +157,22 @@ export class Core {
     return into;
   }
 
+  /**
+   * The problem's result `name` (attn_problem_result) as nested arrays of
+   * numbers, one level per dimension (a number for rank 0); fail(status)
+   * makes the error of a failed call.
+   */
+  result(problem, name, memory, fail) {
+    const [rankSlot, dimsSlot, dataSlot] = [memory.bytes(4), memory.bytes(12), memory.bytes(4)];
+    const status = this.engine.attn_problem_result(problem, memory.string(name), rankSlot, dimsSlot, dataSlot);
+    if (status !== 0) throw fail(status);
+    const dims = this.readInts(dimsSlot, this.readU32(rankSlot));
+    const { f64 } = this.#heap();
+    let at = this.readU32(dataSlot) >>> 3;
+    const nest = (d) => (d === dims.length ? f64[at++] : Array.from({ length: dims[d] }, () => nest(d + 1)));
+    return nest(0);
+  }
+
   /** The NUL-terminated UTF-8 text at `pointer`. */
   readCString(pointer) {
     const bytes = this.#heap().u8.subarray(pointer);

@@ -152,8 +152,31 @@ const parseSteps = (text) => (text.includes('null')
   ? JSON.parse(text, (key, value) => (key === 'v' && value === null ? -Infinity : value))
   : JSON.parse(text));
 
-export function run(core, input) {
-  return parseResult(runAndFormat(core, input, [FORMATS.json])[0]);
+// { results: [name, ...] }: only those results (attn_problem_result's
+// names: "weights", "gradScaled", "heads.1.scores"), read from the engine's
+// memory; a run whose other results are large writes and parses no JSON.
+export function run(core, input, options) {
+  const names = resultNames(options);
+  if (names === undefined) return parseResult(runAndFormat(core, input, [FORMATS.json])[0]);
+  return withRunProblem(core, input, {}, (problem, memory) => Object.fromEntries(names.map((name) => [
+    name, core.result(problem, name, memory, (status) => problemError(core, problem, status))])));
+}
+
+function resultNames(options) {
+  if (options === undefined) return undefined;
+  if (options === null || typeof options !== 'object' || isList(options)) {
+    throw inputError(`run: options must be an object { results }, got ${describe(options)}`);
+  }
+  const { results, ...others } = readInput('run: options', () => ({ ...options }));
+  const unknown = Object.keys(others)[0];
+  if (unknown !== undefined) throw inputError(`run: unknown option ${JSON.stringify(unknown)}; expected results`);
+  if (results === undefined) return undefined;
+  if (!isList(results) || !allStrings(results)) {
+    throw inputError(`run: results must be a list of result names ("weights", "heads.0.scores"), got ${describe(results)}`);
+  }
+  const bad = results.find((name) => name === '' || name.includes('\0'));
+  if (bad !== undefined) throw inputError(`run: results: ${JSON.stringify(bad)} is not a result name`);
+  return [...results];
 }
 
 export function steps(core, input) {
