@@ -25,7 +25,7 @@ export default [
   // Browser tests and the page bench hand functions to page.evaluate, which
   // run in the page.
   {
-    files: ['tests/browser/**', 'tests/engines/**', 'tests/python/**', 'bench/page.mjs'],
+    files: ['tests/browser/**', 'tests/engines/**', 'tests/python/**', 'bench/page.mjs', 'bench/browser-side-by-side.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
 ];

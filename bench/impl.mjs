@@ -31,8 +31,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loadAttention, wasmSupport } from '../web/lib/attention.js';
 import { sdpaModel } from './onnx_model.mjs';
+import { D, engineCall, inputs, onnxRuntime, sideBySide, sideBySideLines, tfjs } from './side-by-side.mjs';
 
-const D = 64;
 const SAMPLES = 7;
 const SAMPLE_SECONDS = 0.05;
 const CASES = [
@@ -41,24 +41,6 @@ const CASES = [
   { name: 'T2048', t: 2048, causal: false },
   { name: 'causal1024', t: 1024, causal: true },
 ];
-
-// The generator of bench_sdpa.c: uniform in [-1, 1) from a 64-bit LCG.
-function uniformFiller(seed) {
-  let state = BigInt(seed);
-  return (length) => {
-    const x = new Float64Array(length);
-    for (let i = 0; i < length; i++) {
-      state = BigInt.asUintN(64, state * 6364136223846793005n + 1442695040888963407n);
-      x[i] = Number(state >> 11n) / 9007199254740992 * 2 - 1;
-    }
-    return x;
-  };
-}
-
-function inputs(t) {
-  const fill = uniformFiller(42);
-  return { q: fill(t * D), k: fill(t * D), v: fill(t * D) };
-}
 
 // CPU seconds of this process since `start` (a process.cpuUsage()).
 const cpuSince = (start) => {
@@ -146,13 +128,6 @@ function plainSdpa(q, k, v, t, d, causal) {
 const engineUrl = (file) => new URL(`../web/lib/${file}`, import.meta.url);
 const loadEngine = async (path) => loadAttention({ wasmBinary: readFileSync(path) });
 
-// sdpaFlat on case c's inputs as arrays of Type.
-function engineCall(attn, { t, causal }, Type) {
-  const { q, k, v } = inputs(t);
-  const args = { q: Type.from(q), k: Type.from(k), v: Type.from(v), nQ: t, nK: t, dK: D, dV: D, causal };
-  return () => attn.sdpaFlat(args);
-}
-
 // The engine's SIMD build, or its relaxed-SIMD one (relaxed: true); each
 // line says which float32 kernel ran.
 async function engine(float32, relaxed = false) {
@@ -185,25 +160,6 @@ function plainJs() {
   }
 }
 
-// prepare(c): { call, release } for a full-attention case c (the graph has
-// no mask).
-const onnxRuntime = (ort, sessionOptions) => async ({ t }) => {
-  const session = await ort.InferenceSession.create(sdpaModel(t, D), sessionOptions);
-  const { q, k, v } = inputs(t);
-  const feeds = {
-    q: new ort.Tensor('float32', Float32Array.from(q), [t, D]),
-    k: new ort.Tensor('float32', Float32Array.from(k), [t, D]),
-    v: new ort.Tensor('float32', Float32Array.from(v), [t, D]),
-  };
-  return {
-    call: async () => {
-      const { output } = await session.run(feeds);
-      return output.data;
-    },
-    release: () => session.release(),
-  };
-};
-
 async function timeFullCases(prepare, extra) {
   for (const c of CASES) {
     if (c.causal) continue;
@@ -217,7 +173,7 @@ async function ortWebCases() {
   const ort = await import('onnxruntime-web');
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.proxy = false;
-  return onnxRuntime(ort, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  return onnxRuntime(ort, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' }, sdpaModel);
 }
 
 async function ortNode() {
@@ -225,7 +181,7 @@ async function ortNode() {
   await timeFullCases(onnxRuntime(ort, {
     executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1,
     executionMode: 'sequential', graphOptimizationLevel: 'all',
-  }));
+  }, sdpaModel));
 }
 
 // { prepare, info }: prepare(c) gives { call, release } for a full case c.
@@ -238,23 +194,7 @@ async function tfjsCases() {
   await tf.setBackend('wasm');
   await tf.ready();
   const info = { simd: await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT'), threads: wasmBackend.getThreadsCount() };
-  const prepare = ({ t }) => {
-    const { q, k, v } = inputs(t);
-    const qt = tf.tensor2d(Float32Array.from(q), [t, D]);
-    const kt = tf.tensor2d(Float32Array.from(k), [t, D]);
-    const vt = tf.tensor2d(Float32Array.from(v), [t, D]);
-    const scale = 1 / Math.sqrt(D);
-    // matMul(a, transpose(b)) rather than transposeB: far faster in 4.22.
-    const call = () => {
-      const output = tf.tidy(() =>
-        tf.matMul(tf.softmax(tf.matMul(tf.mul(qt, scale), tf.transpose(kt))), vt));
-      const data = output.dataSync();
-      output.dispose();
-      return data;
-    };
-    return { call, release: () => tf.dispose([qt, kt, vt]) };
-  };
-  return { prepare, info };
+  return { prepare: tfjs(tf), info };
 }
 
 async function tfjsWasm() {
@@ -262,7 +202,6 @@ async function tfjsWasm() {
   await timeFullCases(prepare, info);
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 // More rounds than the other runners' samples: the ratios are the point.
 const ROUNDS = 15;
 
@@ -284,22 +223,9 @@ async function interleaved(paths) {
   contenders.push({ name: 'onnxruntime-web', prepare: await ortWebCases() });
   console.log(`Node ${process.version}, d = ${D}: ms per call (CPU time), median of ${ROUNDS} samples taken in turn; ` +
               `× ${contenders[0].name}: the median over the rounds of each one's time over its time`);
-  for (const c of CASES) {
-    if (c.causal) continue;
-    const runs = [];
-    for (const { prepare } of contenders) runs.push(await prepare(c));
-    for (const { call } of runs) await warm(call);
-    const times = runs.map(() => []);
-    for (let s = 0; s < ROUNDS; s++) {
-      for (const [i, { call }] of runs.entries()) times[i].push(await sample(call));
-    }
-    for (const { release } of runs) await release();
-    for (const [i, { name }] of contenders.entries()) {
-      const ratio = median(times[i].map((time, s) => time / times[0][s]));
-      console.log(`  T=${String(c.t).padEnd(5)} ${name.padEnd(48)} ${(median(times[i]) * 1e3).toFixed(2).padStart(8)} ms` +
-                  `  × ${ratio.toFixed(2)}`);
-    }
-  }
+  const sizes = CASES.filter((c) => !c.causal).map((c) => c.t);
+  const results = await sideBySide({ contenders, sizes, rounds: ROUNDS, clock: { warm, sample } });
+  for (const line of sideBySideLines(results)) console.log(line);
 }
 
 // peak.wasm: mul then add; peak-relaxed.wasm (wasm-peak-relaxed): one

@@ -3,7 +3,9 @@
 # f64, native f32 and f64) against onnxruntime-web, tfjs-backend-wasm,
 # onnxruntime-node and plain JS, each in its own process, with the float32
 # peaks of this machine (bench/bench.mjs); the engine's WASM float32 kernels
-# in the browsers (bench/browser-kernels.mjs); training; the page.
+# in the browsers (bench/browser-kernels.mjs), and side by side with the two
+# WASM peers in one page of each (bench/browser-side-by-side.mjs); training;
+# the page.
 # The peers are devDependencies: `npm ci` first. Figures only.
 set -eu
 cd "$(dirname "$0")/.."
@@ -19,5 +21,6 @@ node scripts/relaxed-simd.mjs build/bench/peak-relaxed.wasm
 
 node bench/bench.mjs
 node bench/browser-kernels.mjs
+node bench/browser-side-by-side.mjs
 node bench/train.mjs
 node bench/page.mjs
