@@ -234,11 +234,12 @@ static int train(attn_trainer *trainer, const train_args *args, char *error)
     return status;
 }
 
-/* The library's tasks, "copy, reverse, ...", written after `before`. */
-static void print_tasks(FILE *out, const char *before)
+/* The library's tasks, "copy, reverse, ...", between `before` and `after`. */
+static void print_tasks(FILE *out, const char *before, const char *after)
 {
     for (int i = 0; attn_trainer_task(i) != NULL; i++)
         fprintf(out, "%s%s", i > 0 ? ", " : before, attn_trainer_task(i));
+    fputs(after, out);
 }
 
 int attn_cli_train(int argc, char **argv)
@@ -250,22 +251,19 @@ int attn_cli_train(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(train_help, stdout);
-            print_tasks(stdout, " ");
-            puts(".");
+            print_tasks(stdout, " ", ".\n");
             return 0;
         }
     if (args.task == NULL) {
         fprintf(stderr, "attn train: --task is required");
-        print_tasks(stderr, " (");
-        fputs(")\n", stderr);
+        print_tasks(stderr, " (", ")\n");
         return 2;
     }
     attn_trainer *trainer;
     int status = attn_trainer_create(&trainer, args.task, NULL);
     if (status == ATTN_ERR_OPTION) {
         fprintf(stderr, "attn train: --task: unknown task");
-        print_tasks(stderr, " (");
-        fputs(")\n", stderr);
+        print_tasks(stderr, " (", ")\n");
         return 2;
     }
     if (status != ATTN_OK) {
