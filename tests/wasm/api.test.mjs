@@ -118,7 +118,7 @@ test('format json parses to what run returns, and text, markdown and latex are n
 test('format rejects an unknown style', async () => {
   const attn = await loadEngine();
   assert.throws(() => attn.format({ kind: 'linear', q: Q, k: Q, v: V }, 'html'),
-                { message: 'format: expected "markdown", "latex", "text", "json" or "steps", got "html"' });
+                { message: 'format: expected "json", "text", "markdown", "latex" or "steps", got "html"' });
 });
 
 test('sdpaFlat agrees with scaledDotProduct, batched, with scale and causal options', async () => {

@@ -140,7 +140,11 @@ test('every error a call throws is an AttentionError with a numeric status', asy
     });
   }
   assert.throws(() => attn.format(sdpa({}), 'html'), {
-    status: 5, message: 'format: expected "markdown", "latex", "text", "json" or "steps", got "html"',
+    status: 5, message: 'format: expected "json", "text", "markdown", "latex" or "steps", got "html"',
+  });
+  // A check's report has no steps: every other format the CLI names.
+  assert.throws(() => attn.check(sdpa({}), {}, { format: 'steps' }), {
+    status: 5, message: 'check: format must be "json", "text", "markdown" or "latex", got "steps"',
   });
 });
 

@@ -16,6 +16,11 @@ export const MAX_BLOCK_BYTES = 2 ** 31 - 1;
 // without equations for walkthrough(input, { equations: false }).
 export const FORMATS = Object.fromEntries(FORMAT_NAMES.map((name, format) => [name, format]));
 export const FORMAT_STEP_OUTLINE = FORMAT.ATTN_FORMAT_STEP_OUTLINE;
+// The same names as a message lists them: '"json", "text", … or "steps"';
+// a check's report is written in any but "steps".
+const choices = (names) => names.map((name) => `"${name}"`).join(', ').replace(/, ([^,]*)$/, ' or $1');
+export const FORMAT_CHOICES = choices(FORMAT_NAMES);
+export const REPORT_FORMAT_CHOICES = choices(FORMAT_NAMES.filter((name) => name !== 'steps'));
 
 export const { ATTN_ERR_SIZE, ATTN_ERR_OPTION, ATTN_ERR_RANGE, ATTN_ERR_NOMEM, ATTN_ERR_INPUT, ATTN_ERR_STATE,
   ATTN_ERR_TOO_LARGE } = STATUS;

@@ -9,7 +9,9 @@ import {
   allStrings, checkFlag, checkLabelCount, describe, describeValue, isList, leafValue, printedLeaf, readInput, stringsOf,
   tensorOf,
 } from './describe-input.js';
-import { ATTN_ERR_OPTION, ATTN_ERR_RANGE, FORMAT_STEP_OUTLINE, FORMATS, KIND_NAMES } from './engine-constants.js';
+import {
+  ATTN_ERR_OPTION, ATTN_ERR_RANGE, FORMAT_CHOICES, FORMAT_STEP_OUTLINE, FORMATS, KIND_NAMES, REPORT_FORMAT_CHOICES,
+} from './engine-constants.js';
 
 function problemError(core, problem, status) {
   return core.engineError(status, core.readCString(core.engine.attn_problem_error(problem)));
@@ -206,7 +208,7 @@ export function format(core, input, style = 'json', document) {
   if (!Object.hasOwn(FORMATS, style)) {
     const got = typeof style === 'string' ? JSON.stringify(style) : describe(style);
     throw core.engineError(ATTN_ERR_OPTION,
-                           `format: expected "markdown", "latex", "text", "json" or "steps", got ${got}`);
+                           `format: expected ${FORMAT_CHOICES}, got ${got}`);
   }
   if (document !== undefined && document !== null && (typeof document !== 'object' || isList(document))) {
     throw inputError(`format: document must be an object { title, headingLevel }, got ${describe(document)}`);
@@ -244,7 +246,7 @@ function printedTables(printed) {
 export function check(core, input, printed, { decimals, format: style = 'json' } = {}) {
   if (!Object.hasOwn(FORMATS, style) || style === 'steps') {
     const got = typeof style === 'string' ? JSON.stringify(style) : describe(style);
-    throw core.engineError(ATTN_ERR_OPTION, `check: format must be "json", "text", "markdown" or "latex", got ${got}`);
+    throw core.engineError(ATTN_ERR_OPTION, `check: format must be ${REPORT_FORMAT_CHOICES}, got ${got}`);
   }
   if (printed === null || typeof printed !== 'object' || isList(printed)) {
     throw inputError(`printed: expected an object of printed tables by result name, got ${describe(printed)}`);
