@@ -240,6 +240,35 @@ static void test_latex_walkthrough_of_a_masked_case_escapes_labels(void **state)
     attn_problem_destroy(problem);
 }
 
+/* TeX joins "--" into a dash, "``" and "''" into quotes and "!`" into
+ * an inverted mark: typed labels keep each character. */
+static void test_latex_keeps_the_characters_of_a_label_apart(void **state)
+{
+    (void)state;
+    const double x[] = {1, 2};
+    attn_problem *problem = problem_new("softmax");
+    problem_matrix(problem, "x", 1, 2, x);
+    const char *const query_tokens[] = {"a--b"};
+    const char *const key_tokens[] = {"``q''", "!`"};
+    assert_int_equal(
+        attn_problem_set_strings(problem, "queryTokens", 1, query_tokens),
+        ATTN_OK);
+    assert_int_equal(
+        attn_problem_set_strings(problem, "keyTokens", 2, key_tokens), ATTN_OK);
+    problem_run_ok(problem);
+    char *text = format_all(problem, ATTN_FORMAT_LATEX);
+    static const char *const spelled[] = {
+        "a-{}-b",
+        "\\textasciigrave{}{}\\textasciigrave{}q'{}'",
+        "!{}\\textasciigrave{}",
+    };
+    for (size_t i = 0; i < sizeof spelled / sizeof spelled[0]; i++)
+        if (strstr(text, spelled[i]) == NULL)
+            fail_msg("missing: %s", spelled[i]);
+    free(text);
+    attn_problem_destroy(problem);
+}
+
 static void
 test_text_walkthrough_spells_out_tutorial_001_dot_products(void **state)
 {
@@ -729,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_markdown_walkthrough_of_a_2x2_causal_case),
         cmocka_unit_test(
             test_latex_walkthrough_of_a_masked_case_escapes_labels),
+        cmocka_unit_test(test_latex_keeps_the_characters_of_a_label_apart),
         cmocka_unit_test(
             test_text_walkthrough_spells_out_tutorial_001_dot_products),
         cmocka_unit_test(test_every_kind_formats_in_every_style),

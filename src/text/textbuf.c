@@ -159,14 +159,22 @@ void attn__text_json_string(attn__text *text, const char *string,
                             const char *skip)
 {
     attn__text_puts(text, "\"");
-    for (const unsigned char *c = (const unsigned char *)string; *c; c++) {
-        if (strchr(skip, *c) != NULL) continue;
-        if (*c == '"' || *c == '\\')
+    const unsigned char *c = (const unsigned char *)string;
+    while (*c) {
+        /* The bytes up to the next one to escape or leave out, at once. */
+        size_t run = 0;
+        while (c[run] >= 0x20 && c[run] != '"' && c[run] != '\\' &&
+               (skip[0] == '\0' || strchr(skip, c[run]) == NULL))
+            run++;
+        attn__text_append(text, (const char *)c, run);
+        c += run;
+        if (*c == '\0') break;
+        const int left_out = strchr(skip, *c) != NULL;
+        if (!left_out && (*c == '"' || *c == '\\'))
             attn__text_printf(text, "\\%c", *c);
-        else if (*c < 0x20)
+        else if (!left_out)
             attn__text_printf(text, "\\u%04x", *c);
-        else
-            attn__text_append(text, (const char *)c, 1);
+        c++;
     }
     attn__text_puts(text, "\"");
 }

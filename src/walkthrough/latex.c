@@ -68,7 +68,16 @@ static int starts_ligature(const char *s, size_t n, size_t i)
 
 static void put_escaped_range(attn__text *text, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    while (i < n) {
+        /* The bytes up to the next one to escape or keep apart, at once. */
+        size_t run = 0;
+        while (i + run < n && escape_of(s[i + run]) == NULL &&
+               !starts_ligature(s, n, i + run))
+            run++;
+        attn__text_append(text, s + i, run);
+        i += run;
+        if (i == n) break;
         const char *escape = escape_of(s[i]);
         if (escape != NULL)
             attn__text_puts(text, escape);
@@ -76,7 +85,20 @@ static void put_escaped_range(attn__text *text, const char *s, size_t n)
             attn__text_append(text, s + i, 1);
         if (starts_ligature(s, n, i))
             attn__text_puts(text, "{}"); /* typed characters stay apart */
+        i++;
     }
+}
+
+/* How many bytes from s on print as themselves in prose: ASCII that needs
+ * no escape and starts no subscript (every symbol, the root sign among
+ * them, starts with a byte past ASCII). */
+static size_t plain_run(const char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n && (unsigned char)s[i] < 0x80 && s[i] != '_' &&
+           escape_of(s[i]) == NULL)
+        i++;
+    return i;
 }
 
 void attn__latex_literal(attn__text *text, const char *string)
@@ -211,8 +233,14 @@ void attn__latex_prose(attn__text *text, const char *string)
     size_t i = 0;
     while (i < n) {
         const char *s = string + i;
+        size_t used = plain_run(s, n - i);
+        if (used > 0) {
+            attn__text_append(text, s, used);
+            i += used;
+            continue;
+        }
         const struct latex_symbol *symbol = symbol_at(s, n - i);
-        size_t used = put_root(text, s, n - i, 0);
+        used = put_root(text, s, n - i, 0);
         if (used == 0 && s[0] == '_') used = put_subscript(text, s, n - i);
         if (used == 0 && symbol != NULL) {
             attn__text_puts(text, symbol->prose);
