@@ -205,11 +205,8 @@ static attn_problem *masked_latex_case(void)
     problem_matrix(problem, "mask", 1, 2, mask);
     const char *const query_tokens[] = {"50%"};
     const char *const key_tokens[] = {"x_1", "\\a^b~{c}&$#"};
-    assert_int_equal(
-        attn_problem_set_strings(problem, "queryTokens", 1, query_tokens),
-        ATTN_OK);
-    assert_int_equal(
-        attn_problem_set_strings(problem, "keyTokens", 2, key_tokens), ATTN_OK);
+    problem_strings(problem, "queryTokens", 1, query_tokens);
+    problem_strings(problem, "keyTokens", 2, key_tokens);
     problem_run_ok(problem);
     return problem;
 }
@@ -250,11 +247,8 @@ static void test_latex_keeps_the_characters_of_a_label_apart(void **state)
     problem_matrix(problem, "x", 1, 2, x);
     const char *const query_tokens[] = {"a--b"};
     const char *const key_tokens[] = {"``q''", "!`"};
-    assert_int_equal(
-        attn_problem_set_strings(problem, "queryTokens", 1, query_tokens),
-        ATTN_OK);
-    assert_int_equal(
-        attn_problem_set_strings(problem, "keyTokens", 2, key_tokens), ATTN_OK);
+    problem_strings(problem, "queryTokens", 1, query_tokens);
+    problem_strings(problem, "keyTokens", 2, key_tokens);
     problem_run_ok(problem);
     char *text = format_all(problem, ATTN_FORMAT_LATEX);
     static const char *const spelled[] = {

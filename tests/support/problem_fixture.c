@@ -37,6 +37,13 @@ void problem_matrix(attn_problem *problem, const char *field, int rows,
     set_tensor(problem, field, 2, dims, data);
 }
 
+void problem_strings(attn_problem *problem, const char *field, int count,
+                     const char *const *values)
+{
+    if (attn_problem_set_strings(problem, field, count, values) != ATTN_OK)
+        fail_msg("%s: %s", field, attn_problem_error(problem));
+}
+
 void problem_batch(attn_problem *problem, const char *field, int batch,
                    int rows, int cols, const double *data)
 {

@@ -16,6 +16,10 @@ void problem_matrix(attn_problem *problem, const char *field, int rows,
 void problem_batch(attn_problem *problem, const char *field, int batch,
                    int rows, int cols, const double *data);
 
+/* Sets a list of strings (labels such as queryTokens). */
+void problem_strings(attn_problem *problem, const char *field, int count,
+                     const char *const *values);
+
 /* A problem of this kind with q = k = x [n, d_k] and v [n, d_v]; batch > 0
  * makes them batches [batch, n, d_k] and [batch, n, d_v] instead. */
 attn_problem *problem_self_attention(const char *kind, int batch, int n,
