@@ -929,13 +929,21 @@ void attn_check_destroy(attn_check *check); /* NULL is fine */
  * nothing is printed, -INFINITY for a masked −∞. decimals [count]: the
  * decimals each was written with, or NULL (or -1 in an entry) to read them
  * from the value's shortest form (0.380 then counts as 0.38). A key that
- * names nothing of this problem is listed as unchecked, not refused. */
+ * names nothing of this problem is listed as unchecked, not refused, unless
+ * it is a slip of the keyboard from a result's name (the same letters in
+ * another case, or within two edits of a name of five letters or more):
+ * that fails with ATTN_ERR_INPUT and a message naming the result. */
 int attn_check_set_printed(attn_check *check, const char *key, int rank,
                            const int *dims, const double *values,
                            const int *decimals);
 
 /* Compares and explains; *errata (may be NULL) = how many differ. */
 int attn_check_run(attn_check *check, int *errata);
+
+/* How many printed numbers the last successful run compared: 0 before a
+ * run, or when no printed key names a result (then "every printed number
+ * holds" says nothing, and the CLI refuses it). */
+size_t attn_check_checked(const attn_check *check);
 
 /* The last error as one line naming the printed key; "" when none. */
 const char *attn_check_error(const attn_check *check);

@@ -229,7 +229,7 @@ test_worked_examples_are_explained_as_their_script_made_them(void **state)
         assert_case(test);
         count++;
     }
-    assert_int_equal(count, 11);
+    assert_int_equal(count, 12);
     cJSON_Delete(cases);
 }
 

@@ -69,6 +69,35 @@ static int within_rounding(double printed, double exact, int decimals)
            fabs(printed - exact) <= 1.5 * pow(10.0, -decimals) + 1e-12;
 }
 
+/* Within a unit of the last printed digit, and close enough to the
+ * rounding boundary that rounding explains it: to be printed one unit
+ * off, the number its author rounded must have crossed the boundary
+ * between the exact value's rounding and the printed one, and a few
+ * percent of the value is as far as unprinted rounded intermediates move
+ * it. Without that, a whole number one off (2 printed as 3, a unit of 1)
+ * would pass as rounding. */
+static int rounds_to(double printed, double exact, int decimals)
+{
+    const double past_boundary = fabs(printed - exact) -
+                                 0.5 * pow(10.0, -decimals);
+    return within_rounding(printed, exact, decimals) &&
+           past_boundary <= ATTN__ROUNDING_DRIFT * fabs(exact) + 1e-12;
+}
+
+/* Printed as it follows from the printed numbers before it (own): within
+ * its rounding, and within as much again as those numbers moved it from
+ * the exact value (an author who kept more digits than printed). A number
+ * whose inputs are all exact (own is the exact value) follows from
+ * nothing when it is off. */
+static int carried_from_printed(double printed, double own, double exact,
+                                int decimals)
+{
+    if (!isfinite(own) || !isfinite(printed)) return 0;
+    const double slack = attn__slack(decimals);
+    const double moved = isfinite(exact) ? fabs(own - exact) : slack;
+    return fabs(own - printed) <= slack + (moved < slack ? moved : slack);
+}
+
 static const attn__printed *table_of(const attn_check *check,
                                      const attn__erratum *e)
 {
@@ -341,8 +370,8 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
         const double p = table->values[item->cell];
         const int d = table->decimals[item->cell];
         const double own = table->own[item->cell];
-        const int carried = isfinite(own) && isfinite(p) &&
-                            fabs(own - p) <= 2 * attn__slack(d);
+        const int carried = carried_from_printed(p, own,
+                                                 table->exact[item->cell], d);
         if (carried) {
             item->group = nearest[e];
             if (item->group >= 0) continue;
@@ -351,7 +380,7 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
                 continue;
             }
         }
-        if (carried || within_rounding(p, table->exact[item->cell], d)) {
+        if (carried || rounds_to(p, table->exact[item->cell], d)) {
             if (rounding < 0) rounding = add_group(check, ATTN__ROUNDING, -1);
             item->group = rounding;
             if (carried)
@@ -536,6 +565,11 @@ static void explain(attn_check *check)
             attn__slip_sentence(check, group->cause, list, out, cap);
         }
     }
+}
+
+size_t attn_check_checked(const attn_check *check)
+{
+    return check != NULL && check->has_run ? check->checked : 0;
 }
 
 int attn_check_run(attn_check *check, int *errata)

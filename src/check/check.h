@@ -20,6 +20,11 @@ enum {
     ATTN__ROOT_WALKS = 256 /* misprints whose consequences are followed */
 };
 
+/* How far, as a fraction of a value, unprinted rounded intermediates may
+ * move it: a number printed one unit off counts as rounding only when the
+ * exact value is that close to the rounding boundary (check.c). */
+#define ATTN__ROUNDING_DRIFT 0.05
+
 /* How a printed cell relates to the tensor cell it restates. */
 typedef enum attn__transform {
     ATTN__AS_IS,   /* the cell itself */

@@ -6,6 +6,7 @@
 #include "attention.h"
 #include "check/check.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -166,6 +167,54 @@ static int resolve(const attn_check *check, attn__printed *table)
     return 0;
 }
 
+/* Edit distance of a and b (insertions, deletions, substitutions), capped:
+ * anything above 2 counts as 3. Letters compared without case. */
+static int near_distance(const char *a, const char *b)
+{
+    const size_t n = strlen(b);
+    if (n >= ATTN__KEY_CAP) return 3;
+    int row[ATTN__KEY_CAP];
+    for (size_t j = 0; j <= n; j++) row[j] = (int)j;
+    for (size_t i = 1; a[i - 1] != '\0'; i++) {
+        int diagonal = row[0], smallest = row[0] = (int)i;
+        for (size_t j = 1; j <= n; j++) {
+            const int above = row[j];
+            const int same = tolower((unsigned char)a[i - 1]) ==
+                             tolower((unsigned char)b[j - 1]);
+            int best = diagonal + !same;
+            if (above + 1 < best) best = above + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            row[j] = best;
+            diagonal = above;
+            if (best < smallest) smallest = best;
+        }
+        if (smallest > 2) return 3;
+    }
+    return row[n] > 2 ? 3 : row[n];
+}
+
+/* The printed name this problem has that `name` (a key without its
+ * "heads.<h>." and "_row<i>") is a slip of the keyboard from: the same
+ * letters in another case, or within two edits of a name of at least five
+ * letters; NULL when it is no such slip (a note of the tutorial's own, as
+ * "sqrt_dk", which is listed as not checked). */
+static const char *near_name(const attn_check *check, const char *prefix,
+                             const char *name)
+{
+    static const char *const names[] = {
+        "scores",         "scaled", "weights", "output",
+        "weightsPercent", "terms",  "exp",     "sum"};
+    for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+        const int distance = near_distance(name, names[n]);
+        if (distance == 3 || (distance > 0 && strlen(names[n]) < 5)) continue;
+        attn__printed probe;
+        memset(&probe, 0, sizeof probe);
+        snprintf(probe.key, sizeof probe.key, "%s%s", prefix, names[n]);
+        if (resolve(check, &probe)) return names[n];
+    }
+    return NULL;
+}
+
 /* The shape a table's printed numbers must have: the base's, less the row
  * axis for `_row<i>`, less the last axis for a sum. */
 static int expected_shape(const attn__printed *table, int dims[4])
@@ -233,6 +282,19 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
     memset(table, 0, sizeof *table);
     snprintf(table->key, sizeof table->key, "%s", key);
     if (!resolve(check, table)) {
+        char prefix[ATTN__KEY_CAP] = "", plain[ATTN__KEY_CAP];
+        int head = 0, used = 0;
+        if (sscanf(key, "heads.%d.%n", &head, &used) == 1 && used > 0)
+            snprintf(prefix, sizeof prefix, "%.*s", used, key);
+        snprintf(plain, sizeof plain, "%s", key + used);
+        char *row = strstr(plain, "_row");
+        if (row != NULL) *row = '\0';
+        const char *meant = near_name(check, prefix, plain);
+        if (meant != NULL)
+            return attn__check_fail(check, ATTN_ERR_INPUT,
+                                    "printed.%s: this problem has no result "
+                                    "named \"%s\"; did you mean \"%s\"?",
+                                    key, plain, meant);
         snprintf(check->unchecked[check->unchecked_count++], ATTN__KEY_CAP,
                  "%s", key);
         return ATTN_OK;

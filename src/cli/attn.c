@@ -441,6 +441,10 @@ static int run_check(cJSON *root, const char *text, size_t text_length,
                                               error_cap);
     if (status == ATTN_OK) {
         status = attn_check_run(check, errata);
+        /* Exit 0, "all 0 hold", would pass a file whose keys are all
+         * misspelt. */
+        const int nothing = status == ATTN_OK && attn_check_checked(check) == 0;
+        if (nothing) status = ATTN_ERR_INPUT;
         if (status == ATTN_OK)
             status = attn_check_format(check, args->format, NULL, 0, length);
         if (status == ATTN_OK) {
@@ -450,7 +454,11 @@ static int run_check(cJSON *root, const char *text, size_t text_length,
                          : attn_check_format(check, args->format, *output,
                                              *length + 1, length);
         }
-        if (status != ATTN_OK)
+        if (nothing)
+            fail(error, error_cap, 0,
+                 "printed: nothing to check: no key of it names a result of "
+                 "this problem (such as scores, scaled, weights or output)");
+        else if (status != ATTN_OK)
             fail(error, error_cap, 0, "%s",
                  *attn_check_error(check) != '\0' ? attn_check_error(check)
                                                   : attn_status_text(status));

@@ -845,6 +845,35 @@ static int *written_decimals(const char *text, size_t length, size_t *count)
     return out;
 }
 
+/* 1 when printedDecimals' key `name` names a printed table: a key of
+ * printed, or a head's table by its plain name or as "heads.<h>.<name>". */
+static int names_printed(const cJSON *printed, const char *name)
+{
+    const cJSON *member;
+    cJSON_ArrayForEach(member, printed)
+    {
+        if (strcmp(member->string, "heads") != 0 || !cJSON_IsArray(member)) {
+            if (strcmp(member->string, name) == 0) return 1;
+            continue;
+        }
+        const cJSON *head;
+        int h = 0;
+        cJSON_ArrayForEach(head, member)
+        {
+            const cJSON *table;
+            cJSON_ArrayForEach(table, head)
+            {
+                char key[160];
+                snprintf(key, sizeof key, "heads.%d.%s", h, table->string);
+                if (strcmp(table->string, name) == 0 || strcmp(key, name) == 0)
+                    return 1;
+            }
+            h++;
+        }
+    }
+    return 0;
+}
+
 static int printed_members(attn_check *check, const cJSON *printed,
                            const cJSON *decimals, written_cursor *written,
                            const attn_allocator *allocator, char *error,
@@ -915,5 +944,12 @@ static int printed_members(attn_check *check, const cJSON *printed,
                                     allocator, error, error_cap);
         if (status != ATTN_OK) return status;
     }
+    /* A misspelt key there would leave its table's decimals guessed. */
+    const cJSON *named = cJSON_IsObject(decimals) ? decimals->child : NULL;
+    for (; named != NULL; named = named->next)
+        if (!names_printed(printed, named->string))
+            return fail(error, error_cap, ATTN_ERR_INPUT,
+                        "printedDecimals.%s: no printed table is named \"%s\"",
+                        named->string, named->string);
     return ATTN_OK;
 }

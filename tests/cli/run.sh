@@ -337,6 +337,18 @@ expect_error "attn check names a printed table of the wrong shape" \
 expect_error "attn check names a printed string where a number belongs" \
     'attn: printed.weights[1]: expected a number, got a string' \
     '{"kind": "softmax", "x": [1, 2], "printed": {"weights": [0.5, "a"]}}' check
+expect_error "attn check refuses a printed key one letter from a result's name, naming the result" \
+    'attn: printed.weight: this problem has no result named "weight"; did you mean "weights"?' \
+    '{"kind": "softmax", "x": [1, 2], "printed": {"weight": [0.27, 0.73]}}' check
+expect_error "attn check refuses a result's name in the wrong case" \
+    'attn: printed.Weights: this problem has no result named "Weights"; did you mean "weights"?' \
+    '{"kind": "softmax", "x": [1, 2], "printed": {"Weights": [0.27, 0.73]}}' check
+expect_error "attn check refuses decimals given for a table that is not printed" \
+    'attn: printedDecimals.weigths: no printed table is named "weigths"' \
+    '{"kind": "softmax", "x": [1, 2], "printed": {"weights": [0.27, 0.73]}, "printedDecimals": {"weigths": 2}}' check
+expect_error "attn check with nothing it can check fails rather than passing" \
+    'attn: printed: nothing to check: no key of it names a result of this problem (such as scores, scaled, weights or output)' \
+    '{"kind": "softmax", "x": [1, 2], "printed": {"sqrt_dk": 1.41}}' check
 expect_error "attn check has no steps format" \
     'attn: attn check: --format is json, text, markdown or latex' \
     '{"kind": "softmax", "x": [1, 2], "printed": {}}' check --format steps
