@@ -221,6 +221,10 @@ async function start() {
         openWalkthrough: (state) => {
           walkthrough.setState(state);
           writeUrlState(walkthrough.getState());
+          // Focus goes with the view, so that Tab continues in the walkthrough.
+          const heading = document.getElementById('walkthrough-title');
+          heading.tabIndex = -1;
+          heading.focus({ preventScroll: true });
           document.getElementById('walkthrough').scrollIntoView({ block: 'start' });
         },
       },

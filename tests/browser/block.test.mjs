@@ -13,7 +13,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { parseShown, startSession } from './harness.mjs';
+import { labelValue, parseShown, startSession } from './harness.mjs';
 import { loadAttention } from '../../web/lib/attention.js';
 import { blockProblem, parametersFor, tokensOf } from '../../web/widgets/block.js';
 
@@ -93,7 +93,7 @@ async function heatmap(page, title) {
   const labels = await page.$$eval(`${ROOT} figure.aw-heatmap:has(figcaption:text-is("${title}")) .aw-heat-cell`,
     (cells) => cells.map((cell) => [Number(cell.dataset.row), Number(cell.dataset.col), cell.getAttribute('aria-label')]));
   const values = [];
-  for (const [i, j, label] of labels) (values[i] ??= [])[j] = parseShown(/ = (\S+?)(?:\. |$)/.exec(label)[1]);
+  for (const [i, j, label] of labels) (values[i] ??= [])[j] = labelValue(label);
   return values;
 }
 /** The diagram's boxes, top to bottom on screen: step id, title, shape line, whether it is open. */

@@ -60,6 +60,19 @@ test('pasted weights computed without dividing by √d_k are named as that slip,
   await page.close();
 });
 
+test('on a wide screen the box sits beside the open editor, not under it: a click at its right edge types into it', async () => {
+  const page = await open('?preset=three-tokens');
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.locator('#walkthrough .aw-check-text').scrollIntoViewIfNeeded();
+  const box = await page.locator('#walkthrough .aw-check-text').boundingBox();
+  const editor = await page.locator('#walkthrough .aw-edit').boundingBox();
+  assert.ok(box.x + box.width <= editor.x, `the box ends at ${box.x + box.width}, the editor starts at ${editor.x}`);
+  await page.mouse.click(box.x + box.width - 8, box.y + 10);
+  await page.keyboard.type('0.1');
+  assert.equal(await page.inputValue('#walkthrough .aw-check-text'), '0.1');
+  await page.close();
+});
+
 test('"Copy as Markdown" ends with the errata of the pasted numbers, in the learner\u2019s words', async () => {
   const page = await session.newPage();
   await page.addInitScript(() => {

@@ -157,17 +157,21 @@ export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, 
 /** A number as the page shows it (U+2212 minus, ∞) as a JS number. */
 export const parseShown = (text) => Number(String(text).replace(/\u2212/g, '-').replace('\u221e', 'Infinity'));
 
+/** The exact value in a heatmap cell's label: "… = 2. how", or "… = 0.360
+ * (exactly 0.35956972770293577). how" where the page rounded it. */
+export function labelValue(label) {
+  const match = / = (?:[^(]*\(exactly (\S+?)\)|(\S+?))(?:\. |$)/.exec(label);
+  assert.ok(match, `heatmap cell label without a value: ${label}`);
+  return parseShown(match[1] ?? match[2]);
+}
+
 /** A heatmap's values, row by row, from each cell's label ("… = value. how"). */
 export async function heatmapValues(page, figureSelector) {
   const labels = await page.$$eval(`${figureSelector} .aw-heat-cell`, (cells) => cells.map((cell) => [
     Number(cell.dataset.row), Number(cell.dataset.col), cell.getAttribute('aria-label'),
   ]));
   const values = [];
-  for (const [i, j, label] of labels) {
-    const match = / = (\S+?)(?:\. |$)/.exec(label);
-    assert.ok(match, `heatmap cell label without a value: ${label}`);
-    (values[i] ??= [])[j] = parseShown(match[1]);
-  }
+  for (const [i, j, label] of labels) (values[i] ??= [])[j] = labelValue(label);
   return values;
 }
 

@@ -44,6 +44,36 @@ test('on a phone the player is one compact bar that stays at the top while the s
   await page.close();
 });
 
+for (const [where, url, root] of [['the page', 'index.html?preset=cat-sat-mat&step=4', '#walkthrough'],
+                                  ['a compact embed', 'embed.html?widget=walkthrough&preset=cat-sat-mat&step=4&layout=compact', 'body']])
+  test(`on a phone the example's notes in ${where} start below the player, none of their first line behind it`, async () => {
+    const page = await session.openReady(url);
+    const notes = await box(page, `${root} .aw-notes`);
+    const player = await box(page, `${root} .aw-player-slot`);
+    assert.ok(notes.height > 0, 'the notes are shown');
+    assert.ok(notes.top >= player.bottom - 0.5, `the notes start at ${notes.top}, the player ends at ${player.bottom}`);
+    assert.match(await page.textContent(`${root} .aw-notes`), /^Three words with 4-dimensional embeddings/);
+    await page.close();
+  });
+
+test('on a phone Shift+Tab back through the walkthrough never leaves the focused control behind the player', async () => {
+  const page = await open('?preset=cat-sat-mat&step=1');
+  await page.focus('#walkthrough .chapter-next a');
+  const hidden = [];
+  for (let k = 0; k < 30; k++) {
+    await page.keyboard.press('Shift+Tab');
+    const seen = await page.evaluate(() => {
+      const focused = document.activeElement.getBoundingClientRect();
+      const player = document.querySelector('#walkthrough .aw-player-slot').getBoundingClientRect();
+      return { name: document.activeElement.textContent.trim().slice(0, 30), top: focused.top, playerTop: player.top, playerBottom: player.bottom };
+    });
+    // Only while the player is stuck at the top can it cover anything.
+    if (seen.playerTop <= 1 && seen.top < seen.playerBottom - 1) hidden.push(`${seen.name} at ${seen.top}`);
+  }
+  assert.deepEqual(hidden, []);
+  await page.close();
+});
+
 test('on a phone the editor is closed until asked for, and opens with a tap on its title', async () => {
   const page = await open('?preset=cat-sat-mat&step=1');
   const editor = page.locator('#walkthrough .aw-edit');

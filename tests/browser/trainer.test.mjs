@@ -329,6 +329,12 @@ test('a head opens in the walkthrough: its queries, keys and values on the examp
   assert.deepEqual(shown.values.tokens, tokens.map((token, i) => `${i + 1}:${token}`));
   assert.equal(shown.values.fields.q.length, tokens.length);
   assert.equal(shown.values.fields.q[0].length, 16, 'd_model 32 / 2 heads');
+  // Not the example's numbers: the line under the menu says so, its notes are gone, and focus came along.
+  assert.match(await page.textContent('#walkthrough .aw-source'), /^Edited numbers, not the example’s own/);
+  assert.equal(await page.textContent('#walkthrough .aw-notes'), '');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'walkthrough-title');
+  await page.keyboard.press('Tab');
+  assert.ok(await page.evaluate(() => document.getElementById('walkthrough').contains(document.activeElement)), 'Tab goes on in the walkthrough');
   await page.locator('#walkthrough .aw-stage-button', { hasText: 'Weights \u00b7 V' }).click();
   const weights = await heatmapValues(page, '#walkthrough figure.aw-heatmap:has(figcaption:text-is("Attention weights"))');
   weights.forEach((row, i) => row.forEach((w, j) => assert.ok(Math.abs(w - headWeights[i][j]) < 1e-12, `weight [${i}][${j}]`)));

@@ -4,7 +4,7 @@
 // them) to show how their value was computed.
 
 import { builder } from './dom.js';
-import { formatNumber, fullPrecision } from './format.js';
+import { formatNumber, formatScientific, fullPrecision, parseNumber } from './format.js';
 import { createHeatmapDownloads } from './export.js';
 import { svgElement } from './svg.js';
 
@@ -197,9 +197,14 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
   // was computed (describe, which may ask the engine for the step's
   // equations) is written to the live detail line when it is hovered or
   // focused, so that drawing a grid asks for none of it.
+  // Rounded as the page shows numbers, then the exact value where rounding
+  // changed it: 0.360 (exactly 0.35956972770293577), but 2, not 2.000.
   function describeCell(i, j) {
     const where = `${name}, ${rowAxis} ${data.rowLabels[i]}, ${colAxis} ${data.colLabels[j]}`;
-    return { where, label: `${where} = ${fullPrecision(data.values[i][j])}` };
+    const value = data.values[i][j];
+    const shown = formatScientific(value);
+    const exact = fullPrecision(value);
+    return { where, label: `${where} = ${parseNumber(shown) === value || shown === exact ? exact : `${shown} (exactly ${exact})`}` };
   }
 
   function showDetail(i, j) {

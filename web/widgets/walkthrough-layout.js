@@ -303,6 +303,7 @@ export function createLayout(element, { list, widgetId, on }) {
   const errata = createErrataBox(make);
   // The tutorial's other claims about this example (rows summing to 1, shapes).
   const claimsSlot = make('div', 'aw-claims-slot');
+  let shownPreset = null;
   root.append(errata.box, claimsSlot);
   const editPanel = createEditPanel(make);
   root.append(editPanel.box);
@@ -364,12 +365,22 @@ export function createLayout(element, { list, widgetId, on }) {
       stages.mark(current);
     },
     /** Where the preset comes from, its notes and the tutorial's claims about it. */
-    showPreset(preset, presets) {
+    showPreset(preset, presets, edited) {
       header.presetSelect.value = preset.id;
-      header.source.textContent = preset.tutorial ? `From ${tutorialName(preset.tutorial)}` : 'Our own example';
-      header.notes.textContent = preset.notes ?? '';
+      shownPreset = preset;
+      this.showEdited(edited);
       claimsSlot.replaceChildren();
       appendClaims(claimsSlot, presets, `preset:${preset.id}`);
+    },
+    /** Edited numbers (or a trained head's) are not the example's: its
+     * source line says so and its notes, which describe its own numbers, go. */
+    showEdited(edited) {
+      if (!shownPreset) return;
+      const from = shownPreset.tutorial ? `From ${tutorialName(shownPreset.tutorial)}` : 'Our own example';
+      header.source.textContent = edited
+        ? 'Edited numbers, not the example\u2019s own: choose it in the menu to get them back.'
+        : from;
+      header.notes.textContent = edited ? '' : shownPreset.notes ?? '';
     },
     destroy() {
       player.destroy();

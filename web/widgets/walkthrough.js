@@ -204,6 +204,7 @@ function createController({ engine, shown, checks, ui, notify }) {
     showStep(index, { still: steps[index]?.id === stepId });
     renderErrataList(ui.layout.errataBox, checks.view(shown), jump);
     ui.editor.showStatus(shown.edited);
+    ui.layout.showEdited(shown.edited);
     ui.layout.say('');
     return true;
   }
@@ -297,7 +298,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       if (shown.preset) layout.presetSelect.value = shown.preset.id;
       return;
     }
-    layout.showPreset(shown.preset, presets);
+    layout.showPreset(shown.preset, presets, shown.edited);
     editor.build();
     showStep(Math.min(Number.isInteger(step) ? step : 0, shown.steps.length - 1));
     layout.say(notices.join(' '));
