@@ -182,10 +182,18 @@ test('the tutorials\u2019 claims appear where they belong, those that fail marke
 
   const root = '[data-section="scaling"]';
   const outside = `${root} .aw-stat:has(.aw-stat-label:text-is("unscaled scores outside [\u221224, 24]")) .aw-stat-value`;
+  const spread = `${root} .aw-stat:has(.aw-stat-label:text-is("spread of QK\u1d40 / \u221ad_k")) .aw-stat-value`;
+  const prompt = await page.textContent('#scaling .try-this');
   for (const [index, dk] of [[5, 64], [8, 512]]) {
     await setRange(page, `${root} [data-control="dk"] input`, index);
     const scores = engine.scaledDotProduct({ ...scalingInputs(dk, 3), scale: false }).scores.flat();
     assert.equal(Number(await page.textContent(outside)), scores.filter((x) => Math.abs(x) > 24).length, `d_k = ${dk}`);
+    // The prompt's "0.98 at 64, 0.99 at 512" is what the page shows, and the standard deviation of the scaled scores.
+    const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+    const sd = Math.sqrt(scores.reduce((a, x) => a + (x - mean) ** 2, 0) / scores.length) / Math.sqrt(dk);
+    const shown = await page.textContent(spread);
+    assert.ok(Math.abs(Number(shown) - sd) <= 0.005 + 1e-9, `d_k = ${dk}: shown ${shown}, computed ${sd}`);
+    assert.ok(prompt.includes(`${shown} at ${dk}`), `the prompt says ${shown} at ${dk}`);
   }
   await page.close();
   session.assertQuiet();

@@ -162,6 +162,9 @@ test('after training, the timeline replays a recorded step exactly, by keyboard 
     assert.equal(visibility, 'visible');
     assert.ok(Math.abs(x - (left + (width * 17) / 150)) < 0.06, `the marker at step 17: x = ${x}`);
   }
+  // The legends give the values at step 17 too, not the latest.
+  const keys = await page.$$eval(`${ROOT} .aw-chart-key`, (items) => items.map((item) => item.textContent));
+  assert.ok(keys.every((key) => / at step 17$/.test(key)), keys.join(' | '));
 
   // A drag along the track, from a fifth of the way to three fifths.
   const box = await page.locator(TIMELINE).boundingBox();
@@ -180,6 +183,7 @@ test('after training, the timeline replays a recorded step exactly, by keyboard 
   assert.equal(await page.getAttribute(`${ROOT} .aw-trainer-live`, 'aria-pressed'), 'true');
   assert.equal(await page.inputValue(TIMELINE), '150');
   assert.deepEqual(await page.$$eval(`${ROOT} .aw-chart-marker`, (lines) => lines.map((line) => line.getAttribute('visibility'))), ['hidden', 'hidden']);
+  assert.ok((await page.$$eval(`${ROOT} .aw-chart-key`, (items) => items.map((item) => item.textContent))).every((key) => / at step 150$/.test(key)));
   await assertShowsStep(page, 150);
   await page.close();
   session.assertQuiet();

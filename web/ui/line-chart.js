@@ -6,7 +6,8 @@
 //
 //   const chart = createLineChart(root, { title, domain?, log?, format, unit?, x? });
 //   chart.update([{ label, dashed, points: [[x, y], ...] }], xMax);
-//   chart.mark(x);   a vertical line at x (a replayed step), null for none
+//   chart.mark(x);   a vertical line at x (a replayed step), null for none;
+//                    the legend then gives each value at x
 //
 // x: { label, doubling, from, tick(x), at(x) } names the x axis (default:
 // training steps from 0); doubling spaces powers of two evenly from `from`;
@@ -123,6 +124,29 @@ export function createLineChart(root, { title, domain = null, log = false, forma
     marker.setAttribute('x2', x);
   }
 
+  let shownSeries = [];
+
+  // The legend and the label give each series' value at the marked x (the
+  // last point at or before it), else at its last point.
+  function describe() {
+    const described = shownSeries.map((s) => {
+      const point = marked === null ? s.points.at(-1) : s.points.findLast(([x]) => x <= marked);
+      return point ? `${s.label}: ${format(point[1])}${unit} ${xAxis.at(point[0])}` : `${s.label}: ${s.none ?? 'no steps yet'}`;
+    });
+    svg.setAttribute('aria-label', `${title}. ${described.join('; ')}`);
+    while (legend.children.length > shownSeries.length) legend.lastChild.remove();
+    shownSeries.forEach((s, k) => {
+      let item = legend.children[k];
+      if (!item) {
+        item = make('span', 'aw-chart-key');
+        item.style.setProperty('--key-colour', COLOURS[k % COLOURS.length]);
+        legend.append(item);
+      }
+      item.dataset.dashed = String(Boolean(s.dashed));
+      item.textContent = described[k];
+    });
+  }
+
   return {
     element: figure,
     update(series, xMax) {
@@ -142,26 +166,13 @@ export function createLineChart(root, { title, domain = null, log = false, forma
         line.setAttribute('points', s.points.map(([x, y]) => `${xOf(x, ...xRange).toFixed(1)},${yOf(y, yRange).toFixed(1)}`).join(' '));
       });
       placeMarker();
-      const described = series.map((s) => {
-        const point = s.points.at(-1);
-        return point ? `${s.label}: ${format(point[1])}${unit} ${xAxis.at(point[0])}` : `${s.label}: ${s.none ?? 'no steps yet'}`;
-      });
-      svg.setAttribute('aria-label', `${title}. ${described.join('; ')}`);
-      while (legend.children.length > series.length) legend.lastChild.remove();
-      series.forEach((s, k) => {
-        let item = legend.children[k];
-        if (!item) {
-          item = make('span', 'aw-chart-key');
-          item.style.setProperty('--key-colour', COLOURS[k % COLOURS.length]);
-          legend.append(item);
-        }
-        item.dataset.dashed = String(Boolean(s.dashed));
-        item.textContent = described[k];
-      });
+      shownSeries = series;
+      describe();
     },
     mark(x) {
       marked = x;
       placeMarker();
+      describe();
     },
     destroy() { figure.remove(); },
   };
