@@ -65,7 +65,8 @@ test('on a phone Shift+Tab back through the walkthrough never leaves the focused
     const seen = await page.evaluate(() => {
       const focused = document.activeElement.getBoundingClientRect();
       const player = document.querySelector('#walkthrough .aw-player-slot').getBoundingClientRect();
-      return { name: document.activeElement.textContent.trim().slice(0, 30), top: focused.top, playerTop: player.top, playerBottom: player.bottom };
+      const name = document.activeElement.textContent.trim().slice(0, 30);
+      return { name, top: focused.top, playerTop: player.top, playerBottom: player.bottom };
     });
     // Only while the player is stuck at the top can it cover anything.
     if (seen.playerTop <= 1 && seen.top < seen.playerBottom - 1) hidden.push(`${seen.name} at ${seen.top}`);
