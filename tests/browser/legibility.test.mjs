@@ -89,6 +89,29 @@ for (const width of WIDTHS) {
   });
 }
 
+for (const width of WIDTHS) {
+  test(`at ${width} px Why scale's histogram and gradient chart draw their labels at ${MIN_LABEL_PX} px or more, none overlapping`, async () => {
+    session.clear();
+    const page = await openAt(width, 'scaling');
+    await mountSection(page, 'scaling');
+    await page.waitForSelector('[data-section="scaling"] svg.aw-grad-chart .aw-grad-line[points]');
+    for (const chart of ['.aw-hist-box svg', 'svg.aw-grad-chart']) {
+      const labels = await page.$$eval(`[data-section="scaling"] ${chart} .aw-hist-tick`, (texts) => texts.map((text) => {
+        const box = text.getBoundingClientRect();
+        const { a, b } = text.getScreenCTM(); // the y axis' title is turned a quarter
+        return { text: text.textContent, px: Math.hypot(a, b) * parseFloat(getComputedStyle(text).fontSize),
+            left: box.left, right: box.right, top: box.top, bottom: box.bottom };
+      }));
+      assert.ok(labels.length >= 5, `${chart}: ${labels.length} labels`);
+      for (const label of labels) assert.ok(label.px >= MIN_LABEL_PX, `${chart}: ${label.text} drawn at ${label.px.toFixed(1)} px`);
+      labels.forEach((a, i) => labels.slice(i + 1).forEach((b) => assert.ok(
+        a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top, `${chart}: ${a.text} and ${b.text} overlap`)));
+    }
+    await page.close();
+    session.assertQuiet();
+  });
+}
+
 test('at 375 px the walkthrough\u2019s formula fits its box, its last V included', async () => {
   session.clear();
   const page = await openAt(375, 'walkthrough', '?preset=cat-sat-mat');

@@ -332,7 +332,7 @@ test('online softmax: each tile\u2019s bars are e^(s \u2212 m), earlier ones shr
   const bars = () => root.locator('.aw-online-bar').evaluateAll((rects) => rects.map((rect) => ({
     key: Number(rect.dataset.key), value: Number(rect.dataset.value), shown: !rect.classList.contains('aw-online-hidden'),
   })));
-  const readoutNumbers = async () => (await root.locator('.aw-online-readout').textContent()).match(/m = (\S+), l = (\S+) /).slice(1).map(parseShown);
+  const readoutNumbers = async () => (await root.locator('.aw-online-readout').textContent()).match(/m = (\S+), \u2113 = (\S+) /).slice(1).map(parseShown);
 
   await forward.click(); // tile 1: keys 1 and 2
   const first = softmaxSoFar(problem, 0, 2);

@@ -3,7 +3,7 @@
 // the learner picks, each key's e^(s − m) is drawn as a bar when its tile
 // is read; when a tile raises the running max, everything drawn so far
 // shrinks by the engine's rescaling factor e^(m − m'), so the bars' total
-// height is always the running sum l. The last steps divide and set the
+// height is always the running sum ℓ. The last steps divide and set the
 // plain softmax's output beside the online one.
 //
 //   mount(element, { engine, state?, onChange? }) -> { destroy(), getState(), setState(state) }
@@ -126,8 +126,8 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     intro: [
       'A softmax seems to need a whole row of scores before it can weigh anything: the largest score first, then the sum of the '
       + 'exponentials. FlashAttention reads the keys a tile at a time instead and never stores a weight. It keeps, per query, the '
-      + 'largest score so far m, the sum l of e^(s \u2212 m) and the output so far a, and when a tile brings a larger score it shrinks '
-      + 'everything summed until then by e^(m \u2212 m\u2032). Step through it: each bar is a key\u2019s e^(s \u2212 m), their total height is l.',
+      + 'largest score so far m, the sum \u2113 of e^(s \u2212 m) and the output so far a, and when a tile brings a larger score it shrinks '
+      + 'everything summed until then by e^(m \u2212 m\u2032). Step through it: each bar is a key\u2019s e^(s \u2212 m), their total height is \u2113.',
     ],
   });
   const store = sectionState({ initial: { tile: 2, query: 0, seed: 3, step: 0 }, normalise, show, onChange });
@@ -195,7 +195,7 @@ export function mount(element, { engine, state = {}, onChange = () => {} }) {
     readout.textContent = tile < 0
       ? `No key read yet for \u201c${token}\u201d.`
       : `After tile ${tile + 1} of ${run.tiles}, for \u201c${token}\u201d: m = ${formatNumber(tileMax[query][tile])}, `
-        + `l = ${formatNumber(tileSum[query][tile])} (the bars\u2019 total height).${shrink}`;
+        + `\u2113 = ${formatNumber(tileSum[query][tile])} (the bars\u2019 total height).${shrink}`;
     svg.setAttribute('aria-label', `e^(s \u2212 m) for each key read so far by \u201c${token}\u201d. ${readout.textContent}`);
     equations.replaceChildren(...(step.equations ?? []).filter((equation) => rowOf(equation) === query)
       .map((equation) => equationElement(doc, equation)));

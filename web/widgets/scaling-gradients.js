@@ -56,12 +56,22 @@ function typicalNorm(gradScaled) {
   return norms[(norms.length - 1) / 2];
 }
 
-const W = 560;
-const H = 270;
-const PAD = { left: 68, right: 24, top: 18, bottom: 46 };
-const PLOT_W = W - PAD.left - PAD.right;
-const PLOT_H = H - PAD.top - PAD.bottom;
-const xOf = (index) => PAD.left + (index / (GRADIENT_DKS.length - 1)) * PLOT_W;
+/**
+ * The chart's frame for a figure `width` px wide: drawn at its own size
+ * (one unit a pixel) up to 560, so that its 11 px labels are 11 px on a
+ * phone too, where a fixed 560 would draw them at half that. Narrow, every
+ * other d_k is labelled.
+ */
+function geometry(width) {
+  const W = Math.round(Math.min(560, Math.max(280, width || 560)));
+  const narrow = W < 420;
+  const H = narrow ? 230 : 270;
+  const PAD = narrow ? { left: 56, right: 14, top: 14, bottom: 42 } : { left: 68, right: 24, top: 18, bottom: 46 };
+  const PLOT_W = W - PAD.left - PAD.right;
+  const PLOT_H = H - PAD.top - PAD.bottom;
+  const xOf = (index) => PAD.left + (index / (GRADIENT_DKS.length - 1)) * PLOT_W;
+  return { W, H, PAD, PLOT_W, PLOT_H, xOf, labelled: (index) => !narrow || index % 2 === 0 };
+}
 
 /** The panel's title, what it measures, the tutorial's claim it checks and the key to the lines. */
 function explanation(make, panel) {
@@ -91,13 +101,14 @@ function explanation(make, panel) {
 }
 
 /** The chart's svg with its axes, d_k ticks and titles: { svg, grid (for the y ticks), chosen (the slider's line) }. */
-function chartFrame(doc) {
+function chartFrame(doc, { W, H, PAD, PLOT_W, PLOT_H, xOf, labelled }) {
   const svg = svgElement(doc, 'svg', { viewBox: `0 0 ${W} ${H}`, role: 'group', class: 'aw-grad-chart' });
   const grid = svgElement(doc, 'g');
   svg.append(grid);
   svg.append(svgElement(doc, 'line', { x1: PAD.left, y1: PAD.top + PLOT_H, x2: PAD.left + PLOT_W, y2: PAD.top + PLOT_H, class: 'aw-hist-axis' }));
   svg.append(svgElement(doc, 'line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: PAD.top + PLOT_H, class: 'aw-hist-axis' }));
   GRADIENT_DKS.forEach((dk, index) => {
+    if (!labelled(index)) return;
     const tick = svgElement(doc, 'text', { x: xOf(index), y: PAD.top + PLOT_H + 16, 'text-anchor': 'middle', class: 'aw-hist-tick' });
     tick.textContent = String(dk);
     svg.append(tick);
@@ -124,7 +135,9 @@ export function createGradientPlot(parent, { engine, say }) {
   panel.append(claims, key, figure, detail, verdict);
   parent.append(panel);
 
-  const { svg, grid, chosen } = chartFrame(doc);
+  const frame = geometry(figure.clientWidth);
+  const { PAD, PLOT_W, PLOT_H, xOf } = frame;
+  const { svg, grid, chosen } = chartFrame(doc, frame);
 
   // Each series: a line and a point per width, focusable; arrow keys move
   // along a line (left, right) and between the lines (up, down).

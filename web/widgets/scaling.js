@@ -156,7 +156,7 @@ function exampleCard(doc, make, example, result) {
 }
 
 /** Both sets of scores as one histogram, side by side in each bin. */
-function histogram(doc, unscaled, scaled) {
+function histogram(doc, unscaled, scaled, drawnWidth) {
   const extent = Math.max(...unscaled.map(Math.abs), ...scaled.map(Math.abs), 1e-9);
   const lo = -extent;
   const width = (2 * extent) / BINS;
@@ -168,9 +168,10 @@ function histogram(doc, unscaled, scaled) {
   const a = count(unscaled);
   const b = count(scaled);
   const top = Math.max(...a, ...b);
-  const W = 560;
-  const H = 200;
-  const pad = { left: 36, right: 10, top: 10, bottom: 28 };
+  // Drawn at its own size up to 560 units, so its 11 px labels stay 11 px on a phone.
+  const W = Math.round(Math.min(560, Math.max(280, drawnWidth || 560)));
+  const H = W < 420 ? 170 : 200;
+  const pad = { left: 36, right: 14, top: 10, bottom: 28 };
   const plotW = W - pad.left - pad.right;
   const plotH = H - pad.top - pad.bottom;
   const svg = doc.createElementNS(SVG, 'svg');
@@ -323,7 +324,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
     if (!runs) return;
     const raw = runs.scaled.scores.flat();
     const scaled = runs.scaled.scaled.flat();
-    histFigure.replaceChildren(histogram(doc, raw, scaled), histCaption);
+    histFigure.replaceChildren(histogram(doc, raw, scaled, histFigure.clientWidth), histCaption);
     histCaption.textContent = `All ${raw.length} entries of QK\u1d40 for d_k = ${current.dk}, before and after the engine divides them by \u221a${current.dk}.`;
     stats.replaceChildren(
       stat(make, 'spread of QK\u1d40 (standard deviation)', standardDeviation(raw), 2, `the argument predicts about \u221a${current.dk}`),
