@@ -75,6 +75,20 @@ test('on a phone Shift+Tab back through the walkthrough never leaves the focused
   await page.close();
 });
 
+test('on a phone stepping on from the first step leaves the player where it was, however long the caption above it', async () => {
+  const page = await open('?preset=cat-sat-mat&step=0');
+  await page.locator('#walkthrough .aw-forward').scrollIntoViewIfNeeded();
+  const before = await box(page, '#walkthrough .aw-player');
+  for (let k = 0; k < 4; k++) {
+    await page.click('#walkthrough .aw-forward');
+    const caption = await page.$eval('#walkthrough .aw-overview-caption', (node) => node.textContent);
+    const after = await box(page, '#walkthrough .aw-player');
+    assert.ok(Math.abs(after.top - before.top) < 1, `after "${caption}" the player moved from ${before.top} to ${after.top}`);
+  }
+  assert.equal(await page.textContent('#walkthrough .aw-counter'), '5 / 18');
+  await page.close();
+});
+
 test('on a phone the editor is closed until asked for, and opens with a tap on its title', async () => {
   const page = await open('?preset=cat-sat-mat&step=1');
   const editor = page.locator('#walkthrough .aw-edit');

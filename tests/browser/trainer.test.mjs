@@ -87,8 +87,11 @@ test('Train at full speed runs in a worker until the held-out example comes back
   const page = await openTrainer();
   assert.equal(await page.inputValue(`${ROOT} [data-control="task"] select`), 'reverse');
   await page.selectOption(`${ROOT} [data-control="speed"] select`, 'full');
+  const stepButton = async () => (await page.locator(`${ROOT} .aw-train-step`).boundingBox()).x;
+  const before = await stepButton();
   await page.click(`${ROOT} .aw-train`);
   assert.equal(await page.textContent(`${ROOT} .aw-train`), 'Pause');
+  assert.equal(await stepButton(), before, 'Pause takes Train\u2019s width: the next button stays put');
   await page.waitForFunction((root) => /held-out accuracy (99\.\d|100\.0)%/.test(document.querySelector(`${root} .aw-trainer-status`).textContent), ROOT);
   assert.equal(await page.getAttribute(ROOT, 'data-runs-in'), 'worker');
   const table = await predictionTable(page);
