@@ -212,6 +212,24 @@ test('the arrow keys move the focused query by 0.1, or 0.5 with Shift; its label
   session.assertQuiet();
 });
 
+test('moved onto a key with the keys, the query keeps its name apart from the key\u2019s', async () => {
+  session.clear();
+  const page = await openPage();
+  await page.focus(`${PLANE} [data-point="q"]`);
+  // The Try this steps: four Shift+← and two Shift+↑ bring q onto k2.
+  for (let i = 0; i < 4; i++) await page.keyboard.press('Shift+ArrowLeft');
+  for (let i = 0; i < 2; i++) await page.keyboard.press('Shift+ArrowUp');
+  const labels = await page.$$eval(`${PLANE} svg.aw-plane-svg:first-of-type .aw-plane-label`, (texts) => texts.map((text) => {
+    const box = text.getBoundingClientRect();
+    return { name: text.textContent, left: box.left, right: box.right, top: box.top, bottom: box.bottom };
+  }));
+  assert.ok(labels.some(({ name }) => name === 'q') && labels.some(({ name }) => name === 'k2'));
+  labels.forEach((a, i) => labels.slice(i + 1).forEach((b) => assert.ok(
+    a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top, `${a.name} and ${b.name} overlap`)));
+  await page.close();
+  session.assertQuiet();
+});
+
 test('the temperature slider divides the scores by τ: at 0.25 the weights sharpen, at 10 they flatten, each the softmax of the scores ÷ τ', async () => {
   session.clear();
   const page = await openPage();

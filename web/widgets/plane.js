@@ -185,7 +185,10 @@ function createPoint(doc, target, which, { label, colour, shape = 'circle' }, mo
     shape === 'square' ? svgElement(doc, 'rect', { x: -7, y: -7, width: 14, height: 14, class: 'aw-plane-dot' })
       : svgElement(doc, 'circle', { r: 8, class: 'aw-plane-dot' }),
   );
-  const text = svgElement(doc, 'text', { x: 11, y: -10, class: 'aw-plane-label' });
+  // The query's name below left, the keys' and values' above right: dragged
+  // onto a key, q does not print over its name.
+  const at = which === 'q' ? { x: -11, y: 24, 'text-anchor': 'end' } : { x: 11, y: -10 };
+  const text = svgElement(doc, 'text', { ...at, class: 'aw-plane-label' });
   text.textContent = label;
   group.append(text);
   target.points.append(group);
