@@ -45,6 +45,16 @@ for (const viewport of [{ width: 1440, height: 900 }, { width: 375, height: 812 
       // Every stage of the computation is in the overview: inputs, scores, weights, output.
       assert.deepEqual(await page.locator('#walkthrough .aw-overview-title').evaluateAll((all) => all.map((b) => b.firstChild.textContent)),
                        ['Q, K, V', 'Scores, scaled', 'Weights', 'Output']);
+      // Nothing that was on screen moved while the engine loaded and the walkthrough took its place.
+      const shifts = await page.evaluate(() => {
+        const observer = new PerformanceObserver(() => {});
+        // The buffered entries are in the observer's buffer as soon as it observes.
+        observer.observe({ type: 'layout-shift', buffered: true });
+        const entries = observer.takeRecords().filter((entry) => !entry.hadRecentInput);
+        observer.disconnect();
+        return entries.map((entry) => ({ value: entry.value, moved: entry.sources.map((source) => source.node?.className ?? '?') }));
+      });
+      assert.ok(shifts.reduce((sum, shift) => sum + shift.value, 0) < 0.01, JSON.stringify(shifts));
       session.assertQuiet();
     } finally {
       await session.close();
