@@ -560,6 +560,12 @@ test('hovering a computed heatmap cell shows how the engine computed it, at the 
     for (const [name, i, j] of cells) {
       const { label, detail } = await hover(name, i, j);
       assert.equal(detail, `${label}. ${await expectedHow(problem, name, i, j)}`, `${name}[${i}][${j}]`);
+      // Read as the page shows numbers, then exactly: "= 0.277 (exactly 0.2772468087523051)", but "= 0.54".
+      const exact = engine.run({ ...engineInput(problem) })[name][i][j];
+      const minus = (text) => text.replace('-', '\u2212');
+      const read = Number(exact.toFixed(3)) === exact ? minus(String(exact))
+        : `${minus(exact.toFixed(3))} (exactly ${minus(String(exact))})`;
+      assert.ok(label.endsWith(` = ${read}`), `${name}[${i}][${j}]: ${label}`);
     }
   };
   await check([['weights', 1, 2], ['scaled', 2, 0]]);
