@@ -77,6 +77,35 @@ static void line_and_column(const char *text, const char *at, int *line,
     }
 }
 
+/* The first comma outside strings after a value that only white space
+ * separates from a closing "}" or "]" (JSON allows none there, and cJSON
+ * reports the error past it, often at the end of the input); NULL if none. */
+static const char *trailing_comma(const char *text, size_t length)
+{
+    int in_string = 0;
+    for (size_t i = 0; i < length; i++) {
+        if (in_string) {
+            if (text[i] == '\\')
+                i++;
+            else if (text[i] == '"')
+                in_string = 0;
+            continue;
+        }
+        if (text[i] == '"') in_string = 1;
+        if (text[i] != ',') continue;
+        size_t before = i;
+        while (before > 0 && strchr(" \t\r\n", text[before - 1]) != NULL)
+            before--;
+        if (before == 0 || strchr(",[{:", text[before - 1]) != NULL)
+            continue; /* not after a value: some other mistake */
+        size_t next = i + 1;
+        while (next < length && strchr(" \t\r\n", text[next]) != NULL) next++;
+        if (next < length && (text[next] == '}' || text[next] == ']'))
+            return text + i;
+    }
+    return NULL;
+}
+
 static int parse_cjson(cJSON **root, const char *text, size_t length,
                        char *error, size_t error_cap)
 {
@@ -97,6 +126,14 @@ static int parse_cjson(cJSON **root, const char *text, size_t length,
      * checks for trailing text. */
     *root = cJSON_ParseWithLengthOpts(text, length + 1, &end, 1);
     if (*root != NULL) return 0;
+    const char *comma = trailing_comma(text, length);
+    if (comma != NULL && (end == NULL || comma < end)) {
+        line_and_column(text, comma, &line, &column);
+        return fail(error, error_cap, ATTN_ERR_INPUT,
+                    "invalid JSON at line %d, column %d: a comma after the "
+                    "last entry, which JSON does not allow",
+                    line, column);
+    }
     const char *content_end = text + length; /* after the last non-space */
     while (content_end > text && strchr(" \t\r\n", content_end[-1]) != NULL)
         content_end--;

@@ -135,6 +135,12 @@ usage='usage: attn [--format json|text|markdown|latex|steps] [-o FILE] [--max-by
 expect_error "invalid JSON names its line and column" \
     'attn: invalid JSON at line 2, column 18, near " [1, 2, 3],, ]}"' \
     $'{"kind": "softmax",\n "x": [1, 2, 3],, ]}'
+expect_error "a comma after an object's last member is named where it is, not at the end of the input" \
+    'attn: invalid JSON at line 2, column 13: a comma after the last entry, which JSON does not allow' \
+    $'{"kind": "softmax",\n "x": [1, 2],\n}\n'
+expect_error "a comma after an array's last entry is named where it is" \
+    'attn: invalid JSON at line 1, column 31: a comma after the last entry, which JSON does not allow' \
+    '{"kind": "softmax", "x": [1, 2,], "note": "a,]"}'
 expect_error "truncated JSON fails at the end of the input" \
     'attn: invalid JSON at the end of the input (line 1, column 35), after "": [1, 2, 3]"' \
     '{"kind": "softmax", "x": [1, 2, 3]'
