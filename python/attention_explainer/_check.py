@@ -120,6 +120,12 @@ def check(problem, printed, decimals=None, format="json"):  # noqa: A002 (the CL
         raise AttentionError(ATTN_ERR_INPUT, f"decimals: expected a number or a dict by printed key, "
                                              f"got {_describe(decimals)}")
     tables = list(_tables(printed))
+    if isinstance(decimals, dict):
+        # A misspelt key there would leave its table's decimals guessed.
+        names = set(printed) | {name for key, plain, _ in tables for name in (key, plain)}
+        stray = next((name for name in decimals if name not in names), None)
+        if stray is not None:
+            raise AttentionError(ATTN_ERR_INPUT, f'decimals.{stray}: no printed table is named "{stray}"')
     with _Problem(problem) as made:
         made.run()
         lib = made.lib

@@ -58,6 +58,16 @@ def test_correct_numbers_give_no_errata_and_count_every_printed_number():
     assert report["checked"] == 18 and report["unchecked"] == []
 
 
+def test_a_typo_never_passes_a_check():
+    problem = {"kind": "softmax", "x": [1.0, 2.0, 3.0]}
+    with pytest.raises(ae.AttentionError, match='did you mean "weights"'):
+        ae.check(problem, {"weight": [0.09, 0.24, 0.67]})
+    with pytest.raises(ae.AttentionError, match='decimals.weigths: no printed table is named "weigths"'):
+        ae.check(problem, {"weights": [0.09, 0.24, 0.67]}, decimals={"weigths": 2})
+    assert ae.check(problem, {"sqrt_dk": 2})["checked"] == 0
+    assert "Nothing was checked" in ae.check(problem, {"sqrt_dk": 2}, format="text")
+
+
 def test_an_unscaled_softmax_is_named_with_its_printed_and_exact_numbers():
     q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     scores = q @ q.T

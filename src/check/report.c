@@ -211,7 +211,11 @@ static void report_doc(const attn_check *check, int format, attn__text *out)
     attn__text_puts(out, s->heading_open);
     line(out, s, "Check of the printed numbers");
     attn__text_puts(out, s->heading_close);
-    if (check->errata_count == 0)
+    if (check->checked == 0) /* "all 0 hold" would read as a pass */
+        line(out, s,
+             "Nothing was checked: no printed number is of a result of "
+             "this problem.");
+    else if (check->errata_count == 0)
         line(out, s,
              "All %zu printed numbers hold: each is its exact value "
              "rounded to the decimals it was written with.",

@@ -337,8 +337,9 @@ test('a head opens in the walkthrough: its queries, keys and values on the examp
   assert.equal(shown.values.fields.q.length, tokens.length);
   assert.equal(shown.values.fields.q[0].length, 16, 'd_model 32 / 2 heads');
   // Not the example's numbers: the line under the menu says so, its notes are gone, and focus came along.
-  assert.match(await page.textContent('#walkthrough .aw-source'), /^Edited numbers, not the example’s own/);
+  assert.match(await page.textContent('#walkthrough .aw-source'), /^Not the example’s numbers/);
   assert.equal(await page.textContent('#walkthrough .aw-notes'), '');
+  assert.equal(await page.locator('#walkthrough .aw-claims-slot').isHidden(), true, 'the tutorial\u2019s claims are about its numbers');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'walkthrough-title');
   await page.keyboard.press('Tab');
   assert.ok(await page.evaluate(() => document.getElementById('walkthrough').contains(document.activeElement)), 'Tab goes on in the walkthrough');

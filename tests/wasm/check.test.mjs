@@ -105,3 +105,15 @@ test('bad printed input throws an AttentionError naming the key, and the engine 
   assert.throws(() => attn.check(input, {}, { format: 'steps' }), { status: 5 });
   assert.deepEqual(attn.check(input, { weights: [0.09, 0.24, 0.67], sqrt_dk: 2 }).unchecked, ['sqrt_dk']);
 });
+
+test('a typo never passes a check: a key one slip from a result, decimals for no table, and a report with nothing checked', () => {
+  const input = { kind: 'softmax', x: [1, 2, 3] };
+  assert.throws(() => attn.check(input, { weight: [0.09, 0.24, 0.67] }),
+                { status: 10, message: 'printed.weight: this problem has no result named "weight"; did you mean "weights"?' });
+  assert.throws(() => attn.check(input, { Weights: [0.09, 0.24, 0.67] }), { status: 10, message: /did you mean "weights"\?$/ });
+  assert.throws(() => attn.check(input, { weights: [0.09, 0.24, 0.67] }, { decimals: { weigths: 2 } }),
+                { status: 10, message: 'printedDecimals.weigths: no printed table is named "weigths"' });
+  const nothing = attn.check(input, { sqrt_dk: 2 });
+  assert.equal(nothing.checked, 0);
+  assert.match(attn.check(input, { sqrt_dk: 2 }, { format: 'text' }), /^Check of the printed numbers\n\nNothing was checked: /);
+});

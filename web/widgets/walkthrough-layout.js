@@ -372,15 +372,17 @@ export function createLayout(element, { list, widgetId, on }) {
       claimsSlot.replaceChildren();
       appendClaims(claimsSlot, presets, `preset:${preset.id}`);
     },
-    /** Edited numbers (or a trained head's) are not the example's: its
-     * source line says so and its notes, which describe its own numbers, go. */
+    /** Numbers edited, opened from the trainer or given by a host are not the
+     * example's: its source line says so, and its notes and the tutorial's
+     * claims, which are about its own numbers, go. */
     showEdited(edited) {
       if (!shownPreset) return;
       const from = shownPreset.tutorial ? `From ${tutorialName(shownPreset.tutorial)}` : 'Our own example';
       header.source.textContent = edited
-        ? 'Edited numbers, not the example\u2019s own: choose it in the menu to get them back.'
+        ? 'Not the example\u2019s numbers: choose it in the menu for its own.'
         : from;
       header.notes.textContent = edited ? '' : shownPreset.notes ?? '';
+      claimsSlot.hidden = edited;
     },
     destroy() {
       player.destroy();

@@ -256,6 +256,12 @@ export function check(core, input, printed, { decimals, format: style = 'json' }
     throw inputError(`printedDecimals: expected a number or an object by printed key, got ${describe(decimals)}`);
   }
   const tables = printedTables(printed);
+  if (typeof decimals === 'object') {
+    // A misspelt key there would leave its table's decimals guessed.
+    const names = new Set([...Object.keys(printed), ...tables.flatMap(([key, plain]) => [key, plain])]);
+    const stray = Object.keys(decimals).find((name) => !names.has(name));
+    if (stray !== undefined) throw inputError(`printedDecimals.${stray}: no printed table is named ${JSON.stringify(stray)}`);
+  }
   const { engine } = core;
   return withRunProblem(core, input, {}, (problem, memory) => {
     const slot = memory.bytes(4);
