@@ -23,6 +23,7 @@ WIDGETS = ("walkthrough", "plane", "masks", "scaling", "multihead", "cross-atten
            "efficient", "online", "block", "trainer")
 LAYOUTS = ("compact", "full")
 THEMES = ("light", "dark", "auto")
+CONTROLS = ("player", "editor", "preset", "errata", "export")
 SDPA_FIELDS = ("q", "k", "v", "scores", "dk", "mask", "scale", "keyLength", "window", "stride")
 
 
@@ -120,6 +121,10 @@ def show(problem_or_preset=None, step=1, layout="compact", controls="player", wi
         raise ValueError(f"show: theme must be one of {', '.join(THEMES)}, got {theme!r}")
     if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1:
         raise ValueError(f"show: step counts from 1, got {step!r}")
+    chosen = list(controls) if isinstance(controls, (list, tuple)) else None
+    if chosen is None and controls not in ("all", "none", *CONTROLS) or \
+            chosen is not None and any(name not in CONTROLS for name in chosen):
+        raise ValueError(f"show: controls must be \"all\", \"none\" or some of {', '.join(CONTROLS)}, got {controls!r}")
     attributes = {"widget": widget, "layout": layout, "theme": theme, "step": str(int(step))}
     if isinstance(controls, (list, tuple)):
         attributes["controls"] = ",".join(controls) if controls else "none"

@@ -58,6 +58,10 @@ def test_wrong_arguments_say_what_is_expected():
         ae.show("cat-sat-mat", layout="slide")
     with pytest.raises(ValueError, match="widget must be one of"):
         ae.show(widget="planes")
+    with pytest.raises(ValueError, match='controls must be "all", "none" or some of player, editor'):
+        ae.show("cat-sat-mat", controls="players")
+    with pytest.raises(ValueError, match="got \\['player', 'eidtor'\\]"):
+        ae.show("cat-sat-mat", controls=["player", "eidtor"])
 
 
 def test_a_section_shows_by_its_widget_name():

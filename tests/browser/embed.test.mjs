@@ -77,6 +77,16 @@ async function embeddedFrame(page) {
   return iframe.contentFrame();
 }
 
+test('an embed with only the player, asked for an example that does not exist, says so and shows the default', async () => {
+  const page = await session.open('embed.html?widget=walkthrough&preset=cat-sat-matt&controls=player&layout=compact');
+  await page.waitForSelector('html[data-ready="true"]');
+  const message = page.locator('.aw-head .aw-message');
+  assert.equal(await message.isVisible(), true);
+  assert.match(await message.textContent(), /^There is no example called \u201ccat-sat-matt\u201d; showing \u201c/);
+  assert.equal(await page.locator('.aw-preset').isVisible(), false, 'the menu stays hidden');
+  await page.close();
+});
+
 test('an iframe on another origin shows the widget at its step, steps, and takes the height of its content', async () => {
   const page = await openHost('host.html');
   const frame = await embeddedFrame(page);
