@@ -344,6 +344,12 @@ static void test_bad_input_gets_a_message_naming_the_key(void **state)
     assert_string_equal(
         attn_check_error(check),
         "printed.weights_row7: weights has no row 7 (rows count from 0)");
+    assert_int_equal(attn_check_set_printed(check, "weights_rowx", 1, dims + 1,
+                                            values, NULL),
+                     ATTN_ERR_INPUT);
+    assert_string_equal(attn_check_error(check),
+                        "printed.weights_rowx: a row is a number after "
+                        "\"_row\", as \"weights_row0\"");
     const int too_many[3] = {18, 2, 2};
     assert_int_equal(attn_check_set_printed(check, "output_row0", 1, dims + 1,
                                             values, too_many),

@@ -102,30 +102,47 @@ static int result_shape(const attn_problem *problem, const char *name,
     return 1;
 }
 
+/* A printed key's parts: its "heads.<h>." (or ""), its name without
+ * "_row<i>", and that row: -1 without one, ATTN__BAD_ROW when "_row" is
+ * not followed by a row number alone. */
+#define ATTN__BAD_ROW (-2)
+typedef struct {
+    char prefix[ATTN__KEY_CAP];
+    char name[ATTN__KEY_CAP];
+    int row;
+} key_parts;
+
+static key_parts split_key(const char *key)
+{
+    key_parts parts = {.prefix = "", .row = -1};
+    int head = 0, used = 0;
+    if (sscanf(key, "heads.%d.%n", &head, &used) == 1 && used > 0)
+        snprintf(parts.prefix, sizeof parts.prefix, "heads.%d.", head);
+    else
+        used = 0;
+    snprintf(parts.name, sizeof parts.name, "%s", key + used);
+    char *suffix = strstr(parts.name, "_row");
+    if (suffix != NULL) {
+        char *end;
+        const long row = strtol(suffix + 4, &end, 10);
+        const int number = end != suffix + 4 && *end == '\0' && row >= 0 &&
+                           row <= INT_MAX;
+        parts.row = number ? (int)row : ATTN__BAD_ROW;
+        *suffix = '\0';
+    }
+    return parts;
+}
+
 /* Resolves table->key into base, transform, row and the base's shape; 0
  * when the key names nothing the engine computes. */
 static int resolve(const attn_check *check, attn__printed *table)
 {
     const attn_problem *problem = check->problem;
-    char prefix[ATTN__KEY_CAP] = "";
-    const char *name = table->key;
-    int head = 0, used = 0;
-    if (sscanf(name, "heads.%d.%n", &head, &used) == 1 && used > 0) {
-        snprintf(prefix, sizeof prefix, "heads.%d.", head);
-        name += used;
-    }
-    char plain[ATTN__KEY_CAP];
-    snprintf(plain, sizeof plain, "%s", name);
+    const key_parts parts = split_key(table->key);
     table->row = -1;
-    char *suffix = strstr(plain, "_row");
-    if (suffix != NULL) {
-        char *end;
-        const long row = strtol(suffix + 4, &end, 10);
-        if (end == suffix + 4 || *end != '\0' || row < 0 || row > INT_MAX)
-            return 0;
-        table->row = (int)row;
-        *suffix = '\0';
-    }
+    if (parts.row == ATTN__BAD_ROW) return 0;
+    table->row = parts.row;
+    const char *prefix = parts.prefix, *plain = parts.name;
     char full[2 * ATTN__KEY_CAP];
     snprintf(full, sizeof full, "%s%s", prefix, plain);
     table->transform = ATTN__AS_IS;
@@ -282,19 +299,18 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
     memset(table, 0, sizeof *table);
     snprintf(table->key, sizeof table->key, "%s", key);
     if (!resolve(check, table)) {
-        char prefix[ATTN__KEY_CAP] = "", plain[ATTN__KEY_CAP];
-        int head = 0, used = 0;
-        if (sscanf(key, "heads.%d.%n", &head, &used) == 1 && used > 0)
-            snprintf(prefix, sizeof prefix, "%.*s", used, key);
-        snprintf(plain, sizeof plain, "%s", key + used);
-        char *row = strstr(plain, "_row");
-        if (row != NULL) *row = '\0';
-        const char *meant = near_name(check, prefix, plain);
+        const key_parts parts = split_key(key);
+        const char *meant = near_name(check, parts.prefix, parts.name);
+        if (meant != NULL && strcmp(meant, parts.name) == 0)
+            return attn__check_fail(check, ATTN_ERR_INPUT,
+                                    "printed.%s: a row is a number after "
+                                    "\"_row\", as \"%s%s_row0\"",
+                                    key, parts.prefix, parts.name);
         if (meant != NULL)
             return attn__check_fail(check, ATTN_ERR_INPUT,
                                     "printed.%s: this problem has no result "
                                     "named \"%s\"; did you mean \"%s\"?",
-                                    key, plain, meant);
+                                    key, parts.name, meant);
         snprintf(check->unchecked[check->unchecked_count++], ATTN__KEY_CAP,
                  "%s", key);
         return ATTN_OK;
