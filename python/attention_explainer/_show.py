@@ -121,12 +121,12 @@ def show(problem_or_preset=None, step=1, layout="compact", controls="player", wi
         raise ValueError(f"show: theme must be one of {', '.join(THEMES)}, got {theme!r}")
     if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 1:
         raise ValueError(f"show: step counts from 1, got {step!r}")
-    chosen = list(controls) if isinstance(controls, (list, tuple)) else None
-    if chosen is None and controls not in ("all", "none", *CONTROLS) or \
-            chosen is not None and any(name not in CONTROLS for name in chosen):
+    listed = isinstance(controls, (list, tuple))
+    allowed = CONTROLS if listed else ("all", "none", *CONTROLS)
+    if any(name not in allowed for name in (controls if listed else [controls])):
         raise ValueError(f"show: controls must be \"all\", \"none\" or some of {', '.join(CONTROLS)}, got {controls!r}")
     attributes = {"widget": widget, "layout": layout, "theme": theme, "step": str(int(step))}
-    if isinstance(controls, (list, tuple)):
+    if listed:
         attributes["controls"] = ",".join(controls) if controls else "none"
     elif controls != "all":
         attributes["controls"] = controls
