@@ -7,7 +7,7 @@
 
 import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
 import { inlinedFile } from './lib/inlined-file.js';
-import { loadWidget, mountWidget } from './widgets/registry.js';
+import { loadWidget, mountWidget, stepFromText } from './widgets/registry.js';
 import { isMultiHeadPreset } from './presets.js';
 import { followPath } from './path.js';
 
@@ -26,10 +26,7 @@ function readUrlState(location) {
   const params = new URLSearchParams(location.search);
   const state = {};
   if (params.has('preset')) state.preset = params.get('preset');
-  if (params.has('step')) {
-    const step = Number.parseInt(params.get('step'), 10);
-    state.step = Number.isInteger(step) ? Math.max(0, step - 1) : 0;
-  }
+  if (params.has('step')) state.step = stepFromText(params.get('step'));
   if (params.get('backward') === '1') state.backward = true;
   if (params.has('trainer')) {
     try {

@@ -54,6 +54,25 @@ test('the scrubber moves the step by a click on its track and by Home, End and t
   await page.close();
 });
 
+test('a link to a step the example does not have opens the nearest step and says which', async () => {
+  const page = await open('?preset=cat-sat-mat&step=99');
+  const count = await stepCount(page);
+  assert.equal(await shownStep(page), count);
+  const message = page.locator('#walkthrough .aw-head .aw-message');
+  assert.equal(await message.textContent(),
+    `There is no step 99: this example has steps 1 to ${count}; showing step ${count}.`);
+  assert.match(page.url(), new RegExp(`step=${count}(&|$)`), 'the address names the step shown');
+  await page.goto(session.url('index.html?preset=cat-sat-mat&step=0'));
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await shownStep(page), 1);
+  assert.equal(await message.textContent(), `There is no step 0: this example has steps 1 to ${count}; showing step 1.`);
+  await page.goto(session.url('index.html?preset=cat-sat-mat&step=last'));
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await shownStep(page), 1);
+  assert.equal(await message.textContent(), 'step \u201clast\u201d is not a step number (they count from 1); showing step 1.');
+  await page.close();
+});
+
 test('the multi-head section\u2019s scrubber moves its step too', async () => {
   const page = await session.mountSections(await open(''));
   const scrubber = page.locator('#multihead .aw-scrubber');

@@ -87,6 +87,16 @@ test('an embed with only the player, asked for an example that does not exist, s
   await page.close();
 });
 
+test('an embed asked for a step past the example\u2019s last shows the last one and says so', async () => {
+  const page = await session.open('embed.html?widget=walkthrough&preset=cat-sat-mat&step=40&controls=player');
+  await page.waitForSelector('html[data-ready="true"]');
+  const [shown, count] = (await page.locator('.aw-counter').textContent()).split(' / ').map(Number);
+  assert.equal(shown, count);
+  assert.equal(await page.locator('.aw-head .aw-message').textContent(),
+    `There is no step 40: this example has steps 1 to ${count}; showing step ${count}.`);
+  await page.close();
+});
+
 test('an iframe on another origin shows the widget at its step, steps, and takes the height of its content', async () => {
   const page = await openHost('host.html');
   const frame = await embeddedFrame(page);

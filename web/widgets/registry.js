@@ -104,6 +104,13 @@ function unknownOptionNotice(name, write) {
   return `\u201c${name.slice(0, 40)}\u201d is not an option (the options are ${OPTION_NAMES.join(', ')}); it was left out.`;
 }
 
+/** A step from a link or an attribute (counted from 1) counted from 0,
+ * or the text itself when it is not a number. */
+export function stepFromText(text) {
+  const step = Number.parseInt(text, 10);
+  return Number.isInteger(step) ? step - 1 : text;
+}
+
 /**
  * Reads the embed options from text values (URL parameters or attributes):
  * get(name) returns the text or null. Unknown widgets fall back to the
@@ -141,8 +148,9 @@ export function embedOptions(get, { names = [], write = (name, value) => `${name
   }
   if (name === 'walkthrough') {
     if (get('preset') !== null) state.preset = get('preset');
-    const step = Number.parseInt(get('step') ?? '', 10);
-    state.step = Number.isInteger(step) ? Math.max(0, step - 1) : 0;
+    // Counted from 0 inside; a text that is no number goes on as it is,
+    // for the walkthrough to say so.
+    if (get('step') !== null) state.step = stepFromText(get('step'));
     if (values !== undefined) state.values = values;
     if (get('backward') === '1') state.backward = true;
     // The numbers pasted into Check your own numbers, as typed.

@@ -115,6 +115,24 @@ function withBackward(next, backward) {
 }
 
 /**
+ * The step to open at, counted from 0, for a step asked for from outside
+ * (a link, an attribute, a host's setState): counted from 0 as a number,
+ * or the text given where it was not a number. A step this example does
+ * not have opens the nearest one, with a notice saying so in the learner's
+ * count, from 1.
+ */
+function openingStep(asked, count) {
+  if (Number.isInteger(asked) && asked >= 0 && asked < count) return { index: asked, notices: [] };
+  if (!Number.isInteger(asked)) {
+    const text = typeof asked === 'string' ? `\u201c${asked.slice(0, 40)}\u201d` : String(asked);
+    return { index: 0, notices: [`step ${text} is not a step number (they count from 1); showing step 1.`] };
+  }
+  const index = asked < 0 ? 0 : count - 1;
+  const has = count === 1 ? 'one step' : `steps 1 to ${count}`;
+  return { index, notices: [`There is no step ${asked + 1}: this example has ${has}; showing step ${index + 1}.`] };
+}
+
+/**
  * Puts the example `id` on screen through apply: the edited values of a
  * link when they work, else the example's own numbers. Returns the notices
  * to show, or null when not even those work (a broken preset), `shown`
@@ -300,8 +318,9 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     }
     layout.showPreset(shown.preset, presets, shown.edited);
     editor.build();
-    showStep(Math.min(Number.isInteger(step) ? step : 0, shown.steps.length - 1));
-    layout.say(notices.join(' '));
+    const opened = openingStep(step, shown.steps.length);
+    showStep(opened.index);
+    layout.say([...notices, ...opened.notices].join(' '));
   }
 
   function getState() {
@@ -310,10 +329,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
 
   function setState(next = {}) {
     layout.player.pause();
-    const step = Number.isInteger(next.step) ? next.step : Number.parseInt(next.step ?? '0', 10);
     checks.setOwn({ texts: {}, printed: {} });
-    loadPreset(next.preset, { step: Number.isNaN(step) ? 0 : Math.max(0, step), values: next.values,
-        backward: Boolean(next.backward) });
+    loadPreset(next.preset, { step: next.step ?? 0, values: next.values, backward: Boolean(next.backward) });
     const read = layout.checker.setTexts(next.check ?? {});
     checks.setOwn(read);
     if (checks.state.own) refreshErrata();
