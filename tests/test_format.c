@@ -317,9 +317,12 @@ static void test_every_kind_formats_in_every_style(void **state)
     const char *const expected_latex[] = {
         "\\textbf{output} (3\\ensuremath{\\times}3, n\\ensuremath{_q} "
         "\\ensuremath{\\times} d\\ensuremath{_v}):\n\\[\n",
-        "\\item output[q1] = $0.17 \\times [1, 2, 3] + 0.23 \\times "
-        "[4, 5, 6] + 0.6 \\times [7, 8, 9] = [0.17, 0.34, 0.51] + "
-        "[0.92, 1.15, 1.38] + [4.2, 4.8, 5.4] = [5.29, 6.29, 7.29]$\n",
+        "\\item output[q1] = $0.17 \\times [1,\\allowbreak 2,\\allowbreak 3] "
+        "+ 0.23 \\times [4,\\allowbreak 5,\\allowbreak 6] + 0.6 \\times "
+        "[7,\\allowbreak 8,\\allowbreak 9] = [0.17,\\allowbreak "
+        "0.34,\\allowbreak 0.51] + [0.92,\\allowbreak 1.15,\\allowbreak "
+        "1.38] + [4.2,\\allowbreak 4.8,\\allowbreak 5.4] = "
+        "[5.29,\\allowbreak 6.29,\\allowbreak 7.29]$\n",
         "\\item score[q3, k3] = $1 \\times 1 + 1 \\times 1 = 2$\n"};
     for (int i = 0; i < 3; i++) {
         problem_run_ok(problems[i]);

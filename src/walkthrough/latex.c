@@ -196,6 +196,12 @@ static void put_math_range(attn__text *text, const char *s, size_t n)
             i++;
         } else {
             attn__text_append(text, s + i, 1);
+            /* A long row of numbers, [0.4327, 0.2164, ...], may break
+             * after a comma, as prose would: TeX breaks inline math only
+             * after a relation or an operator, and a sum of three such
+             * rows ran past the margin. */
+            if (s[i] == ',' && i + 1 < n && s[i + 1] == ' ')
+                attn__text_puts(text, "\\allowbreak");
             i++;
         }
     }

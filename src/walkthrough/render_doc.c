@@ -72,8 +72,11 @@ static const attn__walk_style latex_style = {
     "}",
     {NULL, NULL, NULL, NULL},
     "\\item ",
-    "\\begin{itemize}\n",
-    "\\end{itemize}\n",
+    /* Rows of numbers in an item leave TeX little space to stretch: it
+     * may stretch more than its default in the list (not elsewhere in
+     * the document) rather than run a line past the margin. */
+    "\\begingroup\\setlength{\\emergencystretch}{3em}\n\\begin{itemize}\n",
+    "\\end{itemize}\n\\endgroup\n",
     "$",
     {"\\textbf{", "}"},
     {"\\[\n", "\n\\]\n"},
@@ -510,6 +513,9 @@ static void latex_table(attn__walker *walker, const attn__matrix_view *view)
         }
     }
     attn__text_puts(out, ":\n\\[\n");
+    /* Six columns or more of four decimals fill a page's width: the
+     * columns close up (inside the display only). */
+    if (cols >= 6) attn__text_puts(out, "\\setlength{\\arraycolsep}{2pt}\n");
     walker->in_code = 1;
     if (telling_labels(&view->row_labels)) {
         attn__text_puts(out, "\\begin{array}{r}\n");

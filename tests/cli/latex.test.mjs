@@ -70,3 +70,19 @@ test('every LaTeX walkthrough compiles in an article with amsmath, and hostile l
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the LaTeX of every example of the page keeps within an article\u2019s text width', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'attn-latex-'));
+  try {
+    const presets = exportProblems(HOSTILE_LABELS).filter(({ name }) => name.startsWith('preset '));
+    assert.ok(presets.length >= 10, `${presets.length} presets`);
+    const wide = presets.filter(({ name, problem }) => {
+      const { ok, log } = compile(dir, 'one', document([{ name, latex: cliFormat(problem, 'latex') }]));
+      assert.ok(ok, `${name} compiles`);
+      return /Overfull \\hbox/.test(log);
+    });
+    assert.deepEqual(wide.map(({ name }) => name), [], 'examples with a line past the margin');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
