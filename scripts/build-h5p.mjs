@@ -15,6 +15,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WIDGETS } from '../web/widgets/registry.js';
+import { isMultiHeadPreset } from '../web/presets.js';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const BUILD = join(REPO, 'build');
@@ -22,16 +23,24 @@ const STAGE = join(BUILD, 'h5p');
 const OUTPUT = join(BUILD, 'attention-walkthrough.h5p');
 const MACHINE_NAME = 'H5P.AttentionWalkthrough';
 
+// options: values, or [value, label] pairs.
 const select = (name, label, options, defaultValue, description) => ({
   name, type: 'select', label, description, default: defaultValue,
-  options: options.map((value) => ({ value, label: value })),
+  options: options.map((option) => {
+    const [value, shown] = Array.isArray(option) ? option : [option, option];
+    return { value, label: shown };
+  }),
 });
+
+// The walkthrough's examples, by title: a list to pick from, not an id to
+// type (the multi-head shapes presets open in their section instead).
+const { presets } = JSON.parse(await readFile(join(REPO, 'web', 'presets.json'), 'utf8'));
+const EXAMPLES = presets.filter((preset) => !isMultiHeadPreset(preset)).map((preset) => [preset.id, preset.title]);
 
 // What H5P's editor asks an author: the element's attributes.
 const SEMANTICS = [
   select('widget', 'Widget', Object.keys(WIDGETS), 'walkthrough', 'The step-by-step walkthrough, or one of the sections.'),
-  { name: 'preset', type: 'text', label: 'Example', default: 'cat-sat-mat', optional: true,
-    description: 'A preset id from presets.json, for the walkthrough (cat-sat-mat, …).' },
+  select('preset', 'Example', EXAMPLES, 'cat-sat-mat', 'The tutorial example the walkthrough opens with.'),
   { name: 'step', type: 'number', label: 'Step to open at', default: 1, min: 1, optional: true },
   select('layout', 'Layout', ['compact', 'full'], 'compact',
     'Compact: one height that fits a slide or a page; full: as tall as the content.'),

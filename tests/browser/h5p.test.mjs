@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir } from 'node:fs/promises';
+import { cp, mkdir, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO, startHost, startSession } from './harness.mjs';
@@ -79,4 +79,18 @@ test('the H5P package shows the walkthrough, steps by button and key, keeps its 
   session.assertQuiet();
   if (process.env.H5P_SCREENSHOT) await page.screenshot({ path: process.env.H5P_SCREENSHOT, fullPage: true });
   await page.close();
+});
+
+test('H5P\u2019s editor offers the walkthrough\u2019s examples as a list of their titles', async () => {
+  const semantics = JSON.parse(await readFile(join(host.dir, 'content', 'H5P.AttentionWalkthrough-0.1', 'semantics.json'), 'utf8'));
+  const { presets } = JSON.parse(await readFile(join(REPO, 'web', 'presets.json'), 'utf8'));
+  const field = semantics.find(({ name }) => name === 'preset');
+  assert.equal(field.type, 'select');
+  assert.equal(field.default, 'cat-sat-mat');
+  const titles = Object.fromEntries(presets.map(({ id, title }) => [id, title]));
+  for (const { value, label } of field.options) assert.equal(label, titles[value], `the option ${value}`);
+  const offered = field.options.map(({ value }) => value);
+  assert.ok(offered.includes('it-animal') && offered.includes('three-tokens'));
+  // The multi-head shapes presets (8 and 4 heads) open in their own section, not the walkthrough.
+  assert.ok(!offered.includes('shapes-512-8') && !offered.includes('shapes-128-4'));
 });
