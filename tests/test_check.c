@@ -424,9 +424,10 @@ static void test_every_format_reads_counting_from_one(void **state)
     assert_int_equal(attn_check_run(check, &errata), ATTN_OK);
     assert_int_equal(errata, 3);
     static const char *const wanted[] = {
-        [ATTN_FORMAT_TEXT] = "weights_row1[1]: printed 0.9, exact",
-        [ATTN_FORMAT_MARKDOWN] = "- weights\\_row1\\[1\\]: printed 0.9, exact",
-        [ATTN_FORMAT_LATEX] = "\\item weights\\_row1[1]: printed 0.9, exact"};
+        [ATTN_FORMAT_TEXT] = "weights[q2][k1]: printed 0.9, exact",
+        [ATTN_FORMAT_MARKDOWN] =
+            "- weights\\[q2\\]\\[k1\\]: printed 0.9, exact",
+        [ATTN_FORMAT_LATEX] = "\\item weights[q2][k1]: printed 0.9, exact"};
     for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_LATEX; format++) {
         char text[4096];
         size_t length;
@@ -438,6 +439,40 @@ static void test_every_format_reads_counting_from_one(void **state)
     }
     attn_check_destroy(check);
     attn_problem_destroy(problem);
+}
+
+/* A sentence names cells as the walkthrough does, by their tokens (a long
+ * label cut to whole characters), and quotes a printed 1e300 as written:
+ * the 301 digits of "%.0f" once ran past the buffers that hold the lists. */
+static void
+test_a_misprinted_row_is_named_by_tokens_and_quoted_as_written(void **state)
+{
+    (void)state;
+    cJSON *input = cJSON_Parse(
+        "{\"kind\":\"scaledDotProduct\",\"q\":[[1,0],[0,1]],"
+        "\"k\":[[1,0],[0,1]],\"v\":[[1,0],[0,1]],"
+        "\"tokens\":["
+        "\"\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\","
+        "\"sat\"],\"printed\":{\"weights\":[[1e300,2e300],[0.33,0.67]]}}");
+    assert_non_null(input);
+    char error[ERROR_CAP];
+    checked c;
+    assert_int_equal(check_input(&c, input, NULL, error), ATTN_OK);
+    assert_int_equal(c.errata, 2);
+    const cJSON *group = cJSON_GetArrayItem(member(c.report, "groups"), 0);
+    assert_string_equal(
+        member(group, "explanation")->valuestring,
+        "weights[\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u2026]["
+        "\u00e9\u00e9"
+        "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u2026], "
+        "weights[\u00e9\u00e9\u00e9\u00e9"
+        "\u00e9\u00e9\u00e9\u00e9\u2026][sat] are printed 1e+300, 2e+300, but "
+        "the "
+        "numbers before them give 0.6698, 0.3302 by the same arithmetic "
+        "(exactly 0.6698, 0.3302): a slip in the arithmetic or in the "
+        "copying.");
+    release(&c);
+    cJSON_Delete(input);
 }
 
 /* Each allocation of a check fails in turn: a clean status, nothing left. */
@@ -475,6 +510,8 @@ int main(void)
         cmocka_unit_test(test_the_tutorials_errata_are_the_checks),
         cmocka_unit_test(test_bad_input_gets_a_message_naming_the_key),
         cmocka_unit_test(test_every_format_reads_counting_from_one),
+        cmocka_unit_test(
+            test_a_misprinted_row_is_named_by_tokens_and_quoted_as_written),
         cmocka_unit_test(test_every_allocation_failing_leaves_nothing_behind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -445,32 +445,34 @@ static void rounding_last(attn_check *check)
 
 /* ---- Explanations ---- */
 
-/* "scores[2][3]" (counted from 1, as a reader counts). */
-static void cell_name(const attn_check *check, const attn__erratum *e,
-                      char *out, size_t cap)
+/* Drops a character cut off at the end of s (UTF-8 bytes of one whose
+ * lead byte promises more than follow), after a cut to a buffer's size. */
+static void drop_cut_character(char *s)
 {
-    const attn__printed *table = table_of(check, e);
-    size_t used = (size_t)snprintf(out, cap, "%s", table->key);
-    size_t rest = e->cell;
-    int index[4];
-    for (int d = table->rank - 1; d >= 0; d--) {
-        index[d] = (int)(rest % (size_t)table->dims[d]);
-        rest /= (size_t)table->dims[d];
-    }
-    for (int d = 0; d < table->rank && used < cap; d++)
-        used += (size_t)snprintf(out + used, cap - used, "[%d]", index[d] + 1);
+    size_t n = strlen(s), start = n;
+    while (start > 0 && ((unsigned char)s[start - 1] & 0xC0) == 0x80) start--;
+    if (start == 0) return;
+    const unsigned char lead = (unsigned char)s[start - 1];
+    const size_t size = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    if (n - (start - 1) < size) s[start - 1] = '\0';
 }
 
-/* "weights[2][1], weights[2][2] are printed 0.38, 0.24, but the numbers
- * before them give 0.4013, 0.1973 by the same arithmetic (exactly 0.4011,
- * 0.1978): ..." */
+/* "weights[sat][cat], weights[sat][sat] are printed 0.38, 0.24, but the
+ * numbers before them give 0.4013, 0.1973 by the same arithmetic (exactly
+ * 0.4011, 0.1978): ..." Each list is written into a buffer of its own,
+ * cut at its end if it must be (a printed 1e300 is 6 bytes, its exact
+ * value 5, a name at most about 150). */
 static void explain_misprint(const attn_check *check, int g, int members,
                              char *out, size_t cap)
 {
     enum { NAMED = 4 }; /* roots spelled out; the rest are counted */
-    char names[ATTN__SENTENCE_CAP / 2] = "", prints[128] = "", owns[128] = "",
-                                    exacts[128] = "";
-    size_t n = 0, p = 0, o = 0, x = 0;
+    char names_buf[ATTN__SENTENCE_CAP / 2], prints_buf[256], owns_buf[256],
+        exacts_buf[256];
+    attn__text names, prints, owns, exacts;
+    attn__text_init(&names, names_buf, sizeof names_buf);
+    attn__text_init(&prints, prints_buf, sizeof prints_buf);
+    attn__text_init(&owns, owns_buf, sizeof owns_buf);
+    attn__text_init(&exacts, exacts_buf, sizeof exacts_buf);
     int roots = 0, own_known = 1;
     for (int e = 0; e < check->errata_count; e++) {
         const attn__erratum *item = &check->errata[e];
@@ -479,25 +481,26 @@ static void explain_misprint(const attn_check *check, int g, int members,
         if (isnan(table->own[item->cell])) own_known = 0;
         if (roots++ >= NAMED) continue;
         const char *sep = roots > 1 ? ", " : "";
-        char name[128], own[ATTN__NUMBER_CAP], exact[ATTN__NUMBER_CAP];
-        cell_name(check, item, name, sizeof name);
+        char printed[ATTN__PRINTED_CAP], own[ATTN__NUMBER_CAP],
+            exact[ATTN__NUMBER_CAP];
+        attn__printed_text(printed, table->values[item->cell],
+                           table->decimals[item->cell]);
         attn__format_rounded(own, table->own[item->cell]);
         attn__format_rounded(exact, table->exact[item->cell]);
-        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", sep, name);
-        p += (size_t)snprintf(prints + p, sizeof prints - p, "%s%.*f", sep,
-                              table->decimals[item->cell],
-                              table->values[item->cell]);
-        o += (size_t)snprintf(owns + o, sizeof owns - o, "%s%s", sep, own);
-        x += (size_t)snprintf(exacts + x, sizeof exacts - x, "%s%s", sep,
-                              exact);
+        attn__text_puts(&names, sep);
+        attn__cell_name(&names, check, table, item->cell);
+        attn__text_printf(&prints, "%s%s", sep, printed);
+        attn__text_printf(&owns, "%s%s", sep, own);
+        attn__text_printf(&exacts, "%s%s", sep, exact);
     }
     if (roots > NAMED) {
         const char *more = ", …";
-        snprintf(names + n, sizeof names - n, " and %d more", roots - NAMED);
-        snprintf(prints + p, sizeof prints - p, "%s", more);
-        snprintf(owns + o, sizeof owns - o, "%s", more);
-        snprintf(exacts + x, sizeof exacts - x, "%s", more);
+        attn__text_printf(&names, " and %d more", roots - NAMED);
+        attn__text_puts(&prints, more);
+        attn__text_puts(&owns, more);
+        attn__text_puts(&exacts, more);
     }
+    drop_cut_character(names_buf);
     const int one = roots == 1;
     const int later = members - roots;
     char tail[200] = "";
@@ -507,17 +510,20 @@ static void explain_misprint(const attn_check *check, int g, int members,
                  "%s gives what is printed.",
                  later, later == 1 ? "value follows" : "values follow",
                  one ? "it" : "them", one ? "number" : "numbers");
+    attn__text sentence;
+    attn__text_init(&sentence, out, cap);
     if (own_known)
-        snprintf(out, cap,
-                 "%s %s printed %s, but the numbers before %s give "
-                 "%s by the same arithmetic (exactly %s): a slip in the "
-                 "arithmetic or in the copying.%s",
-                 names, one ? "is" : "are", prints, one ? "it" : "them", owns,
-                 exacts, tail);
+        attn__text_printf(&sentence,
+                          "%s %s printed %s, but the numbers before %s give "
+                          "%s by the same arithmetic (exactly %s): a slip in "
+                          "the arithmetic or in the copying.%s",
+                          names_buf, one ? "is" : "are", prints_buf,
+                          one ? "it" : "them", owns_buf, exacts_buf, tail);
     else
-        snprintf(out, cap, "%s %s printed %s, but the exact %s %s.%s", names,
-                 one ? "is" : "are", prints, one ? "value is" : "values are",
-                 exacts, tail);
+        attn__text_printf(&sentence, "%s %s printed %s, but the exact %s %s.%s",
+                          names_buf, one ? "is" : "are", prints_buf,
+                          one ? "value is" : "values are", exacts_buf, tail);
+    drop_cut_character(out);
 }
 
 static void explain(attn_check *check)

@@ -111,6 +111,18 @@ void attn__check_clear(attn_check *check);
 /* The walker ref of cell `cell` of a table, and the tensor cell its value
  * is computed from (for ATTN__SUM: the row's first entry). */
 attn__ref attn__cell_ref(const attn__printed *table, size_t cell);
+/* Cell `cell` of a table by the name a reader uses: the key without
+ * "_row<i>", then an index per axis, a token's label where the axis is
+ * one of queries or keys and counted from 1 elsewhere:
+ * "weights[sat][mat]", "output[q2][3]", "heads.0.sum[cat]". */
+void attn__cell_name(attn__text *out, const attn_check *check,
+                     const attn__printed *table, size_t cell);
+/* A printed number as it was written: to its decimals, or past 10^15
+ * (where that would take hundreds of digits) in the shortest form that
+ * reads back; ±∞ as such. */
+enum { ATTN__PRINTED_CAP = 48 }; /* ≥ ATTN__NUMBER_CAP */
+void attn__printed_text(char out[ATTN__PRINTED_CAP], double value,
+                        int decimals);
 
 /* check.c */
 /* 0.5·10^-decimals + 1e-12: how far a correctly rounded number may be. */

@@ -383,3 +383,77 @@ attn__ref attn__cell_ref(const attn__printed *table, size_t cell)
     if (table->transform == ATTN__SUM) ref.index[ref.rank++] = 0;
     return ref;
 }
+
+/* The axes a result's last indices run over, from its name: q for
+ * queries, k for keys, n for entries counted from 1 (any axis before them
+ * too: batch items, heads). */
+static const char *named_axes(const attn__printed *table)
+{
+    const char *dot = strrchr(table->base, '.');
+    const char *plain = dot != NULL ? dot + 1 : table->base;
+    if (table->transform == ATTN__SUM) return "q";
+    if (table->transform != ATTN__AS_IS || strcmp(plain, "scores") == 0 ||
+        strcmp(plain, "scaled") == 0 || strcmp(plain, "weights") == 0)
+        return "qk";
+    if (strcmp(plain, "output") == 0) return "qn";
+    if (strcmp(plain, "terms") == 0) return "qkn";
+    return "";
+}
+
+/* Label i, its first 16 bytes at most (cut before a whole character, with
+ * "…"): several names go into one sentence. */
+static void put_short_label(attn__text *out, const attn__labels *labels, int i)
+{
+    enum { SHORT = 16 };
+    char tmp[ATTN__LABEL_CAP];
+    const char *label = attn__label(labels, i, tmp, sizeof tmp);
+    size_t keep = 0;
+    while (label[keep] != '\0') {
+        size_t next = keep + 1;
+        while ((label[next] & 0xC0) == 0x80) next++;
+        if (next > SHORT) break;
+        keep = next;
+    }
+    attn__text_append(out, label, keep);
+    if (label[keep] != '\0') attn__text_puts(out, "…");
+}
+
+void attn__cell_name(attn__text *out, const attn_check *check,
+                     const attn__printed *table, size_t cell)
+{
+    const key_parts parts = split_key(table->key);
+    attn__text_printf(out, "%s%s", parts.prefix, parts.name);
+    /* Every axis of the result, those printed without (leading 1s) at 0;
+     * a sum has no axis of keys. */
+    const int sum = table->transform == ATTN__SUM;
+    const attn__ref ref = attn__cell_ref(table, cell);
+    const int rank = table->base_rank - sum, given = ref.rank - sum;
+    int index[4] = {0, 0, 0, 0};
+    for (int d = 0; d < given; d++) index[rank - given + d] = ref.index[d];
+    const char *axes = named_axes(table);
+    const int first = rank - (int)strlen(axes);
+    const attn__run_info *info = &check->problem->info;
+    for (int d = 0; d < rank; d++) {
+        const char axis = d >= first ? axes[d - first] : 'n';
+        attn__text_puts(out, "[");
+        if (axis == 'n')
+            attn__text_int(out, index[d] + 1);
+        else
+            put_short_label(out, axis == 'q' ? &info->queries : &info->keys,
+                            index[d]);
+        attn__text_puts(out, "]");
+    }
+}
+
+void attn__printed_text(char out[ATTN__PRINTED_CAP], double value, int decimals)
+{
+    if (isinf(value)) {
+        snprintf(out, ATTN__PRINTED_CAP, "%s", value < 0 ? "−∞" : "∞");
+        return;
+    }
+    if (fabs(value) < 1e15) {
+        snprintf(out, ATTN__PRINTED_CAP, "%.*f", decimals, value);
+        return;
+    }
+    attn__format_shortest(out, value);
+}

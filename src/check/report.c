@@ -181,27 +181,20 @@ static void erratum_line(attn__text *out, const style *s,
 {
     const attn__erratum *item = &check->errata[e];
     const attn__printed *table = &check->tables[item->table];
-    int index[4];
-    const int rank = cell_index(table, item->cell, index);
-    char name[160], exact[ATTN__NUMBER_CAP], printed[ATTN__NUMBER_CAP + 8];
-    size_t used = (size_t)snprintf(name, sizeof name, "%s", table->key);
-    for (int d = 0; d < rank && used < sizeof name; d++)
-        used += (size_t)snprintf(name + used, sizeof name - used, "[%d]",
-                                 index[d] + 1);
+    char name_buf[256], exact[ATTN__NUMBER_CAP], printed[ATTN__PRINTED_CAP];
+    attn__text name;
+    attn__text_init(&name, name_buf, sizeof name_buf);
+    attn__cell_name(&name, check, table, item->cell);
     attn__format_rounded(exact, table->exact[item->cell]);
-    const double p = table->values[item->cell];
-    if (isinf(p))
-        snprintf(printed, sizeof printed, "%s", p < 0 ? "−∞" : "∞");
-    else
-        snprintf(printed, sizeof printed, "%.*f", table->decimals[item->cell],
-                 p);
+    attn__printed_text(printed, table->values[item->cell],
+                       table->decimals[item->cell]);
     const int step = table->step[item->cell];
     attn__text_puts(out, s->item_open);
     if (step == INT_MAX)
-        line(out, s, "%s: printed %s, exact %s", name, printed, exact);
+        line(out, s, "%s: printed %s, exact %s", name_buf, printed, exact);
     else
-        line(out, s, "%s: printed %s, exact %s (step %d)", name, printed, exact,
-             step);
+        line(out, s, "%s: printed %s, exact %s (step %d)", name_buf, printed,
+             exact, step);
     attn__text_puts(out, s->item_close);
 }
 

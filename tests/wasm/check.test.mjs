@@ -67,7 +67,7 @@ test('a misprinted score is the root of the weights and output computed from it'
   assert.deepEqual(misprint.root, { field: 'scores', index: [0, 1] });
   assert.deepEqual(misprint.carried.map((c) => `${c.field}${c.index}`).sort(),
                    ['output0,0', 'output0,1', 'output0,2', 'scaled0,1', 'weights0,0', 'weights0,1', 'weights0,2']);
-  assert.match(misprint.explanation, /^scores\[1\]\[2\] is printed 1\.01, but the numbers before it give 0\.61/);
+  assert.match(misprint.explanation, /^scores\[q1\]\[k2\] is printed 1\.01, but the numbers before it give 0\.61/);
 });
 
 test('decimals given per number count trailing zeros the number itself cannot show', () => {
