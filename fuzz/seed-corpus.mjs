@@ -3,7 +3,8 @@
 //   DIR/problem_json/  one JSON problem per file: every input of the test
 //                      vectors (tests/vectors/tutorials.json and
 //                      tests/wasm/fixtures/local-vectors.json), every preset
-//                      of web/presets.json and the CLI example
+//                      of web/presets.json and the CLI example; the vectors
+//                      again with their printed numbers, for attn check
 //   DIR/kernels/       a small program for each entry point fuzz_kernels
 //                      reads (selector byte, sizes 2..3, options, values)
 //   DIR/float32/       attn_sdpa_f32 with each mask kind, and attn_linear_f32
@@ -27,7 +28,11 @@ const read = (path) => JSON.parse(readFileSync(join(root, path), 'utf8'));
 
 const problems = new Map();
 const add = (name, input) => problems.set(name.replace(/[^\w.-]/g, '_'), JSON.stringify(input));
-for (const vector of read('tests/vectors/tutorials.json')) add(`vector-${vector.id}`, vector.input);
+for (const vector of read('tests/vectors/tutorials.json')) {
+  add(`vector-${vector.id}`, vector.input);
+  // With the tutorial's numbers, for build/attn check's path.
+  if (vector.printed) add(`check-${vector.id}`, { ...vector.input, printed: vector.printed, printedDecimals: vector.printedDecimals });
+}
 const local = read('tests/wasm/fixtures/local-vectors.json');
 for (const vector of Array.isArray(local) ? local : local.vectors ?? []) add(`local-${vector.id}`, vector.input);
 for (const preset of read('web/presets.json').presets) add(`preset-${preset.id}`, preset.input);
