@@ -148,3 +148,32 @@ test('a heatmap shows a cell only from the step that computes it', async () => {
   session.assertQuiet();
   await page.close();
 });
+
+test('a control of Change the numbers that rebuilds the panel keeps the keyboard focus', async () => {
+  const page = await open('?preset=cat-sat-mat&step=1');
+  await page.locator('#walkthrough .aw-edit').evaluate((panel) => { panel.open = true; });
+  const focused = () => page.evaluate(() => {
+    const control = document.activeElement;
+    return { tag: control.tagName, text: control.textContent, label: control.labels?.[0]?.textContent.trim() ?? null,
+             value: control.value ?? null, checked: control.checked ?? null, connected: control.isConnected };
+  });
+  const panel = page.locator('#walkthrough .aw-edit');
+  await panel.getByRole('button', { name: 'Fill with random numbers' }).focus();
+  await page.keyboard.press('Enter');
+  assert.deepEqual(await focused(), { tag: 'BUTTON', text: 'Fill with random numbers', label: null, value: '', checked: null,
+                                      connected: true });
+  await panel.getByLabel('Tokens (T)').focus();
+  await page.keyboard.press('ArrowUp');
+  assert.deepEqual(await focused(), { tag: 'INPUT', text: '', label: 'Tokens (T)', value: '4', checked: false, connected: true });
+  assert.equal(await stepCount(page) > 18, true, 'four tokens: more steps');
+  await panel.getByLabel('Enter the scores directly').focus();
+  await page.keyboard.press('Space');
+  const radio = await focused();
+  assert.equal(radio.value, 'scores');
+  assert.equal(radio.checked, true);
+  await panel.getByRole('button', { name: 'Reset to the example' }).focus();
+  await page.keyboard.press('Enter');
+  assert.equal((await focused()).text, 'Reset to the example');
+  assert.equal(await stepCount(page), 18, 'the example again');
+  await page.close();
+});

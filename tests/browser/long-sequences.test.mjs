@@ -32,11 +32,14 @@ test('long sequences are measured on one core and on a worker per core, Stop end
   assert.ok(cores > 1, `this test needs a device with more than one core, Chromium reports ${cores}`);
   const measure = page.getByRole('button', { name: 'Measure long sequences' });
   const stop = page.locator(ROOT).getByRole('button', { name: 'Stop' });
-  assert.equal(await stop.isDisabled(), true, 'nothing to stop before a measurement');
+  // aria-disabled, not disabled: the button pressed keeps the keyboard focus.
+  assert.equal(await stop.getAttribute('aria-disabled'), 'true', 'nothing to stop before a measurement');
   assert.match(await page.textContent(`${ROOT} .aw-long-cores`), new RegExp(`split into ${cores} blocks, one per worker`));
 
-  await measure.click();
-  assert.equal(await measure.isDisabled(), true);
+  await measure.focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await measure.getAttribute('aria-disabled'), 'true');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Measure long sequences');
   // T = 256 measured both ways: its workers' time and how much faster it was.
   await page.waitForFunction((root) => {
     const row = document.querySelector(`${root} tbody tr[data-t="256"]`);
@@ -53,10 +56,12 @@ test('long sequences are measured on one core and on a worker per core, Stop end
   assert.ok(Math.abs(Number(ratio.slice(0, -1)) - Number(onlineMs) / Number(workersMs)) <= 0.05 * Number(ratio.slice(0, -1)), `T = 256: ${first.cells}`);
   assert.match(await page.getAttribute(`${ROOT} .aw-line-chart svg`, 'aria-label'), new RegExp(`online on ${cores} workers \\(query rows split\\): [\\d.]+ ms at T = 256`));
 
-  await stop.click();
+  await stop.focus();
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Stop');
   assert.match(await page.textContent(`${ROOT} [role="status"]`), /^Stopped at T = [\d,]+\. What was measured stays;/);
-  assert.equal(await stop.isDisabled(), true);
-  assert.equal(await measure.isDisabled(), false);
+  assert.equal(await stop.getAttribute('aria-disabled'), 'true');
+  assert.equal(await measure.getAttribute('aria-disabled'), 'false');
   const kept = await rowsShown(page);
   assert.deepEqual(kept[0], first, 'the figures measured stay on screen');
   // Whatever the workers were computing when stopped never reaches the table.

@@ -57,9 +57,16 @@ export function mountLongSequences(parent, { doc, make }) {
       : 'This device reports one core, so every measurement runs on it.'));
   const slowNote = scalarEngineNote(doc, 'Measuring long sequences');
   if (slowNote) panel.append(slowNote);
-  const startButton = button(doc, { label: 'Measure long sequences', onClick: () => start() });
-  const stopButton = button(doc, { label: 'Stop', onClick: () => cancel() });
-  stopButton.disabled = true;
+  // aria-disabled rather than disabled, as the player's buttons: a disabled
+  // button would drop the keyboard focus the moment it was pressed.
+  const usable = (node) => node.getAttribute('aria-disabled') !== 'true';
+  const startButton = button(doc, { label: 'Measure long sequences', onClick: () => { if (usable(startButton)) start(); } });
+  const stopButton = button(doc, { label: 'Stop', onClick: () => { if (usable(stopButton)) cancel(); } });
+  const measuring = (on) => {
+    startButton.setAttribute('aria-disabled', String(on));
+    stopButton.setAttribute('aria-disabled', String(!on));
+  };
+  measuring(false);
   const buttons = make('div', 'aw-long-buttons');
   buttons.append(startButton, stopButton);
   const progress = make('p', 'aw-timing-progress');
@@ -76,6 +83,7 @@ export function mountLongSequences(parent, { doc, make }) {
   const memoryChart = createLineChart(charts, { title: 'Engine memory per call, one worker (MB, log scale)', log: true, format: figure, unit: ' MB', x: xAxis });
   const table = scrollBox(make, 'aw-table-scroll', 'Time and memory per call');
   charts.hidden = true; // until there is something to draw
+  table.hidden = true; // likewise: an empty scroll box is an empty tab stop
   panel.append(buttons, onPageNote, progress, kernelLine, charts, table);
   parent.append(panel);
 
@@ -90,8 +98,7 @@ export function mountLongSequences(parent, { doc, make }) {
       run.pool?.close();
     }
     run = null;
-    startButton.disabled = false;
-    stopButton.disabled = true;
+    measuring(false);
   }
 
   function cancel() {
@@ -109,9 +116,9 @@ export function mountLongSequences(parent, { doc, make }) {
     run = current;
     results = {};
     workers = 0;
-    startButton.disabled = true;
-    stopButton.disabled = false;
+    measuring(true);
     charts.hidden = false;
+    table.hidden = false;
     progress.textContent = `Measuring T = ${LONG_SIZES[0]}\u2026`;
     draw();
     try {

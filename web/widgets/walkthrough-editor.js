@@ -264,6 +264,14 @@ function fillTokens(make, tokenBox, { current, act }) {
   if (!problem.self) labelRow('kTokens', problem.kTokens, problem.mode === 'softmax' ? 'Entries' : 'Keys');
 }
 
+/** What a control in box is, so that it can be found again once rebuilt
+ * (its kind, label and, for a radio, its value); null for one outside box. */
+function focusKey(box, control = box.ownerDocument.activeElement) {
+  if (!control || control === box || !box.contains(control)) return null;
+  const label = control.getAttribute('aria-label') ?? control.labels?.[0]?.textContent ?? control.textContent;
+  return [control.tagName, control.type, control.type === 'radio' ? control.value : '', label].join('|');
+}
+
 export function createEditor(panel, { widgetId, current, act }) {
   const make = builder(panel.editors.ownerDocument);
   let seed = 1;
@@ -290,12 +298,17 @@ export function createEditor(panel, { widgetId, current, act }) {
   }
 
   return {
-    /** Builds every control for the problem on screen. */
+    /** Builds every control for the problem on screen; the control that had
+     * the focus (the size field, the button, the radio just used) has it
+     * again in its new self. */
     build() {
+      const focused = focusKey(panel.box);
       fillModes(make, panel.modeBox, editorState);
       fillControls(make, panel.controls, editorState);
       fillTokens(make, panel.tokenBox, editorState);
       fillMatrices(current().problem);
+      if (focused) [...panel.box.querySelectorAll('input, select, button')]
+        .find((control) => focusKey(panel.box, control) === focused)?.focus({ preventScroll: true });
     },
     /** An input matrix changed elsewhere (in the figure): its editor follows. */
     showValues(field, values) {
