@@ -99,7 +99,12 @@ test('a paste it cannot read gets a message at the box naming its line and colum
   const column = text.split('\n')[2].indexOf('0,401') + 1;
   const error = page.locator('#walkthrough .aw-check-error');
   await assert.doesNotReject(error.filter({ hasText: `line 3, column ${column}: "0,401" is not a number` }).waitFor());
-  assert.equal(await error.getAttribute('role'), 'alert');
+  // The box's description; read out once the learner leaves the box, not at every key.
+  assert.equal(await page.locator('#walkthrough .aw-check-text').getAttribute('aria-describedby'), await error.getAttribute('id'));
+  const said = page.locator('#walkthrough .aw-check [role="status"]');
+  assert.equal(await said.textContent(), '');
+  await page.keyboard.press('Tab');
+  assert.equal(await said.textContent(), await error.textContent());
   // Mended, the same table holds: every number is the exact one rounded.
   const box = page.locator('#walkthrough .aw-check-text');
   await box.fill('');
@@ -107,6 +112,8 @@ test('a paste it cannot read gets a message at the box naming its line and colum
   await assert.doesNotReject(page.locator('#walkthrough .aw-errata-summary')
     .filter({ hasText: 'Your numbers: every number you wrote agrees' }).waitFor());
   assert.equal(await error.textContent(), '');
+  await page.keyboard.press('Tab');
+  assert.equal(await said.textContent(), 'Your numbers: every number you wrote agrees');
   await page.close();
 });
 

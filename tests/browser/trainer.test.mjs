@@ -131,10 +131,17 @@ test('the speed sets the pace: Normal by default, and at Slow every report moves
   }, ROOT);
   await page.click(`${ROOT} .aw-train`);
   await statusMatching(page, /^Step [4-9] /);
+  // The line changes at each report, but a screen reader hears none of them
+  // while training: it is not live, and its live copy still says step 0.
+  assert.equal(await page.getAttribute(`${ROOT} .aw-trainer-status`, 'aria-live'), null);
+  const said = page.locator(`${ROOT} .aw-trainer-said[role="status"]`);
+  assert.match(await said.textContent(), /^Step 0 /);
   await page.click(`${ROOT} .aw-train`);
   assert.equal(await page.textContent(`${ROOT} .aw-train`), 'Train');
   const seen = [...new Set(await page.evaluate(() => window.seenSteps))];
   assert.deepEqual(seen, seen.map((_, k) => k), `from step 0, one step a report: ${seen}`);
+  // Paused, where it stopped is read out once.
+  assert.equal(await said.textContent(), await page.textContent(`${ROOT} .aw-trainer-status`));
   await page.close();
 });
 
@@ -260,7 +267,8 @@ test('Pause and Train again at once (a double click): training goes on and the b
   await page.waitForFunction(([root, step]) => Number(/^Step (\d+)/.exec(document.querySelector(`${root} .aw-trainer-status`).textContent)?.[1]) >= step,
                              [ROOT, Number(before) + 15]);
   assert.equal(await page.textContent(`${ROOT} .aw-train`), 'Pause');
-  assert.equal(await page.getAttribute(`${ROOT} .aw-train`, 'aria-pressed'), 'true');
+  // Its name says what it does, so it is not also a toggle ("Pause, pressed").
+  assert.equal(await page.getAttribute(`${ROOT} .aw-train`, 'aria-pressed'), null);
   await page.click(`${ROOT} .aw-train`);
   await page.close();
 });

@@ -589,13 +589,13 @@ test('playback pauses while the animation is off screen and resumes when it is b
   // Playing starts in view, whatever the height of the page's header.
   await page.evaluate(() => document.querySelector('#walkthrough .aw-stage').scrollIntoView());
   await page.click('#walkthrough .aw-play');
-  assert.equal(await page.getAttribute('#walkthrough .aw-play', 'aria-pressed'), 'true');
+  assert.equal(await page.getAttribute('#walkthrough .aw-play', 'aria-label'), 'Pause');
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-  await page.waitForFunction(() => document.querySelector('#walkthrough .aw-play').getAttribute('aria-pressed') === 'false');
+  await page.waitForFunction(() => document.querySelector('#walkthrough .aw-play').getAttribute('aria-label') === 'Play');
   await page.evaluate(() => document.querySelector('#walkthrough .aw-stage').scrollIntoView());
-  await page.waitForFunction(() => document.querySelector('#walkthrough .aw-play').getAttribute('aria-pressed') === 'true');
+  await page.waitForFunction(() => document.querySelector('#walkthrough .aw-play').getAttribute('aria-label') === 'Pause');
   await page.click('#walkthrough .aw-play');
-  assert.equal(await page.getAttribute('#walkthrough .aw-play', 'aria-pressed'), 'false');
+  assert.equal(await page.getAttribute('#walkthrough .aw-play', 'aria-label'), 'Play');
   await page.close();
 });
 

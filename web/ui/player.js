@@ -152,8 +152,8 @@ export function createPlayer(root, {
     forwardButton.setAttribute('aria-disabled', String(current === total - 1));
     setContent(playButton, playing ? 'pause' : 'play', playing ? 'Pause' : 'Play');
     playButton.setAttribute('aria-label', playing ? 'Pause' : 'Play');
+    // Its name says what it does; not also a toggle ("Pause, pressed").
     playButton.title = playing ? 'Pause' : 'Play';
-    playButton.setAttribute('aria-pressed', String(playing));
   }
 
   function go(step, reason) {

@@ -440,8 +440,12 @@ function createView({ doc, make, root }, run, on) {
   });
   const taskText = make('p', 'aw-trainer-task');
   const status = make('p', 'aw-trainer-status');
-  status.setAttribute('aria-live', 'polite');
-  root.append(controls.element, taskText, status);
+  // Read out where the learner stops, not several times a second while it
+  // trains (a reader would still be reading long after Pause): the line
+  // shown is not live, this copy of it is, and is written only then.
+  const said = make('p', 'aw-visually-hidden aw-trainer-said');
+  said.setAttribute('role', 'status');
+  root.append(controls.element, taskText, status, said);
   const slowNote = scalarEngineNote(doc, 'Training');
   if (slowNote) root.append(slowNote);
   const timeline = createTimeline(doc, make, run, {
@@ -465,6 +469,7 @@ function createView({ doc, make, root }, run, on) {
     const { own, example } = run;
     if (!snapshot || !example) return;
     status.textContent = statusText(snapshot, run);
+    if (!run.playing) said.textContent = status.textContent;
     status.classList.toggle('aw-trainer-replaying', run.replaying !== null);
     stage.exampleHead.hidden = false;
     ownBox.backButton.hidden = !own;
@@ -514,7 +519,7 @@ function createView({ doc, make, root }, run, on) {
       controls.taskChoice.select.value = current.task;
       settings.sync(current, run.config);
       controls.trainButton.textContent = run.playing ? 'Pause' : 'Train';
-      controls.trainButton.setAttribute('aria-pressed', String(run.playing));
+      if (!run.playing) said.textContent = status.textContent;
     },
     destroy() {
       stage.heads.destroy();

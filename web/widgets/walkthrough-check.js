@@ -6,16 +6,21 @@
 // which numbers are wrong and why. A paste it cannot read gets its message
 // here, with the line and column.
 //
-//   mount(element, { onChange }) -> { setFields(fields), setTexts(texts), report(text), destroy() }
+//   mount(element, { onChange, verdict }) -> { setFields(fields), setTexts(texts), report(text), destroy() }
 //   fields: [{ key, label }], the printed keys the walkthrough shows
 //   ("weights", "heads.0.weights"); texts: { key: pasted text }.
 //   onChange({ texts, printed, decimals }) after each edit: the texts as
 //   typed, and the numbers of those that read (printed, decimals by key).
+//   verdict() -> the check's one-line result, read out when the learner
+//   leaves the box: while they type, the messages change with every key and
+//   are shown, not read out.
 
 import { parsePrinted } from '../ui/printed-table.js';
 import { builder } from '../ui/dom.js';
 
-export function mount(element, { onChange = () => {} } = {}) {
+let boxes = 0; // for the ids of each box's message
+
+export function mount(element, { onChange = () => {}, verdict = () => '' } = {}) {
   const doc = element.ownerDocument;
   const make = builder(doc);
   const box = make('details', 'aw-check');
@@ -31,8 +36,11 @@ export function mount(element, { onChange = () => {} } = {}) {
   area.rows = 5;
   area.spellcheck = false;
   const error = make('p', 'aw-check-error');
-  error.setAttribute('role', 'alert');
-  box.append(summary, intro, label, area, error);
+  error.id = `aw-check-error-${++boxes}`;
+  area.setAttribute('aria-describedby', error.id);
+  const said = make('p', 'aw-visually-hidden');
+  said.setAttribute('role', 'status');
+  box.append(summary, intro, label, area, error, said);
   element.append(box);
 
   let fields = [];
@@ -72,6 +80,9 @@ export function mount(element, { onChange = () => {} } = {}) {
     if (area.value.trim() === '') delete texts[select.value];
     else texts[select.value] = area.value;
     changed();
+  });
+  area.addEventListener('change', () => {
+    said.textContent = error.textContent || verdict();
   });
 
   return {

@@ -311,7 +311,7 @@ export function createLayout(element, { list, widgetId, on }) {
   // engine as the tutorials' are.
   const checkSlot = make('div', 'aw-check-slot');
   root.append(checkSlot);
-  const checker = mountCheck(checkSlot, { onChange: on.check });
+  const checker = mountCheck(checkSlot, { onChange: on.check, verdict: () => errata.title.textContent });
   const player = createPlayer(playerSlot, {
     count: 1,
     onStep: on.step,
