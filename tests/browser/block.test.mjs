@@ -308,6 +308,10 @@ test('"Show gradients" shows dL/dx and every parameter\u2019s gradient, as centr
   const names = await page.$$eval(`${ROOT} .aw-block-gradients figure`, (figures) => figures.map((f) => f.dataset.matrix));
   assert.deepEqual(names, ['dO', 'gradX', 'gradWq', 'gradWk', 'gradWv', 'gradWo', 'gradBq', 'gradBk', 'gradBv', 'gradBo',
     'gradGamma1', 'gradBeta1', 'gradW1', 'gradB1', 'gradW2', 'gradB2', 'gradGamma2', 'gradBeta2']);
+  // A bias's one row is headed by its name: no empty row header for a screen reader.
+  const emptyHeaders = await page.$$eval(`${ROOT} .aw-block-gradients th[scope="row"]`,
+    (cells) => cells.filter((cell) => cell.textContent.trim() === '').map((cell) => cell.closest('figure').dataset.matrix));
+  assert.deepEqual(emptyHeaders, []);
 
   // The state travels, e.g. through "Embed this".
   assert.deepEqual(await page.evaluate(() => window.awWidgets.block.getState()), { norm: 'post', gradients: true, seed: 1, stage: 'ln2' });

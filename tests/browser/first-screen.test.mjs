@@ -151,6 +151,12 @@ test('a bad entry in the figure is marked at its cell and the grid keeps its col
     assert.equal(await input.getAttribute('aria-invalid'), 'true');
     assert.equal(await cell.locator('.aw-cell-error').textContent(), '\u201cabc\u201d is not a number');
     assert.deepEqual(await columns(), before, 'the columns stay where they were');
+    // A number written right but past what a double holds is named as too large.
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('1e999');
+    await page.keyboard.press('Enter');
+    assert.equal(await cell.locator('.aw-cell-error').textContent(),
+                 '\u201c1e999\u201d is too large: numbers here stay below about 1.8 \u00d7 10\u00b3\u2070\u2078');
     // Escape gives up: the example's own number again, nothing changed.
     await page.keyboard.press('Escape');
     assert.equal((await cell.textContent()).trim(), '0.3');

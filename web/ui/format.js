@@ -50,10 +50,15 @@ export function formatScientific(value) {
 
 /** Reads a typed number; accepts the typographic minus. Returns NaN if it is not one. */
 export function parseNumber(text) {
-  const cleaned = String(text).trim().replace(/\u2212/g, '-');
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(cleaned)) return NaN;
-  const value = Number(cleaned);
+  const value = writtenNumber(text);
   return Number.isFinite(value) ? value : NaN;
+}
+
+/** A number as written (with − for minus): NaN for any other text, ±Infinity
+ * for one too large for a double (1e999), which parseNumber refuses. */
+export function writtenNumber(text) {
+  const cleaned = String(text).trim().replace(/\u2212/g, '-');
+  return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(cleaned) ? Number(cleaned) : NaN;
 }
 
 /**

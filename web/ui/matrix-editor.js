@@ -6,7 +6,7 @@
 // below it, so a bad entry never moves the grid's columns.
 
 import { builder } from './dom.js';
-import { formatInput, fullPrecision, numberElement, parseNumber } from './format.js';
+import { formatInput, fullPrecision, numberElement, parseNumber, writtenNumber } from './format.js';
 
 let editors = 0;
 
@@ -65,7 +65,12 @@ function moveFocus(event, grid, i, j, focusAt) {
 /** What is wrong with a cell's text ('' when it holds a number). */
 function checkNumber(text) {
   if (text.trim() === '') return 'Empty: type a number';
-  return Number.isNaN(parseNumber(text)) ? `\u201c${text.trim().slice(0, 12)}\u201d is not a number` : '';
+  const written = writtenNumber(text);
+  if (Number.isFinite(written)) return '';
+  // A number written right that a double cannot hold (1e999) is too large, not "not a number".
+  return Number.isNaN(written)
+    ? `\u201c${text.trim().slice(0, 12)}\u201d is not a number`
+    : `\u201c${text.trim().slice(0, 12)}\u201d is too large: numbers here stay below about 1.8 \u00d7 10\u00b3\u2070\u2078`;
 }
 
 /** Shows `message` at the input's cell, or clears it (''). */

@@ -308,7 +308,7 @@ export function mount(element, { engine, presets = null, state = {}, onChange = 
       if (!gradientViews.has(name)) gradientViews.set(name, createMatrixView(gradientMats, { title, name }));
       const view = gradientViews.get(name);
       view.element.querySelector('.aw-matrix-title').textContent = title;
-      view.update({ values: rows, rowLabels: rows.length === 1 ? [''] : rowLabelsFor(name, rows), colLabels: numberedTokens(rows[0].length, ''), input });
+      view.update({ values: rows, rowLabels: rows.length === 1 ? [name] : rowLabelsFor(name, rows), colLabels: numberedTokens(rows[0].length, ''), input });
     }
   }
 
