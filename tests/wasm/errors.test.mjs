@@ -170,6 +170,26 @@ test('sdpaFlat takes window and stride only as integers in range', async () => {
   assert.deepEqual(Array.from(local.output), [1, 0, 0, 1, 1, 1]);
 });
 
+test('sdpaFlat and linearFlat refuse a field they do not have, which would have been left out of the numbers', async () => {
+  const attn = await loadEngine();
+  const q = Float32Array.from([1, 0, 0, 1]);
+  const base = { q, k: q, v: Float32Array.from([1, 2]), nQ: 2, nK: 2, dK: 2, dV: 1 };
+  const sdpaFields = 'q, k, v, batch, nQ, nK, dK, dV, scale, causal, window, stride, keyLength, allowed, weights, maxBytes, output';
+  for (const name of ['mask', 'dropout', 'Causal']) {
+    assert.throws(() => attn.sdpaFlat({ ...base, [name]: 1 }), {
+      status: 10,
+      message: `sdpaFlat: "${name}" is not one of its fields (${sdpaFields}); it would have been left out of the computation`,
+    });
+  }
+  assert.throws(() => attn.linearFlat({ ...base, window: 1 }), {
+    status: 10,
+    message: 'linearFlat: "window" is not one of its fields (q, k, v, batch, nQ, nK, dK, dV, causal, maxBytes, output); '
+      + 'it would have been left out of the computation',
+  });
+  // The causal mask asked for the right way: the first query sees only the first key, 1.
+  assert.equal(attn.sdpaFlat({ ...base, causal: true }).output[0], 1);
+});
+
 test('dropout without a seed uses seed 0, the documented default', async () => {
   const attn = await loadEngine();
   const unseeded = attn.run(sdpa({ dropout: 0.5 }));

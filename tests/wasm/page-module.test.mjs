@@ -29,7 +29,7 @@ test('the page\u2019s module computes float32 attention bit for bit as the whole
   const r = randomSource(11);
   const [nQ, nK, dK, dV] = [37, 53, 24, 16];
   const fill = (count) => Float32Array.from(r.vector(count, -1, 1));
-  const problem = { q: fill(nQ * dK), k: fill(nK * dK), v: fill(nK * dV), nQ, nK, dK, dV, mask: 'causal' };
+  const problem = { q: fill(nQ * dK), k: fill(nK * dK), v: fill(nK * dV), nQ, nK, dK, dV, causal: true };
   const expected = whole.sdpaFlat(problem).output;
   const actual = page.sdpaFlat(problem).output;
   assert.ok(actual instanceof Float32Array);

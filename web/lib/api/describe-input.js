@@ -209,13 +209,28 @@ export function printedLeaf(leaf, path) {
 
 // ---- The *Flat calls' arguments ----
 
+// Each *Flat call's fields: any other is refused, not ignored (a `mask:
+// 'causal'` or a `dropout` left out of the arithmetic gave plausible,
+// wrong numbers).
+const SDPA_FLAT_FIELDS = new Set(['q', 'k', 'v', 'batch', 'nQ', 'nK', 'dK', 'dV', 'scale', 'causal', 'window', 'stride',
+  'keyLength', 'allowed', 'weights', 'maxBytes', 'output']);
+const LINEAR_FLAT_FIELDS = new Set(['q', 'k', 'v', 'batch', 'nQ', 'nK', 'dK', 'dV', 'causal', 'maxBytes', 'output']);
+
 // A *Flat call's one argument, an object, copied (its getters run once,
-// here, where what they throw becomes an AttentionError).
-function flatInput(caller, input) {
+// here, where what they throw becomes an AttentionError), with no field
+// but `fields`.
+function flatInput(caller, input, fields) {
   if (input === null || typeof input !== 'object' || isList(input)) {
     throw inputError(`${caller}: expected an object of inputs, got ${describe(input)}`);
   }
-  return readInput(`${caller}: input`, () => ({ ...input }));
+  const copy = readInput(`${caller}: input`, () => ({ ...input }));
+  for (const name in copy) {
+    if (!fields.has(name)) {
+      throw inputError(`${caller}: ${JSON.stringify(name.slice(0, 40))} is not one of its fields `
+        + `(${[...fields].join(', ')}); it would have been left out of the computation`);
+    }
+  }
+  return copy;
 }
 
 /**
@@ -226,7 +241,7 @@ function flatInput(caller, input) {
  */
 export function readSdpaFlat(input, engineMaxBytes) {
   const { q, k, v, batch = 1, nQ, nK, dK, dV, scale, causal = false, window, stride, keyLength, allowed,
-          weights = false, maxBytes, output: into } = flatInput('sdpaFlat', input);
+          weights = false, maxBytes, output: into } = flatInput('sdpaFlat', input, SDPA_FLAT_FIELDS);
   checkFlatShapes('sdpaFlat', { q, k, v, batch, nQ, nK, dK, dV });
   checkFlatInteger('window', window, 0);
   checkFlatInteger('stride', stride, 1);
@@ -243,7 +258,7 @@ export function readSdpaFlat(input, engineMaxBytes) {
 
 /** linearFlat's input, checked, as readSdpaFlat's. */
 export function readLinearFlat(input, engineMaxBytes) {
-  const { q, k, v, batch = 1, nQ, nK, dK, dV, causal = false, maxBytes, output: into } = flatInput('linearFlat', input);
+  const { q, k, v, batch = 1, nQ, nK, dK, dV, causal = false, maxBytes, output: into } = flatInput('linearFlat', input, LINEAR_FLAT_FIELDS);
   checkFlatShapes('linearFlat', { q, k, v, batch, nQ, nK, dK, dV });
   checkFlag('linearFlat', 'causal', causal);
   const limit = checkMaxBytes('linearFlat', maxBytes, engineMaxBytes);
