@@ -937,6 +937,13 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
                            const int *dims, const double *values,
                            const int *decimals);
 
+/* A printed key whose value is text (a note beside the numbers, as a
+ * tutorial's "notes"): ATTN_OK, and nothing is checked, unless the key
+ * names a result, whose numbers were meant ("weights": "0.99 0.01"):
+ * that fails with ATTN_ERR_INPUT and a message saying so, so that a table
+ * written as a string never passes as checked. */
+int attn_check_set_note(attn_check *check, const char *key);
+
 /* Compares and explains; *errata (may be NULL) = how many differ. */
 int attn_check_run(attn_check *check, int *errata);
 

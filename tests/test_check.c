@@ -357,6 +357,13 @@ static void test_bad_input_gets_a_message_naming_the_key(void **state)
     assert_string_equal(
         attn_check_error(check),
         "printedDecimals.output_row0: at most 17 decimals, got 18");
+    /* Text under a result's name is refused (its numbers were meant);
+     * under any other key it is a note. */
+    assert_int_equal(attn_check_set_note(check, "weights"), ATTN_ERR_INPUT);
+    assert_string_equal(attn_check_error(check),
+                        "printed.weights: expected the numbers of weights (a "
+                        "number or a table of them), got text");
+    assert_int_equal(attn_check_set_note(check, "notes"), ATTN_OK);
     /* A key naming nothing of the problem is listed, not refused. */
     assert_int_equal(
         attn_check_set_printed(check, "sqrt_dk", 0, NULL, values, NULL),

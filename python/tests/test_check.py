@@ -100,6 +100,7 @@ def test_a_masked_score_may_be_printed_as_none_or_minus_infinity():
     ({"weights": [[0.5, 0.5], [0.5]]}, None, "printed.weights[1]: expected the shape [2] of printed.weights[0]"),
     ({"weights": []}, None, "printed.weights: must not be empty"),
     ({"heads": [3]}, None, "printed.heads[0]: expected a dict of that head's tables, got int 3"),
+    ({"weights": "0.5 0.5"}, None, "printed.weights: expected the numbers of weights (a number or a table of them), got text"),
     ({"weights": [[0.5, 0.5]]}, 18, "decimals.weights: expected a whole number of decimals from 0 to 17, got int 18"),
     ({"weights": [[0.5, 0.5]]}, {"weights": [2, 2, 2]}, "decimals.weights: expected one number or 2"),
     ({"weights": [[0.5, 0.5]]}, "two", "decimals: expected a number or a dict by printed key"),

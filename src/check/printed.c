@@ -255,6 +255,24 @@ static void describe_shape(char *out, size_t cap, int rank, const int *dims)
                                  d > 0 ? "x" : "", dims[d]);
 }
 
+int attn_check_set_note(attn_check *check, const char *key)
+{
+    if (check == NULL) return ATTN_ERR_NULL;
+    check->error[0] = '\0';
+    if (key == NULL)
+        return attn__check_fail(check, ATTN_ERR_NULL,
+                                "printed: key must not be NULL");
+    attn__printed probe;
+    memset(&probe, 0, sizeof probe);
+    if (strlen(key) >= sizeof probe.key) return ATTN_OK; /* names nothing */
+    snprintf(probe.key, sizeof probe.key, "%s", key);
+    if (!resolve(check, &probe)) return ATTN_OK;
+    return attn__check_fail(check, ATTN_ERR_INPUT,
+                            "printed.%s: expected the numbers of %s (a number "
+                            "or a table of them), got text",
+                            key, probe.base);
+}
+
 /* Decimals a number was written with, read back from its shortest form. */
 static int decimals_of(double value)
 {

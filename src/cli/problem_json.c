@@ -792,7 +792,13 @@ static int set_printed_member(attn_check *check, const cJSON *value,
                               const attn_allocator *allocator, char *error,
                               size_t error_cap)
 {
-    if (cJSON_IsString(value)) return ATTN_OK; /* a note beside the numbers */
+    if (cJSON_IsString(
+            value)) { /* a note beside the numbers, if not a result's */
+        const int status = attn_check_set_note(check, key);
+        if (status != ATTN_OK)
+            snprintf(error, error_cap, "%s", attn_check_error(check));
+        return status;
+    }
     char path[160];
     snprintf(path, sizeof path, "printed.%s", key);
     attn_json_tensor tensor;

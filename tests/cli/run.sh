@@ -349,6 +349,9 @@ expect_error "attn check refuses a printed key one letter from a result's name, 
 expect_error "attn check refuses a result's name in the wrong case" \
     'attn: printed.Weights: this problem has no result named "Weights"; did you mean "weights"?' \
     '{"kind": "softmax", "x": [1, 2], "printed": {"Weights": [0.27, 0.73]}}' check
+expect_error "attn check refuses a result's table written as text, which it would not have checked" \
+    'attn: printed.weights: expected the numbers of weights (a number or a table of them), got text' \
+    '{"kind": "softmax", "x": [1, 2], "printed": {"weights": "0.27 0.73", "notes": "a note stays a note"}}' check
 expect_error "attn check refuses decimals given for a table that is not printed" \
     'attn: printedDecimals.weigths: no printed table is named "weigths"' \
     '{"kind": "softmax", "x": [1, 2], "printed": {"weights": [0.27, 0.73]}, "printedDecimals": {"weigths": 2}}' check

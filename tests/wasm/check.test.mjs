@@ -113,6 +113,10 @@ test('a typo never passes a check: a key one slip from a result, decimals for no
   assert.throws(() => attn.check(input, { Weights: [0.09, 0.24, 0.67] }), { status: 10, message: /did you mean "weights"\?$/ });
   assert.throws(() => attn.check(input, { weights: [0.09, 0.24, 0.67] }, { decimals: { weigths: 2 } }),
                 { status: 10, message: 'printedDecimals.weigths: no printed table is named "weigths"' });
+  // A result's table written as text was a note, and passed unchecked.
+  assert.throws(() => attn.check(input, { weights: '0.09 0.24 0.67', notes: 'a note' }),
+                { status: 10, message: 'printed.weights: expected the numbers of weights (a number or a table of them), got text' });
+  assert.equal(attn.check(input, { weights: [0.09, 0.24, 0.67], notes: 'a note' }).checked, 3);
   const nothing = attn.check(input, { sqrt_dk: 2 });
   assert.equal(nothing.checked, 0);
   assert.match(attn.check(input, { sqrt_dk: 2 }, { format: 'text' }), /^Check of the printed numbers\n\nNothing was checked: /);

@@ -271,7 +271,12 @@ export function check(core, input, printed, { decimals, format: style = 'json' }
     const fail = (status) => core.engineError(status, core.readCString(engine.attn_check_error(made)));
     try {
       for (const [key, plain, value] of tables) {
-        if (typeof value === 'string' || value === undefined) continue; // a note
+        if (value === undefined) continue;
+        if (typeof value === 'string') { // a note, unless the key names a result
+          const noted = engine.attn_check_set_note(made, memory.string(key));
+          if (noted !== 0) throw fail(noted);
+          continue;
+        }
         const path = `printed.${key}`;
         const { dims, data } = isList(value) ? tensorOf(path, value, { held: 0, maxBytes: core.maxBytes }, printedLeaf)
           : { dims: [], data: [printedLeaf(value, path)] };
