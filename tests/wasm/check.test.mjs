@@ -113,6 +113,9 @@ test('a typo never passes a check: a key one slip from a result, decimals for no
   assert.throws(() => attn.check(input, { Weights: [0.09, 0.24, 0.67] }), { status: 10, message: /did you mean "weights"\?$/ });
   assert.throws(() => attn.check(input, { weights: [0.09, 0.24, 0.67] }, { decimals: { weigths: 2 } }),
                 { status: 10, message: 'printedDecimals.weigths: no printed table is named "weigths"' });
+  // A misspelt option would have left the decimals to be guessed.
+  assert.throws(() => attn.check(input, { weights: [0.09, 0.24, 0.67] }, { decimal: 3 }),
+                { status: 10, message: 'check: "decimal" is not one of its options (decimals, format); it would have been left out' });
   // A result's table written as text was a note, and passed unchecked.
   assert.throws(() => attn.check(input, { weights: '0.09 0.24 0.67', notes: 'a note' }),
                 { status: 10, message: 'printed.weights: expected the numbers of weights (a number or a table of them), got text' });

@@ -178,13 +178,13 @@ test('sdpaFlat and linearFlat refuse a field they do not have, which would have 
   for (const name of ['mask', 'dropout', 'Causal']) {
     assert.throws(() => attn.sdpaFlat({ ...base, [name]: 1 }), {
       status: 10,
-      message: `sdpaFlat: "${name}" is not one of its fields (${sdpaFields}); it would have been left out of the computation`,
+      message: `sdpaFlat: "${name}" is not one of its fields (${sdpaFields}); it would have been left out`,
     });
   }
   assert.throws(() => attn.linearFlat({ ...base, window: 1 }), {
     status: 10,
     message: 'linearFlat: "window" is not one of its fields (q, k, v, batch, nQ, nK, dK, dV, causal, maxBytes, output); '
-      + 'it would have been left out of the computation',
+      + 'it would have been left out',
   });
   // The causal mask asked for the right way: the first query sees only the first key, 1.
   assert.equal(attn.sdpaFlat({ ...base, causal: true }).output[0], 1);
@@ -296,18 +296,24 @@ test('a getter that throws while a call reads its input gives an AttentionError 
   assertAttentionError(() => attn.run(withGetter({ kind: 'softmax' }, 'x')), 10, 'x: reading it threw Error: boom');
   assertAttentionError(() => attn.run({ kind: 'softmax', x: withGetter([1, 2, 3], 1) }), 10, 'x: reading it threw Error: boom');
   assertAttentionError(() => attn.run(withGetter({ x: [1] }, 'kind')), 10, 'kind: reading it threw Error: boom');
+  assertAttentionError(() => attn.softmax(withGetter({}, 'x')), 10, 'x: reading it threw Error: boom');
   const q = new Float64Array(4);
   assertAttentionError(() => attn.sdpaFlat(withGetter({ q, k: q, v: q, nQ: 2, nK: 2, dK: 2 }, 'dV')), 10,
                        'sdpaFlat: input: reading it threw Error: boom');
   assertAttentionError(() => attn.createTrainer(withGetter({ task: 'copy' }, 'seed')), 10, 'seed: reading it threw Error: boom');
   assertAttentionError(() => attn.format({ kind: 'softmax', x: [1] }, 'markdown', withGetter({}, 'title')), 10,
                        'format: document: reading it threw Error: boom');
+  assertAttentionError(() => attn.format({ kind: 'softmax', x: [1] }, 'markdown', { titel: 'Week 3' }), 10,
+                       'format: document: "titel" is not one of its options (title, headingLevel); it would have been left out');
   // The engine's memory is as it was, and it answers.
   assert.deepEqual(attn.softmax({ x: [0, 0] }).weights, [0.5, 0.5]);
 });
 
 test('loadAttention refuses options, addresses and bytes that cannot be the engine with an AttentionError', async () => {
   for (const [options, message] of [
+    [{ maxbytes: 10 }, 'loadAttention: "maxbytes" is not one of its options (maxBytes, wasmBinary, wasmUrl); it would have been left out'],
+    [{ wasmUrl: new URL('../../README.md', import.meta.url) }, /^loadAttention: file:\/\/\S+\/README\.md is not the engine/],
+    [{ wasmUrl: new URL('file:///nonexistent/attention.wasm') }, 'loadAttention: cannot read /nonexistent/attention.wasm: ENOENT'],
     [null, 'loadAttention: expected an object of options, got null'],
     [5, 'loadAttention: expected an object of options, got a number'],
     [{ wasmUrl: Symbol('url') }, 'loadAttention: wasmUrl must be a string or a URL, got a symbol'],

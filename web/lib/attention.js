@@ -72,7 +72,7 @@
 import { engineFile, wasmSupport } from './engine-file.js';
 import { AttentionError, inputError } from './api/errors.js';
 import { Core, instantiate } from './api/core.js';
-import { checkMaxBytes, describe, describeValue, isList, readInput } from './api/describe-input.js';
+import { checkMaxBytes, describe, describeValue, isList, onlyKnown, readInput } from './api/describe-input.js';
 import { ATTN_ERR_STATE } from './api/engine-constants.js';
 import * as problems from './api/problems.js';
 import * as flat from './api/flat.js';
@@ -97,11 +97,14 @@ export const WASM_OFF_MESSAGE = 'This browser has WebAssembly turned off (Safari
  * browser), by default the build of attention.wasm next to this file that
  * runs here (attention-scalar.wasm without WebAssembly SIMD).
  */
+const LOAD_OPTIONS = new Set(['maxBytes', 'wasmBinary', 'wasmUrl']);
+
 export async function loadAttention(options = {}) {
   if (options === null || typeof options !== 'object' || isList(options)) {
     throw inputError(`loadAttention: expected an object of options, got ${describe(options)}`);
   }
-  const { maxBytes: limit, wasmBinary, wasmUrl } = readInput('loadAttention: options', () => ({ ...options }));
+  const { maxBytes: limit, wasmBinary, wasmUrl } = onlyKnown('loadAttention',
+    readInput('loadAttention: options', () => ({ ...options })), LOAD_OPTIONS);
   const maxBytes = checkMaxBytes('loadAttention', limit);
   if (wasmSupport() === 'none') throw new AttentionError(WASM_OFF_MESSAGE, ATTN_ERR_STATE);
   const exports = await instantiate(await wasmBytes(wasmBinary, wasmUrl));
@@ -130,7 +133,13 @@ async function wasmBytes(wasmBinary, wasmUrl) {
   if (url.protocol === 'file:' && inNode) {
     // Node's fetch does not read file: URLs.
     const { readFile } = await import('node:fs/promises');
-    return new Uint8Array(await readFile(url));
+    let bytes;
+    try {
+      bytes = await readFile(url);
+    } catch (error) {
+      throw inputError(`loadAttention: cannot read ${url.pathname}: ${error.code ?? error.message}`);
+    }
+    return checkModule(new Uint8Array(bytes), url);
   }
   const response = await fetch(url);
   if (!response.ok) {
@@ -152,8 +161,20 @@ function checkModule(bytes, source) {
 
 // The API of one engine: each call hands the engine's core to the module
 // of its concern (web/lib/api/).
+// fields with `kind` set, each field read only where problems.run reads
+// it (a spread would run every getter here, and one that throws would be
+// reported without its field's name).
+function withKind(kind, fields) {
+  if (fields === null || typeof fields !== 'object') return fields;
+  const input = { kind };
+  for (const name of readInput(`${kind}: input`, () => Object.keys(fields))) {
+    if (name !== 'kind') Object.defineProperty(input, name, { get: () => fields[name], enumerable: true });
+  }
+  return input;
+}
+
 function createApi(core) {
-  const mechanism = (kind) => (fields = {}) => problems.run(core, { ...fields, kind });
+  const mechanism = (kind) => (fields = {}) => problems.run(core, withKind(kind, fields));
   return Object.freeze({
     scaledDotProduct: mechanism('scaledDotProduct'),
     multiHead: mechanism('multiHead'),

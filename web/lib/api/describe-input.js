@@ -223,14 +223,22 @@ function flatInput(caller, input, fields) {
   if (input === null || typeof input !== 'object' || isList(input)) {
     throw inputError(`${caller}: expected an object of inputs, got ${describe(input)}`);
   }
-  const copy = readInput(`${caller}: input`, () => ({ ...input }));
-  for (const name in copy) {
-    if (!fields.has(name)) {
-      throw inputError(`${caller}: ${JSON.stringify(name.slice(0, 40))} is not one of its fields `
-        + `(${[...fields].join(', ')}); it would have been left out of the computation`);
+  return onlyKnown(caller, readInput(`${caller}: input`, () => ({ ...input })), fields, 'fields');
+}
+
+/**
+ * object (a copy of what a call was given), refused with an AttentionError
+ * if it has a name not in `known` (a Set): a misspelt option would be left
+ * out without a word. noun: what they are, "options" or "fields".
+ */
+export function onlyKnown(caller, object, known, noun = 'options') {
+  for (const name in object) {
+    if (!known.has(name)) {
+      throw inputError(`${caller}: ${JSON.stringify(name.slice(0, 40))} is not one of its ${noun} `
+        + `(${[...known].join(', ')}); it would have been left out`);
     }
   }
-  return copy;
+  return object;
 }
 
 /**

@@ -6,8 +6,8 @@
 
 import { inputError } from './errors.js';
 import {
-  allStrings, checkFlag, checkLabelCount, describe, describeValue, isList, leafValue, printedLeaf, readInput, stringsOf,
-  tensorOf,
+  allStrings, checkFlag, checkLabelCount, describe, describeValue, isList, leafValue, onlyKnown, printedLeaf, readInput,
+  stringsOf, tensorOf,
 } from './describe-input.js';
 import {
   ATTN_ERR_OPTION, ATTN_ERR_RANGE, FORMAT_CHOICES, FORMAT_STEP_OUTLINE, FORMATS, KIND_NAMES, REPORT_FORMAT_CHOICES,
@@ -213,9 +213,13 @@ export function format(core, input, style = 'json', document) {
   if (document !== undefined && document !== null && (typeof document !== 'object' || isList(document))) {
     throw inputError(`format: document must be an object { title, headingLevel }, got ${describe(document)}`);
   }
-  const placed = readInput('format: document', () => ({ title: document?.title, headingLevel: document?.headingLevel }));
+  const placed = document === undefined || document === null ? {}
+    : onlyKnown('format: document', readInput('format: document', () => ({ ...document })), DOCUMENT_OPTIONS);
   return runAndFormat(core, input, [FORMATS[style]], placed)[0];
 }
+
+const DOCUMENT_OPTIONS = new Set(['title', 'headingLevel']);
+const CHECK_OPTIONS = new Set(['decimals', 'format']);
 
 // ---- Checking printed numbers (attn_check_*) ----
 
@@ -243,7 +247,12 @@ function printedTables(printed) {
 // The printed numbers against the exact ones, with their decimals:
 // options.decimals is a number, or { key: a number or nested arrays shaped
 // like the numbers }; otherwise each number's shortest form says.
-export function check(core, input, printed, { decimals, format: style = 'json' } = {}) {
+export function check(core, input, printed, options = {}) {
+  if (options === null || typeof options !== 'object' || isList(options)) {
+    throw inputError(`check: options must be an object { decimals, format }, got ${describe(options)}`);
+  }
+  const { decimals, format: style = 'json' } = onlyKnown('check', readInput('check: options', () => ({ ...options })),
+                                                          CHECK_OPTIONS);
   if (!Object.hasOwn(FORMATS, style) || style === 'steps') {
     const got = typeof style === 'string' ? JSON.stringify(style) : describe(style);
     throw core.engineError(ATTN_ERR_OPTION, `check: format must be ${REPORT_FORMAT_CHOICES}, got ${got}`);
