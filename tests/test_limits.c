@@ -48,6 +48,11 @@ test_a_field_above_the_limit_is_refused_before_it_is_copied(void **state)
                         "inputs or raise the limit (maxBytes in the JS API, "
                         "--max-bytes in build/attn)");
     assert_int_equal(counts.live, live_before);
+    /* Dims far beyond the data given are refused by their size, before a
+     * byte past the data is read (ASan would see that read). */
+    const int huge[] = {1 << 15, 1 << 15};
+    assert_int_equal(attn_problem_set_tensor(problem, "x", 2, huge, x),
+                     ATTN_ERR_TOO_LARGE);
     /* Eight doubles are exactly 64 bytes: allowed. */
     const int eight[] = {8};
     assert_int_equal(attn_problem_set_tensor(problem, "x", 1, eight, x),

@@ -368,10 +368,10 @@ static char *copy_string(attn_problem *problem, const char *string)
     return copy;
 }
 
-/* Checks a tensor's dimensions and entries; value already holds its rank
- * and dims, and gets its count. */
-static int check_tensor(attn_problem *problem, const char *field,
-                        const double *data, attn__value *value)
+/* Checks a tensor's dimensions; value already holds its rank and dims, and
+ * gets its count. */
+static int check_shape(attn_problem *problem, const char *field,
+                       attn__value *value)
 {
     char shape[64];
     attn__describe_value(shape, sizeof shape, value);
@@ -388,7 +388,16 @@ static int check_tensor(attn_problem *problem, const char *field,
         count *= (size_t)value->dims[d];
     }
     value->count = count;
-    for (size_t i = 0; i < count; i++) {
+    return ATTN_OK;
+}
+
+/* Every entry finite; read only once the tensor is known to be within the
+ * problem's limit, so that dims larger than the data are refused by their
+ * size before a byte past it is read. */
+static int check_finite(attn_problem *problem, const char *field,
+                        const double *data, const attn__value *value)
+{
+    for (size_t i = 0; i < value->count; i++) {
         if (!isfinite(data[i])) {
             char path[96];
             attn__entry_path(path, sizeof path, field, value->rank, value->dims,
@@ -421,7 +430,7 @@ int attn_problem_set_tensor(attn_problem *problem, const char *field, int rank,
         return attn__fail(problem, ATTN_ERR_INPUT,
                           "%s: expected 1 to 3 dimensions, got %d", field,
                           rank);
-    status = check_tensor(problem, field, data, &value);
+    status = check_shape(problem, field, &value);
     if (status != ATTN_OK) return status;
     const attn__value *old = &problem->values[index];
     size_t total;
@@ -437,6 +446,8 @@ int attn_problem_set_tensor(attn_problem *problem, const char *field, int rank,
                           "API, --max-bytes in build/attn)",
                           field, shape, total, problem->max_bytes);
     }
+    status = check_finite(problem, field, data, &value);
+    if (status != ATTN_OK) return status;
     value.data = attn__allocate(problem, value.count * sizeof(double));
     if (value.data == NULL)
         return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory", field);
