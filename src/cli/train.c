@@ -76,6 +76,17 @@ static int whole(int *value, const char *text, int min)
     return 1;
 }
 
+/* Whether arg is a flag that takes a value (then its value follows). */
+static int takes_value(const char *arg)
+{
+    if (strcmp(arg, "--max-bytes") == 0 || strcmp(arg, "--log-every") == 0 ||
+        strcmp(arg, "--example") == 0)
+        return 1;
+    for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
+        if (strcmp(arg, flags[f].flag) == 0) return 1;
+    return 0;
+}
+
 /* Applies one flag (and its value) to the trainer; how many arguments it
  * took, or 0 with error set. */
 static int apply_flag(attn_trainer *trainer, train_args *args, int argc,
@@ -86,6 +97,10 @@ static int apply_flag(attn_trainer *trainer, train_args *args, int argc,
         return attn_trainer_set(trainer, "scale", 0) == ATTN_OK ? 1 : 0;
     if (strcmp(arg, "--causal") == 0 || strcmp(arg, "--no-causal") == 0)
         return attn_trainer_set(trainer, "causal", arg[2] == 'c') == ATTN_OK;
+    if (!takes_value(arg)) {
+        usage_error(error, "unknown option %s (attn train --help)", arg);
+        return 0;
+    }
     if (i + 1 >= argc) {
         usage_error(error, "%s needs a value", arg);
         return 0;
@@ -105,7 +120,7 @@ static int apply_flag(attn_trainer *trainer, train_args *args, int argc,
                    logging ? 1 : 0)) {
             usage_error(error,
                         logging ? "%s: expected a whole number from 1"
-                                : "%s: expected a whole number",
+                                : "%s: expected a whole number from 0",
                         arg);
             return 0;
         }
@@ -124,8 +139,7 @@ static int apply_flag(attn_trainer *trainer, train_args *args, int argc,
         }
         return 2;
     }
-    usage_error(error, "unknown option %s (attn train --help)", arg);
-    return 0;
+    return 0; /* not reached: takes_value knows every flag above */
 }
 
 static double setting(const attn_trainer *trainer, const char *name)

@@ -67,7 +67,10 @@ test('the same seed prints the same lines, and each head\u2019s attention rows s
 test('a bad setting, example or task is one line naming it, with exit status 2, before any step is trained', async () => {
   const cases = [
     [['--task', 'copy', '--example', '256'], 'attn train: example: must be from 0 to 255, got 256'],
-    [['--task', 'copy', '--example', '-1'], 'attn train: --example: expected a whole number'],
+    [['--task', 'copy', '--example', '-1'], 'attn train: --example: expected a whole number from 0'],
+    // An unknown flag last on the line is unknown, not a flag without its value.
+    [['--task', 'copy', '--bogus'], 'attn train: unknown option --bogus (attn train --help)'],
+    [['--task', 'copy', '--steps'], 'attn train: --steps needs a value'],
     [['--task', 'reverse', '--heads', '3'], 'attn train: heads: must divide dModel (32), got 3'],
     [['--task', 'reverse', '--layers', '9'], 'attn train: layers: must be a whole number from 1 to 2, got 9'],
     [['--task', 'juggle'], 'attn train: --task: unknown task (copy, reverse, sort, previousToken, induction, lookup)'],
