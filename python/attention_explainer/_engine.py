@@ -11,6 +11,7 @@ formatter, with every array as a numpy array.
 import ctypes
 import ctypes.util
 import json
+import numbers
 import os
 from pathlib import Path
 
@@ -133,7 +134,11 @@ class _Problem:
             raise AttentionError(status, self.lib.attn_status_text(status).decode())
         try:
             for field, value in problem.items():
-                if field != "kind":
+                if not isinstance(field, str):
+                    raise AttentionError(ATTN_ERR_INPUT, f"field names must be strings, got {type(field).__name__} "
+                                                         f"{field!r:.40}")
+                # None leaves a field out, as undefined does in JS.
+                if field != "kind" and value is not None:
                     self._set(field, value)
         except BaseException:
             self.close()
@@ -163,6 +168,8 @@ class _Problem:
             self._check(lib.attn_problem_set_number(self.handle, name, float(value)))
         elif isinstance(value, str):
             self._check(lib.attn_problem_set_string(self.handle, name, value.encode()))
+        elif isinstance(value, np.ndarray) and value.dtype.kind == "U" and value.ndim == 1:  # labels from numpy
+            self._set(field, value.tolist())
         elif isinstance(value, (list, tuple)) and value and all(isinstance(entry, str) for entry in value):
             strings = (ctypes.c_char_p * len(value))(*(entry.encode() for entry in value))
             self._check(lib.attn_problem_set_strings(self.handle, name, len(value), strings))
@@ -171,12 +178,19 @@ class _Problem:
 
     def _set_tensor(self, field, value):
         try:
-            array = np.ascontiguousarray(np.asarray(value, dtype=np.float64))
-        except (TypeError, ValueError):
+            given = np.asarray(value)
+        except (TypeError, ValueError):  # rows of different lengths
             raise AttentionError(ATTN_ERR_INPUT, f"{field}: expected a number, a boolean, a string or an array "
                                                  f"of numbers with rows of one length, got {value!r:.60}") from None
-        if array.ndim == 0 or array.ndim > 3:
-            raise AttentionError(ATTN_ERR_INPUT, f"{field}: expected an array of 1 to 3 dimensions, got {array.ndim}")
+        # Real numbers only, as the other front ends take them: numpy would
+        # read "2" as 2 and drop an imaginary part without a word.
+        if given.dtype.kind in "OUS":  # entries of other kinds, or text among the numbers
+            _refuse_non_numbers(field, given if given.dtype.kind == "O" else np.asarray(value, dtype=object))
+        elif given.dtype.kind not in "biuf":
+            raise AttentionError(ATTN_ERR_INPUT, f"{field}: expected real numbers, got {_kind_name(given)}")
+        if given.ndim == 0 or given.ndim > 3:
+            raise AttentionError(ATTN_ERR_INPUT, f"{field}: expected an array of 1 to 3 dimensions, got {given.ndim}")
+        array = np.ascontiguousarray(given, dtype=np.float64)
         if array.size == 0:
             raise AttentionError(ATTN_ERR_INPUT, f"{field}: must not be empty")
         dims = (ctypes.c_int * 3)(*array.shape, *([0] * (3 - array.ndim)))
@@ -195,6 +209,20 @@ class _Problem:
             self._check(self.lib.attn_problem_set_document(
                 self.handle, None if title is None else title.encode(), heading_level))
         return formatted(self.lib.attn_problem_format, self.handle, numbers[fmt], self._check)
+
+
+def _refuse_non_numbers(field, array):
+    """Refuses an object array's first entry that is not a real number (None, text), by its index."""
+    for index, entry in np.ndenumerate(array):
+        if not isinstance(entry, (numbers.Real, np.bool_)):
+            where = "".join(f"[{i}]" for i in index)
+            raise AttentionError(ATTN_ERR_INPUT, f"{field}{where}: expected a number, got {entry!r:.40}")
+
+
+def _kind_name(array):
+    """What an array of other things than real numbers holds, in words."""
+    kinds = {"c": "complex numbers", "M": "dates", "m": "time spans"}
+    return f"{kinds.get(array.dtype.kind, array.dtype.name)} ({array.flat[0]!r:.20})"
 
 
 def formatted(format_function, handle, fmt, check):

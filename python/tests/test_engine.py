@@ -169,3 +169,26 @@ def test_errors_raise_attention_error_with_the_engines_status_and_message():
     with pytest.raises(ae.AttentionError) as caught:
         ae.sdpa([[1, 0]], [[1, 0], [0]], [[1], [2]])
     assert caught.value.status == 10 and str(caught.value).startswith("k:")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: ae.sdpa(np.array([[1j, 0]]), [[1, 0]], [[1]]), "q: expected real numbers, got complex numbers (1j)"),
+    (lambda: ae.softmax([1, "2"]), "x[1]: expected a number, got '2'"),
+    (lambda: ae.softmax([[1, 2], [3, None]]), "x[1][1]: expected a number, got None"),
+    (lambda: ae.softmax(np.array(3.0)), "x: expected an array of 1 to 3 dimensions, got 0"),
+    (lambda: ae.softmax(None), "x: missing (a vector or a matrix of scores)"),
+    (lambda: ae.run({"kind": "softmax", "x": [1], 3: 4}), "field names must be strings, got int 3"),
+])
+def test_input_numpy_would_coerce_is_refused_as_the_cli_and_js_refuse_it(call, message):
+    with pytest.raises(ae.AttentionError) as caught:
+        call()
+    assert caught.value.status == 10
+    assert str(caught.value) == message
+
+
+def test_none_leaves_a_field_out_and_numpy_text_arrays_are_labels():
+    problem = {"kind": "scaledDotProduct", "q": [[1, 0], [0, 1]], "k": [[1, 0], [0, 1]], "v": [[1], [2]]}
+    plain = ae.run(problem)["weights"]
+    assert np.array_equal(ae.run({**problem, "mask": None})["weights"], plain)
+    labelled = ae.format({**problem, "tokens": np.array(["cat", "sat"])}, "text")
+    assert "cat" in labelled and "sat" in labelled
