@@ -753,7 +753,8 @@ size_t attn_linear_f32_work_size(int d_k, int d_v);
  *   "scaledDotProduct": q, k, v, mask?, keyLength?, window?, stride?, scale?,
  *                       dropout?, seed?, queryTokens?, keyTokens?, tokens?
  *      -> scores, scaled, weights, output
- *      or, starting from scores: scores, v?, dk?, and the same options
+ *      or, starting from scores: scores, v?, dk (unless scale is given),
+ *      and the same options
  *      -> scaled, weights, output (when v is given)
  *   "weightedSum": weights, v                      -> output
  *   "multiHead": x, xkv?, numHeads, wq, wk, wv, wo, bq?, bk?, bv?, bo?, mask?,
