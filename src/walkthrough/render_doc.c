@@ -216,7 +216,15 @@ static void paragraph(attn__walker *walker, const char *text)
 static void doc_begin(attn__walker *walker, const char *title,
                       const char *intro)
 {
-    heading(walker, 1, attn__walk_title(walker, title));
+    /* A title of the user's (attn_problem_set_document) is text of theirs,
+     * escaped as a label is ("x_1" stays x_1 in LaTeX), not notation. */
+    char own[ATTN_TITLE_MAX + 3];
+    if (walker->problem->title[0] != '\0') {
+        snprintf(own, sizeof own, "%c%s%c", ATTN__LABEL_OPEN,
+                 walker->problem->title, ATTN__LABEL_CLOSE);
+        title = own;
+    }
+    heading(walker, 1, title);
     paragraph(walker, intro);
 }
 

@@ -202,6 +202,8 @@ got=$(head_of --title "Tutorial 001, worked example" --heading-level 2)
 if [ "$got" = "$want" ]; then pass; else fail "--title and --heading-level set the title and push the steps down" "got: $got"; fi
 got=$("$attn" --format latex --heading-level=4 --title='Q & A' "$input" | head -n 1)
 if [ "$got" = '\subparagraph{Q \& A}' ]; then pass; else fail "--heading-level=4 gives LaTeX subparagraphs, the title escaped" "got: $got"; fi
+got=$("$attn" --format latex --title='x_1, y_2 and 50%' "$input" | head -n 1)
+if [ "$got" = '\subsection*{x\_1, y\_2 and 50\%}' ]; then pass; else fail "a LaTeX title is the user's text, x_1 not made a subscript" "got: $got"; fi
 expect_error "--heading-level 5 is refused" \
     'attn: --heading-level: expected 1, 2, 3 or 4, got "5"' \
     '{"kind": "softmax", "x": [1, 2]}' --heading-level 5
