@@ -172,6 +172,19 @@ test('a bad entry in the figure is marked at its cell and the grid keeps its col
     assert.equal(await panel.locator('.aw-cell-error').textContent(), '\u201c0.3x\u201d is not a number');
     assert.equal(await panelInput.getAttribute('aria-invalid'), 'true');
     assert.deepEqual(await panelColumns(), panelBefore, 'the panel\u2019s columns stay too');
+    // A number the engine refuses (scores that overflow) is named at the cell typed in, not off screen.
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('0.3');
+    const qInput = page.locator('#walkthrough .aw-edit .aw-editor').nth(0).locator('tbody tr:nth-child(1) td:nth-child(2) input');
+    const kInput = panel.locator('tbody tr:nth-child(1) td:nth-child(2) input');
+    for (const input of [qInput, kInput]) {
+      await input.click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.type('1e200');
+    }
+    const kCell = panel.locator('tbody tr:nth-child(1) td:nth-child(2)');
+    assert.match(await kCell.locator('.aw-cell-error').textContent(), /overflow/);
+    assert.equal(await kInput.getAttribute('aria-invalid'), 'true');
     session.assertQuiet();
   } finally {
     await session.close();

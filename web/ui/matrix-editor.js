@@ -336,7 +336,9 @@ export function createMatrixView(root, { title, name = title, onEdit = null }) {
 
 /**
  * Editable matrix. onChange(values) fires only when every cell holds a
- * number; until then the bad cells carry an inline message.
+ * number; until then the bad cells carry an inline message. onChange may
+ * return why the numbers were refused (the engine's message), which the
+ * cell just typed in then carries.
  */
 export function createMatrixEditor(root, { title, name = title, onChange }) {
   const doc = root.ownerDocument;
@@ -363,7 +365,8 @@ export function createMatrixEditor(root, { title, name = title, onChange }) {
     const input = event.target;
     showCellError(input, checkNumber(input.value));
     const values = currentValues();
-    if (values) onChange?.(values);
+    const refused = values ? onChange?.(values) : '';
+    if (refused) showCellError(input, refused);
   }
 
   function currentValues() {

@@ -286,9 +286,13 @@ export function createEditor(panel, { widgetId, current, act }) {
     for (const name of Object.keys(shapesOf(problem.mode, dimsOf(problem), problem.fields))) {
       const editor = createMatrixEditor(editors, {
         title: titles[name], name: titles[name],
+        // The engine's refusal (an overflow, say) shows at the cell typed in,
+        // where the learner is looking, not at the top of the panel.
         onChange: (values) => {
           const now = current().problem;
-          act.edit({ ...now, fields: { ...now.fields, [name]: values } });
+          let refused = '';
+          act.edit({ ...now, fields: { ...now.fields, [name]: values } }, { report: (text) => { refused = text; } });
+          return refused;
         },
       });
       const [rowLabels, colLabels] = editorLabels(problem, name);
