@@ -113,7 +113,7 @@ test('on every square preset the token count and the random fill change the prob
   }
 });
 
-test('an input the engine refuses is reported in the editor, beside the change, and the last good state stays', async () => {
+test('an input the engine refuses is reported at the cell typed in, and the last good state stays', async () => {
   const page = await open('?preset=cat-sat-mat&step=2');
   // Q[cat][1] = 1e300 is fine; K[cat][1] = 1e300 too makes their dot product overflow.
   const typeInto = async (editor) => {
@@ -125,9 +125,10 @@ test('an input the engine refuses is reported in the editor, beside the change, 
   assert.equal(await page.textContent('#walkthrough .aw-edit-error'), '');
   const before = await page.textContent('#walkthrough .aw-fig');
   await typeInto(1);
-  const error = page.locator('#walkthrough .aw-edit .aw-edit-error');
+  const error = page.locator('#walkthrough .aw-editor').nth(1).locator('.aw-cell-error');
   assert.match(await error.textContent(), /could not use this input \(.*overflow/i);
   assert.ok(await error.isVisible());
+  assert.equal(await page.locator('#walkthrough .aw-editor').nth(1).locator('input').first().getAttribute('aria-invalid'), 'true');
   assert.equal(await page.textContent('#walkthrough .aw-fig'), before);
   await page.close();
 });
