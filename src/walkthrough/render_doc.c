@@ -219,12 +219,13 @@ static void doc_begin(attn__walker *walker, const char *title,
     /* A title of the user's (attn_problem_set_document) is text of theirs,
      * escaped as a label is ("x_1" stays x_1 in LaTeX), not notation. */
     char own[ATTN_TITLE_MAX + 3];
-    if (walker->problem->title[0] != '\0') {
-        snprintf(own, sizeof own, "%c%s%c", ATTN__LABEL_OPEN,
-                 walker->problem->title, ATTN__LABEL_CLOSE);
-        title = own;
+    const char *shown = attn__walk_title(walker, title);
+    if (shown != title) {
+        snprintf(own, sizeof own, "%c%s%c", ATTN__LABEL_OPEN, shown,
+                 ATTN__LABEL_CLOSE);
+        shown = own;
     }
-    heading(walker, 1, title);
+    heading(walker, 1, shown);
     paragraph(walker, intro);
 }
 
