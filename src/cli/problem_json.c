@@ -792,8 +792,8 @@ static int set_printed_member(attn_check *check, const cJSON *value,
                               const attn_allocator *allocator, char *error,
                               size_t error_cap)
 {
-    if (cJSON_IsString(
-            value)) { /* a note beside the numbers, if not a result's */
+    /* Text is a note beside the numbers, unless the key names a result. */
+    if (cJSON_IsString(value)) {
         const int status = attn_check_set_note(check, key);
         if (status != ATTN_OK)
             snprintf(error, error_cap, "%s", attn_check_error(check));

@@ -13,7 +13,7 @@
 enum { TRAIN_ERROR_CAP = 512 };
 
 /* Command-line flags and the settings they set. */
-static const struct {
+static const struct train_flag {
     const char *flag, *setting;
 } flags[] = {
     {"--seed", "seed"},
@@ -76,15 +76,12 @@ static int whole(int *value, const char *text, int min)
     return 1;
 }
 
-/* Whether arg is a flag that takes a value (then its value follows). */
-static int takes_value(const char *arg)
+/* The trainer setting flag arg names, or NULL. */
+static const struct train_flag *setting_flag(const char *arg)
 {
-    if (strcmp(arg, "--max-bytes") == 0 || strcmp(arg, "--log-every") == 0 ||
-        strcmp(arg, "--example") == 0)
-        return 1;
     for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
-        if (strcmp(arg, flags[f].flag) == 0) return 1;
-    return 0;
+        if (strcmp(arg, flags[f].flag) == 0) return &flags[f];
+    return NULL;
 }
 
 /* Applies one flag (and its value) to the trainer; how many arguments it
@@ -97,7 +94,9 @@ static int apply_flag(attn_trainer *trainer, train_args *args, int argc,
         return attn_trainer_set(trainer, "scale", 0) == ATTN_OK ? 1 : 0;
     if (strcmp(arg, "--causal") == 0 || strcmp(arg, "--no-causal") == 0)
         return attn_trainer_set(trainer, "causal", arg[2] == 'c') == ATTN_OK;
-    if (!takes_value(arg)) {
+    const struct train_flag *flag = setting_flag(arg);
+    if (flag == NULL && strcmp(arg, "--max-bytes") != 0 &&
+        strcmp(arg, "--log-every") != 0 && strcmp(arg, "--example") != 0) {
         usage_error(error, "unknown option %s (attn train --help)", arg);
         return 0;
     }
@@ -126,20 +125,16 @@ static int apply_flag(attn_trainer *trainer, train_args *args, int argc,
         }
         return 2;
     }
-    for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
-        if (strcmp(arg, flags[f].flag) != 0) continue;
-        double value;
-        if (!parse_number(&value, text)) {
-            usage_error(error, "%s: expected a number", arg);
-            return 0;
-        }
-        if (attn_trainer_set(trainer, flags[f].setting, value) != ATTN_OK) {
-            snprintf(error, TRAIN_ERROR_CAP, "%s", attn_trainer_error(trainer));
-            return 0;
-        }
-        return 2;
+    double value;
+    if (!parse_number(&value, text)) {
+        usage_error(error, "%s: expected a number", arg);
+        return 0;
     }
-    return 0; /* not reached: takes_value knows every flag above */
+    if (attn_trainer_set(trainer, flag->setting, value) != ATTN_OK) {
+        snprintf(error, TRAIN_ERROR_CAP, "%s", attn_trainer_error(trainer));
+        return 0;
+    }
+    return 2;
 }
 
 static double setting(const attn_trainer *trainer, const char *name)
