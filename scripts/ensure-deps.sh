@@ -38,6 +38,9 @@ missing_packages() {
     has_command clang-format || echo clang-format
     # Peak memory of build/attn (tests/cli/parse-memory.test.mjs).
     [ -x /usr/bin/time ] || echo time
+    # make h5p packs the H5P package with zip; its test unpacks it with unzip.
+    has_command zip || echo zip
+    has_command unzip || echo unzip
     # libFuzzer (make fuzz, and the short fuzz runs of make test): Debian's
     # clang 14 and its runtime libraries.
     has_command clang-14 || echo clang-14
@@ -48,6 +51,8 @@ missing_packages() {
     has_package python3-numpy || echo python3-numpy
     has_package python3-venv || echo python3-venv
     has_package python3-setuptools || echo python3-setuptools
+    # pip builds the package as a wheel (bdist_wheel) before installing it.
+    has_package python3-wheel || echo python3-wheel
     has_package python3-pytest || echo python3-pytest
     has_package jupyter-nbconvert || echo jupyter-nbconvert
     has_package python3-ipykernel || echo python3-ipykernel
