@@ -1,25 +1,18 @@
 /* attn.c: the command line. Reads one problem as JSON (a file or standard
  * input), runs it and prints the result as JSON, a text walkthrough,
  * Markdown or LaTeX. Every failure is one line on standard error. */
-/* POSIX: open, fchmod, lstat and fdopen for -o FILE. */
-#define _POSIX_C_SOURCE 200809L
-
 #include "attention.h"
 #include "problem_json.h"
 #include "bytes.h"
 #include "train_cli.h"
+#include "output.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #define ATTN_CLI_VERSION "0.1.0"
 #define USAGE                                                          \
@@ -30,9 +23,7 @@ enum {
     EXIT_BAD_INPUT = 2, /* a bad option, an unreadable file or bad input */
     EXIT_INTERNAL = 1,  /* out of memory, or the result could not be written */
     ERROR_CAP = 1024,
-    READ_CHUNK = 64 * 1024,
-    PARTIAL_SUFFIX = sizeof ".partial-" + 8, /* -o's temporary name */
-    NAME_ATTEMPTS = 100 /* names tried for it while they are taken */
+    READ_CHUNK = 64 * 1024
 };
 
 static const char help_text[] = USAGE
@@ -474,115 +465,6 @@ static int run_check(cJSON *root, const char *text, size_t text_length,
     return status == ATTN_OK ? 0 : exit_status_for(status);
 }
 
-/* The result and a final newline if it lacks one; 0 or EOF. */
-static int put_result(FILE *out, const char *output, size_t length)
-{
-    if (fwrite(output, 1, length, out) != length) return EOF;
-    if ((length == 0 || output[length - 1] != '\n') && putc('\n', out) == EOF)
-        return EOF;
-    return fflush(out);
-}
-
-/* A number for a temporary file's name: from the system's random source
- * when it opens, else from the time and the process id. Names need not be
- * secret (create_beside never opens one that exists), only unlikely to be
- * taken. */
-static uint64_t name_seed(void)
-{
-    uint64_t seed = 0;
-    const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        if (read(fd, &seed, sizeof seed) != (ssize_t)sizeof seed) seed = 0;
-        close(fd);
-    }
-    if (seed == 0)
-        seed = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15u ^ (uint64_t)getpid();
-    return seed;
-}
-
-/* Creates and opens for writing a new file named `path` + ".partial-"
- * + 8 letters or digits, in name (path_length + PARTIAL_SUFFIX bytes):
- * exclusively (O_EXCL: a file or link already there, even a dangling one,
- * makes the attempt fail instead of being opened or followed), trying
- * other names while one is taken. A descriptor, or -1 with errno set. */
-static int create_beside(char *name, const char *path, size_t path_length,
-                         mode_t mode)
-{
-    static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-    uint64_t state = name_seed();
-    memcpy(name, path, path_length);
-    memcpy(name + path_length, ".partial-", sizeof ".partial-" - 1);
-    char *suffix = name + path_length + sizeof ".partial-" - 1;
-    for (int attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
-        /* splitmix64: a new, well-mixed number from each step of state. */
-        uint64_t bits = (state += 0x9E3779B97F4A7C15u);
-        bits = (bits ^ (bits >> 30)) * 0xBF58476D1CE4E5B9u;
-        bits = (bits ^ (bits >> 27)) * 0x94D049BB133111EBu;
-        bits ^= bits >> 31;
-        for (int i = 0; i < 8; i++, bits /= 36) suffix[i] = letters[bits % 36];
-        suffix[8] = '\0';
-        const int fd = open(
-            name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-        if (fd >= 0 || errno != EEXIST) return fd;
-    }
-    return -1; /* errno is EEXIST */
-}
-
-/* To standard output, or to `path` through a new file beside it that is
- * renamed over it once complete: an error never leaves a partial or empty
- * file, and FILE is as it was. The result is never written through a link:
- * the new file is created exclusively, and rename replaces a link at
- * `path` rather than its target. An existing regular FILE keeps its
- * permissions; a new one gets 0666 less the umask. */
-static int write_output(const char *path, const char *output, size_t length,
-                        char *error, size_t error_cap)
-{
-    if (path == NULL) {
-        if (put_result(stdout, output, length) != 0 || ferror(stdout))
-            return fail(error, error_cap, EXIT_INTERNAL,
-                        "cannot write the result: %s", strerror(errno));
-        return 0;
-    }
-    struct stat existing;
-    const int keep_mode = lstat(path, &existing) == 0 &&
-                          S_ISREG(existing.st_mode);
-    const size_t path_length = strlen(path);
-    char *partial = malloc(path_length + PARTIAL_SUFFIX);
-    if (partial == NULL)
-        return fail(error, error_cap, EXIT_INTERNAL, "out of memory");
-    /* Owner-only until the permissions are FILE's: the result is never
-     * readable by more people than FILE is. */
-    const int fd = create_beside(partial, path, path_length,
-                                 keep_mode ? 0600 : 0666);
-    FILE *out = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    int exit_status = 0;
-    if (out == NULL) {
-        exit_status = fail(error, error_cap, EXIT_BAD_INPUT,
-                           "cannot write %s: %s", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(partial);
-        }
-    } else {
-        int failed = put_result(out, output, length) != 0;
-        if (!failed && keep_mode)
-            failed = fchmod(fd, existing.st_mode & 07777) != 0;
-        const int saved_errno = errno;
-        if (fclose(out) != 0 || failed) {
-            exit_status = fail(error, error_cap, EXIT_INTERNAL,
-                               "cannot write %s: %s", path,
-                               strerror(failed ? saved_errno : errno));
-            unlink(partial);
-        } else if (rename(partial, path) != 0) {
-            exit_status = fail(error, error_cap, EXIT_BAD_INPUT,
-                               "cannot write %s: %s", path, strerror(errno));
-            unlink(partial);
-        }
-    }
-    free(partial);
-    return exit_status;
-}
-
 /* The input's problem, run and formatted into a new buffer. */
 static int solve_input(const cli_args *args, char **output, size_t *length,
                        char *error, size_t error_cap)
@@ -622,7 +504,8 @@ static int run_cli(const cli_args *args, char *error, size_t error_cap)
                                   : solve_input(args, &output, &length, error,
                                                 error_cap);
     if (exit_status != 0) return exit_status;
-    exit_status = write_output(args->output, output, length, error, error_cap);
+    exit_status = attn_cli_write_output(args->output, output, length, error,
+                                        error_cap);
     free(output);
     /* attn check: 1 when a printed number does not hold. */
     return exit_status == 0 && errata > 0 ? 1 : exit_status;
