@@ -915,8 +915,12 @@ int attn_problem_format_equations(const attn_problem *problem, int step,
  * text, Markdown or LaTeX, where they count from 1. */
 typedef struct attn_check attn_check;
 
-/* A check of a problem that has run; it reads the problem's results and
- * allocates through its allocator, so the problem must outlive it. */
+/* A check of a problem's results; it reads them and allocates through the
+ * problem's allocator, so the problem must outlive it. It reads one run:
+ * the first printed key is matched to the results the problem has then
+ * (attn_problem_run must have succeeded), and once the problem runs again
+ * or a setter clears its results, every call on the check but destroy
+ * fails with ATTN_ERR_STATE and a message: create a new check. */
 int attn_check_create(attn_check **check, const attn_problem *problem);
 void attn_check_destroy(attn_check *check); /* NULL is fine */
 

@@ -448,6 +448,66 @@ static void test_every_format_reads_counting_from_one(void **state)
     attn_problem_destroy(problem);
 }
 
+/* A check reads the results of one run: its printed keys were matched to
+ * their shapes. Once the problem runs again, here with one token where it
+ * had three, every call refuses (the run once read past the new, smaller
+ * arrays: ASan's heap-buffer-overflow in exact_of, and in attn__label from
+ * attn_check_format). */
+static void test_a_check_refuses_a_problem_that_ran_again(void **state)
+{
+    (void)state;
+    attn_problem *problem = small_problem();
+    assert_int_equal(attn_problem_run(problem), ATTN_OK);
+    attn_check *check;
+    assert_int_equal(attn_check_create(&check, problem), ATTN_OK);
+    const double weights[9] = {0.4, 0.3, 0.3, 0.3, 0.4, 0.3, 0.3, 0.3, 0.4};
+    const int dims[2] = {3, 3};
+    assert_int_equal(
+        attn_check_set_printed(check, "weights", 2, dims, weights, NULL),
+        ATTN_OK);
+    assert_int_equal(attn_check_run(check, NULL), ATTN_OK);
+    static const double one_token[3] = {1, 0.5, 0.2};
+    const int one_dims[2] = {1, 3};
+    for (int t = 0; t < 3; t++)
+        assert_int_equal(attn_problem_set_tensor(problem,
+                                                 t == 0   ? "q"
+                                                 : t == 1 ? "k"
+                                                          : "v",
+                                                 2, one_dims, one_token),
+                         ATTN_OK);
+    /* Cleared by the setters: no results at all. */
+    assert_int_equal(attn_check_run(check, NULL), ATTN_ERR_STATE);
+    assert_non_null(strstr(attn_check_error(check), "no results yet"));
+    assert_int_equal(attn_problem_run(problem), ATTN_OK);
+    const char *again = "check: the problem has run again since this check "
+                        "read its results";
+    char text[4096];
+    size_t length = 0;
+    assert_int_equal(
+        attn_check_format(check, ATTN_FORMAT_TEXT, text, sizeof text, &length),
+        ATTN_ERR_STATE);
+    assert_non_null(strstr(attn_check_error(check), again));
+    assert_int_equal(attn_check_run(check, NULL), ATTN_ERR_STATE);
+    assert_non_null(strstr(attn_check_error(check), again));
+    assert_int_equal(
+        attn_check_set_printed(check, "output", 2, one_dims, one_token, NULL),
+        ATTN_ERR_STATE);
+    assert_int_equal(attn_check_set_note(check, "notes"), ATTN_ERR_STATE);
+    attn_check_destroy(check);
+    /* A new check of the new run reads it. */
+    assert_int_equal(attn_check_create(&check, problem), ATTN_OK);
+    const double one_weight[1] = {1};
+    const int scalar_dims[2] = {1, 1};
+    assert_int_equal(attn_check_set_printed(check, "weights", 2, scalar_dims,
+                                            one_weight, NULL),
+                     ATTN_OK);
+    int errata = -1;
+    assert_int_equal(attn_check_run(check, &errata), ATTN_OK);
+    assert_int_equal(errata, 0);
+    attn_check_destroy(check);
+    attn_problem_destroy(problem);
+}
+
 /* A sentence names cells as the walkthrough does, by their tokens (a long
  * label cut to whole characters), and quotes a printed 1e300 as written:
  * the 301 digits of "%.0f" once ran past the buffers that hold the lists. */
@@ -517,6 +577,7 @@ int main(void)
         cmocka_unit_test(test_the_tutorials_errata_are_the_checks),
         cmocka_unit_test(test_bad_input_gets_a_message_naming_the_key),
         cmocka_unit_test(test_every_format_reads_counting_from_one),
+        cmocka_unit_test(test_a_check_refuses_a_problem_that_ran_again),
         cmocka_unit_test(
             test_a_misprinted_row_is_named_by_tokens_and_quoted_as_written),
         cmocka_unit_test(test_every_allocation_failing_leaves_nothing_behind),

@@ -583,10 +583,8 @@ int attn_check_run(attn_check *check, int *errata)
     if (check == NULL) return ATTN_ERR_NULL;
     check->error[0] = '\0';
     if (errata != NULL) *errata = 0;
-    if (!check->problem->has_run)
-        return attn__check_fail(check, ATTN_ERR_STATE,
-                                "check: the problem has no results yet; "
-                                "attn_problem_run must succeed first");
+    const int unchanged = attn__check_results_unchanged(check);
+    if (unchanged != ATTN_OK) return unchanged;
     attn__check_clear(check);
     check->checked = 0;
     attn__arith *arith = NULL;
@@ -644,6 +642,8 @@ int attn_check_format(attn_check *check, int format, char *buf, size_t cap,
     if (!check->has_run)
         return attn__check_fail(check, ATTN_ERR_STATE,
                                 "format: attn_check_run must succeed first");
+    const int unchanged = attn__check_results_unchanged(check);
+    if (unchanged != ATTN_OK) return unchanged;
     attn__text text;
     attn__text_init(&text, buf, cap);
     attn__check_report(check, format, &text);

@@ -95,7 +95,9 @@ struct attn_check {
     int unchecked_count;
     size_t checked; /* printed cells compared */
     int has_run;
-    attn__erratum *errata; /* [errata_cap] */
+    unsigned long long problem_run; /* the problem's run_count when its results
+                                  were first read, 0 before */
+    attn__erratum *errata;          /* [errata_cap] */
     int errata_count, errata_cap;
     attn__group *groups; /* [errata_count + ATTN__CAUSES] */
     int group_count;
@@ -106,6 +108,10 @@ int attn__check_fail(attn_check *check, int status, const char *format, ...)
     ATTN__PRINTF_LIKE(3, 4);
 void *attn__check_alloc(attn_check *check, size_t bytes);
 void attn__check_free(attn_check *check, void *block);
+/* ATTN_OK when the problem has results and they are those of the run this
+ * check first read (recorded then); else ATTN_ERR_STATE with a message: the
+ * printed keys were resolved against those results' shapes. */
+int attn__check_results_unchanged(attn_check *check);
 /* Forgets the last run's errata and groups (a new printed key, a new run). */
 void attn__check_clear(attn_check *check);
 /* The walker ref of cell `cell` of a table, and the tensor cell its value

@@ -80,6 +80,23 @@ const char *attn_check_error(const attn_check *check)
     return check != NULL ? check->error : "";
 }
 
+int attn__check_results_unchanged(attn_check *check)
+{
+    const attn_problem *problem = check->problem;
+    if (!problem->has_run)
+        return attn__check_fail(check, ATTN_ERR_STATE,
+                                "check: the problem has no results yet; "
+                                "attn_problem_run must succeed first");
+    if (check->problem_run == 0) check->problem_run = problem->run_count;
+    if (problem->run_count != check->problem_run)
+        return attn__check_fail(
+            check, ATTN_ERR_STATE,
+            "check: the problem has run again since this check read its "
+            "results, and the printed numbers were matched to those; create "
+            "a new check for the new results");
+    return ATTN_OK;
+}
+
 /* ---- Printed keys ---- */
 
 /* Drops leading 1s: a row printed as [[a, b]] is the vector [a, b]. */
@@ -262,6 +279,8 @@ int attn_check_set_note(attn_check *check, const char *key)
     if (key == NULL)
         return attn__check_fail(check, ATTN_ERR_NULL,
                                 "printed: key must not be NULL");
+    const int unchanged = attn__check_results_unchanged(check);
+    if (unchanged != ATTN_OK) return unchanged;
     attn__printed probe;
     memset(&probe, 0, sizeof probe);
     if (strlen(key) >= sizeof probe.key) return ATTN_OK; /* names nothing */
@@ -296,6 +315,8 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
         return attn__check_fail(check, ATTN_ERR_NULL,
                                 "printed: key, dims and values must not be "
                                 "NULL");
+    const int unchanged = attn__check_results_unchanged(check);
+    if (unchanged != ATTN_OK) return unchanged;
     if (rank < 0 || rank > ATTN__MAX_RANK + 1)
         return attn__check_fail(check, ATTN_ERR_INPUT,
                                 "printed.%s: expected a number or a table of "

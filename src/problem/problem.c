@@ -563,6 +563,7 @@ int attn_problem_run(attn_problem *problem)
         return status;
     }
     problem->has_run = 1;
+    problem->run_count++;
     return ATTN_OK;
 }
 

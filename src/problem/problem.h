@@ -119,7 +119,9 @@ struct attn_problem {
     char *error;         /* [ATTN__ERROR_CAP]; written even through const */
     attn__result results[ATTN__MAX_RESULTS];
     int result_count;
-    int has_run; /* 1 after a successful run, until a setter */
+    int has_run;                  /* 1 after a successful run, until a setter */
+    unsigned long long run_count; /* successful runs so far: which results these
+                                are, for a check that read them */
     attn__run_info info;
     int *key_length;        /* [batch] for the key padding mask */
     unsigned char *allowed; /* mask entries, shaped like the mask field */
