@@ -4,7 +4,8 @@
 //                      vectors (tests/vectors/tutorials.json and
 //                      tests/wasm/fixtures/local-vectors.json), every preset
 //                      of web/presets.json and the CLI example; the vectors
-//                      again with their printed numbers, for attn check
+//                      again with their printed numbers, for attn check;
+//                      large ones (a 240 KB ragged array)
 //   DIR/kernels/       a small program for each entry point fuzz_kernels
 //                      reads (selector byte, sizes 2..3, options, values)
 //   DIR/float32/       attn_sdpa_f32 with each mask kind, and attn_linear_f32
@@ -37,6 +38,11 @@ const local = read('tests/wasm/fixtures/local-vectors.json');
 for (const vector of Array.isArray(local) ? local : local.vectors ?? []) add(`local-${vector.id}`, vector.input);
 for (const preset of read('web/presets.json').presets) add(`preset-${preset.id}`, preset.input);
 add('cli-cat-sat-mat', read('tests/cli/cat-sat-mat.json'));
+// Large inputs: a ragged array whose first row promises 20,001 × 20,000
+// numbers (as x, and as a printed table for attn check).
+const ragged = [Array(20000).fill(0.5), ...Array.from({ length: 20000 }, () => [0.5])];
+add('large-ragged', { kind: 'softmax', x: ragged });
+add('large-ragged-printed', { kind: 'scaledDotProduct', q: [[1, 0]], k: [[1, 0]], v: [[1, 0]], printed: { weights: ragged } });
 
 const jsonDir = join(out, 'problem_json');
 mkdirSync(jsonDir, { recursive: true });

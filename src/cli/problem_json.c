@@ -373,7 +373,10 @@ static int read_leaf(tensor_reader *reader, const cJSON *leaf, const char *path)
         return fail(reader->error, reader->error_cap, ATTN_ERR_INPUT,
                     "%s: expected a number, got %s", path,
                     attn_json_describe(leaf));
-    reader->tensor->data[reader->next++] = value;
+    /* The first walk only checks (no data yet); the second stores. */
+    if (reader->tensor->data != NULL)
+        reader->tensor->data[reader->next] = value;
+    reader->next++;
     return ATTN_OK;
 }
 
@@ -500,6 +503,20 @@ static int measure(attn_json_tensor *tensor, const cJSON *node,
     return ATTN_OK;
 }
 
+/* Walks the leaves into tensor->data, or only checks them while it is
+ * NULL. */
+static int fill(attn_json_tensor *tensor, const cJSON *node, const char *path,
+                unsigned leaves, char *error, size_t error_cap)
+{
+    tensor_reader reader = {tensor, 0, leaves, error, error_cap};
+    switch (tensor->rank) {
+    case 0: return read_leaf(&reader, node, path);
+    case 1: return fill_row(&reader, node, path);
+    case 2: return fill_matrix(&reader, node, path);
+    default: return fill_batch(&reader, node, path);
+    }
+}
+
 int attn_json_read_tensor(attn_json_tensor *tensor, const cJSON *node,
                           const char *path, unsigned leaves,
                           const attn_allocator *allocator, char *error,
@@ -508,17 +525,16 @@ int attn_json_read_tensor(attn_json_tensor *tensor, const cJSON *node,
     memset(tensor, 0, sizeof *tensor);
     int status = measure(tensor, node, path, leaves, error, error_cap);
     if (status != ATTN_OK) return status;
+    /* Every row checked before the product of the first rows' lengths is
+     * allocated: a ragged array's first rows may promise gigabytes that the
+     * rest of it does not hold. */
+    status = fill(tensor, node, path, leaves, error, error_cap);
+    if (status != ATTN_OK) return status;
     tensor->data = allocate(allocator, tensor->count * sizeof(double));
     if (tensor->data == NULL)
         return fail(error, error_cap, ATTN_ERR_NOMEM, "%s: out of memory",
                     path);
-    tensor_reader reader = {tensor, 0, leaves, error, error_cap};
-    switch (tensor->rank) {
-    case 0: status = read_leaf(&reader, node, path); break;
-    case 1: status = fill_row(&reader, node, path); break;
-    case 2: status = fill_matrix(&reader, node, path); break;
-    default: status = fill_batch(&reader, node, path); break;
-    }
+    status = fill(tensor, node, path, leaves, error, error_cap);
     if (status != ATTN_OK) attn_json_tensor_free(tensor, allocator);
     return status;
 }

@@ -18,12 +18,21 @@ const MB = 1e6;
 const work = mkdtempSync(join(tmpdir(), 'attn-parse-memory-'));
 test.after(() => rmSync(work, { recursive: true, force: true }));
 
-/** Runs build/attn with args on input (a string): { status, stderr, stdout, peak } with peak in bytes. */
-function measure(args, input) {
+/**
+ * Runs build/attn with args on input (a string), within addressSpace bytes
+ * if given: { status, stderr, stdout, peak } with peak in bytes.
+ */
+function measure(args, input, { addressSpace } = {}) {
   const inputFile = join(work, 'input.json');
   const timeFile = join(work, 'time');
   writeFileSync(inputFile, input);
-  const run = spawnSync('/usr/bin/time', ['-f', '%M', '-o', timeFile, ATTN, ...args, inputFile], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const timed = ['/usr/bin/time', '-f', '%M', '-o', timeFile, ATTN, ...args, inputFile];
+  // An address-space limit (ulimit -v, in KiB) makes an allocation the
+  // input does not justify fail, where overcommit would let it pass unused.
+  const [command, commandArgs] = addressSpace
+    ? ['bash', ['-c', `ulimit -v ${addressSpace / 1024}; exec "$@"`, 'bash', ...timed]]
+    : [timed[0], timed.slice(1)];
+  const run = spawnSync(command, commandArgs, { encoding: 'utf8', maxBuffer: 1 << 28 });
   assert.equal(run.error, undefined, `/usr/bin/time: ${run.error}`);
   const peak = Number(readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)) * 1024;
   return { status: run.status, stderr: run.stderr.replaceAll(inputFile, 'INPUT'), stdout: run.stdout, peak };
@@ -73,4 +82,26 @@ test('a problem that fits runs, and its peak memory is within a small multiple o
   const sum = x.reduce((s, v) => s + Math.exp(v - max), 0);
   assert.ok(Math.abs(weights[12345] - Math.exp(x[12345] - max) / sum) < 1e-15);
   assert.ok(run.peak - BASELINE < 3 * limit, `peak ${run.peak} bytes, ${BASELINE} before reading`);
+});
+
+// A first row of 20,000 numbers and 20,000 rows of one: 20,001 rows × 20,000
+// promise 3.2 GB of doubles that the 240 KB of text does not hold. Every
+// row is checked before the tensor is allocated (it once asked for the
+// product of the first rows' lengths first: out of memory within 1 GiB of
+// address space, exit 1), in a problem and in attn check.
+const raggedRows = `[[${'0.5,'.repeat(19999)}0.5]${',[0.5]'.repeat(20000)}]`;
+
+test('a ragged array whose first row promises gigabytes is refused by its rows, before anything is allocated', () => {
+  const run = measure(['--max-bytes', '10000000'], `{"kind":"softmax","x":${raggedRows}}`, { addressSpace: 1 << 30 });
+  assert.equal(run.status, 2);
+  assert.equal(run.stderr, 'attn: x: rows must all have the same length (row 0 has 20000 entries, row 1 has 1)\n');
+  assert.ok(run.peak - BASELINE < 10 * MB, `peak ${run.peak} bytes, ${BASELINE} before reading`);
+});
+
+test('attn check refuses a ragged printed table as bad input (exit 2), not as out of memory', () => {
+  const input = `{"kind":"scaledDotProduct","q":[[1,0]],"k":[[1,0]],"v":[[1,0]],"printed":{"weights":${raggedRows}}}`;
+  const run = measure(['check', '--max-bytes', '10000000'], input, { addressSpace: 1 << 30 });
+  assert.equal(run.status, 2);
+  assert.equal(run.stderr, 'attn: printed.weights: rows must all have the same length (row 0 has 20000 entries, row 1 has 1)\n');
+  assert.ok(run.peak - BASELINE < 10 * MB, `peak ${run.peak} bytes, ${BASELINE} before reading`);
 });
