@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from ._engine import ATTN_ERR_INPUT, ATTN_ERR_OPTION, ATTN_OK, AttentionError, _Problem, formats, formatted
+from ._engine import ATTN_ERR_INPUT, ATTN_ERR_OPTION, ATTN_OK, AttentionError, _Problem, c_text, formats, formatted
 
 REPORT_FORMATS = ("json", "text", "markdown", "latex")
 
@@ -141,12 +141,12 @@ def check(problem, printed, decimals=None, format="json"):  # noqa: A002 (the CL
         try:
             for key, plain, value in tables:
                 if isinstance(value, str):  # a note, unless the key names a result
-                    checked(lib.attn_check_set_note(handle, key.encode()))
+                    checked(lib.attn_check_set_note(handle, c_text(key, f"printed key {json.dumps(key)}")))
                     continue
                 dims, values = _flatten(value, f"printed.{key}", _printed_leaf)
                 places = _decimals_of(decimals, key, plain, len(values))
                 checked(lib.attn_check_set_printed(
-                    handle, key.encode(), len(dims), _ints(dims), (ctypes.c_double * len(values))(*values),
+                    handle, c_text(key, f"printed key {json.dumps(key)}"), len(dims), _ints(dims), (ctypes.c_double * len(values))(*values),
                     None if places is None else _ints(places)))
             checked(lib.attn_check_run(handle, None))
             text = formatted(lib.attn_check_format, handle, formats()[format], checked)

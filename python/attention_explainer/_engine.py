@@ -113,6 +113,20 @@ def formats():
     return numbers
 
 
+def c_text(text, what):
+    """text as the NUL-terminated UTF-8 the engine takes; what names it in the
+    error when a NUL (which would end it early in C) or an unpaired surrogate
+    (which UTF-8 cannot carry) is in it, with the JS API's words."""
+    if "\0" in text:
+        raise AttentionError(ATTN_ERR_INPUT, f"{what}: must not contain a NUL character")
+    try:
+        return text.encode()
+    except UnicodeEncodeError as error:
+        code = ord(text[error.start])
+        raise AttentionError(ATTN_ERR_INPUT, f"{what}: must not contain an unpaired surrogate "
+                                             f"(U+{code:04X} at index {error.start}), which is not text") from None
+
+
 class _Problem:
     """One attn_problem, destroyed when the with block ends."""
 
@@ -127,7 +141,7 @@ class _Problem:
             raise AttentionError(ATTN_ERR_INPUT, f"kind: expected one of {expected}, got {type(kind).__name__}")
         self.lib = library()
         self.handle = ctypes.c_void_p()
-        status = self.lib.attn_problem_create(ctypes.byref(self.handle), kind.encode(), None)
+        status = self.lib.attn_problem_create(ctypes.byref(self.handle), c_text(kind, "kind"), None)
         if status == ATTN_ERR_OPTION:
             raise AttentionError(status, f'kind: unknown kind "{kind}"; expected one of {expected}')
         if status != ATTN_OK:
@@ -160,18 +174,18 @@ class _Problem:
             raise AttentionError(status, self.lib.attn_problem_error(self.handle).decode())
 
     def _set(self, field, value):
-        name = field.encode()
+        name = c_text(field, f"{json.dumps(field)} (a field name)")
         lib = self.lib
         if isinstance(value, (bool, np.bool_)):
             self._check(lib.attn_problem_set_bool(self.handle, name, int(value)))
         elif isinstance(value, (int, float, np.integer, np.floating)):
             self._check(lib.attn_problem_set_number(self.handle, name, float(value)))
         elif isinstance(value, str):
-            self._check(lib.attn_problem_set_string(self.handle, name, value.encode()))
+            self._check(lib.attn_problem_set_string(self.handle, name, c_text(value, field)))
         elif isinstance(value, np.ndarray) and value.dtype.kind == "U" and value.ndim == 1:  # labels from numpy
             self._set(field, value.tolist())
         elif isinstance(value, (list, tuple)) and value and all(isinstance(entry, str) for entry in value):
-            strings = (ctypes.c_char_p * len(value))(*(entry.encode() for entry in value))
+            strings = (ctypes.c_char_p * len(value))(*(c_text(entry, f"{field}[{i}]") for i, entry in enumerate(value)))
             self._check(lib.attn_problem_set_strings(self.handle, name, len(value), strings))
         else:
             self._set_tensor(field, value)
@@ -195,7 +209,8 @@ class _Problem:
             raise AttentionError(ATTN_ERR_INPUT, f"{field}: must not be empty")
         dims = (ctypes.c_int * 3)(*array.shape, *([0] * (3 - array.ndim)))
         data = array.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
-        self._check(self.lib.attn_problem_set_tensor(self.handle, field.encode(), array.ndim, dims, data))
+        name = c_text(field, f"{json.dumps(field)} (a field name)")
+        self._check(self.lib.attn_problem_set_tensor(self.handle, name, array.ndim, dims, data))
 
     def run(self):
         self._check(self.lib.attn_problem_run(self.handle))
@@ -207,7 +222,7 @@ class _Problem:
             raise AttentionError(ATTN_ERR_OPTION, f"format: expected one of {', '.join(numbers)}, got {fmt!r}")
         if title is not None or heading_level:
             self._check(self.lib.attn_problem_set_document(
-                self.handle, None if title is None else title.encode(), heading_level))
+                self.handle, None if title is None else c_text(title, "title"), heading_level))
         return formatted(self.lib.attn_problem_format, self.handle, numbers[fmt], self._check)
 
 

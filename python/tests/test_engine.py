@@ -186,6 +186,30 @@ def test_input_numpy_would_coerce_is_refused_as_the_cli_and_js_refuse_it(call, m
     assert str(caught.value) == message
 
 
+SDPA = {"kind": "scaledDotProduct", "q": [[1, 0], [0, 1]], "k": [[1, 0], [0, 1]], "v": [[1], [2]]}
+UNPAIRED = "an unpaired surrogate (U+D800 at index 1), which is not text"
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: ae.run({"kind": "softmax\0junk", "x": [1]}), "kind: must not contain a NUL character"),
+    (lambda: ae.run({"kind": "softmax", "x\0junk": [1]}), '"x\\u0000junk" (a field name): must not contain a NUL character'),
+    (lambda: ae.run({"kind": "softmax", "x": [1], "x\0": [2]}), '"x\\u0000" (a field name): must not contain a NUL character'),
+    (lambda: ae.run({**SDPA, "mask": "causal\0junk"}), "mask: must not contain a NUL character"),
+    (lambda: ae.run({**SDPA, "tokens": ["a", "b\0c"]}), "tokens[1]: must not contain a NUL character"),
+    (lambda: ae.format(SDPA, "text", title="T\0"), "title: must not contain a NUL character"),
+    (lambda: ae.check(SDPA, {"weights\0junk": [[1, 0], [0, 1]]}),
+     'printed key "weights\\u0000junk": must not contain a NUL character'),
+    (lambda: ae.run({**SDPA, "tokens": ["a", "b\ud800"]}), f"tokens[1]: must not contain {UNPAIRED}"),
+    (lambda: ae.run({**SDPA, "mask": "c\ud800"}), f"mask: must not contain {UNPAIRED}"),
+    (lambda: ae.format(SDPA, "text", title="T\ud800"), f"title: must not contain {UNPAIRED}"),
+])
+def test_a_nul_or_an_unpaired_surrogate_in_any_name_or_text_is_refused_naming_it(call, message):
+    with pytest.raises(ae.AttentionError) as caught:
+        call()
+    assert caught.value.status == 10
+    assert str(caught.value) == message
+
+
 def test_none_leaves_a_field_out_and_numpy_text_arrays_are_labels():
     problem = {"kind": "scaledDotProduct", "q": [[1, 0], [0, 1]], "k": [[1, 0], [0, 1]], "v": [[1], [2]]}
     plain = ae.run(problem)["weights"]

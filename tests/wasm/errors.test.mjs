@@ -110,11 +110,29 @@ test('a NUL inside a kind, a field name or a string value is an error, not a tru
     message: `kind: unknown kind "softmax\\u0000junk" (it holds a NUL character); expected one of ${KINDS}`,
   });
   assert.throws(() => attn.run({ kind: 'softmax', 'x\u0000y': [1, 2] }),
-                { status: 10, message: '"x\\u0000y": a field name must not contain a NUL character' });
+                { status: 10, message: '"x\\u0000y" (a field name): must not contain a NUL character' });
   assert.throws(() => attn.run(sdpa({ mask: 'causal\u0000junk' })),
                 { status: 10, message: 'mask: must not contain a NUL character' });
   assert.throws(() => attn.run(sdpa({ tokens: ['a', 'b\u0000', 'c'] })),
                 { status: 10, message: 'tokens[1]: must not contain a NUL character' });
+  assert.throws(() => attn.check(sdpa(), { 'weights\u0000junk': [[1]] }),
+                { status: 10, message: 'printed key "weights\\u0000junk": must not contain a NUL character' });
+  assert.throws(() => attn.check(sdpa(), { 'notes\u0000': 'a note' }),
+                { status: 10, message: 'printed key "notes\\u0000": must not contain a NUL character' });
+});
+
+test('an unpaired surrogate in a label, a mask or a title is refused, not written as U+FFFD', async () => {
+  const attn = await loadEngine();
+  const unpaired = 'unpaired surrogate (U+D800 at index 1), which is not text';
+  assert.throws(() => attn.run(sdpa({ tokens: ['a', 'b\uD800', 'c'] })),
+                { status: 10, message: `tokens[1]: must not contain an ${unpaired}` });
+  assert.throws(() => attn.run(sdpa({ mask: 'c\uD800' })), { status: 10, message: `mask: must not contain an ${unpaired}` });
+  assert.throws(() => attn.format(sdpa(), 'text', { title: 'T\uD800' }),
+                { status: 10, message: `title: must not contain an ${unpaired}` });
+  assert.throws(() => attn.check(sdpa(), { 'w\uDC00': [[1]] }),
+                { status: 10, message: 'printed key "w\\udc00": must not contain an unpaired surrogate (U+DC00 at index 1), which is not text' });
+  // A pair is one character, and passes.
+  assert.match(attn.format(sdpa({ tokens: ['a', '\uD83D\uDE00', 'c'] }), 'text'), /\u{1F600}/u);
 });
 
 test('every error a call throws is an AttentionError with a numeric status', async () => {

@@ -5,7 +5,7 @@
 // it (problems.js, flat.js, trainer.js) call the engine's functions with
 // the pointers it hands them, and read and write memory only through it.
 
-import { AttentionError } from './errors.js';
+import { AttentionError, inputError } from './errors.js';
 import {
   ATTN_ERR_NOMEM, ATTN_ERR_TOO_LARGE, MAX_BLOCK_BYTES, OPTIONS_DROPOUT, OPTIONS_MASK_ALLOWED,
   OPTIONS_MASK_KEY_LENGTH, OPTIONS_MASK_KINDS, OPTIONS_MASK_STRIDE, OPTIONS_MASK_WINDOW, OPTIONS_SCALE_FACTOR,
@@ -14,6 +14,16 @@ import {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why `text` cannot reach the engine as it is, or '' when it can. */
+function textFlaw(text) {
+  if (text.includes('\0')) return 'a NUL character';
+  const surrogate = UNPAIRED_SURROGATE.exec(text);
+  if (!surrogate) return '';
+  const code = surrogate[0].charCodeAt(0).toString(16).toUpperCase();
+  return `an unpaired surrogate (U+${code} at index ${surrogate.index}), which is not text`;
+}
 
 /** The exports of the module `bytes`, instantiated, its static constructors run. */
 export async function instantiate(bytes) {
@@ -164,7 +174,7 @@ export class Core {
    */
   result(problem, name, memory, fail) {
     const [rankSlot, dimsSlot, dataSlot] = [memory.bytes(4), memory.bytes(12), memory.bytes(4)];
-    const status = this.engine.attn_problem_result(problem, memory.string(name), rankSlot, dimsSlot, dataSlot);
+    const status = this.engine.attn_problem_result(problem, memory.string(name, 'result'), rankSlot, dimsSlot, dataSlot);
     if (status !== 0) throw fail(status);
     const dims = this.readInts(dimsSlot, this.readU32(rankSlot));
     const { f64 } = this.#heap();
@@ -267,8 +277,15 @@ class Allocations {
     return pointer;
   }
 
-  /** `text` as NUL-terminated UTF-8. */
-  string(text) {
+  /**
+   * `text` as NUL-terminated UTF-8. Every string the engine is given comes
+   * through here, so here a NUL (which would end it early in C) and an
+   * unpaired surrogate (which UTF-8 cannot carry: the encoder would put
+   * U+FFFD in its place) are refused, naming `what` the text is.
+   */
+  string(text, what) {
+    const flaw = textFlaw(text);
+    if (flaw) throw inputError(`${what}: must not contain ${flaw}`);
     return this.u8(encoder.encode(`${text}\0`));
   }
 

@@ -103,7 +103,6 @@ export function stringsOf(field, values) {
     if (typeof value !== 'string') {
       throw inputError(`${field}[${i}]: expected a string, got ${describe(value)}`);
     }
-    if (value.includes('\0')) throw inputError(`${field}[${i}]: must not contain a NUL character`);
     return value;
   });
 }

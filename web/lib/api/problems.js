@@ -32,11 +32,8 @@ function takesStrings(core, problem, name) {
 
 // budget: { held, maxBytes }: bytes of tensor fields set so far.
 function setField(core, problem, field, value, memory, budget) {
-  if (field.includes('\0')) {
-    throw inputError(`${JSON.stringify(field)}: a field name must not contain a NUL character`);
-  }
   const { engine } = core;
-  const name = memory.string(field);
+  const name = memory.string(field, `${JSON.stringify(field)} (a field name)`);
   let status;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) {
@@ -46,8 +43,7 @@ function setField(core, problem, field, value, memory, budget) {
   } else if (typeof value === 'boolean') {
     status = engine.attn_problem_set_bool(problem, name, value ? 1 : 0);
   } else if (typeof value === 'string') {
-    if (value.includes('\0')) throw inputError(`${field}: must not contain a NUL character`);
-    status = engine.attn_problem_set_string(problem, name, memory.string(value));
+    status = engine.attn_problem_set_string(problem, name, memory.string(value, field));
   } else if (isList(value) && value.length > 0 && typeof value[0] === 'string'
              && (allStrings(value) || takesStrings(core, problem, name))) {
     // Strings, or a mix for a field of labels (the probe above: the field
@@ -55,7 +51,7 @@ function setField(core, problem, field, value, memory, budget) {
     // one. A mix for a tensor field is read as a tensor below, which
     // reports its first entry that is not a number.
     checkLabelCount(field, value.length, budget.maxBytes);
-    const strings = stringsOf(field, value).map((text) => memory.string(text));
+    const strings = stringsOf(field, value).map((text, i) => memory.string(text, `${field}[${i}]`));
     status = engine.attn_problem_set_strings(problem, name, strings.length, memory.pointers(strings));
   } else if (isList(value)) {
     const { dims, data } = tensorOf(field, value, budget);
@@ -93,7 +89,7 @@ function withRunProblem(core, input, document, use) {
     let problem = 0;
     try {
       const slot = memory.bytes(4);
-      const created = engine.attn_problem_create(slot, memory.string(kind), 0);
+      const created = engine.attn_problem_create(slot, memory.string(kind, 'kind'), 0);
       problem = core.readU32(slot);
       if (created === 0) engine.attn_problem_set_max_bytes(problem, core.maxBytes);
       if (created === ATTN_ERR_OPTION) {
@@ -131,7 +127,7 @@ function setDocument(core, problem, { title, headingLevel } = {}, memory) {
     const got = typeof headingLevel === 'number' ? headingLevel : describe(headingLevel);
     throw core.engineError(ATTN_ERR_RANGE, `heading level: must be 1 to 4, got ${got}`);
   }
-  const status = core.engine.attn_problem_set_document(problem, title === undefined ? 0 : memory.string(title),
+  const status = core.engine.attn_problem_set_document(problem, title === undefined ? 0 : memory.string(title, 'title'),
                                                        headingLevel ?? 0);
   if (status !== 0) throw problemError(core, problem, status);
 }
@@ -282,7 +278,7 @@ export function check(core, input, printed, options = {}) {
       for (const [key, plain, value] of tables) {
         if (value === undefined) continue;
         if (typeof value === 'string') { // a note, unless the key names a result
-          const noted = engine.attn_check_set_note(made, memory.string(key));
+          const noted = engine.attn_check_set_note(made, memory.string(key, `printed key ${JSON.stringify(key)}`));
           if (noted !== 0) throw fail(noted);
           continue;
         }
@@ -290,7 +286,7 @@ export function check(core, input, printed, options = {}) {
         const { dims, data } = isList(value) ? tensorOf(path, value, { held: 0, maxBytes: core.maxBytes }, printedLeaf)
           : { dims: [], data: [printedLeaf(value, path)] };
         const places = decimalsOf(core, key, plain, decimals, data.length);
-        const status = engine.attn_check_set_printed(made, memory.string(key), dims.length,
+        const status = engine.attn_check_set_printed(made, memory.string(key, `printed key ${JSON.stringify(key)}`), dims.length,
                                                      memory.ints(dims), memory.doubles(data),
                                                      places ? memory.ints(places) : 0);
         if (status !== 0) throw fail(status);

@@ -44,7 +44,7 @@ export function createTrainer(core, options = {}) {
   }
   const trainer = core.withMemory((memory) => {
     const slot = memory.bytes(4);
-    const created = engine.attn_trainer_create(slot, memory.string(task), 0);
+    const created = engine.attn_trainer_create(slot, memory.string(task, 'task'), 0);
     if (created !== 0) throw core.engineError(created);
     const made = core.readU32(slot);
     try {
@@ -75,7 +75,7 @@ function applySettings(core, trainer, settings, memory) {
     if (typeof number !== 'number') {
       throw core.engineError(ATTN_ERR_INPUT, `${name}: expected a number${FLAG_SETTINGS.includes(name) ? ' or a boolean' : ''}, got ${describe(value)}`);
     }
-    const status = core.engine.attn_trainer_set(trainer, memory.string(name), number);
+    const status = core.engine.attn_trainer_set(trainer, memory.string(name, name), number);
     if (status !== 0) throw trainerError(core, trainer, status);
   }
 }
@@ -124,7 +124,7 @@ function setting(session, name) {
   const { core, trainer } = session;
   return call(session, 'config', (memory, check) => {
     const slot = memory.bytes(8);
-    check(core.engine.attn_trainer_get(trainer, memory.string(name), slot));
+    check(core.engine.attn_trainer_get(trainer, memory.string(name, name), slot));
     return core.readDouble(slot);
   });
 }
