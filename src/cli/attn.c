@@ -521,10 +521,11 @@ int main(int argc, char **argv)
     int exit_status = parse_args(&args, argc - check, argv + check, error,
                                  sizeof error);
     args.check = check;
-    if (exit_status == 0 && args.help) {
-        fputs(help_text, stdout);
-    } else if (exit_status == 0 && args.version) {
-        puts("attn " ATTN_CLI_VERSION);
+    if (exit_status == 0 && (args.help || args.version)) {
+        fputs(args.help ? help_text : "attn " ATTN_CLI_VERSION "\n", stdout);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            exit_status = fail(error, sizeof error, EXIT_INTERNAL,
+                               "cannot write the result: %s", strerror(errno));
     } else if (exit_status == 0) {
         exit_status = run_cli(&args, error, sizeof error);
     }

@@ -6,6 +6,7 @@
 #include "bytes.h"
 #include "train_cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +60,14 @@ static int usage_error(char *error, const char *format, const char *arg)
     return 2;
 }
 
+/* A decimal number as JSON writes one (strtod alone would also take 0x10,
+ * inf and nan); -0 is 0. */
 static int parse_number(double *value, const char *text)
 {
+    if (text[strspn(text, "0123456789+-.eE")] != '\0') return 0;
     char *end;
     *value = strtod(text, &end);
+    if (*value == 0) *value = 0;
     return end != text && *end == '\0';
 }
 
@@ -127,7 +132,10 @@ static int apply_flag(attn_trainer *trainer, train_args *args, int argc,
     }
     double value;
     if (!parse_number(&value, text)) {
-        usage_error(error, "%s: expected a number", arg);
+        snprintf(error, TRAIN_ERROR_CAP,
+                 "%s: expected a decimal number (such as 0.01 or 1e-3), got "
+                 "%.40s",
+                 arg, text);
         return 0;
     }
     if (attn_trainer_set(trainer, flag->setting, value) != ATTN_OK) {
@@ -243,6 +251,16 @@ static int train(attn_trainer *trainer, const train_args *args, char *error)
     return status;
 }
 
+/* exit_status, or 1 when what went to standard output did not all reach
+ * it (a full disk, a closed pipe). */
+static int written(int exit_status)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout)) return exit_status;
+    fprintf(stderr, "attn train: cannot write the result: %s\n",
+            strerror(errno));
+    return 1;
+}
+
 /* The library's tasks, "copy, reverse, ...", between `before` and `after`. */
 static void print_tasks(FILE *out, const char *before, const char *after)
 {
@@ -261,7 +279,7 @@ int attn_cli_train(int argc, char **argv)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(train_help, stdout);
             print_tasks(stdout, " ", ".\n");
-            return 0;
+            return written(0);
         }
     if (args.task == NULL) {
         fprintf(stderr, "attn train: --task is required");
@@ -300,5 +318,5 @@ int attn_cli_train(int argc, char **argv)
         exit_status = 2;
     if (exit_status != 0) fprintf(stderr, "attn train: %s\n", error);
     attn_trainer_destroy(trainer);
-    return exit_status;
+    return written(exit_status);
 }

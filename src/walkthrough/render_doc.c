@@ -28,6 +28,7 @@ struct attn__walk_style {
 };
 
 static void put_plain(attn__walker *walker, const char *text);
+static void put_text_label(attn__walker *walker, const char *label);
 static void put_markdown_label(attn__walker *walker, const char *label);
 static void put_markdown_text(attn__walker *walker, const char *text);
 static void put_latex_text(attn__walker *walker, const char *text);
@@ -47,7 +48,7 @@ static const attn__walk_style text_style = {
     {"", ""},
     {NULL, NULL},
     put_plain,
-    put_plain,
+    put_text_label,
     text_table,
 };
 
@@ -92,20 +93,58 @@ static void put_plain(attn__walker *walker, const char *text)
     attn__text_puts(walker->out, text);
 }
 
+enum { ESCAPED_CAP = 8 }; /* "\\u009b" and its NUL */
+
+/* A control character at c (C0, DEL, or C1, which is C2 80..9F in UTF-8)
+ * written visibly into escaped, as \x1b or \u009b: raw, a label's ESC
+ * sequence would reach the reader's terminal (set its title, clear the
+ * screen). Its length in bytes, or 0 when c is not one. */
+static size_t control_at(const char *c, char escaped[ESCAPED_CAP])
+{
+    const unsigned char lead = (unsigned char)c[0];
+    if (lead < 0x20 || lead == 0x7F) {
+        snprintf(escaped, ESCAPED_CAP, "\\x%02x", lead);
+        return 1;
+    }
+    const unsigned char next = (unsigned char)c[1];
+    if (lead == 0xC2 && next >= 0x80 && next <= 0x9F) {
+        snprintf(escaped, ESCAPED_CAP, "\\u%04x", next);
+        return 2;
+    }
+    return 0;
+}
+
+/* A label in plain text: as it is, control characters escaped. */
+static void put_text_label(attn__walker *walker, const char *label)
+{
+    char escaped[ESCAPED_CAP];
+    for (const char *c = label; *c;) {
+        const size_t control = control_at(c, escaped);
+        attn__text_puts(walker->out, control ? escaped : "");
+        if (!control) attn__text_append(walker->out, c, 1);
+        c += control ? control : 1;
+    }
+}
+
 /* A label as literal Markdown text: punctuation that could start markup
  * (emphasis, code, links, HTML, entities, strikethrough, a table cell's
- * end) is backslash-escaped, and a line break, which would end a table
- * row, becomes a space. */
+ * end) is backslash-escaped, a line break, which would end a table row,
+ * becomes a space, and other control characters are escaped as in text. */
 static void put_markdown_label(attn__walker *walker, const char *label)
 {
-    for (const char *c = label; *c; c++) {
+    char escaped[ESCAPED_CAP];
+    for (const char *c = label; *c;) {
+        const size_t control = control_at(c, escaped);
         if (*c == '\n' || *c == '\r') {
             attn__text_puts(walker->out, " ");
-            continue;
+        } else if (control) {
+            attn__text_puts(walker->out, escaped);
+        } else {
+            if (strchr("\\`*_[]<>|#&~", *c) != NULL)
+                attn__text_puts(walker->out, "\\");
+            attn__text_append(walker->out, c, 1);
         }
-        if (strchr("\\`*_[]<>|#&~", *c) != NULL)
-            attn__text_puts(walker->out, "\\");
-        attn__text_append(walker->out, c, 1);
+        c += control ? control : 1;
     }
 }
 
@@ -443,15 +482,41 @@ static int table_extent(int count)
     return count > ATTN__SHOW_ROWS ? ATTN__SHOW_ROWS + 1 : count;
 }
 
+/* Cell text for a text table: a label's control characters escaped (in
+ * visible, cut to whole characters if it would not fit). */
+static const char *text_cell(const attn__matrix_view *view, int r, int c,
+                             char *tmp, size_t cap, char *visible,
+                             size_t visible_cap)
+{
+    const char *text = cell(view, r, c, tmp, cap);
+    char escaped[ESCAPED_CAP];
+    size_t used = 0;
+    int escapes = 0;
+    for (const char *s = text; *s;) {
+        const size_t control = control_at(s, escaped);
+        const char *piece = control ? escaped : s;
+        size_t size = control ? strlen(escaped) : 1;
+        if (!control)
+            while ((s[size] & 0xC0) == 0x80) size++; /* a whole character */
+        if (used + size >= visible_cap) break;
+        memcpy(visible + used, piece, size);
+        used += size;
+        escapes += control != 0;
+        s += control ? control : size;
+    }
+    visible[used] = '\0';
+    return escapes ? visible : text;
+}
+
 static void text_table(attn__walker *walker, const attn__matrix_view *view)
 {
     const int rows = table_extent(view->rows), cols = table_extent(view->cols);
     size_t widths[ATTN__SHOW_ROWS + 2] = {0}; /* label column, then cells */
-    char tmp[64];
+    char tmp[64], visible[4 * ATTN__LABEL_CAP];
     for (int r = -1; r < rows; r++)
         for (int c = -1; c < cols; c++) {
-            const size_t width = attn__text_width(
-                cell(view, r, c, tmp, sizeof tmp));
+            const size_t width = attn__text_width(text_cell(
+                view, r, c, tmp, sizeof tmp, visible, sizeof visible));
             if (width > widths[c + 1]) widths[c + 1] = width;
         }
     caption(walker, view);
@@ -459,7 +524,8 @@ static void text_table(attn__walker *walker, const attn__matrix_view *view)
     for (int r = -1; r < rows; r++) {
         attn__text_puts(walker->out, "  ");
         for (int c = -1; c < cols; c++) {
-            const char *text = cell(view, r, c, tmp, sizeof tmp);
+            const char *text = text_cell(view, r, c, tmp, sizeof tmp, visible,
+                                         sizeof visible);
             const int pad = (int)(widths[c + 1] - attn__text_width(text));
             if (c < 0) /* labels left-aligned, numbers right-aligned */
                 attn__text_printf(walker->out, "%s%*s", text, pad, "");

@@ -78,6 +78,10 @@ test('a bad setting, example or task is one line naming it, with exit status 2, 
     [['--task', 'lookup', '--seq-length', '8'], 'attn train: seqLength: lookup is pairs then a query, so it must be odd and at least 3, got 8'],
     [['--task', 'copy', '--max-bytes', '0'], 'attn train: --max-bytes: expected a whole number of bytes from 1 to 18446744073709551615, got "0"'],
     [['--task', 'copy', '--max-bytes', '1e6'], 'attn train: --max-bytes: expected a whole number of bytes from 1 to 18446744073709551615, got "1e6"'],
+    // strtod alone reads hexadecimal, inf and nan.
+    [['--task', 'copy', '--seed', '0x10'], 'attn train: --seed: expected a decimal number (such as 0.01 or 1e-3), got 0x10'],
+    [['--task', 'copy', '--learning-rate', 'nan'],
+      'attn train: --learning-rate: expected a decimal number (such as 0.01 or 1e-3), got nan'],
   ];
   for (const [args, message] of cases) {
     await assert.rejects(train(args), (error) => {
@@ -115,4 +119,22 @@ test('--max-bytes bounds what the trainer holds: the limit it names trains, one 
   const big = await refused([...copy, ...largest]);
   assert.equal(big.limit, 268435456);
   assert.ok(big.needed > 268435456);
+});
+
+test('-0 is 0: the seed prints as 0 and trains as seed 0 does', async () => {
+  const [minusZero, zero] = await Promise.all([['-0'], ['0']].map(([seed]) => train(['--task', 'copy', '--seed', seed, '--steps', '2'])));
+  assert.equal(minusZero.at(-1).config.seed, 0);
+  assert.ok(!JSON.stringify(minusZero).includes('-0,'));
+  assert.deepEqual(minusZero, zero);
+});
+
+test('attn train, its --help and attn --help and --version exit 1 with a message when standard output cannot be written', async () => {
+  for (const args of [['train', '--task', 'copy', '--steps', '2'], ['train', '--help'], ['--help'], ['--version']]) {
+    const shell = `"$ATTN" ${args.join(' ')} > /dev/full`;
+    await assert.rejects(run('bash', ['-c', shell], { env: { ...process.env, ATTN } }), (error) => {
+      assert.equal(error.code, 1, args.join(' '));
+      assert.match(error.stderr, /^attn( train)?: cannot write the result: No space left on device\n$/);
+      return true;
+    });
+  }
 });

@@ -124,3 +124,11 @@ test('a typo never passes a check: a key one slip from a result, decimals for no
   assert.equal(nothing.checked, 0);
   assert.match(attn.check(input, { sqrt_dk: 2 }, { format: 'text' }), /^Check of the printed numbers\n\nNothing was checked: /);
 });
+
+test('decimals are looked up among the object\'s own keys: a printed key named constructor finds no decimals', () => {
+  const problem = { kind: 'scaledDotProduct', q: [[1, 0], [0, 1]], k: [[1, 0], [0, 1]], v: [[1], [2]] };
+  const printed = { weights: [[0.67, 0.33], [0.33, 0.67]], constructor: [[1]] };
+  const report = attn.check(problem, printed, { decimals: { weights: 2 } });
+  assert.equal(report.checked, 4);
+  assert.deepEqual(report.unchecked, ['constructor']);
+});

@@ -7,7 +7,7 @@
 
 import { AttentionError, inputError } from './errors.js';
 import {
-  ATTN_ERR_NOMEM, ATTN_ERR_TOO_LARGE, MAX_BLOCK_BYTES, OPTIONS_DROPOUT, OPTIONS_MASK_ALLOWED,
+  ATTN_ERR_NOMEM, ATTN_ERR_RANGE, ATTN_ERR_TOO_LARGE, MAX_BLOCK_BYTES, OPTIONS_DROPOUT, OPTIONS_MASK_ALLOWED,
   OPTIONS_MASK_KEY_LENGTH, OPTIONS_MASK_KINDS, OPTIONS_MASK_STRIDE, OPTIONS_MASK_WINDOW, OPTIONS_SCALE_FACTOR,
   OPTIONS_SCALE_KIND, OPTIONS_SEED, MALLINFO_BYTES, MALLINFO_UORDBLKS,
 } from './engine-constants.js';
@@ -295,7 +295,13 @@ class Allocations {
     return pointer;
   }
 
-  ints(values) {
+  /** 32-bit ints, each checked first: Int32Array would wrap 2^32 + 1 to 1. */
+  ints(values, what) {
+    const i = Array.prototype.findIndex.call(values, (value) => !(Number.isInteger(value) && value >= -(2 ** 31)
+                                                                    && value < 2 ** 31));
+    if (i >= 0) {
+      throw new AttentionError(`${what}[${i}]: expected a whole number that fits 32 bits, got ${values[i]}`, ATTN_ERR_RANGE);
+    }
     const pointer = this.bytes(4 * values.length);
     this.#core.writeInts(pointer, values);
     return pointer;

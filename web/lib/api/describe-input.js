@@ -10,7 +10,7 @@ import {
   MAX_BLOCK_BYTES, MAX_RANK,
 } from './engine-constants.js';
 
-const MAX_INT32 = 2 ** 31 - 1;
+export const MAX_INT32 = 2 ** 31 - 1;
 
 // Runs read(), which reads the caller's values: an exception their own code
 // throws (a getter) becomes an AttentionError naming `what`, with the

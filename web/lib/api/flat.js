@@ -36,7 +36,7 @@ export function sdpaFlat(core, input) {
                  limit);
   return core.withMemory((memory) => {
     const options = memory.bytes(OPTIONS_BYTES);
-    const lengthsPointer = extra.lengths ? memory.ints(extra.lengths) : 0;
+    const lengthsPointer = extra.lengths ? memory.ints(extra.lengths, 'keyLength') : 0;
     const allowedPointer = extra.allowed ? memory.u8(extra.allowed) : 0;
     core.writeOptions(options, optionFields(args, lengthsPointer, allowedPointer));
     const outputLength = batch * nQ * dV;

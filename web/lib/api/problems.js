@@ -6,8 +6,8 @@
 
 import { inputError } from './errors.js';
 import {
-  allStrings, checkFlag, checkLabelCount, describe, describeValue, isList, leafValue, onlyKnown, printedLeaf, readInput,
-  stringsOf, tensorOf,
+  MAX_INT32, allStrings, checkFlag, checkLabelCount, describe, describeValue, isList, leafValue, onlyKnown, printedLeaf,
+  readInput, stringsOf, tensorOf,
 } from './describe-input.js';
 import {
   ATTN_ERR_OPTION, ATTN_ERR_RANGE, FORMAT_CHOICES, FORMAT_STEP_OUTLINE, FORMATS, KIND_NAMES, REPORT_FORMAT_CHOICES,
@@ -56,7 +56,8 @@ function setField(core, problem, field, value, memory, budget) {
   } else if (isList(value)) {
     const { dims, data } = tensorOf(field, value, budget);
     budget.held += 8 * data.length;
-    status = engine.attn_problem_set_tensor(problem, name, dims.length, memory.ints(dims), memory.doubles(data));
+    status = engine.attn_problem_set_tensor(problem, name, dims.length, memory.ints(dims, `${field} (its shape)`),
+                                            memory.doubles(data));
   } else {
     throw inputError(`${field}: expected a number, a boolean, a string or an array, got ${describe(value)}`);
   }
@@ -191,7 +192,8 @@ export function walkthrough(core, input, { equations = true } = {}) {
 
 // Step `step`'s equations (from 1), the same as in steps(input).
 export function stepEquations(core, input, step) {
-  if (!Number.isInteger(step)) {
+  // Checked as the number it is: the engine's int would take 2^32 + 1 as 1.
+  if (!Number.isInteger(step) || Math.abs(step) > MAX_INT32) {
     throw core.engineError(ATTN_ERR_RANGE, `step: expected a step number from 1, got ${describeValue(step)}`);
   }
   return parseSteps(withRunProblem(core, input, {}, (problem, memory) => core.formatted(
@@ -287,8 +289,8 @@ export function check(core, input, printed, options = {}) {
           : { dims: [], data: [printedLeaf(value, path)] };
         const places = decimalsOf(core, key, plain, decimals, data.length);
         const status = engine.attn_check_set_printed(made, memory.string(key, `printed key ${JSON.stringify(key)}`), dims.length,
-                                                     memory.ints(dims), memory.doubles(data),
-                                                     places ? memory.ints(places) : 0);
+                                                     memory.ints(dims, `${path} (its shape)`), memory.doubles(data),
+                                                     places ? memory.ints(places, `printedDecimals.${key}`) : 0);
         if (status !== 0) throw fail(status);
       }
       const ran = engine.attn_check_run(made, 0);
@@ -304,7 +306,10 @@ export function check(core, input, printed, options = {}) {
 // The decimals options.decimals gives a printed key (a head's table also
 // under its plain name), one per number; null when none are given.
 function decimalsOf(core, key, plain, decimals, count) {
-  const given = typeof decimals === 'number' ? decimals : decimals?.[key] ?? decimals?.[plain];
+  // Own keys only: a printed table named "constructor" or "toString" must not
+  // find Object.prototype's.
+  const own = (name) => (decimals != null && Object.hasOwn(decimals, name) ? decimals[name] : undefined);
+  const given = typeof decimals === 'number' ? decimals : own(key) ?? own(plain);
   if (given === undefined) return null;
   const path = `printedDecimals.${key}`;
   const values = isList(given) ? tensorOf(path, given, { held: 0, maxBytes: core.maxBytes }).data

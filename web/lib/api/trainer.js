@@ -165,13 +165,16 @@ function example(session, index) {
 
 // The length first, in the engine's words: a list of 2^32 - 1 was
 // once walked entry by entry (minutes) before its size was refused.
-function checkTokens({ core, config: { seqLength: length } }, caller, tokens) {
+// Each token is checked here as the number it is: the engine's int would
+// take 2^32 + 1 as 1.
+function checkTokens({ core, config: { seqLength: length, vocab } }, caller, tokens) {
   if (isList(tokens) && tokens.length > length) {
     throw core.engineError(ATTN_ERR_RANGE, `${caller}: tokens: the model reads 1 to seqLength = ${length} tokens, got ${tokens.length}`);
   }
   if (!isList(tokens) || tokens.length === 0 || !tokens.every((t) => Number.isInteger(t))) {
     throw inputError(`${caller}: tokens: expected a list of 1 to ${length} whole numbers, got ${describe(tokens)}`);
   }
+  tokens.forEach((token, i) => checkWhole(caller, `tokens[${i}]`, token, 0, vocab - 1));
 }
 
 function predict(session, tokens) {
@@ -179,7 +182,7 @@ function predict(session, tokens) {
   checkTokens(session, 'trainer.predict', tokens);
   const n = tokens.length;
   return call(session, 'predict', (memory, check) => {
-    const input = memory.ints(tokens);
+    const input = memory.ints(tokens, 'tokens');
     const predicted = memory.bytes(4 * n);
     const weightCount = layers * heads * n * n;
     const weights = memory.bytes(8 * weightCount);
@@ -201,7 +204,7 @@ function head(session, layer, index, tokens) {
   const n = tokens.length;
   const width = config.dModel / config.heads;
   return call(session, 'head', (memory, check) => {
-    const input = memory.ints(tokens);
+    const input = memory.ints(tokens, 'tokens');
     const [q, k, v] = [0, 1, 2].map(() => memory.bytes(8 * n * width));
     check(core.engine.attn_trainer_head(trainer, q, k, v, input, n, layer, index));
     const rows = (pointer) => Array.from({ length: n },
