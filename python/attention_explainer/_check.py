@@ -39,15 +39,22 @@ def _decimals_leaf(value, path):
     return int(value)
 
 
-def _flatten(value, path, leaf):
+# Levels of nesting a printed table may have, as the JS API takes it: deeper
+# is refused before Python's recursion limit (a RecursionError) is reached.
+_MAX_NESTING = 3
+
+
+def _flatten(value, path, leaf, root=None, depth=0):
     """(dims, entries) of nested lists whose rows have one length each, or of one leaf."""
     if isinstance(value, np.ndarray):
         value = value.tolist()
     if not isinstance(value, (list, tuple)):
         return [], [leaf(value, path)]
+    if depth == _MAX_NESTING:
+        raise AttentionError(ATTN_ERR_INPUT, f"{root}: expected at most {_MAX_NESTING} levels of nesting")
     if not value:
         raise AttentionError(ATTN_ERR_INPUT, f"{path}: must not be empty")
-    parts = [_flatten(entry, f"{path}[{index}]", leaf) for index, entry in enumerate(value)]
+    parts = [_flatten(entry, f"{path}[{index}]", leaf, root or path, depth + 1) for index, entry in enumerate(value)]
     dims = parts[0][0]
     for index, (inner, _) in enumerate(parts):
         if inner != dims:

@@ -20,6 +20,7 @@ import numpy as np
 # src/attention.h: attn_status (stable numbers).
 ATTN_OK = 0
 ATTN_ERR_OPTION = 5
+ATTN_ERR_RANGE = 6
 ATTN_ERR_INPUT = 10
 
 
@@ -117,6 +118,8 @@ def c_text(text, what):
     """text as the NUL-terminated UTF-8 the engine takes; what names it in the
     error when a NUL (which would end it early in C) or an unpaired surrogate
     (which UTF-8 cannot carry) is in it, with the JS API's words."""
+    if not isinstance(text, str):
+        raise AttentionError(ATTN_ERR_INPUT, f"{what}: expected text, got {type(text).__name__} {text!r:.40}")
     if "\0" in text:
         raise AttentionError(ATTN_ERR_INPUT, f"{what}: must not contain a NUL character")
     try:
@@ -220,6 +223,11 @@ class _Problem:
         numbers = formats()
         if fmt not in numbers:
             raise AttentionError(ATTN_ERR_OPTION, f"format: expected one of {', '.join(numbers)}, got {fmt!r}")
+        # 1 to 4 as the JS API and --heading-level take it; 0 is the
+        # default. Checked here: ctypes would take 2**32 + 3 as 3.
+        if isinstance(heading_level, bool) or not isinstance(heading_level, (int, np.integer)) \
+                or not 0 <= heading_level <= 4:
+            raise AttentionError(ATTN_ERR_RANGE, f"heading level: must be 1 to 4, got {heading_level!r:.40}")
         if title is not None or heading_level:
             self._check(self.lib.attn_problem_set_document(
                 self.handle, None if title is None else c_text(title, "title"), heading_level))

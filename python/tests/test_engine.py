@@ -210,6 +210,26 @@ def test_a_nul_or_an_unpaired_surrogate_in_any_name_or_text_is_refused_naming_it
     assert str(caught.value) == message
 
 
+def _nested(depth):
+    table = [0.5]
+    for _ in range(depth - 1):
+        table = [table]
+    return table
+
+
+@pytest.mark.parametrize("call, status, message", [
+    (lambda: ae.format(SDPA, "text", heading_level=2**32 + 3), 6, "heading level: must be 1 to 4, got 4294967299"),
+    (lambda: ae.format(SDPA, "text", heading_level=True), 6, "heading level: must be 1 to 4, got True"),
+    (lambda: ae.format(SDPA, "text", title=5), 10, "title: expected text, got int 5"),
+    (lambda: ae.check(SDPA, {"weights": _nested(5000)}), 10, "printed.weights: expected at most 3 levels of nesting"),
+    (lambda: ae.check(SDPA, {"weights": _nested(4)}), 10, "printed.weights: expected at most 3 levels of nesting"),
+])
+def test_a_wrong_heading_level_title_or_nesting_raises_attention_error_not_a_python_error(call, status, message):
+    with pytest.raises(ae.AttentionError) as caught:
+        call()
+    assert (caught.value.status, str(caught.value)) == (status, message)
+
+
 def test_none_leaves_a_field_out_and_numpy_text_arrays_are_labels():
     problem = {"kind": "scaledDotProduct", "q": [[1, 0], [0, 1]], "k": [[1, 0], [0, 1]], "v": [[1], [2]]}
     plain = ae.run(problem)["weights"]
