@@ -174,11 +174,15 @@ single: wasm
 test-single: single
 	node --test tests/browser/single-file.test.mjs
 
+# The suites of `make test`, run in turn by scripts/run-suites.sh: each to
+# its end whatever the others did, every suite's result listed at the end.
+SUITES = lint test-layers test-docs test-native test-sanitize test-cli test-wasm test-browser \
+    test-engines test-dist test-python test-fuzz
+
 test: deps
 	@# What the suites run, built first on both cores; the suites then run in turn.
 	$(MAKE) -j2 $(TESTS) $(SAN_TESTS) $(BUILD)/attn $(FUZZ_BIN)
-	$(MAKE) lint test-layers test-docs test-native test-sanitize test-cli test-wasm test-browser \
-	    test-engines test-dist test-python test-fuzz
+	./scripts/run-suites.sh $(SUITES)
 
 # ---- Python (python/, the package attention_explainer) ----
 # `make python-package` puts the shared library and the element's
