@@ -28,6 +28,9 @@ export const CHROMIUM_ARGS = Object.freeze([
   '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
 ]);
 
+// How long a wait (a selector, a function, an action) may take at most.
+export const DEFAULT_WAIT_MS = 180_000;
+
 // URLs a page may use without a request to another origin.
 const LOCAL_SCHEMES = ['data:', 'blob:', 'about:'];
 
@@ -56,6 +59,13 @@ export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, 
     if (profile) await rm(profile, { recursive: true, force: true });
     throw error;
   }
+
+  // Every wait is for what a test asserts (a selector, a state), never for
+  // time; its time limit is only a net for a page that never gets there.
+  // Playwright's 30 s default was reached on a busy machine (load average 50
+  // on two cores: a section mounting, a paste checked key by key), so the net
+  // is wide enough for any load a machine survives.
+  context.setDefaultTimeout(DEFAULT_WAIT_MS);
 
   const consoleErrors = [];
   const pageErrors = [];
