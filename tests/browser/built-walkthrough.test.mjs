@@ -118,7 +118,7 @@ test('with WebAssembly off the controls that need the engine say why and take no
   assert.match(note, /WebAssembly is turned off/);
   for (const control of ['.aw-edit', '.aw-check', '.aw-export']) {
     const box = page.locator(`${W} ${control}`);
-    assert.match(await box.locator('.aw-needs-engine').textContent(), /needs the engine.*WebAssembly turned off/,
+    assert.match(await box.locator('.aw-needs-engine').textContent(), /needs the engine.*WebAssembly is turned off/,
       `${control} says why`);
   }
   // Typing into the editor's first cell does nothing: it cannot take the focus.
