@@ -217,6 +217,11 @@ async function start() {
     for (const failed of [slot, ...others()]) showFailure(failed, `The page could not start: ${error.message}`);
     return;
   }
+  if (!built && !engine) { // WebAssembly off, and the build's files missing
+    for (const element of [slot, ...others()]) showFailure(element, WASM_OFF_MESSAGE);
+    document.documentElement.dataset.ready = 'unable';
+    return;
+  }
   slot.replaceChildren();
   // Widgets follow the reader's light or dark preference, as the page does.
   const walkthrough = mountWidget('walkthrough', slot, {
@@ -236,7 +241,7 @@ async function start() {
   if (!multiHeadPreset) writeUrlState(walkthrough.getState());
   if (built) {
     const root = slot.querySelector('.aw-walkthrough');
-    let release = holdControls(root, offline ? BUILT_OFFLINE : BUILT_LOADING);
+    const release = holdControls(root, offline ? BUILT_OFFLINE : BUILT_LOADING);
     if (offline) {
       slot.before(builtNote(BUILT_OFFLINE_NOTE));
       for (const element of others()) showFailure(element, SECTION_OFFLINE);
@@ -248,7 +253,7 @@ async function start() {
       engine = await arriving;
     } catch (error) {
       release();
-      release = holdControls(root, `The engine could not start (${error.message}); the numbers shown are the ones `
+      holdControls(root, `The engine could not start (${error.message}); the numbers shown are the ones `
         + 'it computed when the page was built.');
       for (const failed of others()) showFailure(failed, `The page could not start: ${error.message}`);
       return;
