@@ -128,11 +128,14 @@ test-wasm: wasm $(BUILD)/attn $(BUILD)/gen-facts
 	node $(RELAXED_FLAG) --test tests/wasm/relaxed.test.mjs
 
 # KaTeX's built files, copied from node_modules (after npm ci) into web/vendor/katex/,
-# the formulas typeset in advance, and the page's bundles that index.html
-# runs (web/dist/page/, scripts/build-page.mjs: run it again after editing
-# a module of the page).
-vendor:
+# the formulas typeset in advance, the walkthrough's examples as the native
+# engine writes them (web/dist/walkthroughs/, scripts/build-walkthroughs.mjs:
+# the first screen before the WebAssembly engine, every example without it),
+# and the page's bundles that index.html runs (web/dist/page/,
+# scripts/build-page.mjs: run it again after editing a module of the page).
+vendor: $(BUILD)/attn
 	node scripts/vendor.mjs
+	node scripts/build-walkthroughs.mjs
 	node scripts/build-page.mjs
 
 # Regenerates web/presets.json after tests/vectors/tutorials.json changes.

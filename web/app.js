@@ -8,6 +8,8 @@
 import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
 import { inlinedFile } from './lib/inlined-file.js';
 import { loadWidget, mountWidget, stepFromText } from './widgets/registry.js';
+import { createBuiltEngine, holdControls, loadBuilt } from './widgets/walkthrough-built.js';
+import { walkthroughPresets } from './widgets/walkthrough-problem.js';
 import { isMultiHeadPreset } from './presets.js';
 import { followPath } from './path.js';
 
@@ -96,6 +98,25 @@ const SINGLE_FILE_NEEDS_SIMD = 'This one-file copy of the page needs a browser w
   + 'or later, any current Chrome, Edge or Firefox); this one has WebAssembly without it. The page served from '
   + 'its folder (./run.sh) works here too, a little slower.';
 
+// Where the walkthrough shows the build's numbers (walkthrough-built.js):
+// what its controls that need the engine say, and the page around it.
+const BUILT_LOADING = 'This works once the engine has loaded, in a moment.';
+const BUILT_OFFLINE = 'This needs the engine, which runs on WebAssembly, and WebAssembly is turned off in this browser.';
+const BUILT_OFFLINE_NOTE = 'WebAssembly is turned off in this browser, so the engine cannot run here: every example '
+  + 'below reads step by step with the numbers it computed when the page was built. Changing them needs WebAssembly.';
+const SECTION_OFFLINE = 'This browser has WebAssembly turned off, and this chapter computes its figures as you use '
+  + 'it, so they cannot run here; the chapter\u2019s question and its \u201cTry this\u201d still read, and the '
+  + 'walkthrough of chapter 1 shows every example with the numbers computed when the page was built. With '
+  + 'WebAssembly on, or in another browser, everything works.';
+
+function builtNote(text) {
+  const p = document.createElement('p');
+  p.className = 'aw-message aw-built-note';
+  p.setAttribute('role', 'note');
+  p.textContent = text;
+  return p;
+}
+
 function showFailure(element, text) {
   const p = document.createElement('p');
   p.className = 'aw-message aw-failure';
@@ -145,48 +166,101 @@ const path = followPath({
   mountThrough,
 });
 
+/**
+ * The walkthrough's engine until the WebAssembly one is in: the examples as
+ * the native engine wrote them when the page was built
+ * (widgets/walkthrough-built.js), every example where WebAssembly is off,
+ * else the one the first screen shows when the address asks for an
+ * example's own numbers. null where the walkthrough waits for the engine:
+ * the one-file page (its engine is inline, and the build's files are not),
+ * an address with edits or the backward pass, or a build without the files.
+ */
+async function builtEngine(presets, initial, offline) {
+  const asksForOwn = !initial.values && !initial.backward && !initial.check;
+  if (inlined || !(offline || asksForOwn)) return null;
+  const examples = walkthroughPresets(presets).map((preset) => preset.id);
+  const shown = examples.includes(initial.preset) ? initial.preset : presets.default;
+  try {
+    return createBuiltEngine(await loadBuilt(offline ? examples : [shown]), offline ? BUILT_OFFLINE : BUILT_LOADING);
+  } catch {
+    return null; // the walkthrough waits for the engine
+  }
+}
+
 async function start() {
   const slot = document.getElementById('walkthrough-widget');
-  // Where WebAssembly is off, one plain sentence where each figure would be.
+  const others = () => sectionSlots().map(([, other]) => other);
+  // Where WebAssembly is off, one plain sentence where each figure would be
+  // (the walkthrough, from the build, aside).
   const support = wasmSupport();
-  const unable = support === 'none' ? WASM_OFF_MESSAGE
-    : inlined && support === 'scalar' ? SINGLE_FILE_NEEDS_SIMD : '';
-  if (unable) {
-    for (const element of [slot, ...sectionSlots().map(([, other]) => other)]) showFailure(element, unable);
+  const offline = support === 'none';
+  if (inlined && (offline || support === 'scalar')) {
+    const unable = offline ? WASM_OFF_MESSAGE : SINGLE_FILE_NEEDS_SIMD;
+    for (const element of [slot, ...others()]) showFailure(element, unable);
     document.documentElement.dataset.ready = 'unable';
     return;
   }
-  let engine;
+  const engineSource = async () => (inlined
+    ? { wasmBinary: await inlinedFile(inlined.wasmGzip).arrayBuffer() }
+    : { wasmUrl: PAGE_ENGINE });
+  const arriving = offline ? null : engineSource().then(loadAttention);
+  arriving?.catch(() => {}); // handled where it is awaited, after the first screen
   let presets;
+  let engine;
+  let built;
+  const initial = readUrlState(window.location);
   try {
-    const engineSource = inlined
-      ? { wasmBinary: await inlinedFile(inlined.wasmGzip).arrayBuffer() }
-      : { wasmUrl: PAGE_ENGINE };
-    [engine, presets] = await Promise.all([loadAttention(engineSource), loadPresets()]);
+    presets = await loadPresets();
+    built = await builtEngine(presets, initial, offline);
+    if (!built) engine = await arriving;
   } catch (error) {
-    for (const failed of [slot, ...sectionSlots().map(([, element]) => element)]) {
-      showFailure(failed, `The page could not start: ${error.message}`);
-    }
+    for (const failed of [slot, ...others()]) showFailure(failed, `The page could not start: ${error.message}`);
+    return;
+  }
+  if (!built && !engine) { // WebAssembly off, and the build's files missing
+    for (const element of [slot, ...others()]) showFailure(element, WASM_OFF_MESSAGE);
+    document.documentElement.dataset.ready = 'unable';
     return;
   }
   slot.replaceChildren();
-  const initial = readUrlState(window.location);
   // Widgets follow the reader's light or dark preference, as the page does.
   const walkthrough = mountWidget('walkthrough', slot, {
     theme: 'auto',
-    engine,
+    engine: built ?? engine,
     presets,
     state: initial,
     onChange: writeUrlState,
   });
+  // The mounted widgets, by section id, for tests and for the curious in a console.
+  const widgets = { walkthrough };
+  window.awWidgets = widgets;
   // A multi-head shapes preset in the address belongs to the multi-head
   // section: it opens there and the address keeps naming it.
   const multiHeadPreset = presets.presets.find((preset) => preset.id === initial.preset && isMultiHeadPreset(preset));
   // The address as the widget understood it (unknown preset, step past the end).
   if (!multiHeadPreset) writeUrlState(walkthrough.getState());
-  // The mounted widgets, by section id, for tests and for the curious in a console.
-  const widgets = { walkthrough };
-  window.awWidgets = widgets;
+  if (built) {
+    const root = slot.querySelector('.aw-walkthrough');
+    const release = holdControls(root, offline ? BUILT_OFFLINE : BUILT_LOADING);
+    if (offline) {
+      slot.before(builtNote(BUILT_OFFLINE_NOTE));
+      for (const element of others()) showFailure(element, SECTION_OFFLINE);
+      document.documentElement.dataset.ready = 'unable';
+      return;
+    }
+    document.documentElement.dataset.ready = 'built';
+    try {
+      engine = await arriving;
+    } catch (error) {
+      release();
+      holdControls(root, `The engine could not start (${error.message}); the numbers shown are the ones `
+        + 'it computed when the page was built.');
+      for (const failed of others()) showFailure(failed, `The page could not start: ${error.message}`);
+      return;
+    }
+    built.arrive(engine);
+    release();
+  }
   document.documentElement.dataset.ready = 'true';
   // Each section is fetched and mounted when it comes within a screen of
   // the view, or when a link leads below it.

@@ -1,7 +1,8 @@
 // Browsers without WebAssembly SIMD (Safari before 16.4, the older iPads of
 // school labs) get the engine's scalar build and the same numbers; browsers
-// with WebAssembly off (Safari's Lockdown Mode) get one plain sentence where
-// each figure would be, and the chapters' explanations still read. Both are
+// with WebAssembly off (Safari's Lockdown Mode) get the walkthrough as the
+// native engine built it and one plain sentence where each other figure
+// would be, and the chapters' explanations still read. Both are
 // made here by changing the page's WebAssembly before any script runs.
 
 import { test, before, after } from 'node:test';
@@ -61,12 +62,15 @@ test('without SIMD the page runs the scalar engine and shows the same numbers', 
   session.assertQuiet();
 });
 
-test('with WebAssembly off the page says so plainly where each figure would be', async () => {
+test('with WebAssembly off each chapter says so plainly where its figure would be, and the walkthrough reads from the build', async () => {
   const { page } = await openWith(withoutWasm, 'index.html');
   await page.waitForSelector('html[data-ready="unable"]');
-  const messages = await page.locator('.widget-slot .aw-failure').allTextContents();
-  assert.equal(messages.length, await page.locator('.widget-slot').count(), 'one message per section');
-  for (const text of messages) assert.equal(text, WASM_OFF_MESSAGE);
+  const others = '.widget-slot:not(#walkthrough-widget)';
+  const messages = await page.locator(`${others} .aw-failure`).allTextContents();
+  assert.equal(messages.length, await page.locator(others).count(), 'one message per section');
+  for (const text of messages) assert.match(text, /^This browser has WebAssembly turned off/);
+  // The walkthrough shows its first step, built by the native engine (tests/browser/built-walkthrough.test.mjs).
+  assert.equal(await page.locator('#walkthrough .aw-step-title').textContent(), '1. Queries, keys and values');
   assert.doesNotMatch(await page.textContent('body'), /is not defined|TypeError|ReferenceError/);
   // The chapters' own words are still there to read.
   assert.ok((await page.locator('.section-intro').first().textContent()).length > 20);

@@ -7,6 +7,7 @@ import { identity } from './walkthrough-steps.js';
 import { presetInput, randomMatrix, seededRandom, uniformDraws } from '../presets.js';
 
 export const SDPA_MODES = ['projections', 'qkv', 'scores'];
+const WALKTHROUGH_MODES = ['projections', 'qkv', 'scores', 'softmax', 'weightedSum'];
 export const MAX_TOKENS = 12;
 export const MAX_WIDTH = 16;
 export const MAX_LABEL = 24;
@@ -61,6 +62,15 @@ export function countsOf(mode, dims) {
 
 export function reshape(matrix, rows, cols, fill) {
   return Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => matrix?.[i]?.[j] ?? fill));
+}
+
+/**
+ * The presets the walkthrough shows: those of its modes, one head at most
+ * (the others belong to other sections: several heads, Bahdanau, ...).
+ */
+export function walkthroughPresets(presets) {
+  return presets.presets.filter((preset) => WALKTHROUGH_MODES.includes(preset.mode)
+    && !(preset.mode === 'projections' && preset.input.numHeads > 1));
 }
 
 export function problemFromPreset(preset) {

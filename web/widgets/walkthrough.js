@@ -16,13 +16,12 @@ import { buildModel, buildSteps, engineInput } from './walkthrough-steps.js';
 import {
   errataOf, errataSection, groupErrata, misprintMarks, renderErrataList, renderStepErrata, roundingDifferences,
 } from './walkthrough-errata.js';
-import { problemFromPreset, problemFromValues } from './walkthrough-problem.js';
+import { problemFromPreset, problemFromValues, walkthroughPresets } from './walkthrough-problem.js';
 import { createLayout } from './walkthrough-layout.js';
 import { createEditor } from './walkthrough-editor.js';
+import { NeedsEngine } from './walkthrough-built.js';
 
 let widgets = 0;
-
-const WALKTHROUGH_MODES = ['projections', 'qkv', 'scores', 'softmax', 'weightedSum'];
 
 /**
  * The printed numbers the engine checks for the problem on screen: the
@@ -207,7 +206,9 @@ function createController({ engine, shown, checks, ui, notify }) {
     try {
       model = buildModel(engine, next);
     } catch (error) {
-      report(`The engine could not use this input (${error.message}); the last good result stays on screen.`);
+      // Before the engine (walkthrough-built.js), what it would take says why.
+      report(error instanceof NeedsEngine ? error.message
+        : `The engine could not use this input (${error.message}); the last good result stays on screen.`);
       return false;
     }
     const stepId = shown.steps[shown.current]?.id;
@@ -273,9 +274,7 @@ function createController({ engine, shown, checks, ui, notify }) {
 
 export function mount(element, { engine, presets, state = {}, onChange = () => {} }) {
   const widgetId = ++widgets;
-  // Presets of other sections (several heads, Bahdanau, ...) belong to other widgets.
-  const list = presets.presets.filter((preset) => WALKTHROUGH_MODES.includes(preset.mode)
-    && !(preset.mode === 'projections' && preset.input.numHeads > 1));
+  const list = walkthroughPresets(presets);
   const byId = new Map(list.map((preset) => [preset.id, preset]));
   // What is on screen; the editor reads it too.
   const shown = { preset: null, problem: null, model: null, steps: [], current: 0, edited: false };

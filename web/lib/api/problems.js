@@ -144,10 +144,10 @@ function runAndFormat(core, input, formats, document = {}) {
 // results' arrays and as a step node's value "v".
 // A reviver makes JSON.parse several times slower, so only text that has
 // a null goes through one.
-const parseResult = (text) => (text.includes('null') ? JSON.parse(text, function (key, value) {
+export const parseResult = (text) => (text.includes('null') ? JSON.parse(text, function (key, value) {
   return value === null && Array.isArray(this) ? -Infinity : value;
 }) : JSON.parse(text));
-const parseSteps = (text) => (text.includes('null')
+export const parseSteps = (text) => (text.includes('null')
   ? JSON.parse(text, (key, value) => (key === 'v' && value === null ? -Infinity : value))
   : JSON.parse(text));
 
@@ -327,5 +327,5 @@ function decimalsOf(core, key, plain, decimals, count) {
 }
 
 // A report's printed and exact values: null is a masked -Infinity.
-const parseReport = (text) => JSON.parse(text, (key, value) => (
+export const parseReport = (text) => JSON.parse(text, (key, value) => (
   (key === 'printed' || key === 'exact') && value === null ? -Infinity : value));
