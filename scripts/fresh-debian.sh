@@ -45,7 +45,17 @@ unmount_all() {
     for m in $mounts; do umount -l "$m" 2>/dev/null || true; done
 }
 
+# Every process still running inside ROOT (a run stopped half way).
+kill_inside() {
+    local proc
+    for proc in /proc/[0-9]*; do
+        [ "$(readlink "$proc/root" 2>/dev/null)" = "$ROOT" ] && kill -9 "${proc#/proc/}" 2>/dev/null
+    done
+    return 0
+}
+
 clean() {
+    kill_inside
     unmount_all
     [ "${KEEP:-}" = 1 ] || rm -rf --one-file-system "$ROOT"
 }
@@ -81,7 +91,8 @@ mount_system() {
 }
 
 add_learner() {
-    chroot "$ROOT" useradd --create-home --shell /bin/bash "$LEARNER"
+    # A uid of its own, which no user of the machine outside has.
+    chroot "$ROOT" useradd --create-home --shell /bin/bash --uid 64123 "$LEARNER"
     echo "$LEARNER ALL=(ALL) NOPASSWD: ALL" >"$ROOT/etc/sudoers.d/$LEARNER"
     chmod 0440 "$ROOT/etc/sudoers.d/$LEARNER"
     git clone --quiet --no-hardlinks "$PWD" "$ROOT$REPO_IN_ROOT"
