@@ -51,6 +51,8 @@ test('the Backward pass checkbox adds the backward steps, and dQ on screen is th
     await page.click('#walkthrough .aw-forward');
   }
   assert.match(await page.textContent('#walkthrough .aw-step-title'), /Gradient of the queries: dQ/);
+  // The step computes dQ: its numbers show once the step's figure has landed.
+  await page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
   const shown = await page.$$eval('#walkthrough [data-matrix="gradQ"] tbody tr', (rows) => rows.map((tr) => [...tr.querySelectorAll('.aw-num')].map((n) => Number(n.dataset.value.replace(/\u2212/g, '-')))));
   const expected = gradQByHand(preset.input);
   assert.equal(shown.length, expected.length);

@@ -35,6 +35,9 @@ const dot = (a, b) => a.reduce((sum, x, t) => sum + x * b[t], 0);
 const close = (actual, expected, what) => assert.ok(Math.abs(actual - expected) <= 5e-6, `${what}: ${actual} is not ${expected}`);
 const shown3 = (x) => x.toFixed(3);
 
+// The walkthrough's one scale: the largest value its figures draw (the scores, here).
+const largestScore = () => Math.max(...input.q.flatMap((q) => input.k.map((k) => dot(q, k))));
+
 function softmaxRow(i) {
   const scaled = input.k.map((key) => dot(input.q[i], key) / Math.sqrt(input.q[0].length));
   const exps = scaled.map((s) => Math.exp(s - Math.max(...scaled)));
@@ -51,11 +54,12 @@ test('a score step shows each product of the query and key entries as a bar, the
   const score = dot(input.q[1], input.k[2]);
   const rows = await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-term', (nodes) => nodes.map((n) => n.textContent));
   assert.deepEqual(rows, products.map((p, t) => `${shown3(input.q[1][t])} \u00d7 ${shown3(input.k[2][t])} = ${shown3(p)}`));
-  // Every product is positive: the sum fills the track, each product its share of it.
+  // Every product is positive: each bar is its product over the walkthrough's largest score, the
+  // track's length; laid end to end they are the score.
   const bars = await lengths(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
-  bars.forEach((length, t) => close(length, products[t] / score, `product ${t + 1}'s bar`));
+  bars.forEach((length, t) => close(length, products[t] / largestScore(), `product ${t + 1}'s bar`));
   const pieces = await lengths(page, '#walkthrough .aw-fig-total .aw-fig-piece');
-  close(pieces.reduce((a, b) => a + b, 0), 1, 'the stacked products');
+  close(pieces.reduce((a, b) => a + b, 0), score / largestScore(), 'the stacked products');
   assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), `= ${shown3(score)}`);
   // Measured on screen: the sum's bar is as much longer than a product's as its value is larger.
   const widths = (selector) => page.$$eval(selector,
@@ -104,10 +108,43 @@ test('a softmax step shows the exponentials, then the weights they become, stack
   // Bars rest at the weights, on the scale of the largest exponential (1).
   const bars = await lengths(page, '#walkthrough .aw-fig-column .aw-fig-bar');
   bars.forEach((length, j) => close(length, weights[j], `weight ${j + 1}'s bar`));
+  // Stacked, the weights are 1 on a track drawn over the exponentials' sum (longer than 1).
   const pieces = await lengths(page, '#walkthrough .aw-fig-total .aw-fig-piece');
-  close(pieces.reduce((a, b) => a + b, 0), 1, 'the stacked weights');
+  close(pieces.reduce((a, b) => a + b, 0), 1 / sum, 'the stacked weights');
   assert.equal(await page.textContent('#walkthrough .aw-fig-total .aw-fig-result'), `sum ${shown3(sum)} \u2192 1`);
   await page.close();
+});
+
+test('every bar of the walkthrough is on one scale, kept from step to step, its unit marked under each figure', async () => {
+  const { weights } = softmaxRow(0);
+  // Pixels per unit of each bar at rest, read off the screen: [px, value] pairs per step.
+  const measured = [];
+  const pairs = async (page, selector, values, side) => {
+    const sizes = await page.$$eval(selector,
+        (bars, along) => bars.map((bar) => bar.getBoundingClientRect()[along]), side);
+    assert.equal(sizes.length, values.length, selector);
+    sizes.forEach((size, k) => measured.push({ what: `${selector} ${k + 1}`, perUnit: size / values[k] }));
+  };
+  for (const [step, i, j] of [[2, 0, 0], [7, 1, 2]]) {
+    const page = await open(still, `?preset=cat-sat-mat&step=${step}`);
+    const products = input.q[i].map((x, t) => x * input.k[j][t]);
+    await pairs(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar', products, 'width');
+    const sum = (await page.$$eval('#walkthrough .aw-fig-total .aw-fig-piece', (nodes) => nodes
+      .reduce((total, node) => total + node.getBoundingClientRect().width, 0)));
+    measured.push({ what: `the sum at step ${step}`, perUnit: sum / dot(input.q[i], input.k[j]) });
+    await pairs(page, '#walkthrough .aw-fig-unit-bar', [1], 'width');
+    assert.match(await page.textContent('#walkthrough .aw-fig-unit'),
+                 /^ = 1 \(one scale for every bar of this walkthrough\)$/);
+    await page.close();
+  }
+  const page = await open(still, '?preset=cat-sat-mat&step=12');
+  await pairs(page, '#walkthrough .aw-fig-column .aw-fig-bar', weights, 'height');
+  await page.close();
+  const [first] = measured;
+  assert.ok(first.perUnit > 20, `a unit is ${first.perUnit} px`);
+  for (const { what, perUnit } of measured) {
+    assert.ok(Math.abs(perUnit - first.perUnit) < 1, `${what}: ${perUnit} px per unit, against ${first.perUnit}`);
+  }
 });
 
 test('an output step shows each value row scaled by its weight, stacked into the output row', async () => {
@@ -247,9 +284,11 @@ test('an edit shows the figure\u2019s new numbers at once, and the next step mov
   assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-term', (nodes) => nodes.map((n) => n.textContent)),
     products.map((p, t) => `${shown3(query[t])} \u00d7 ${shown3(input.k[2][t])} = ${shown3(p)}`));
   assert.equal(await animationOf(), 'none', 'the edit does not replay the movement');
-  const span = products.reduce((s, p) => s + Math.abs(p), 0);
+  // On the edited walkthrough's one scale: its largest score (sat against cat, now 3.29).
+  const edited = [input.q[0], query, input.q[2]];
+  const scale = Math.max(...edited.flatMap((q) => input.k.map((k) => dot(q, k))));
   const bars = await lengths(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
-  bars.forEach((length, t) => close(length, Math.abs(products[t]) / span, `product ${t + 1}'s bar after the edit`));
+  bars.forEach((length, t) => close(length, Math.abs(products[t]) / scale, `product ${t + 1}'s bar after the edit`));
   await page.locator('#walkthrough .aw-forward').click();
   assert.equal(await animationOf(), 'aw-fig-move', 'a new step moves');
   await page.close();
@@ -280,7 +319,8 @@ test('a masked key shows in the softmax figure as masked, with weight 0, outside
   assert.equal(await page.locator('#walkthrough .aw-fig-column.aw-fig-masked').count(), 2);
   const pieces = await lengths(page, '#walkthrough .aw-fig-total .aw-fig-piece');
   assert.equal(pieces.length, 2);
-  close(pieces[0] + pieces[1], 1, 'the stacked weights of the keys it sees');
+  // Stacked to 1, on a track drawn over the exponentials' sum.
+  close(pieces[0] + pieces[1], 1 / (a + b), 'the stacked weights of the keys it sees');
   await page.close();
 });
 
@@ -319,7 +359,8 @@ for (const [speed, from, until] of [[1, 6, 9], [2, 11, 16]]) {
   test(`at ${speed}\u00d7 Play moves on only once the step\u2019s figure has stopped moving, its movement at ${speed}\u00d7`, async () => {
     const page = await open(moving, `?preset=cat-sat-mat&step=${from}`);
     const log = await playRecording(page, speed, from, until);
-    const left = log.slice(0, -1);
+    // The steps left on the way to `until` (on a loaded machine Play may have moved on again before the pause).
+    const left = log.slice(0, until - from);
     assert.deepEqual(left.map((entry) => Number.parseInt(entry.title, 10)),
         Array.from({ length: until - from }, (_, k) => from + k));
     for (const entry of left) {

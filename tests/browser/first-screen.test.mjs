@@ -24,6 +24,9 @@ before(async () => {
   engineSteps = engine.walkthrough({ kind: 'scaledDotProduct', ...input }).steps.steps.map((step) => step.id);
 });
 
+// A step's results show their numbers once its figure has landed.
+const landed = (page) => page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
+
 const shownStep = async (page) => Number((await page.textContent('#walkthrough .aw-counter')).split(' / ')[0]);
 
 // The score cells the overview has coloured (a fill), of its scores grid.
@@ -71,6 +74,7 @@ test('the overview fills in a score cell per score step as the player goes forwa
     for (let step = 2; step <= 11; step += 1) {
       await forward.click();
       assert.equal(await shownStep(page), step);
+      await landed(page);
       const expected = engineSteps.slice(0, step).filter((id) => id.startsWith('score-')).length;
       assert.equal(await filledScores(page), expected, `step ${step} (${engineSteps[step - 1]})`);
     }
@@ -127,6 +131,7 @@ test('a number of Q changed in the step\u2019s figure runs through the engine an
     await page.keyboard.press('Home');
     for (let step = 1; step < scoreStep; step += 1) await page.keyboard.press('ArrowRight');
     const score = page.locator('#walkthrough .aw-mats [data-matrix="scores"] td[data-row="1"][data-col="2"]');
+    await landed(page);
     assert.equal((await score.textContent()).trim(), '1.570');
     assert.match(page.url(), /[?&]v=/, 'the edit is in the address');
     session.assertQuiet();

@@ -53,6 +53,8 @@ test('without SIMD the page runs the scalar engine and shows the same numbers', 
   assert.ok(engines.includes('attention-page-scalar.wasm'), `fetched ${engines.join(', ')}`);
   // s[sat, mat] = 0.3·0.6 + 0.9·0.2 + 0.1·0.7 + 0.4·0.3 = 0.55, as with SIMD.
   const score = page.locator('#walkthrough .aw-mats [data-matrix="scores"] td[data-row="1"][data-col="2"]');
+  // The step computes it: its number shows once the step's figure has landed.
+  await page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
   assert.equal((await score.textContent()).trim(), '0.550');
   // The sections that lean on speed say they run slower here.
   await page.locator('#efficient-widget').scrollIntoViewIfNeeded();

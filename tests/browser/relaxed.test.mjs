@@ -60,6 +60,8 @@ test('in chromium the page runs the relaxed-SIMD engine, and the long-sequence m
   assert.deepEqual(engines, ['attention-page-relaxed.wasm']);
   // s[sat, mat] = 0.3·0.6 + 0.9·0.2 + 0.1·0.7 + 0.4·0.3 = 0.55, as with SIMD.
   const score = page.locator('#walkthrough .aw-mats [data-matrix="scores"] td[data-row="1"][data-col="2"]');
+  // The step computes it: its number shows once the step's figure has landed.
+  await page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
   assert.equal((await score.textContent()).trim(), '0.550');
   assert.equal(await kernelLine(page), 'This browser runs the engine\u2019s float32 kernel wasm-relaxed-simd: WebAssembly relaxed '
     + 'SIMD, four numbers at a time, each multiply-add one fused instruction.');
@@ -72,6 +74,8 @@ test('where relaxed SIMD does not validate, the page runs the SIMD engine and sh
   const { page, engines } = await openPage(withoutRelaxedSimd);
   assert.deepEqual(engines, ['attention-page.wasm']);
   const score = page.locator('#walkthrough .aw-mats [data-matrix="scores"] td[data-row="1"][data-col="2"]');
+  // The step computes it: its number shows once the step's figure has landed.
+  await page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
   assert.equal((await score.textContent()).trim(), '0.550');
   await page.close();
   session.assertQuiet();

@@ -356,6 +356,8 @@ test('the walkthrough draws attention as lines only from the step that computes 
   const counter = page.locator('#walkthrough .aw-counter');
   for (;;) {
     const step = await counter.textContent();
+    // A row's weights and lines show together, once the step's figure has landed.
+    await page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
     const rowsShown = await page.$$eval('#walkthrough figure.aw-heatmap:has(figcaption:text-is("Attention weights")) .aw-heat-cell', (cells) => {
       const shown = [];
       for (const cell of cells) if (!cell.classList.contains('aw-heat-future')) shown[cell.dataset.row] = true;

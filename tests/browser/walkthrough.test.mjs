@@ -78,7 +78,9 @@ function readShown() {
   };
 }
 
+// What the step shows once its figure has landed (its results show their numbers then).
 async function shownState(page) {
+  await page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
   const { search: _search, ...shown } = await page.evaluate(readShown);
   return shown;
 }

@@ -80,8 +80,8 @@ function drawLegend(legend, [lo, hi], hasMasked) {
   legend.replaceChildren();
   const bar = make('span', 'aw-legend-bar');
   bar.style.background = `linear-gradient(to right, ${VIRIDIS.join(', ')})`;
-  const low = make('span', '', formatNumber(lo, 2));
-  const high = make('span', '', formatNumber(hi, 2));
+  const low = make('span', 'aw-legend-end', formatNumber(lo, 2));
+  const high = make('span', 'aw-legend-end', formatNumber(hi, 2));
   legend.append(low, bar, high);
   if (hasMasked) {
     const masked = make('span', 'aw-legend-masked', 'masked (\u2212\u221e)');
@@ -319,6 +319,23 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     const legendKey = JSON.stringify([domain, hasMasked]);
     if (legendKey !== legendFor) drawLegend(legend, domain, hasMasked);
     legendFor = legendKey;
+    legendEnds = data.domain ? null : domain;
+    revealLegend();
+  }
+
+  // The ends of a scale read off the values (not a domain given) are values
+  // themselves: an end that only cells not computed yet hold waits for them.
+  let legendEnds = null;
+  function revealLegend() {
+    const ends = legendEnds ?? [];
+    const known = new Set([0]);
+    data.values.forEach((row, i) => row.forEach((value, j) => { if (!hidden(i, j)) known.add(value); }));
+    const labels = legend.querySelectorAll('.aw-legend-end');
+    const said = ends.map((end, k) => {
+      labels[k]?.classList.toggle('aw-legend-pending', !known.has(end));
+      return known.has(end) ? formatNumber(end, 2) : 'a value not computed yet';
+    });
+    if (said.length === 2) legend.setAttribute('aria-label', `colour scale from ${said[0]} (dark purple) to ${said[1]} (yellow)`);
   }
 
   function applyHighlight() {
@@ -354,6 +371,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
       highlighted = new Set(Array.from(list, ([i, j]) => `${i},${j}`));
       hidden = future;
       applyHighlight();
+      revealLegend();
     },
     destroy() {
       resizes.disconnect();

@@ -73,16 +73,18 @@ function whileShown(elements, onChange) {
 }
 
 /**
- * createPlayer(root, { count, onStep(index, reason), describeStep?, watch?, settled?, onSpeed? })
+ * createPlayer(root, { count, onStep(index, reason), describeStep?, watch?, settled?, onSpeed?, onPlay? })
  * watch: an element whose animation the player drives; playback pauses
  * while neither it nor the player's bar is on screen. settled() -> a
  * promise that resolves once the step on screen has stopped moving;
  * onSpeed(rate) hears the chosen speed (at once, then on every change), so
- * that the movement plays at it too.
+ * that the movement plays at it too. onPlay() hears the learner start
+ * playing (the Play button), and onStep's reason is 'play' for every step
+ * playing shows.
  */
 export function createPlayer(root, {
   count, onStep, describeStep = (i) => `Step ${i + 1}`, watch = null,
-  settled = () => Promise.resolve(), onSpeed = () => {},
+  settled = () => Promise.resolve(), onSpeed = () => {}, onPlay = () => {},
 }) {
   const doc = root.ownerDocument;
   const view = doc.defaultView;
@@ -113,7 +115,13 @@ export function createPlayer(root, {
 
   button('Restart', 'restart', () => { pause(); go(0, 'restart'); }, 'aw-restart');
   const backButton = button('Step back', 'back', () => { pause(); go(current - 1, 'back'); }, 'aw-back');
-  const playButton = button('Play', 'play', () => (playing ? pause() : play()), 'aw-play');
+  const playButton = button('Play', 'play', () => {
+    if (playing) pause();
+    else {
+      play();
+      onPlay();
+    }
+  }, 'aw-play');
   const forwardButton = button('Step forward', 'forward', () => { pause(); go(current + 1, 'forward'); }, 'aw-forward');
 
   const scrubberLabel = make('label', 'aw-scrub');

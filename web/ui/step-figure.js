@@ -28,15 +28,20 @@
 //
 // Every length is a value the engine computed; nothing here computes one
 // (a bar's length is a value over the largest value it is drawn with).
+// The four figures of equations draw on one scale for the whole walkthrough
+// (options.scale: the value a track's full length, var(--aw-bar), stands
+// for), marked under each figure by a bar of a round unit; a track longer
+// than that (products of both signs laid end to end) grows past it.
 // Steps of any other shape have no figure. The movement is CSS keyframes
 // between two lengths held in custom properties, so under
 // prefers-reduced-motion the figure shows its final state at once, and so
 // does it when `still` (the same step again after an edit: the new numbers
 // at once, not the whole movement replayed on every keystroke).
 //
-//   createStepFigure(root) -> { element, show(step, { labelOf, still, marked?, markedNote? }),
-//                               setRate(speed), settled() }
-//   step: { equations, picture? }; labelOf(ref) -> a short name for an
+//   createStepFigure(root) -> { element, show(step, { labelOf, scale, still, marked?, markedNote? }) -> moves,
+//                               landed(), setRate(speed), settled() }
+//   step: { equations, picture? }; scale: the walkthrough's one scale (the
+//   largest value its figures draw); labelOf(ref) -> a short name for an
 //   operand's cell ("sat", "d3"), from the page's tokens; marked: a Set of
 //   "name,i,j" of the summary's cells to outline.
 
@@ -98,7 +103,29 @@ function caption(make, text) {
   return make('figcaption', 'aw-fig-caption', text);
 }
 
-function drawDot(make, equations, { labelOf }) {
+// A track drawn over `local` (its bars are fractions of it), as long as
+// `local` is on the walkthrough's one scale: every track's full length,
+// var(--aw-bar), stands for `scale`, so a value is as many pixels in every
+// figure of the walkthrough, whichever way its bar runs.
+function sized(track, local, scale) {
+  track.classList.add('aw-fig-scaled');
+  track.style.setProperty('--extent', String(local / (scale ?? local)));
+  return track;
+}
+
+// The scale's unit under a figure: a bar as long as a round number (the
+// power of ten at or under the scale), and that number.
+function unitNote(make, scale) {
+  const unit = 10 ** Math.floor(Math.log10(scale));
+  const note = make('p', 'aw-fig-unit');
+  const length = make('span', 'aw-fig-unit-bar');
+  sized(length, unit, scale);
+  note.append(length, note.ownerDocument.createTextNode(
+      ` = ${formatNumber(unit, unit < 1 ? -Math.floor(Math.log10(unit)) : 0)} (one scale for every bar of this walkthrough)`));
+  return note;
+}
+
+function drawDot(make, equations, { labelOf, scale }) {
   // One row per product, then the sum; the engine's numbers throughout.
   // Every bar is on one scale, the products laid end to end (positives
   // rightwards from the zero line, negatives leftwards), so a product's bar
@@ -108,7 +135,7 @@ function drawDot(make, equations, { labelOf }) {
   const sum = resultOf(equation).v;
   const positive = terms.reduce((s, t) => s + Math.max(t.v, 0), 0);
   const negative = terms.reduce((s, t) => s + Math.max(-t.v, 0), 0);
-  const span = Math.max(positive + negative, 1e-300);
+  const span = Math.max(positive + negative, scale ?? 1e-300);
   const zero = negative / span;
   // A bar of `value` from the zero line, growing rightwards or leftwards.
   const fromZero = (className, value, delay) => {
@@ -124,7 +151,7 @@ function drawDot(make, equations, { labelOf }) {
     row.style.setProperty('--delay', `${0.25 * t}s`);
     const what = make('span', 'aw-fig-what', `${labelOf(a.ref)} \u00d7 ${labelOf(b.ref)}`);
     const arithmetic = make('span', 'aw-fig-term', expressionText(term));
-    const track = make('span', 'aw-fig-track');
+    const track = sized(make('span', 'aw-fig-track'), span, scale);
     track.append(fromZero(`aw-fig-c${t % 8}`, term.v, 0.25 * t));
     row.dataset.value = String(term.v);
     row.append(what, track, arithmetic);
@@ -134,7 +161,7 @@ function drawDot(make, equations, { labelOf }) {
   const total = make('div', 'aw-fig-row aw-fig-total');
   const start = 0.25 * terms.length + 0.3;
   total.style.setProperty('--delay', `${start}s`);
-  const stack = make('span', 'aw-fig-track aw-fig-stack');
+  const stack = sized(make('span', 'aw-fig-track aw-fig-stack'), span, scale);
   let right = 0;
   let left = 0;
   terms.forEach((term, t) => {
@@ -160,7 +187,7 @@ function drawDot(make, equations, { labelOf }) {
   return [...parts, rows];
 }
 
-function drawSoftmax(make, equations, { labelOf }) {
+function drawSoftmax(make, equations, { labelOf, scale }) {
   // Each division exp / sum names its exponential, the row's sum and the
   // weight; a masked key's weight is a plain 0.
   const entries = equations.filter((e) => isNormalisation(e) || isMaskedWeight(e)).slice(0, FIGURE_TERMS);
@@ -171,13 +198,16 @@ function drawSoftmax(make, equations, { labelOf }) {
   const box = make('div', 'aw-fig-softmax');
   const bars = make('div', 'aw-fig-columns');
   bars.style.setProperty('--count', String(entries.length));
-  const stack = make('span', 'aw-fig-track aw-fig-stack aw-fig-normalise');
+  // The stacked row is drawn over max(sum, 1): the exponentials laid end to
+  // end, which then shrink into the weights, laid end to end to exactly 1.
+  const over = Math.max(sum, 1);
+  const stack = sized(make('span', 'aw-fig-track aw-fig-stack aw-fig-normalise'), over, scale);
   let at = 0;
   entries.forEach((equation, j) => {
     const weight = resultOf(equation);
     const column = make('div', 'aw-fig-column');
     column.dataset.weight = String(weight.v);
-    const track = make('span', 'aw-fig-vtrack');
+    const track = sized(make('span', 'aw-fig-vtrack'), largest, scale);
     const key = make('span', 'aw-fig-key', labelOf(weight.ref, 'col'));
     if (isMaskedWeight(equation)) {
       column.classList.add('aw-fig-masked');
@@ -191,10 +221,8 @@ function drawSoftmax(make, equations, { labelOf }) {
     column.append(make('span', 'aw-fig-after', formatNumber(weight.v, 3)),
                   make('span', 'aw-fig-before', formatNumber(exp.v, 3)), track, key);
     bars.append(column);
-    // The stacked row: the exponentials over their sum, then the weights
-    // over 1, drawn over max(sum, 1) first so that both states fit.
-    const piece = bar(make, `aw-fig-piece aw-fig-c${j % 8}`, exp.v / Math.max(sum, 1), weight.v, 1.2);
-    place(piece, at / Math.max(sum, 1), at / sum);
+    const piece = bar(make, `aw-fig-piece aw-fig-c${j % 8}`, exp.v / over, weight.v / over, 1.2);
+    place(piece, at / over, at / sum / over);
     at += exp.v;
     stack.append(piece);
   });
@@ -207,7 +235,7 @@ function drawSoftmax(make, equations, { labelOf }) {
   return [box];
 }
 
-function drawWeightedSum(make, equations, { labelOf }) {
+function drawWeightedSum(make, equations, { labelOf, scale }) {
   const equation = equations[0];
   const terms = equation.chain[0].args.slice(0, FIGURE_TERMS);
   const output = resultOf(equation);
@@ -240,7 +268,7 @@ function drawWeightedSum(make, equations, { labelOf }) {
     const cells = make('span', 'aw-fig-cells');
     for (let d = 0; d < dims; d++) {
       const to = scaledEntry(j, d);
-      const track = make('span', trackClass);
+      const track = sized(make('span', trackClass), largest, scale);
       track.append(bar(make, `aw-fig-c${j % 8}`, vector.args[d].v / largest, to / largest, 0.3 + 0.15 * j));
       track.dataset.value = String(to);
       cells.append(track);
@@ -255,7 +283,7 @@ function drawWeightedSum(make, equations, { labelOf }) {
   const cells = make('span', 'aw-fig-cells');
   const start = 0.5 + 0.15 * terms.length;
   for (let d = 0; d < dims; d++) {
-    const track = make('span', `${trackClass} aw-fig-stack`);
+    const track = sized(make('span', `${trackClass} aw-fig-stack`), largest, scale);
     track.dataset.value = String(output.args[d].v);
     let up = 0;
     let down = 0;
@@ -279,16 +307,17 @@ function drawWeightedSum(make, equations, { labelOf }) {
   return [box];
 }
 
-function drawScale(make, equations, { labelOf }) {
+function drawScale(make, equations, { labelOf, scale }) {
   // Each score's bar shrinks (or grows) to the scaled score, one scale for all.
   const shown = equations.slice(0, FIGURE_TERMS);
-  const largest = Math.max(1e-300, ...shown.flatMap((e) => [Math.abs(e.chain[0].args[0].v), Math.abs(resultOf(e).v)]));
+  const largest = Math.max(scale ?? 1e-300,
+      ...shown.flatMap((e) => [Math.abs(e.chain[0].args[0].v), Math.abs(resultOf(e).v)]));
   const rows = make('div', 'aw-fig-dot');
   for (const equation of shown) {
     const score = equation.chain[0].args[0];
     const scaled = resultOf(equation);
     const row = make('div', 'aw-fig-row');
-    const track = make('span', 'aw-fig-track');
+    const track = sized(make('span', 'aw-fig-track'), largest, scale);
     track.append(bar(make, 'aw-fig-c0', score.v / largest, scaled.v / largest, 0.3));
     row.append(make('span', 'aw-fig-what', labelOf(scaled.ref)), track,
                make('span', 'aw-fig-term', expressionText(equation.chain[0])));
@@ -403,6 +432,9 @@ function drawSummary(make, picture, { marked = new Set(), markedNote = '' }) {
   return parts;
 }
 
+// The figures whose bars are on the walkthrough's one scale (options.scale).
+const ON_SCALE = new Set(['dot', 'softmax', 'weighted-sum', 'scale']);
+
 const DRAW = { dot: drawDot, softmax: drawSoftmax, 'weighted-sum': drawWeightedSum, scale: drawScale, inputs: drawInputs, summary: drawSummary };
 
 export function createStepFigure(root) {
@@ -416,20 +448,51 @@ export function createStepFigure(root) {
 
   let rate = 1;
   const moving = () => element.getAnimations({ subtree: true });
+  const still = doc.defaultView.matchMedia?.('(prefers-reduced-motion: reduce)');
+  // Bumped on every show: a landing waited for belongs to one figure.
+  let shows = 0;
+  const settled = () => Promise.allSettled(moving().map((animation) => animation.finished)).then(() => {});
 
   return {
     element,
-    /** Draws the step's figure and starts its movement (none when options.still); hides the figure for other steps. */
+    /**
+     * Draws the step's figure and starts its movement (none when
+     * options.still, or under reduced motion); hides the figure for other
+     * steps. Returns whether it moves (data-moving="true" until it lands).
+     */
     show(step, options) {
       const kind = step.picture?.kind ?? figureKind(step.equations);
+      shows += 1;
       element.hidden = kind === null;
       element.dataset.kind = kind ?? '';
       element.classList.toggle('aw-fig-still', Boolean(options.still));
       element.replaceChildren(...(kind ? DRAW[kind](make, step.picture ?? step.equations, options) : []));
+      if (ON_SCALE.has(kind) && options.scale) element.append(unitNote(make, options.scale));
       // Listing the animations makes the browser compute every style at
       // once (after an edit, the whole page's, and again at the frame): only
       // when a still figure has none and the rate is not already theirs.
       if (!options.still && rate !== 1) for (const animation of moving()) animation.playbackRate = rate;
+      const moves = kind !== null && !options.still && !still?.matches;
+      if (moves) element.dataset.moving = 'true';
+      else delete element.dataset.moving;
+      return moves;
+    },
+    /**
+     * A promise of whether the figure shown last lands: true once its
+     * movement has ended (data-moving then goes, and an 'aw-landed' event
+     * fires on the figure), false if another figure took its place first.
+     * Listed at the next frame, when the browser computes its style anyway.
+     */
+    landed() {
+      const mine = shows;
+      return new Promise((resolve) => doc.defaultView.requestAnimationFrame(resolve))
+        .then(() => (mine === shows ? settled() : null))
+        .then(() => {
+          if (mine !== shows) return false;
+          delete element.dataset.moving;
+          element.dispatchEvent(new doc.defaultView.Event('aw-landed'));
+          return true;
+        });
     },
     /** Plays the movement at `speed` times its pace, from now on and for every later step. */
     setRate(speed) {
@@ -442,8 +505,6 @@ export function createStepFigure(root) {
       for (const animation of moving()) animation.playbackRate = rate;
     },
     /** A promise that resolves once the figure on screen has stopped moving (at once when it does not move). */
-    settled() {
-      return Promise.allSettled(moving().map((animation) => animation.finished)).then(() => {});
-    },
+    settled,
   };
 }

@@ -6,7 +6,7 @@
 //
 //   createLayout(element, { list, widgetId, on }) -> layout
 //   list: the walkthrough's presets, for the example menu
-//   on: { jump(index), step(index), describeStep(index) -> title,
+//   on: { jump(index), step(index, reason), describeStep(index) -> title,
 //         editCell(name, i, j, value) -> the engine's refusal or '',
 //         check({ texts, printed, decimals }) }
 //
@@ -248,6 +248,51 @@ function createMatrices(make, visuals, editCell) {
   };
 }
 
+/**
+ * Keeps the step on screen while the walkthrough plays, on the page's own
+ * scroll (a compact layout scrolls its stage itself). step(): the step's
+ * explanation moves up under the player (sticky at the top of the view),
+ * as far as its figure needs to be seen whole; figure(): the least scroll
+ * that shows the figure whole, only while the stage is in view (a learner
+ * who scrolled away is not pulled back). The bottom is the page's
+ * scroll-padding-bottom (its path bar).
+ */
+function keepInView({ root, playerSlot, player, explain, figure }) {
+  const doc = root.ownerDocument;
+  const view = doc.defaultView;
+  const limits = () => {
+    // The sticky one of the player and its slot covers the top of the view.
+    const sticky = [playerSlot, player].find((element) => view.getComputedStyle(element).position === 'sticky');
+    const top = sticky ? sticky.getBoundingClientRect().height : 0;
+    const padding = parseFloat(view.getComputedStyle(doc.documentElement).scrollPaddingBottom) || 0;
+    return { top, bottom: view.innerHeight - padding };
+  };
+  const active = () => root.dataset.awLayout !== 'compact' && !figure.hidden;
+  // The scroll that shows the figure whole, or its top when it is taller than the room.
+  const figureScroll = (by, { top, bottom }) => {
+    const box = figure.getBoundingClientRect();
+    const below = box.bottom - by - bottom;
+    const above = box.top - by - top;
+    if (above < 0) return by + above;
+    return below > 0 ? by + Math.min(below, above) : by;
+  };
+  return {
+    step() {
+      if (!active()) return;
+      const room = limits();
+      const by = figureScroll(explain.getBoundingClientRect().top - room.top, room);
+      if (Math.abs(by) >= 1) view.scrollBy({ top: by, behavior: 'instant' });
+    },
+    figure() {
+      if (!active()) return;
+      const stage = figure.getBoundingClientRect();
+      if (stage.bottom < 0 || stage.top > view.innerHeight) return;
+      const by = figureScroll(0, limits());
+      if (Math.abs(by) >= 1) view.scrollBy({ top: by, behavior: 'instant' });
+    },
+  };
+}
+
 /** The errata under the stage: a disclosure whose summary counts them. */
 function createErrataBox(make) {
   const box = make('details', 'aw-errata');
@@ -320,7 +365,11 @@ export function createLayout(element, { list, widgetId, on }) {
     // Playing waits for the figure's movement, which plays at the chosen speed.
     settled: () => explain.figure.settled(),
     onSpeed: (speed) => explain.figure.setRate(speed),
+    // Play brings the step's explanation and figure on screen under the player.
+    onPlay: () => inView.step(),
   });
+  const inView = keepInView({ root, playerSlot, player: player.element, explain: explain.element,
+    figure: explain.figure.element });
 
   const view = {
     show: matrices.show,
@@ -353,16 +402,33 @@ export function createLayout(element, { list, widgetId, on }) {
      * Step `current` of `steps` (the one before it has left the view): the
      * player's place, its title, what it draws on the view, its figure
      * (figureOptions: { still, marked, markedNote }), the attention lines,
-     * the overview and the stage.
+     * the overview and the stage; a step that playing shows (reason 'play')
+     * keeps the figure on screen.
      */
-    showStep(model, steps, current, figureOptions) {
+    showStep(model, steps, current, { reason, ...figureOptions }) {
       player.setStep(current);
-      explain.title.textContent = `${current + 1}. ${steps[current].title}`;
-      steps[current].enter(view);
-      explain.figure.show(steps[current], { labelOf: (ref, part) => cellName(model, ref, part), ...figureOptions });
-      matrices.tokenLines.show(model, steps, current);
-      overview.show(current);
+      const step = steps[current];
+      explain.title.textContent = `${current + 1}. ${step.title}`;
+      const moves = explain.figure.show(step,
+          { labelOf: (ref, part) => cellName(model, ref, part), scale: model.barScale, ...figureOptions });
+      // What the step computes shows its numbers once the figure's movement
+      // that computes them has landed: until then the other views (the
+      // matrices, heatmaps, attention lines and the overview) show the steps
+      // before it, with this step's cells marked. The equation list, which
+      // the learner opens to read them all at once, is not held back.
+      step.enter(view, { pending: moves });
+      const through = moves ? current - 1 : current;
+      matrices.tokenLines.show(model, steps, through);
+      overview.show(current, { through });
       stages.mark(current);
+      if (reason === 'play') inView.figure();
+      if (!moves) return;
+      explain.figure.landed().then((landed) => {
+        if (!landed) return;
+        step.reveal(view);
+        matrices.tokenLines.show(model, steps, current);
+        overview.show(current);
+      });
     },
     /** Where the preset comes from, its notes and the tutorial's claims about it. */
     showPreset(preset, presets, edited) {

@@ -6,8 +6,9 @@
 // and computes none; each stage is a button that jumps to its first step.
 //
 //   const overview = mount(element, { onJump(stepIndex) })
-//     -> { element, update(model, steps), show(current), destroy() }
-//   model, steps: buildModel and buildSteps; current: the step index
+//     -> { element, update(model, steps), show(current, { through? }), destroy() }
+//   model, steps: buildModel and buildSteps; current: the step index; through:
+//   the last step whose numbers show (by default current)
 
 import { viridis } from '../ui/heatmap.js';
 import { svgElement } from '../ui/svg.js';
@@ -247,16 +248,17 @@ export function mount(element, { onJump }) {
 
   const known = (name, i, j, current) => model.mats[name].input || (firstStep.get(`${name},${i},${j}`) ?? Infinity) <= current;
 
-  function show(current) {
+  // through: the last step whose numbers show (the one before `current` while its figure still moves).
+  function show(current, { through = current } = {}) {
     if (!model) return;
     shown = current;
     const step = steps[current];
     const now = new Set();
     for (const { field, cells: produced } of step.produces) for (const c of produced) now.add(`${field},${c[0]},${c[1]}`);
-    paintCells(cells, model, now, (name, i, j) => known(name, i, j, current));
+    paintCells(cells, model, now, (name, i, j) => known(name, i, j, through));
     const weights = model.mats.weights;
     for (const item of lines) {
-      const weight = known('weights', item.i, item.j, current) ? weights.values[item.i][item.j] : 0;
+      const weight = known('weights', item.i, item.j, through) ? weights.values[item.i][item.j] : 0;
       const drawn = weight > 0 ? weight.toFixed(4) : '';
       if (drawn === item.drawn) continue;
       item.drawn = drawn;
@@ -268,7 +270,7 @@ export function mount(element, { onJump }) {
       const stage = stages[index];
       const computed = stage.grids.flat().filter((name) => model.mats[name]);
       const shownWhole = (name) => model.mats[name].values
-        .every((row, i) => row.every((_, j) => known(name, i, j, current)));
+        .every((row, i) => row.every((_, j) => known(name, i, j, through)));
       const done = computed.every(shownWhole);
       panel.classList.toggle('aw-overview-active', index === active);
       if (index === active) button.setAttribute('aria-current', 'step');

@@ -7,7 +7,7 @@
 // or produced, and no cell before the step that computes it).
 //
 // A page step is { id, title, text, formula, equations, picture, produces,
-// enter(view), leave(view) }; `produces` lists the result cells it
+// enter(view, { pending }), reveal(view, through), leave(view) }; `produces` lists the result cells it
 // computes, so that errata can be shown on the step that computes them;
 // `picture` is what the first and last steps, which have no equations, draw.
 //
@@ -141,9 +141,24 @@ export function buildModel(engine, problem) {
     const asked = [...equations.keys()].sort((a, b) => b - a);
     return asked.map((at) => producedBy(at, key)).find(Boolean);
   };
+  model.barScale = barScale(model);
   model.isInput = (ref) => Boolean(ref) && mats[pageName(ref[0])]?.input === true;
   model.hasMasked = Boolean(mats.scaled?.values.flat().some((x) => x === -Infinity));
   return model;
+}
+
+/**
+ * The one scale of the walkthrough's figures: the largest value any of them
+ * draws as a bar, whichever step it is on. They draw what the steps compute
+ * (sums, scaled scores, exponentials and weights, at most 1, outputs,
+ * gradients) and the value rows an output adds up; not the inputs of a
+ * softmax, which no figure draws (the inputs' picture has its own).
+ */
+function barScale({ mode, mats }) {
+  const drawn = Object.values(mats).filter((mat) => (mat.input ? mat.name === 'v'
+    : !(mode === 'softmax' && mat.name === 'scaled')));
+  const values = drawn.flatMap((mat) => mat.values.flat()).filter(Number.isFinite).map(Math.abs);
+  return Math.max(mats.weights && mode !== 'weightedSum' ? 1 : 1e-300, ...values);
 }
 
 // "name,i,j" -> the index of the last step with equations whose regions produce the cell.
@@ -306,7 +321,8 @@ export function buildSteps(model) {
           get cells() { return (cells ??= regionCells(model, region)); } };
     });
     const produces = regions.filter((r) => r.produces).map((r) => ({ field: r.page, get cells() { return r.cells; } }));
-    const revealed = { has: (key) => computedAt.get(key) <= index };
+    // The cells computed by step `through` and the steps before it.
+    const revealedThrough = (through) => ({ has: (key) => computedAt.get(key) <= through });
     const shown = [...new Set(regions.map((r) => r.page))].filter((name) => model.mats[name]);
     return {
       id: step.id,
@@ -316,7 +332,24 @@ export function buildSteps(model) {
       get equations() { return model.equationsOf(index); },
       picture: PICTURES[step.id]?.(model, regions) ?? null,
       produces,
-      enter(view) {
+      /**
+       * Shows the step on the view: its explanation, and its matrices and
+       * heatmaps with the cells it reads and produces marked; with
+       * `pending`, what it produces still hidden until reveal(view) (its
+       * figure is still moving towards them).
+       */
+      enter(view, { pending = false } = {}) {
+        this.reveal(view, pending ? index - 1 : index);
+        view.explain({
+          text: this.text,
+          formula: this.formula,
+          count: step.equationCount ?? 0,
+          lines: (doc) => this.equations.map((equation) => equationElement(doc, equation, { isInput: model.isInput })),
+        });
+      },
+      /** Marks the step's cells, showing the values of the steps up to `through` (by default this one). */
+      reveal(view, through = index) {
+        const revealed = revealedThrough(through);
         const marksByName = {};
         for (const name of shown) {
           const mat = model.mats[name];
@@ -342,12 +375,6 @@ export function buildSteps(model) {
           if (!model.mats[name]?.input) future[name] = (i, j) => !revealed.has(`${name},${i},${j}`);
         }
         view.heat(heat, future);
-        view.explain({
-          text: this.text,
-          formula: this.formula,
-          count: step.equationCount ?? 0,
-          lines: (doc) => this.equations.map((equation) => equationElement(doc, equation, { isInput: model.isInput })),
-        });
       },
       leave(view) { view.reset(); },
     };

@@ -181,13 +181,13 @@ function createController({ engine, shown, checks, ui, notify }) {
   const jump = (index) => { ui.layout.player.pause(); showStep(index); notify(); };
 
   // still: the same step again after an edit, whose figure then shows its
-  // new numbers at once.
-  function showStep(index, { still = false } = {}) {
+  // new numbers at once; reason: the player's, 'play' for a step playing shows.
+  function showStep(index, { still = false, reason } = {}) {
     const { steps } = shown;
     if (steps.length === 0) return;
     steps[shown.current]?.leave(ui.layout.view);
     shown.current = Math.min(Math.max(0, index), steps.length - 1);
-    ui.layout.showStep(shown.model, steps, shown.current, { still, ...checks.state.marks });
+    ui.layout.showStep(shown.model, steps, shown.current, { still, reason, ...checks.state.marks });
     renderStepErrata(ui.layout.stepErrataBox, checks.view(shown), shown.current);
   }
 
@@ -288,7 +288,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     widgetId,
     on: {
       jump,
-      step: (index) => { showStep(index); notify(); },
+      step: (index, reason) => { showStep(index, { reason }); notify(); },
       describeStep: (index) => shown.steps[index]?.title ?? '',
       editCell,
       check(change) {
