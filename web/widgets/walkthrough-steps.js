@@ -283,10 +283,14 @@ function inputsPicture(model, regions) {
 function summaryPicture(model) {
   const { input, weights, output } = model.mats;
   if (!weights) return null;
+  // Each column of the picture: a matrix with its title and column labels.
+  const column = (kind, mat, title = mat.title) => ({
+    kind, name: mat.name, title, values: mat.values, labels: mat.colLabels, input: mat.input,
+  });
   const columns = [];
-  if (input) columns.push({ kind: 'row', name: 'input', title: input.title, values: input.values });
-  columns.push({ kind: 'weights', name: 'weights', title: 'Weights', values: weights.values });
-  if (output) columns.push({ kind: 'row', name: 'output', title: 'Output', values: output.values });
+  if (input) columns.push(column('row', input));
+  columns.push(column('weights', weights, 'Weights'));
+  if (output) columns.push(column('row', output, 'Output'));
   // A masked key's weight is 0 by the mask, not by its score: drawn hatched.
   const masked = model.mats.scaled?.values.map((row) => row.map((x) => x === -Infinity));
   return { kind: 'summary', queries: model.qTokens, keys: model.kTokens, columns, masked };
