@@ -13,7 +13,7 @@
 // a value over the largest its table draws.
 //
 //   drawSummary(make, picture, { marked?, markedNote? }) -> [nodes]
-//   picture: { queries, keys, columns: [{ kind: 'row' | 'weights', name,
+//   picture: { queries, columns: [{ kind: 'row' | 'weights', name,
 //              title, values, labels, input }], masked }
 
 import { numberElement } from './format.js';

@@ -293,7 +293,7 @@ function summaryPicture(model) {
   if (output) columns.push(column('row', output, 'Output'));
   // A masked key's weight is 0 by the mask, not by its score: drawn hatched.
   const masked = model.mats.scaled?.values.map((row) => row.map((x) => x === -Infinity));
-  return { kind: 'summary', queries: model.qTokens, keys: model.kTokens, columns, masked };
+  return { kind: 'summary', queries: model.qTokens, columns, masked };
 }
 
 const PICTURES = { inputs: inputsPicture, done: summaryPicture };
