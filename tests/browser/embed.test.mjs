@@ -12,7 +12,9 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { REPO, startHost, startSession } from './harness.mjs';
+import { loadAttention } from '../../web/lib/attention.js';
+import { presetInput } from '../../web/presets.js';
+import { REPO, WEB_ROOT, startHost, startSession } from './harness.mjs';
 
 const ATTN = join(REPO, 'build', 'attn');
 const FIXTURES = join(REPO, 'tests', 'browser', 'fixtures');
@@ -95,6 +97,31 @@ test('an embed asked for a step past the example\u2019s last shows the last one 
   assert.equal(await page.locator('.aw-head .aw-message').textContent(),
     `There is no step 40: this example has steps 1 to ${count}; showing step ${count}.`);
   await page.close();
+});
+
+test('an unscaled softmax shows its input at the step that reads it, in the iframe, the element and ae.show\u2019s script', async () => {
+  const presets = JSON.parse(await readFile(join(WEB_ROOT, 'presets.json'), 'utf8'));
+  const engine = await loadAttention();
+  const exact = engine.run(presetInput(presets.presets.find((preset) => preset.id === 'softmax-100-95'))).scaled;
+  const page = await session.newPage();
+  const shownInput = async () => {
+    const matrix = page.locator('[data-matrix="scaled"].aw-matrix');
+    await matrix.waitFor();
+    return matrix.locator('.aw-num').evaluateAll((cells) => cells.map((cell) => Number(cell.dataset.value)));
+  };
+  await page.goto(session.url('embed.html?widget=walkthrough&preset=softmax-100-95&step=2'));
+  await page.waitForSelector('html[data-ready="true"]');
+  assert.equal(await page.locator('.aw-step-title').textContent(), '2. The largest entry');
+  assert.deepEqual(await shownInput(), exact, 'in the iframe\u2019s page');
+  // ae.show writes the element and the notebook build of its script into the cell.
+  for (const script of ['dist/attention-walkthrough.js', 'dist/attention-notebook.js']) {
+    await page.setContent(`<script src="${session.url(script)}"></script>
+      <attention-walkthrough preset="softmax-100-95" step="2"></attention-walkthrough>`);
+    await page.waitForSelector('attention-walkthrough[data-ready="true"]');
+    assert.deepEqual(await shownInput(), exact, `in the element, by ${script}`);
+  }
+  await page.close();
+  session.assertQuiet();
 });
 
 test('an iframe on another origin shows the widget at its step, steps, and takes the height of its content', async () => {

@@ -194,17 +194,37 @@ test('the first step pictures each token\u2019s query, key and value as bars, on
   await page.close();
 });
 
-test('the last step sums the computation up: each token\u2019s weights and output, the tutorial\u2019s misprints outlined, its rounding differences not', async () => {
+// The summary's tables as drawn: each one's column, caption, column labels
+// and rows (the row's token and each cell's value, number shown, font size,
+// the printed number struck through under it and whether it is outlined).
+const readSummary = (page) => page.$$eval('#walkthrough .aw-fig-summary-table', (tables) => tables.map((table) => ({
+  column: table.dataset.column,
+  title: table.caption.textContent,
+  labels: [...table.tHead.querySelectorAll('th')].map((th) => th.textContent),
+  rows: [...table.tBodies[0].rows].map((tr) => ({
+    token: tr.querySelector('th').textContent,
+    cells: [...tr.querySelectorAll('td')].map((td) => ({
+      value: Number(td.dataset.value),
+      shown: td.querySelector('.aw-num').textContent,
+      px: parseFloat(getComputedStyle(td.querySelector('.aw-num')).fontSize),
+      printed: td.querySelector('.aw-fig-printed')?.lastChild.textContent ?? null,
+      marked: td.classList.contains('aw-fig-misprint'),
+      masked: td.classList.contains('aw-fig-masked'),
+    })),
+  })),
+})));
+
+test('the last step sums the computation up: every token named, every weight and output with its number, the tutorial\u2019s misprints outlined with what it printed, its rounding differences not', async () => {
   const page = await open(still, '?preset=cat-sat-mat&step=18');
   assert.equal(await page.getAttribute('#walkthrough .aw-fig', 'data-kind'), 'summary');
-  const weights = [0, 1, 2].map((i) => softmaxRow(i).weights);
-  const output = weights.map((row) => input.v[0].map((_, d) => row.reduce((sum, w, j) => sum + w * input.v[j][d], 0)));
-  const rows = await page.$$eval('#walkthrough .aw-fig-weights', (nodes) => nodes.map((row) => [...row.children].map((cell) => ({
-    value: Number(cell.dataset.value), marked: cell.classList.contains('aw-fig-misprint') }))));
-  const strips = await page.$$eval('#walkthrough .aw-fig-summary .aw-fig-strip', (nodes) => nodes.map((row) => [...row.children].map((cell) => ({
-    value: Number(cell.dataset.value), marked: cell.classList.contains('aw-fig-misprint') }))));
-  rows.forEach((row, i) => row.forEach((cell, j) => close(cell.value, weights[i][j], `weights[${i}][${j}]`)));
-  strips.forEach((row, i) => row.forEach((cell, d) => close(cell.value, output[i][d], `output[${i}][${d}]`)));
+  const tokens = ['cat', 'sat', 'mat'];
+  const expected = { weights: [0, 1, 2].map((i) => softmaxRow(i).weights) };
+  expected.output = expected.weights.map((row) => input.v[0].map((_, d) =>
+    row.reduce((sum, w, j) => sum + w * input.v[j][d], 0)));
+  const tables = await readSummary(page);
+  assert.deepEqual(tables.map((table) => [table.column, table.title]), [['weights', 'Weights'], ['output', '\u2192\u00a0Output']]);
+  assert.deepEqual(tables[0].labels, tokens, 'the weights\u2019 columns are the keys');
+  assert.deepEqual(tables[1].labels, ['1', '2', '3', '4']);
   // From tests/vectors: the misprinted scores of sat and mat carry into their
   // weights and outputs; the row of cat has only rounding differences.
   const vector = vectors.find((v) => v.id === 't001-cat-sat-mat');
@@ -212,24 +232,40 @@ test('the last step sums the computation up: each token\u2019s weights and outpu
   const misprintedRows = new Set(vector.errata.filter((e) => e.field === 'scores').map((e) => e.index[0]));
   assert.deepEqual([...misprintedRows].sort(), [1, 2]);
   assert.ok(printedWrong('output').has('0,1'), 'the tutorial prints output[cat][2] a digit off');
-  rows.forEach((row, i) => row.forEach((cell, j) => assert.equal(cell.marked, misprintedRows.has(i) && printedWrong('weights').has(`${i},${j}`), `weights[${i}][${j}] outlined`)));
-  strips.forEach((row, i) => row.forEach((cell, d) => assert.equal(cell.marked, misprintedRows.has(i) && printedWrong('output').has(`${i},${d}`), `output[${i}][${d}] outlined`)));
-  assert.match(await page.textContent('#walkthrough .aw-fig-marked'), /Its first slip is scores\[sat\]\[mat\] at step 7/);
+  for (const table of tables) {
+    assert.deepEqual(table.rows.map((row) => row.token), tokens, `${table.column}: a row per token, named`);
+    table.rows.forEach((row, i) => row.cells.forEach((cell, j) => {
+      const where = `${table.column}[${i}][${j}]`;
+      close(cell.value, expected[table.column][i][j], where);
+      assert.equal(cell.shown, shown3(expected[table.column][i][j]), `${where} shows its number`);
+      assert.ok(cell.px >= 11, `${where}: its number is ${cell.px} px`);
+      const misprint = misprintedRows.has(i) && printedWrong(table.column).has(`${i},${j}`);
+      assert.equal(cell.marked, misprint, `${where} outlined`);
+      const printed = vector.printed[table.column][i][j];
+      assert.equal(cell.printed, misprint ? printed.toFixed(vector.printedDecimals[table.column]) : null,
+        `${where}: the printed number under it`);
+    }));
+  }
+  assert.match(await page.textContent('#walkthrough .aw-fig-marked'), /The first slip is scores\[sat\]\[mat\] at step 7/);
   await page.close();
 });
 
 test('the summary of a causal example hatches each masked key, and a softmax\u2019s shows its input then its weights', async () => {
   let page = await open(still, '?preset=causal-scores&step=99');
-  const hatched = await page.$$eval('#walkthrough .aw-fig-weights', (rows) => rows.map((row) => [...row.children].map((cell) => cell.classList.contains('aw-fig-masked'))));
-  assert.deepEqual(hatched, [0, 1, 2, 3].map((i) => [0, 1, 2, 3].map((j) => j > i)));
+  const [weights] = await readSummary(page);
+  assert.deepEqual(weights.rows.map((row) => row.cells.map((cell) => cell.masked)),
+    [0, 1, 2, 3].map((i) => [0, 1, 2, 3].map((j) => j > i)));
   await page.close();
   page = await open(still, '?preset=softmax-1-2-3&step=99');
-  assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-summary-head', (heads) => heads.map((head) => head.firstChild?.textContent ?? '')),
-    ['', 'Input x', '\u2192\u00a0Weights']);
+  const tables = await readSummary(page);
+  assert.deepEqual(tables.map((table) => table.title), ['Input x', '\u2192\u00a0Weights']);
+  assert.deepEqual(tables[0].rows[0].cells.map((cell) => cell.shown), ['1', '2', '3'], 'the input as typed');
   const exps = [1, 2, 3].map((x) => Math.exp(x - 3));
   const sum = exps.reduce((a, b) => a + b, 0);
-  const weights = await page.$$eval('#walkthrough .aw-fig-weight', (cells) => cells.map((cell) => Number(cell.dataset.value)));
-  weights.forEach((w, j) => close(w, exps[j] / sum, `weight ${j + 1}`));
+  tables[1].rows[0].cells.forEach((cell, j) => {
+    close(cell.value, exps[j] / sum, `weight ${j + 1}`);
+    assert.equal(cell.shown, shown3(exps[j] / sum), `weight ${j + 1} shows its number`);
+  });
   await page.close();
 });
 

@@ -112,6 +112,45 @@ for (const width of WIDTHS) {
   });
 }
 
+for (const width of WIDTHS) {
+  test(`at ${width} px the closing summary draws its text at ${MIN_LABEL_PX} px or more, each table whole, `
+    + 'the printed misprints at 4.5:1 in both themes', async () => {
+    session.clear();
+    const page = await openAt(width, 'walkthrough', '?preset=cat-sat-mat&step=18');
+    await page.locator('#walkthrough .aw-fig-summary').scrollIntoViewIfNeeded();
+    const drawn = await page.$eval('#walkthrough .aw-fig', (figure) => {
+      const box = figure.getBoundingClientRect();
+      const texts = [...figure.querySelectorAll('*')].filter((node) => node.getClientRects().length > 0
+        && [...node.childNodes].some((child) => child.nodeType === Node.TEXT_NODE && child.textContent.trim())
+        && !node.closest('.aw-visually-hidden'));
+      return {
+        small: texts.map((node) => [node.textContent.trim(), parseFloat(getComputedStyle(node).fontSize)])
+          .filter(([, px]) => px < 11),
+        numbers: figure.querySelectorAll('.aw-fig-summary .aw-num').length,
+        tables: [...figure.querySelectorAll('.aw-fig-summary-block')].map((block) => {
+          const rect = block.getBoundingClientRect();
+          const hidden = block.scrollWidth - block.clientWidth;
+          return { hidden, left: rect.left - box.left, right: box.right - rect.right };
+        }),
+      };
+    });
+    assert.deepEqual(drawn.small, [], 'text under 11 px');
+    assert.equal(drawn.numbers, 3 * 3 + 3 * 4, 'every weight and output has its number');
+    for (const table of drawn.tables) {
+      assert.ok(table.hidden <= 0 && table.left >= 0 && table.right >= 0, `a table cut off: ${JSON.stringify(table)}`);
+    }
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      const colours = await page.$$eval('#walkthrough .aw-fig-printed', (nodes) => nodes.map((node) => [
+        getComputedStyle(node).color, getComputedStyle(node.closest('td')).backgroundColor]));
+      assert.ok(colours.length > 0, 'the misprints are marked');
+      for (const [fg, bg] of colours) assert.ok(contrast(fg, bg) >= 4.5, `${scheme}: ${fg} on ${bg}`);
+    }
+    await page.close();
+    session.assertQuiet();
+  });
+}
+
 test('at 375 px the walkthrough\u2019s formula fits its box, its last V included', async () => {
   session.clear();
   const page = await openAt(375, 'walkthrough', '?preset=cat-sat-mat');

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { loadAttention } from '../../web/lib/attention.js';
 import { presetInput } from '../../web/presets.js';
 import { equationText } from '../../web/ui/equation.js';
-import { engineInput } from '../../web/widgets/walkthrough-steps.js';
+import { canShowBackward, engineInput } from '../../web/widgets/walkthrough-steps.js';
 import { dimsOf, problemFromPreset, resized } from '../../web/widgets/walkthrough-problem.js';
 import { REPO, WEB_ROOT, startSession } from './harness.mjs';
 
@@ -152,6 +152,52 @@ test('every preset steps from start to end showing the engine\u2019s values', as
       assert.match(shown.search, new RegExp(`step=${step}(&|$)`), `${preset.id}: address follows the step`);
     });
     await page.close();
+  }
+});
+
+// The cells of a tensor that a step of the engine's list reads, [i, j] by
+// its region (rows, one cell, or all of it); the page's name of the tensor:
+// a softmax's x is its "input", a head's tensors are the page's.
+function readCells(region, shape, mode) {
+  const name = mode === 'softmax' && region.name === 'x' ? 'input' : region.name.replace(/^heads\.0\./, '');
+  const [rows, cols] = shape;
+  if (region.cell) return { name, cells: [region.cell.length === 1 ? [0, region.cell[0]] : region.cell] };
+  const [first, last] = region.rows ?? [0, rows - 1];
+  const cells = [];
+  for (let i = first; i <= last; i++) for (let j = 0; j < cols; j++) cells.push([i, j]);
+  return { name, cells };
+}
+
+// Per-row and per-product numbers the steps read, which the page shows in
+// the figure and the equations, not as a matrix.
+const NOT_MATRICES = new Set(['max', 'sum', 'terms']);
+
+test('at every step of every preset, forward and backward, the matrices the step reads are on screen with their numbers', async () => {
+  for (const preset of walkthroughPresets()) {
+    const problem = problemFromPreset(preset);
+    for (const backward of canShowBackward(problem) ? [false, true] : [false]) {
+      const input = engineInput({ ...problem, backward });
+      const { steps } = engine.walkthrough(input, { equations: false }).steps;
+      const page = await open(`?preset=${encodeURIComponent(preset.id)}${backward ? '&backward=1' : ''}&step=1`);
+      const count = await stepCount(page);
+      assert.equal(count, steps.length, `${preset.id}: the page has the engine's steps`);
+      const states = await walkAllSteps(page, count);
+      states.forEach((shown, index) => {
+        const where = `${preset.id}${backward ? ' (backward)' : ''} step ${index + 1}, ${steps[index].id}`;
+        for (const region of steps[index].regions.filter((r) => !r.produces && !NOT_MATRICES.has(r.name))) {
+          const { name } = readCells(region, [0, 0], problem.mode);
+          const rows = shown.matrices[name];
+          assert.ok(rows, `${where}: ${name}, which the step reads, is not on screen`);
+          for (const [i, j] of readCells(region, [rows.length, rows[0].length], problem.mode).cells) {
+            assert.ok(rows[i][j], `${where}: ${name}[${i}][${j}], which the step reads, shows no number`);
+          }
+        }
+      });
+      // Past the last step nothing is left to compute: the overview has no empty cell.
+      assert.equal(await page.locator('#walkthrough .aw-overview-future').count(), 0,
+        `${preset.id}: the overview's cells are all filled in at the last step`);
+      await page.close();
+    }
   }
 });
 

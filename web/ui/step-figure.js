@@ -19,12 +19,8 @@
 //
 //   the inputs      each tensor the step names, a row of small bars per
 //                   token (its vector);
-//   the summary     the whole computation at the end: each query token, its
-//                   weights over the keys as a small heatmap (masked keys
-//                   hatched), its output row as small bars (a softmax: its
-//                   input row, then its weights); the cells in
-//                   options.marked (the tutorial's misprints) outlined and
-//                   options.markedNote saying what they are.
+//   the summary     the whole computation at the end, every number
+//                   named and shown (ui/summary-figure.js).
 //
 // Every length is a value the engine computed; nothing here computes one
 // (a bar's length is a value over the largest value it is drawn with).
@@ -42,12 +38,13 @@
 //                               landed(), setRate(speed), settled() }
 //   step: { equations, picture? }; scale: the walkthrough's one scale (the
 //   largest value its figures draw); labelOf(ref) -> a short name for an
-//   operand's cell ("sat", "d3"), from the page's tokens; marked: a Set of
-//   "name,i,j" of the summary's cells to outline.
+//   operand's cell ("sat", "d3"), from the page's tokens; marked and
+//   markedNote: the summary's misprints (ui/summary-figure.js).
 
 import { expressionText } from './equation.js';
 import { formatNumber } from './format.js';
 import { builder } from './dom.js';
+import { drawSummary, largestOf } from './summary-figure.js';
 
 // At most this many bars a figure draws; the equation lines list them all.
 export const FIGURE_TERMS = 12;
@@ -329,7 +326,7 @@ function drawScale(make, equations, { labelOf, scale }) {
 
 // A row of numbers as small vertical bars on one scale (a zero line in
 // the middle when any is negative); its numbers are its accessible name.
-function strip(make, label, values, largest, { name, row, marked, delay }) {
+function strip(make, label, values, largest, { delay }) {
   const box = make('span', 'aw-fig-strip');
   box.setAttribute('role', 'img');
   box.setAttribute('aria-label', `${label}: ${values.map((v) => formatNumber(v, 3)).join(', ')}`);
@@ -338,14 +335,11 @@ function strip(make, label, values, largest, { name, row, marked, delay }) {
     const track = make('span', `aw-fig-vtrack aw-fig-mini${signed ? ' aw-fig-signed' : ''}`);
     if (Number.isFinite(value)) track.append(bar(make, 'aw-fig-plain', 0, value / largest, delay + 0.05 * c));
     track.dataset.value = String(value);
-    if (marked?.has(`${name},${row},${c}`)) track.classList.add('aw-fig-misprint');
     box.append(track);
   });
   if (values.length > FIGURE_DIMENSIONS) box.append(make('span', 'aw-fig-more', '\u2026'));
   return box;
 }
-
-const largestOf = (values) => Math.max(1e-300, ...values.flat(Infinity).map(Math.abs).filter(Number.isFinite));
 
 function drawInputs(make, picture) {
   // The tensors the computation starts from, a row of bars per token, all on one scale.
@@ -365,71 +359,6 @@ function drawInputs(make, picture) {
     blocks.append(block);
   });
   return [caption(make, 'What the computation starts from: each token\u2019s vectors, one bar per entry (their numbers are in the matrices)'), blocks];
-}
-
-function drawSummary(make, picture, { marked = new Set(), markedNote = '' }) {
-  // One line per query token: token, then each column (a row of bars, or
-  // the row's weights as a small heatmap), in the order they were computed.
-  const rows = picture.queries.slice(0, FIGURE_TERMS);
-  const grid = make('div', 'aw-fig-summary');
-  grid.style.setProperty('--columns', String(picture.columns.length));
-  grid.style.setProperty('--keys', String(Math.min(picture.keys.length, FIGURE_TERMS)));
-  grid.append(make('span', 'aw-fig-summary-head', ''));
-  picture.columns.forEach((column, k) => {
-    const head = make('span', 'aw-fig-summary-head', `${k > 0 ? '\u2192\u00a0' : ''}${column.title}`);
-    head.style.setProperty('--delay', `${0.5 * k}s`);
-    if (column.kind === 'weights') {
-      const keys = make('span', 'aw-fig-keys');
-      for (const key of picture.keys.slice(0, FIGURE_TERMS)) {
-        const label = make('span', 'aw-fig-key', key);
-        label.title = key;
-        keys.append(label);
-      }
-      head.append(keys);
-    }
-    grid.append(head);
-  });
-  const largest = picture.columns.map((column) => largestOf(column.values));
-  // The heaviest weight is the darkest cell; the others by their share of it.
-  const heaviest = largestOf(picture.columns.filter((column) => column.kind === 'weights').map((column) => column.values));
-  rows.forEach((token, i) => {
-    grid.append(make('span', 'aw-fig-token', token));
-    picture.columns.forEach((column, k) => {
-      const delay = 0.5 * k + 0.06 * i;
-      const values = column.values[i] ?? [];
-      if (column.kind !== 'weights') {
-        const cell = strip(make, `${column.name}[${token}]`, values, largest[k], { name: column.name, row: i, marked, delay });
-        cell.style.setProperty('--delay', `${delay}s`);
-        grid.append(cell);
-        return;
-      }
-      const cells = make('span', 'aw-fig-weights');
-      cells.style.setProperty('--delay', `${delay}s`);
-      cells.setAttribute('role', 'img');
-      cells.setAttribute('aria-label', `weights of ${token}: ${values.map((w, j) => `${picture.keys[j]} ${formatNumber(w, 3)}`).join(', ')}`);
-      values.slice(0, FIGURE_TERMS).forEach((weight, j) => {
-        const cell = make('span', 'aw-fig-weight');
-        cell.style.setProperty('--w', String(weight / heaviest));
-        cell.dataset.value = String(weight);
-        if (marked.has(`${column.name},${i},${j}`)) cell.classList.add('aw-fig-misprint');
-        if (picture.masked?.[i]?.[j]) cell.classList.add('aw-fig-masked');
-        cells.append(cell);
-      });
-      grid.append(cells);
-    });
-  });
-  const gets = picture.columns.some((column) => column.name === 'output');
-  const parts = [caption(make, gets
-    ? 'The whole computation: each token\u2019s attention weights over the keys (darker is more, hatched is masked), and the output row it gets back'
-    : 'The whole computation: each row\u2019s input, and the weights the softmax makes of it (darker is more, hatched is masked)'), grid];
-  const count = grid.querySelectorAll('.aw-fig-misprint').length;
-  if (count > 0) {
-    const note = make('p', 'aw-fig-marked');
-    note.append(make('span', 'aw-fig-swatch aw-fig-misprint'), note.ownerDocument.createTextNode(` ${markedNote}`));
-    parts.push(note);
-  }
-  if (picture.queries.length > rows.length) parts.push(make('p', 'aw-fig-more', `\u2026 and ${picture.queries.length - rows.length} more tokens`));
-  return parts;
 }
 
 // The figures whose bars are on the walkthrough's one scale (options.scale).

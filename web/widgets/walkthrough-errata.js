@@ -228,15 +228,19 @@ function renderOwnErrata({ box, title, body }, make, check, onGo) {
 }
 
 /**
- * The misprints (not the rounding differences) as cells for the summary
- * picture to outline, and what the outline means, naming the first slip.
+ * The misprints (not the rounding differences) for the summary picture to
+ * mark: "field,i,j" -> the number printed there, as printed; and what the
+ * marks mean, naming the first slip.
  */
 export function misprintMarks(check) {
   const misprints = check.errata.filter((item) => !check.rounding.has(item));
-  const marked = new Set(misprints.map((item) => [item.field, ...item.path].join(',')));
+  const marked = new Map(misprints.map((item) => [[item.field, ...item.path].join(','),
+    formatNumber(item.printed, item.decimals)]));
   const first = misprints[0];
+  const whose = check.own ? 'your numbers give' : 'the tutorial prints';
   const markedNote = first
-    ? `Outlined: values the tutorial prints wrong. Its first slip is ${erratumName(check.model, first)} at step ${first.stepIndex + 1}; the errata below list every one.`
+    ? `Outlined: values ${whose} wrong, the printed number struck through under the exact one. `
+      + `The first slip is ${erratumName(check.model, first)} at step ${first.stepIndex + 1}; the errata below list every one.`
     : '';
   return { marked, markedNote };
 }

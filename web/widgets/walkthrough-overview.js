@@ -36,10 +36,12 @@ const GRID_TITLES = {
 /**
  * The strip's stages for a model, each { id, title, grids: [[name, ...]],
  * lines }: a grid shows the last of its names that a step has computed
- * (the scores, then the same cells scaled).
+ * (the scores, then the same cells scaled). A matrix no step computes (an
+ * unscaled softmax's input, read as "scaled") is its input stage's.
  */
-function stagesOf(model) {
-  const computed = (name) => Boolean(model.mats[name]) && !model.mats[name].input;
+function stagesOf(model, steps) {
+  const produced = new Set(steps.flatMap((step) => step.produces.map(({ field }) => field)));
+  const computed = (name) => Boolean(model.mats[name]) && !model.mats[name].input && produced.has(name);
   const inputs = Object.values(model.mats).filter((mat) => mat.input).map((mat) => [mat.name]);
   const stages = [{ id: 'inputs', title: inputs.map(([name]) => GRID_TITLES[name]).join(', '), grids: inputs }];
   if (computed('q')) stages.push({ id: 'qkv', title: 'Q, K, V', grids: [['q'], ['k'], ['v']] });
@@ -197,7 +199,7 @@ export function mount(element, { onJump }) {
     model = nextModel;
     steps = nextSteps;
     firstStep = firstComputed(model, steps);
-    stages = stagesOf(model);
+    stages = stagesOf(model, steps);
     const shape = JSON.stringify([stages, model.qTokens, model.kTokens,
       Object.values(model.mats).map((mat) => [mat.name, mat.values.length, mat.values[0].length])]);
     if (shape !== builtFor) build();

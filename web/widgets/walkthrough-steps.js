@@ -30,7 +30,7 @@ const TITLES = {
   x: 'X (embeddings)', wq: 'W_Q', wk: 'W_K', wv: 'W_V', q: 'Q (queries)', k: 'K (keys)',
   v: 'V (values)', scores: 'Scores QK\u1d40', scaled: 'Scaled scores', weights: 'Weights',
   output: 'Output', exp: 'exp(x \u2212 max)',
-  gradOutput: 'dO = output \u2212 target', gradV: 'dV', gradWeights: 'dP (gradient of the weights)',
+  target: 'Target (each token\u2019s own V row)', gradOutput: 'dO = output \u2212 target', gradV: 'dV', gradWeights: 'dP (gradient of the weights)',
   gradScaled: 'dS (gradient of the scaled scores)', gradQ: 'dQ', gradK: 'dK',
 };
 
@@ -107,6 +107,8 @@ export function buildModel(engine, problem) {
   if (head.weights && !mats.weights) add('weights', head.weights, qTokens, kTokens);
   if (head.output && !mats.output) add('output', head.output, qTokens, numbered(asMatrix(head.output)[0].length));
 
+  // The loss's target (V itself): no step computes it, so it shows from the first.
+  if (input.target) add('target', input.target, qTokens, numbered(input.target[0].length));
   const gradLabels = { gradOutput: [qTokens, 'v'], gradV: [kTokens, 'v'], gradWeights: [qTokens, kTokens], gradScaled: [qTokens, kTokens], gradQ: [qTokens, 'q'], gradK: [kTokens, 'k'] };
   for (const [name, [rows, cols]] of Object.entries(gradLabels)) {
     if (result[name]) add(name, result[name], rows, Array.isArray(cols) ? cols : numbered(f[cols][0].length));
@@ -296,13 +298,17 @@ function inputsPicture(model, regions) {
 function summaryPicture(model) {
   const { input, weights, output } = model.mats;
   if (!weights) return null;
+  // Each column of the picture: a matrix with its title and column labels.
+  const column = (kind, mat, title = mat.title) => ({
+    kind, name: mat.name, title, values: mat.values, labels: mat.colLabels, input: mat.input,
+  });
   const columns = [];
-  if (input) columns.push({ kind: 'row', name: 'input', title: input.title, values: input.values });
-  columns.push({ kind: 'weights', name: 'weights', title: 'Weights', values: weights.values });
-  if (output) columns.push({ kind: 'row', name: 'output', title: 'Output', values: output.values });
+  if (input) columns.push(column('row', input));
+  columns.push(column('weights', weights, 'Weights'));
+  if (output) columns.push(column('row', output, 'Output'));
   // A masked key's weight is 0 by the mask, not by its score: drawn hatched.
   const masked = model.mats.scaled?.values.map((row) => row.map((x) => x === -Infinity));
-  return { kind: 'summary', queries: model.qTokens, keys: model.kTokens, columns, masked };
+  return { kind: 'summary', queries: model.qTokens, columns, masked };
 }
 
 const PICTURES = { inputs: inputsPicture, done: summaryPicture };
@@ -386,7 +392,9 @@ export function buildSteps(model) {
 /**
  * "name,i,j" -> the index of the first step that computes the cell, for
  * the matrices on screen (not the products an output row adds up, which
- * no figure shows).
+ * no figure shows). A matrix the steps read but none computes is an input
+ * under another name (an unscaled softmax reads its x as the engine's
+ * "scaled"): known from the first step.
  */
 export function firstComputed(model, steps) {
   const first = new Map();
@@ -399,5 +407,10 @@ export function firstComputed(model, steps) {
       }
     }
   });
+  const computed = new Set(steps.flatMap((step) => step.produces.map(({ field }) => field)));
+  for (const mat of Object.values(model.mats)) {
+    if (mat.input || computed.has(mat.name)) continue;
+    mat.values.forEach((row, i) => row.forEach((_, j) => first.set(`${mat.name},${i},${j}`, 0)));
+  }
   return first;
 }
