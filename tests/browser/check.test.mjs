@@ -49,7 +49,7 @@ test('pasted weights computed without dividing by √d_k are named as that slip,
   const summary = page.locator('#walkthrough .aw-errata-summary');
   await assert.doesNotReject(summary.filter({ hasText: `Your numbers: ${differing.length} of them differ` }).waitFor());
   const causes = await page.$$eval('#walkthrough .aw-errata-cause', (ps) => ps.map((p) => p.textContent));
-  assert.deepEqual(causes, ['These weights are what the computation gives without dividing the scores by \u221ad_k = 1.4142.']);
+  assert.deepEqual(causes, ['The numbers printed for weights are what the computation gives without dividing the scores by \u221ad_k = 1.4142.']);
   const items = await page.$$eval('#walkthrough .aw-errata-items li', (lis) => lis.map((li) => li.textContent));
   assert.equal(items.length, differing.length);
   assert.ok(items.every((text) => text.includes('you wrote')), items.join('\n'));
