@@ -253,6 +253,46 @@ test_the_no_scale_sentence_names_the_square_root_of_d_k(void **state)
     cJSON_Delete(cases);
 }
 
+/* A slip's sentence uses the tables' keys as names, whatever they are
+ * called: one, two joined by "and", more by commas and a last "and". */
+static void test_a_slip_sentence_names_its_tables_as_names(void **state)
+{
+    (void)state;
+    static const struct {
+        int index;
+        const char *opening;
+    } want[] = {
+        {5, "The numbers printed for output are what the computation gives "
+            "with the weights multiplying Vᵀ"},
+        {2, "The numbers printed for weights and output are what the "
+            "computation gives with the softmax taken down each column"},
+        {0, "The numbers printed for scaled, weights and output are what the "
+            "computation gives without dividing"},
+        {10, "The numbers printed for heads.0.weights are what the "
+             "computation gives without dividing"},
+        {8, "Rounding, not a mistake: these follow from the numbers printed "
+            "for scaled and weights, rounded before the next step;"},
+    };
+    cJSON *cases = read_json(CASES);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char error[ERROR_CAP];
+        checked c;
+        assert_int_equal(
+            check_input(
+                &c, member(cJSON_GetArrayItem(cases, want[i].index), "input"),
+                NULL, error),
+            ATTN_OK);
+        const char *said = member(cJSON_GetArrayItem(member(c.report, "groups"),
+                                                     0),
+                                  "explanation")
+                               ->valuestring;
+        if (strncmp(said, want[i].opening, strlen(want[i].opening)) != 0)
+            fail_msg("case %d says \"%s\"", want[i].index, said);
+        release(&c);
+    }
+    cJSON_Delete(cases);
+}
+
 /* The tutorials' errata (tests/vectors) are exactly the check's, for every
  * printed key the check knows. */
 static void test_the_tutorials_errata_are_the_checks(void **state)
@@ -574,6 +614,7 @@ int main(void)
             test_worked_examples_are_explained_as_their_script_made_them),
         cmocka_unit_test(
             test_the_no_scale_sentence_names_the_square_root_of_d_k),
+        cmocka_unit_test(test_a_slip_sentence_names_its_tables_as_names),
         cmocka_unit_test(test_the_tutorials_errata_are_the_checks),
         cmocka_unit_test(test_bad_input_gets_a_message_naming_the_key),
         cmocka_unit_test(test_every_format_reads_counting_from_one),

@@ -10,15 +10,20 @@
 //   until the reader scrolls for themselves.
 // - The path bar marks the chapter being read (aria-current="true"): the
 //   last one whose box reaches into the top 40% of the view.
+// - The path bar gives way (slides below the view, html[data-path-away])
+//   while a control it must not cover, the walkthrough's player, reaches
+//   into its band at the bottom of the view: on a phone's first screen the
+//   player's scrubber and step counter sit there.
 //
-//   followPath({ chapters, bar, mountThrough }) -> { land(id) }
+//   followPath({ chapters, bar, mountThrough, clear }) -> { land(id) }
 //   chapters: the <section>s, in order; bar: the path <nav>;
-//   mountThrough(id): mounts every section down to id, resolves when done.
+//   mountThrough(id): mounts every section down to id, resolves when done;
+//   clear: a selector of what the bar must not cover.
 //
 // html[data-landed="id"] says a landing is complete: the sections through
 // it mounted and the heading in place (tests wait on it).
 
-export function followPath({ chapters, bar, mountThrough }) {
+export function followPath({ chapters, bar, mountThrough, clear = '.aw-player' }) {
   const doc = chapters[0]?.ownerDocument ?? document;
   const view = doc.defaultView;
   const byId = new Map(chapters.map((section) => [section.id, section]));
@@ -71,10 +76,37 @@ export function followPath({ chapters, bar, mountThrough }) {
     doc.documentElement.dataset.landed = id;
   }
 
-  // Layout runs before ResizeObserver callbacks and paint: the target is put
-  // back before the frame in which it moved is drawn.
-  const resizes = new view.ResizeObserver(hold);
+  // A section that changed size is seen after layout (a ResizeObserver); the
+  // target is put back in the next frame, before its layout. Not in the
+  // observer's callback: a scroll there brings other content into view
+  // (content-visibility: auto), which changes the sizes observed within the
+  // same frame, a ResizeObserver loop the browser reports as an error.
+  let frame = 0;
+  let holdDue = false;
+  const nextFrame = (andHold) => {
+    holdDue ||= andHold;
+    if (frame) return;
+    frame = view.requestAnimationFrame(() => {
+      frame = 0;
+      if (holdDue) hold();
+      holdDue = false;
+      giveWay();
+    });
+  };
+  const resizes = new view.ResizeObserver(() => nextFrame(true));
   for (const section of chapters) resizes.observe(section);
+
+  // The bar's band: the bottom of the view, as tall as the bar where it rests.
+  function giveWay() {
+    const top = view.innerHeight - bar.offsetHeight;
+    const covered = [...doc.querySelectorAll(clear)].some((control) => {
+      const box = control.getBoundingClientRect();
+      return box.height > 0 && box.bottom > top && box.top < view.innerHeight;
+    });
+    if (covered) doc.documentElement.dataset.pathAway = '';
+    else delete doc.documentElement.dataset.pathAway;
+  }
+  for (const type of ['scroll', 'resize']) view.addEventListener(type, () => nextFrame(false), { passive: true });
 
   view.addEventListener('scroll', () => {
     if (!pinned) return;

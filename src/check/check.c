@@ -542,11 +542,20 @@ static void explain(attn_check *check)
         const unsigned long long named = group->cause == ATTN__ROUNDING
                                              ? group->intermediates
                                              : fields;
+        /* "scores", "scores and weights", "scores, scaled and weights":
+         * the tables' names, used as names ("the numbers printed for ..."),
+         * so that the sentence reads whatever a table is called. */
+        int count = 0, listed = 0;
+        for (int t = 0; t < check->table_count; t++) count += named >> t & 1;
         for (int t = 0; t < check->table_count && used < sizeof list; t++)
-            if (named >> t & 1)
+            if (named >> t & 1) {
+                const char *sep = listed == 0           ? ""
+                                  : listed == count - 1 ? " and "
+                                                        : ", ";
                 used += (size_t)snprintf(list + used, sizeof list - used,
-                                         "%s%s", used > 0 ? ", " : "",
-                                         check->tables[t].key);
+                                         "%s%s", sep, check->tables[t].key);
+                listed++;
+            }
         char *out = group->explanation;
         const size_t cap = sizeof group->explanation;
         if (group->cause == ATTN__MISPRINT) {
@@ -556,7 +565,8 @@ static void explain(attn_check *check)
             if (list[0] != '\0')
                 snprintf(out, cap,
                          "Rounding, not a mistake: these follow "
-                         "from %s as printed, rounded before the next step; "
+                         "from the numbers printed for %s, rounded before "
+                         "the next step; "
                          "exact arithmetic on unrounded numbers differs in "
                          "the last digit or two.",
                          list);

@@ -308,7 +308,7 @@ void attn__slip_sentence(const attn_check *check, int cause, const char *fields,
     attn__format_rounded(scale, info->scale);
     const int inverse_root = info->d_k > 0 &&
                              fabs(info->scale - 1.0 / sqrt(info->d_k)) < 1e-12;
-    const char *lead = "These";
+    const char *lead = "The numbers printed for";
     switch (cause) {
     case ATTN__NO_SCALE:
         if (inverse_root)

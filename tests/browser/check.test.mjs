@@ -6,6 +6,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { startSession } from './harness.mjs';
 
 const Q = [[1, 0], [0, 1], [1, 1]];
@@ -46,10 +47,10 @@ test('pasted weights computed without dividing by √d_k are named as that slip,
   const differing = unscaledWeights
     .flatMap((row, i) => row.filter((x, j) => Math.abs(Number(x.toFixed(3)) - exactWeights[i][j]) > 0.0005 + 1e-12));
   assert.ok(differing.length > 0);
-  const summary = page.locator('#walkthrough .aw-errata-summary');
+  const summary = page.locator('#walkthrough .aw-check-verdict-title');
   await assert.doesNotReject(summary.filter({ hasText: `Your numbers: ${differing.length} of them differ` }).waitFor());
   const causes = await page.$$eval('#walkthrough .aw-errata-cause', (ps) => ps.map((p) => p.textContent));
-  assert.deepEqual(causes, ['These weights are what the computation gives without dividing the scores by \u221ad_k = 1.4142.']);
+  assert.deepEqual(causes, ['The numbers printed for weights are what the computation gives without dividing the scores by \u221ad_k = 1.4142.']);
   const items = await page.$$eval('#walkthrough .aw-errata-items li', (lis) => lis.map((li) => li.textContent));
   assert.equal(items.length, differing.length);
   assert.ok(items.every((text) => text.includes('you wrote')), items.join('\n'));
@@ -98,7 +99,8 @@ test('a paste it cannot read gets a message at the box naming its line and colum
   await page.keyboard.insertText(text);
   const column = text.split('\n')[2].indexOf('0,401') + 1;
   const error = page.locator('#walkthrough .aw-check-error');
-  await assert.doesNotReject(error.filter({ hasText: `line 3, column ${column}: "0,401" is not a number` }).waitFor());
+  await assert.doesNotReject(error.filter({ hasText: `line 3, column ${column}: "0,401" has a decimal comma, but "0.401" (line 2) has a `
+    + 'decimal point: write every number with the same one' }).waitFor());
   // The box's description; read out once the learner leaves the box, not at every key.
   assert.equal(await page.locator('#walkthrough .aw-check-text').getAttribute('aria-describedby'), await error.getAttribute('id'));
   const said = page.locator('#walkthrough .aw-check [role="status"]');
@@ -111,7 +113,7 @@ test('a paste it cannot read gets a message at the box naming its line and colum
   // Pasted, as the first table was: typed key by key, each key a check, it
   // outlasted an action's time limit on a busy machine.
   await page.keyboard.insertText(text.replace('0,401', '0.401'));
-  await assert.doesNotReject(page.locator('#walkthrough .aw-errata-summary')
+  await assert.doesNotReject(page.locator('#walkthrough .aw-check-verdict-title')
     .filter({ hasText: 'Your numbers: every number you wrote agrees' }).waitFor());
   assert.equal(await error.textContent(), '');
   await page.keyboard.press('Tab');
@@ -127,7 +129,7 @@ test('only results can be checked, and a table of the wrong shape is refused at 
   await page.locator('#walkthrough .aw-check-text').pressSequentially('0.5 0.5\n0.5 0.5');
   await assert.doesNotReject(page.locator('#walkthrough .aw-check-error')
     .filter({ hasText: 'printed.weights: expected 3x3 (as weights), got 2x2' }).waitFor());
-  assert.equal(await page.textContent('#walkthrough .aw-errata-summary'), 'Your numbers: not checked');
+  assert.equal(await page.textContent('#walkthrough .aw-check-verdict-title'), 'Your numbers: not checked');
   await page.close();
 });
 
@@ -136,14 +138,14 @@ test('the address keeps typed numbers: reopened, the page shows them and their e
   await page.selectOption('#walkthrough .aw-check-field', 'weights');
   const typed = '0.40 0.20 0.40\n0.25 0.50 0.25\n0.25 0.25 0.50';
   await page.locator('#walkthrough .aw-check-text').pressSequentially(typed);
-  const summary = page.locator('#walkthrough .aw-errata-summary');
+  const summary = page.locator('#walkthrough .aw-check-verdict-title');
   await assert.doesNotReject(summary.filter({ hasText: 'Your numbers: 3 of them differ' }).waitFor());
   await page.waitForFunction(() => new URL(window.location.href).searchParams.has('check'));
   const url = new URL(page.url());
   assert.deepEqual(JSON.parse(url.searchParams.get('check')), { weights: typed });
   const again = await open(url.search);
   assert.equal(await again.inputValue('#walkthrough .aw-check-text'), typed);
-  assert.match(await again.textContent('#walkthrough .aw-errata-summary'), /Your numbers: 3 of them differ/);
+  assert.match(await again.textContent('#walkthrough .aw-check-verdict-title'), /Your numbers: 3 of them differ/);
   await again.close();
   await page.close();
 });
@@ -156,8 +158,70 @@ test('an embed carries the numbers to check, as the page\u2019s embed snippet wr
   const page = await session.open(`embed.html?${new URLSearchParams({ widget: 'walkthrough', ...params })}`);
   await page.waitForSelector('html[data-ready="true"]');
   assert.equal(await page.inputValue('.aw-check-text'), typed);
-  assert.match(await page.textContent('.aw-errata-summary'), /Your numbers: 3 of them differ/);
+  assert.match(await page.textContent('.aw-check-verdict-title'), /Your numbers: 3 of them differ/);
   await page.close();
+});
+
+test('the verdict is right under the pasted numbers and scrolled into view, at 1440 and at 375 px', async () => {
+  for (const [width, height] of [[1440, 900], [375, 812]]) {
+    const page = await open('?preset=three-tokens');
+    await page.setViewportSize({ width, height });
+    await page.selectOption('#walkthrough .aw-check-field', 'weights');
+    // The box at the bottom of the screen, where a learner types into it.
+    await page.locator('#walkthrough .aw-check-text').evaluate((area) => {
+      const { bottom } = area.getBoundingClientRect();
+      window.scrollBy(0, bottom - window.innerHeight + 4);
+    });
+    await page.click('#walkthrough .aw-check-text');
+    await page.keyboard.insertText(markdownTable(unscaledWeights));
+    const title = page.locator('#walkthrough .aw-check-verdict-title');
+    await title.filter({ hasText: /Your numbers: \d+ of them differ/ }).waitFor();
+    const area = await page.locator('#walkthrough .aw-check-text').boundingBox();
+    const said = await title.boundingBox();
+    assert.ok(said.y >= area.y + area.height && said.y - (area.y + area.height) < 60,
+      `${width} px: the verdict starts at ${said.y}, the box ends at ${area.y + area.height}`);
+    assert.ok(said.y >= 0 && said.y + said.height <= height, `${width} px: the verdict at ${said.y} is off the screen`);
+    assert.equal(await page.locator('#walkthrough .aw-errata').isVisible(), false, 'one verdict, at the box');
+    await page.close();
+  }
+});
+
+test('decimal commas throughout are read as decimals; the table checks clean', async () => {
+  const page = await open('?preset=three-tokens');
+  await page.selectOption('#walkthrough .aw-check-field', 'weights');
+  await page.click('#walkthrough .aw-check-text');
+  await page.keyboard.insertText(exactWeights.map((row) => row.map((x) => x.toFixed(3).replace('.', ',')).join(' '))
+    .join('\n'));
+  await assert.doesNotReject(page.locator('#walkthrough .aw-check-verdict-title')
+    .filter({ hasText: 'Your numbers: every number you wrote agrees' }).waitFor());
+  assert.equal(await page.textContent('#walkthrough .aw-check-error'), '');
+  await page.close();
+});
+
+// Each result table of the walkthrough as build/attn prints it in Markdown,
+// LaTeX and text, caption and all, pasted back into the box for it.
+test('every table the engine writes for the example, in every format, pastes back and checks clean', async () => {
+  const { engineTables } = await import('./engine-tables.mjs');
+  const presets = JSON.parse(readFileSync(new URL('../../web/presets.json', import.meta.url), 'utf8')).presets;
+  for (const id of ['three-tokens', 'causal-scores']) {
+    const page = await open(`?preset=${id}`);
+    const fields = await page.$$eval('#walkthrough .aw-check-field option', (os) => os.map((o) => o.value));
+    const tables = engineTables(presets.find((preset) => preset.id === id).input)
+      .map((table) => ({ ...table, field: table.name === 'S' ? 'scores' : table.name }))
+      .filter((table) => fields.includes(table.field));
+    assert.ok(tables.length >= 3 * (fields.length - 1), `${id}: ${tables.length} tables for ${fields}`);
+    const box = page.locator('#walkthrough .aw-check-text');
+    const verdict = page.locator('#walkthrough .aw-check-verdict-title');
+    for (const { format, field, text } of tables) {
+      await page.selectOption('#walkthrough .aw-check-field', field);
+      await box.fill(text);
+      const said = await verdict.filter({ hasText: /^Your numbers: / }).textContent();
+      assert.equal(said, 'Your numbers: every number you wrote agrees',
+        `${id}, ${format} ${field}: ${await page.textContent('#walkthrough .aw-check-error')}\n${text}`);
+      await box.fill('');
+    }
+    await page.close();
+  }
 });
 
 test('nothing went wrong on the page', () => {

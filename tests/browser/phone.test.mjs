@@ -128,3 +128,37 @@ for (const [preset, step] of [['cat-sat-mat', 18], ['it-animal', 36]]) test(`on 
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 375);
   await page.close();
 });
+
+// What is drawn at the middle of the player's scrubber and of its step
+// counter: themselves, or what covers them.
+const uncovered = (page) => page.evaluate(() => ['.aw-scrubber', '.aw-counter'].map((selector) => {
+  const control = document.querySelector(`#walkthrough ${selector}`);
+  const { left, top, width, height } = control.getBoundingClientRect();
+  const there = document.elementFromPoint(left + width / 2, top + height / 2);
+  return control.contains(there) ? null : `${selector} under ${there?.className || there?.tagName}`;
+}).filter(Boolean));
+
+test('at 375 × 812 nothing covers the player\u2019s scrubber or step counter, on the first screen or scrolled on', async () => {
+  const page = await session.newPage();
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.goto(session.url('index.html'));
+  await page.waitForSelector('html[data-ready="true"]');
+  // On the first screen the player sits where the path bar rests: the bar gives way.
+  await page.waitForFunction(() => document.documentElement.hasAttribute('data-path-away'));
+  assert.deepEqual(await uncovered(page), []);
+  const counter = await box(page, '#walkthrough .aw-counter');
+  assert.ok(counter.bottom <= 812, `the counter ends at ${counter.bottom}`);
+  // Scrolled on, the player stays at the top and the bar is back at the bottom.
+  await page.mouse.wheel(0, 600);
+  await page.waitForFunction(() => !document.documentElement.hasAttribute('data-path-away'));
+  // Back in place (it slides, unless motion is reduced).
+  await page.waitForFunction(() => Math.abs(document.querySelector('.path-bar').getBoundingClientRect().bottom - 812) < 1);
+  assert.deepEqual(await uncovered(page), []);
+  // A key that reaches the bar brings it back wherever the player is.
+  await page.mouse.wheel(0, -600);
+  await page.waitForFunction(() => document.documentElement.hasAttribute('data-path-away'));
+  await page.focus('.path-bar a');
+  await assert.doesNotReject(page.waitForFunction(
+    () => Math.abs(document.querySelector('.path-bar').getBoundingClientRect().bottom - 812) < 1), 'the focused bar is in view');
+  await page.close();
+});

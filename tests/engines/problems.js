@@ -10,14 +10,10 @@ console.error = (...args) => {
   consoleError(...args);
 };
 // Capturing: a failed <script>, <link> or <img> fires 'error' on the element, not on window.
-// "ResizeObserver loop completed with undelivered notifications" is no
-// exception: the browser delivers the rest in the next frame (web/path.js
-// scrolls from a ResizeObserver, which moves what others observe), and
-// neither Chromium nor Firefox logs it to the console.
-const RESIZE_LOOP = /^ResizeObserver loop/;
+// "ResizeObserver loop completed with undelivered notifications" is one of
+// them: no ResizeObserver of the page changes what it observes.
 window.addEventListener('error', (event) => {
   const target = event.target;
-  if (target === window && RESIZE_LOOP.test(event.message)) return;
   if (target === window) problems.push(`uncaught: ${event.message}`);
   else problems.push(`failed to load: ${target.src || target.href || target.tagName}`);
 }, true);

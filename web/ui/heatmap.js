@@ -276,8 +276,15 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
 
   // The grid's scale on screen (its drawn width over its own) sets the
   // labels' size; a new size redraws the grid, whose scale then moves a
-  // little the same way, so this settles at once.
-  const resizes = new (doc.defaultView.ResizeObserver)(() => fitLabels());
+  // little the same way, so this settles at once. The redraw waits for the
+  // next frame: made in the observer's callback, it would change the size
+  // observed within the frame, a ResizeObserver loop that the browser
+  // reports as an error.
+  const view = doc.defaultView;
+  let frame = 0;
+  const resizes = new view.ResizeObserver(() => {
+    if (!frame) frame = view.requestAnimationFrame(() => { frame = 0; fitLabels(); });
+  });
   function fitLabels() {
     const svg = holder.querySelector('svg');
     const drawn = svg?.getBoundingClientRect().width;
@@ -375,6 +382,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     },
     destroy() {
       resizes.disconnect();
+      view.cancelAnimationFrame(frame);
       figure.remove();
     },
   };

@@ -1,26 +1,29 @@
 // "Check your own numbers": a box beside the walkthrough's editor where a
 // learner or a course author pastes the tables they computed (a Markdown
 // table, CSV or tab-separated rows, a LaTeX tabular or bmatrix, or plain
-// rows) for any result the walkthrough shows. It only reads the paste
+// rows, the engine's own Markdown, LaTeX and text tables among them) for
+// any result the walkthrough shows. It only reads the paste
 // (ui/printed-table.js); the engine's check, run by the walkthrough, says
-// which numbers are wrong and why. A paste it cannot read gets its message
-// here, with the line and column.
+// which numbers are wrong and why in the box's verdict, right under the
+// paste and brought into view as it changes. A paste it cannot read gets
+// its message there instead, with the line and column.
 //
-//   mount(element, { onChange, verdict }) -> { setFields(fields), setTexts(texts), report(text), destroy() }
+//   mount(element, { onChange }) -> { verdict, setFields(fields), setTexts(texts), report(text), destroy() }
 //   fields: [{ key, label }], the printed keys the walkthrough shows
 //   ("weights", "heads.0.weights"); texts: { key: pasted text }.
 //   onChange({ texts, printed, decimals }) after each edit: the texts as
 //   typed, and the numbers of those that read (printed, decimals by key).
-//   verdict() -> the check's one-line result, read out when the learner
-//   leaves the box: while they type, the messages change with every key and
-//   are shown, not read out.
+//   verdict: { box, title, body }, for the walkthrough to fill with the
+//   check's result (walkthrough-errata.js); its title is read out when the
+//   learner leaves the box: while they type, the messages change with
+//   every key and are shown, not read out.
 
 import { parsePrinted } from '../ui/printed-table.js';
 import { builder } from '../ui/dom.js';
 
 let boxes = 0; // for the ids of each box's message
 
-export function mount(element, { onChange = () => {}, verdict = () => '' } = {}) {
+export function mount(element, { onChange = () => {} } = {}) {
   const doc = element.ownerDocument;
   const make = builder(doc);
   const box = make('details', 'aw-check');
@@ -38,9 +41,13 @@ export function mount(element, { onChange = () => {}, verdict = () => '' } = {})
   const error = make('p', 'aw-check-error');
   error.id = `aw-check-error-${++boxes}`;
   area.setAttribute('aria-describedby', error.id);
+  const verdict = { box: make('div', 'aw-check-verdict'), title: make('p', 'aw-check-verdict-title'),
+    body: make('div', 'aw-check-verdict-body') };
+  verdict.box.append(verdict.title, verdict.body);
+  verdict.box.hidden = true;
   const said = make('p', 'aw-visually-hidden');
   said.setAttribute('role', 'status');
-  box.append(summary, intro, label, area, error, said);
+  box.append(summary, intro, label, area, error, verdict.box, said);
   element.append(box);
 
   let fields = [];
@@ -68,6 +75,10 @@ export function mount(element, { onChange = () => {}, verdict = () => '' } = {})
 
   function changed() {
     onChange({ texts: { ...texts }, ...read() });
+    // The result where the learner is looking: its first line in view,
+    // scrolling only when it is not (a long list may run on below).
+    const shown = error.textContent ? error : verdict.box.hidden ? null : verdict.title;
+    shown?.scrollIntoView({ block: 'nearest' });
   }
 
   function showField() {
@@ -82,10 +93,11 @@ export function mount(element, { onChange = () => {}, verdict = () => '' } = {})
     changed();
   });
   area.addEventListener('change', () => {
-    said.textContent = error.textContent || verdict();
+    said.textContent = error.textContent || verdict.title.textContent;
   });
 
   return {
+    verdict,
     /** The results one can paste numbers for; texts for others are dropped. */
     setFields(next) {
       const keys = next.map((field) => field.key);

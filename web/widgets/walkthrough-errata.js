@@ -179,18 +179,22 @@ function appendGroups(body, make, check, onGo) {
 /**
  * The errata box under the walkthrough ({ box, title, body }: a <details>,
  * its <summary> and its content): the learner's numbers if they gave some,
- * else the tutorial's; hidden when there are neither.
+ * else the tutorial's; hidden when there are neither. With own (the check
+ * box's verdict, alike), the learner's numbers are listed there instead,
+ * at the box they were pasted into, and the errata box is hidden.
  */
-export function renderErrataList({ box, title, body }, check, onGo) {
+export function renderErrataList({ box, title, body, own = { box, title, body } }, check, onGo) {
   const make = builder(box.ownerDocument);
   body.replaceChildren();
-  box.hidden = !check.printed && !check.own;
-  if (box.hidden) return;
-  const { errata } = check;
+  own.body.replaceChildren();
+  own.box.hidden = !check.own;
+  box.hidden = check.own ? own.box !== box : !check.printed;
   if (check.own) {
-    renderOwnErrata({ box, title, body }, make, check, onGo);
+    renderOwnErrata(own, make, check, onGo, { atBox: own.box !== box });
     return;
   }
+  if (box.hidden) return;
+  const { errata } = check;
   if (check.edited) {
     title.textContent = 'Tutorial comparison: not for edited inputs';
     body.append(make('p', '', 'You have changed the inputs, so the comparison with the tutorial\u2019s printed numbers no longer applies. Reset to the example to see it again.'));
@@ -209,12 +213,13 @@ export function renderErrataList({ box, title, body }, check, onGo) {
   appendGroups(body, make, check, onGo);
 }
 
-// The learner's own numbers: the same list, in their words.
-function renderOwnErrata({ box, title, body }, make, check, onGo) {
+// The learner's own numbers: the same list, in their words. At the check
+// box, why the engine could not check them is the box's message already.
+function renderOwnErrata({ box, title, body }, make, check, onGo, { atBox }) {
   const { errata } = check;
   if (check.ownError) {
     title.textContent = 'Your numbers: not checked';
-    body.append(make('p', '', check.ownError));
+    if (!atBox) body.append(make('p', '', check.ownError));
     return;
   }
   if (errata.length === 0) {

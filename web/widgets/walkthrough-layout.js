@@ -356,7 +356,7 @@ export function createLayout(element, { list, widgetId, on }) {
   // engine as the tutorials' are.
   const checkSlot = make('div', 'aw-check-slot');
   root.append(checkSlot);
-  const checker = mountCheck(checkSlot, { onChange: on.check, verdict: () => errata.title.textContent });
+  const checker = mountCheck(checkSlot, { onChange: on.check });
   const player = createPlayer(playerSlot, {
     count: 1,
     onStep: on.step,
@@ -383,7 +383,8 @@ export function createLayout(element, { list, widgetId, on }) {
   };
 
   return {
-    presetSelect: header.presetSelect, player, checker, editPanel, view, errataBox: errata,
+    // The learner's own numbers are checked in the check box's verdict.
+    presetSelect: header.presetSelect, player, checker, editPanel, view, errataBox: { ...errata, own: checker.verdict },
         stepErrataBox: explain.errata,
     /** Shows text in the widget's message line; empty text hides it. */
     say(text) {
