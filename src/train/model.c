@@ -86,8 +86,13 @@ void attn__model_init(double *params, const attn__model *model, uint64_t *rng)
         const attn__layer_layout *layer = &model->layer[l];
         const size_t projections[] = {layer->wq, layer->wk, layer->wv,
                                       layer->wo};
+        /* W_Q starts at 0: every query, so every score, is 0 and each
+         * head's first attention is uniform, not peaked by chance; W_K at
+         * its usual scale gives W_Q its first gradient. Its draws are still
+         * made, so every other parameter starts where it would anyway. */
         for (int p = 0; p < 4; p++)
-            fill_normal(params + projections[p], d * d, per_d, rng);
+            fill_normal(params + projections[p], d * d, p == 0 ? 0.0 : per_d,
+                        rng);
         if (ff == 0) continue;
         fill(params + layer->gamma1, d, 1.0);
         fill(params + layer->gamma2, d, 1.0);

@@ -192,10 +192,10 @@ static void make_lookup(const attn__example *e, const double *s, uint64_t *rng)
 static const attn__task tasks[] = {
     {"copy",          {1, 1, 2, 32,  0,  8, 10, 64, 0.01,  1, 0, 100}, any_settings,    make_copy},
     {"reverse",       {1, 1, 2, 32,  0,  8, 10, 64, 0.01,  1, 0, 150}, any_settings,    make_reverse},
-    {"sort",          {1, 2, 2, 32, 64,  8, 10, 64, 0.005, 1, 0, 400}, any_settings,    make_sort},
+    {"sort",          {1, 2, 2, 32, 64,  8, 10, 64, 0.003, 1, 0, 500}, any_settings,    make_sort},
     {"previousToken", {1, 1, 2, 32,  0,  8, 10, 64, 0.01,  1, 1, 150}, any_settings,    make_previous},
     {"induction",     {1, 2, 2, 32,  0, 16, 16, 64, 0.005, 1, 1, 300}, check_induction, make_induction},
-    {"lookup",        {1, 2, 2, 32,  0,  9, 16, 64, 0.005, 1, 0, 600}, check_lookup,    make_lookup},
+    {"lookup",        {1, 2, 2, 32,  0,  9, 16, 64, 0.005, 1, 0, 800}, check_lookup,    make_lookup},
 };
 /* clang-format on */
 

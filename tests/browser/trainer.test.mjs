@@ -1,12 +1,14 @@
 // "Watch attention learn" on the page, driven as a learner would: Train
 // runs the engine's trainer in a Web Worker until the held-out example is
 // predicted reversed, a head shows the anti-diagonal, a typed sequence of
-// one's own comes back reversed; the speed sets how many steps each
-// report moves; the timeline replays a recorded step (by keyboard, by a
+// one's own comes back reversed; every head starts uniform; the pace
+// shows each step alone while the heads form and several at a time once
+// nothing changes; the timeline replays a recorded step (by keyboard, by a
 // drag, while training goes on) and Live follows training again; training
 // pauses off screen; Step one batch takes exactly one step; the comparison without scaling draws a
 // second curve; bad tokens get a message beside the field; at 1440 x 900
-// the curves, the example and the heads share one screen. What is right
+// the curves, the example and the heads share one screen, on a phone the
+// curves and the heads do, and no text is under 11 px. What is right
 // is computed here: the reverse of the tokens the page shows, and the
 // weights of a trainer run here, in Node, with the same seed to the step
 // replayed (training is deterministic for a seed).
@@ -145,6 +147,32 @@ test('the speed sets the pace: Normal by default, and at Slow every report moves
   await page.close();
 });
 
+test('every head starts uniform, and the pace shows each step alone while the heads form and several at a time once they have', async () => {
+  const page = await openTrainer();
+  // Step 0: every weight is 1/8, no head peaked by chance.
+  for (const k of [1, 2]) {
+    for (const row of await heatmapValues(page, HEAD(k))) assert.deepEqual(row, Array(8).fill(0.125), `head ${k} at step 0`);
+  }
+  await page.selectOption(`${ROOT} [data-control="speed"] select`, 'fast');
+  // Every status line the page shows: its step and held-out accuracy.
+  await page.evaluate((root) => {
+    const status = document.querySelector(`${root} .aw-trainer-status`);
+    window.seen = [];
+    new MutationObserver(() => {
+      const [, step, accuracy] = /^Step (\d+) .* held-out accuracy ([\d.]+)%$/.exec(status.textContent) ?? [];
+      if (step) window.seen.push([Number(step), Number(accuracy)]);
+    }).observe(status, { childList: true, characterData: true, subtree: true });
+  }, ROOT);
+  await page.click(`${ROOT} .aw-train`);
+  await statusMatching(page, /^Step 150 \(budget 150\)/);
+  const seen = await page.evaluate(() => window.seen);
+  const moves = seen.slice(1).map(([step], k) => ({ from: seen[k], by: step - seen[k][0] }));
+  const forming = moves.filter(({ from: [, accuracy] }) => accuracy < 99);
+  assert.ok(forming.length >= 10 && forming.every(({ by }) => by === 1), `one step a report below 99%: ${JSON.stringify(forming)}`);
+  assert.ok(moves.some(({ by }) => by > 1), 'several steps a report once little changes');
+  await page.close();
+});
+
 test('after training, the timeline replays a recorded step exactly, by keyboard and by a drag, and Live shows the latest again', async () => {
   const page = await openTrainer();
   assert.equal(await page.isDisabled(TIMELINE), true, 'nothing to replay before training');
@@ -225,7 +253,7 @@ test('while training goes on, a replayed step stays on screen exactly as recorde
   await page.close();
 });
 
-test('at 1440 x 900, with the section\u2019s heading at the top, the curves, the example\u2019s predictions and every head are on screen; at 375 they stack', async () => {
+test('at 1440 x 900, with the section\u2019s heading at the top, the curves, the example\u2019s predictions and every head are on screen; at 375 the curves and the heads share one screen; no text is under 11 px', async () => {
   const page = await openTrainer();
   // Where each part is once the heading is scrolled to the top, by name.
   const onScreen = async () => {
@@ -243,17 +271,32 @@ test('at 1440 x 900, with the section\u2019s heading at the top, the curves, the
       }));
     }, ROOT);
   };
+  // Every text shown in the section drawn under 11 px on screen (an SVG's text at its drawn scale).
+  const smallTexts = () => page.evaluate((root) => [...document.querySelectorAll(`${root} *`)].filter((element) => {
+    const text = [...element.childNodes].some((node) => node.nodeType === Node.TEXT_NODE && node.textContent.trim());
+    return text && element.getClientRects().length > 0 && getComputedStyle(element).visibility !== 'hidden';
+  }).map((element) => {
+    const svg = element.ownerSVGElement;
+    const scale = svg ? svg.getBoundingClientRect().width / svg.viewBox.baseVal.width : 1;
+    const size = parseFloat(getComputedStyle(element).fontSize) * scale;
+    return [element.textContent.trim().slice(0, 24), Number(size.toFixed(1))];
+  }).filter(([, size]) => size < 11), ROOT);
   await page.setViewportSize({ width: 1440, height: 900 });
   const wide = await onScreen();
   for (const [name, box] of Object.entries(wide)) assert.ok(box.top >= 0 && box.bottom <= 900 && box.right <= 1440, `${name} fits 1440 x 900: ${JSON.stringify(box)}`);
   assert.ok(wide.head1.left > wide.loss.right && wide.head1.left > wide.table.right, 'the heads beside the curves and the example');
   assert.ok(Math.abs(wide.head1.top - wide.head2.top) < 1 && wide.head2.left > wide.head1.right, 'the heads side by side');
 
+  assert.deepEqual(await smallTexts(), [], 'at 1440 px');
+
   await page.setViewportSize({ width: 375, height: 812 });
   const narrow = await onScreen();
-  assert.ok(narrow.accuracy.bottom <= narrow.loss.top && narrow.loss.bottom <= narrow.table.top
-    && narrow.table.bottom <= narrow.head1.top && narrow.head1.bottom <= narrow.head2.top, 'curves, then the example, then the heads, one under another');
+  assert.ok(narrow.accuracy.bottom <= narrow.loss.top && narrow.loss.bottom <= narrow.head1.top
+    && narrow.head2.bottom <= narrow.table.top, 'the curves, then the heads, then the example');
+  assert.ok(Math.abs(narrow.head1.top - narrow.head2.top) < 1 && narrow.head2.left > narrow.head1.right, 'the heads side by side');
+  assert.ok(narrow.head2.bottom - narrow.accuracy.top <= 812, `the curves and the heads in one screen: ${narrow.accuracy.top} to ${narrow.head2.bottom}`);
   for (const [name, box] of Object.entries(narrow)) assert.ok(box.left >= 0 && box.right <= 375, `${name} fits 375 px across: ${JSON.stringify(box)}`);
+  assert.deepEqual(await smallTexts(), [], 'at 375 px');
   await page.close();
 });
 

@@ -3,9 +3,10 @@
 // reports, the same losses as build/attn train for the same seed, errors
 // that name the setting, memory that stays flat across create/dispose, the
 // byte limit, and trainers freed when they are dropped. Then the page's
-// training session (web/lib/trainer-session.js), its waits added up rather
-// than waited: the pace of each speed, the bounded record, and a replayed
-// step that is exactly a second trainer's.
+// training session (web/lib/trainer-session.js): its pacing rule as data
+// (steps and wait for a measured change), its waits added up rather than
+// waited (the pace of each speed), the bounded record, and a replayed step
+// that is exactly a second trainer's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { AttentionError, loadAttention } from '../../web/lib/attention.js';
 import { haveNativeCli, loadEngine, nativeCli, wasmPath } from './support.mjs';
-import { createTrainerSession, MAX_RECORDED, SHOWN_EXAMPLE, SPEEDS } from '../../web/lib/trainer-session.js';
+import { changeOf, createTrainerSession, MAX_RECORDED, pace, SHOWN_EXAMPLE, SPEEDS } from '../../web/lib/trainer-session.js';
 
 test('a trainer resolves every setting from its task\u2019s defaults and the ones given', async () => {
   const attn = await loadEngine();
@@ -161,14 +162,53 @@ test('trainers dropped without dispose() are freed once collected; one held by a
   assert.equal(report.afterAll, 0, 'once the method is dropped too, the heap is as it was');
 });
 
+test('the change a step makes is the largest move of any head\u2019s weight or of the held-out accuracy, per step', () => {
+  const snapshot = (accuracy, attention) => ({ heldOut: { accuracy, loss: 1 }, attention });
+  const from = snapshot(0.1, [[[[0.5, 0.5], [0.5, 0.5]]], [[[1, 0], [0.25, 0.75]]]]);
+  const to = snapshot(0.2, [[[[0.6, 0.4], [0.5, 0.5]]], [[[1, 0], [0.65, 0.35]]]]);
+  assert.equal(changeOf(from, to, 1), 0.4, 'layer 2\u2019s weight [1][0], 0.25 to 0.65');
+  assert.equal(changeOf(from, to, 4), 0.1, 'over four steps, a quarter of it each');
+  assert.equal(changeOf(from, snapshot(0.9, from.attention), 2), 0.4, 'the accuracy, 0.1 to 0.9 in two steps');
+});
+
+test('the pace holds a step that moves much alone, for longer the more it moves, and takes steps that move little several at a time', () => {
+  const { normal, slow, fast, full } = SPEEDS;
+  // Normal: 7 s per unit of change, from 0.1 s to 1.5 s, up to 4 steps a report.
+  assert.deepEqual(pace(normal, Infinity), { steps: 1, wait: 1500 }, 'before any step: as if much moves');
+  assert.deepEqual(pace(normal, 0.5), { steps: 1, wait: 1500 });
+  assert.deepEqual(pace(normal, 0.2), { steps: 1, wait: 1400 });
+  assert.deepEqual(pace(normal, 0.05), { steps: 1, wait: 350 });
+  assert.deepEqual(pace(normal, 0.01), { steps: 1, wait: 100 });
+  assert.deepEqual(pace(normal, 0.005), { steps: 2, wait: 100 });
+  assert.deepEqual(pace(normal, 0.001), { steps: 4, wait: 100 });
+  assert.deepEqual(pace(normal, 0), { steps: 4, wait: 100 });
+  assert.deepEqual(pace(slow, 0.2), { steps: 1, wait: 2800 });
+  assert.deepEqual(pace(slow, 0), { steps: 1, wait: 200 }, 'Slow always shows every step');
+  assert.deepEqual(pace(fast, 0.2), { steps: 1, wait: 350 });
+  assert.deepEqual(pace(fast, 0), { steps: 8, wait: 50 });
+  assert.deepEqual(pace(full, 0.2), { steps: 5, wait: 0 });
+  assert.deepEqual(pace(full, 0), { steps: 5, wait: 0 });
+  // At every speed, more change never waits less nor takes more steps.
+  const changes = [0, 1e-4, 1e-3, 0.003, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, Infinity];
+  for (const [name, speed] of Object.entries(SPEEDS)) {
+    changes.slice(1).forEach((change, k) => {
+      const [before, after] = [pace(speed, changes[k]), pace(speed, change)];
+      assert.ok(after.wait >= before.wait && after.steps <= before.steps, `${name}: ${changes[k]} then ${change}`);
+    });
+  }
+});
+
 /**
  * A session whose ticks run one at a time when the test says (tick), the
- * waits they asked for added up in `waited` instead of waited.
+ * waits they asked for listed in `waits` and added up in `waited` instead
+ * of waited.
  */
 function drivenSession(attn) {
-  const driven = { replies: [], waiting: [], waited: 0 };
-  driven.handle = createTrainerSession(attn, (reply) => driven.replies.push(reply),
-      (callback, wait) => driven.waiting.push({ callback, wait }));
+  const driven = { replies: [], waiting: [], waits: [], waited: 0 };
+  driven.handle = createTrainerSession(attn, (reply) => driven.replies.push(reply), (callback, wait) => {
+    driven.waiting.push({ callback, wait });
+    driven.waits.push(wait);
+  });
   driven.tick = () => {
     const { callback, wait } = driven.waiting.shift();
     driven.waited += wait;
@@ -178,7 +218,7 @@ function drivenSession(attn) {
   return driven;
 }
 
-test('at the default pace "reverse" takes 5 to 15 seconds to reach 99% held-out accuracy, one step a report; full speed waits for nothing', async () => {
+test('at the default pace "reverse" takes at least 15 seconds from chance to 99% held-out accuracy, one step a report, then hurries; full speed waits for nothing', async () => {
   const attn = await loadEngine();
   const paced = drivenSession(attn);
   paced.handle({ type: 'create', settings: { task: 'reverse', seed: 1 } });
@@ -186,8 +226,19 @@ test('at the default pace "reverse" takes 5 to 15 seconds to reach 99% held-out 
   while (paced.progress().at(-1).heldOut.accuracy < 0.99) paced.tick();
   const steps = paced.progress().map((reply) => reply.step);
   assert.deepEqual(steps, steps.map((_, k) => k), 'step 0 on creating, then one step a report');
-  assert.ok(paced.waited >= 5000 && paced.waited <= 15000, `${paced.waited} ms of waits to reach 99% at step ${steps.at(-1)}`);
-  assert.equal(paced.waited, (steps.at(-1) - 1) * SPEEDS.normal.wait, 'the first steps come at once');
+  const learning = paced.waited;
+  assert.ok(learning >= 15000 && learning <= 30000, `${learning} ms of waits to reach 99% at step ${steps.at(-1)}`);
+  // Each wait is the pace of the change its report measured (the first comes at once).
+  const reports = paced.progress();
+  assert.equal(paced.waits[0], 0);
+  reports.slice(1).forEach((report, k) => {
+    assert.equal(paced.waits[k + 1], pace(SPEEDS.normal, changeOf(reports[k], report, 1)).wait, `after step ${report.step}`);
+  });
+  // The rest of the budget, where the heads barely move, passes in less time than learning took.
+  while (paced.waiting.length > 0) paced.tick();
+  assert.equal(paced.progress().at(-1).step, 150);
+  assert.ok(paced.waited - learning < learning, `${paced.waited - learning} ms for steps ${steps.at(-1)} to 150`);
+  assert.ok(paced.progress().some((reply, k, all) => k > 0 && reply.step - all[k - 1].step > 1), 'several steps a report');
 
   const full = drivenSession(attn);
   full.handle({ type: 'create', settings: { task: 'reverse', seed: 1 } });
@@ -232,7 +283,6 @@ test('a replayed step shows exactly the predictions, weights and held-out figure
   driven.handle({ type: 'play' });
   while (driven.progress().at(-1).step < 40) driven.tick();
   const played = driven.progress().at(-1).step;
-  assert.equal(played % SPEEDS.fast.steps, 0);
   driven.handle({ type: 'step' }); // stepping pauses, one batch more
   const latest = driven.progress().at(-1).step;
   assert.equal(latest, played + 1);

@@ -30,15 +30,20 @@
 
 export const SHOWN_EXAMPLE = 0;
 
-// How fast training goes: `steps` batches, a report, then `wait` ms before
-// the next. At the default pace "reverse", which reaches 99% in about 21
-// steps, takes some 6 seconds to get there: slow enough to watch a head
-// form. Full speed reports every few steps and does not wait.
+// How fast training goes. After each report the session measures how far
+// one step moved what the page shows (changeOf: the largest change of any
+// head's weight on the example shown, or of the held-out accuracy) and
+// paces the next report by it (pace): a step that moves much is shown alone
+// and held for `perChange` ms per unit of change (at most `maxWait`); steps
+// that move little go by several a report (at most `maxSteps`) every
+// `minWait` ms. So a head forming is slow enough to watch, and the long
+// tail where nothing changes passes quickly. Full speed takes `maxSteps` a
+// report and never waits.
 export const SPEEDS = {
-  slow: { label: 'Slow', steps: 1, wait: 600 },
-  normal: { label: 'Normal', steps: 1, wait: 300 },
-  fast: { label: 'Fast', steps: 3, wait: 100 },
-  full: { label: 'Full speed', steps: 5, wait: 0 },
+  slow: { label: 'Slow', perChange: 14000, minWait: 200, maxWait: 3000, maxSteps: 1 },
+  normal: { label: 'Normal', perChange: 7000, minWait: 100, maxWait: 1500, maxSteps: 4 },
+  fast: { label: 'Fast', perChange: 1750, minWait: 50, maxWait: 400, maxSteps: 8 },
+  full: { label: 'Full speed', perChange: 0, minWait: 0, maxWait: 0, maxSteps: 5 },
 };
 export const DEFAULT_SPEED = 'normal';
 
@@ -46,6 +51,32 @@ export const DEFAULT_SPEED = 'normal';
 // other one goes (the recorded steps stay evenly spaced, twice as far apart),
 // so a session that trains for hours holds as much as one of a few minutes.
 export const MAX_RECORDED = 256;
+
+/**
+ * How far one step moved what the page shows, from snapshot `from` to
+ * snapshot `to`, `steps` steps later: the largest change of any head's
+ * weight on the example shown, or of the held-out accuracy, per step.
+ */
+export function changeOf(from, to, steps) {
+  let largest = Math.abs(to.heldOut.accuracy - from.heldOut.accuracy);
+  to.attention.forEach((layer, l) => layer.forEach((head, h) => head.forEach((row, i) => row.forEach((w, j) => {
+    largest = Math.max(largest, Math.abs(w - from.attention[l][h][i][j]));
+  }))));
+  return largest / steps;
+}
+
+/**
+ * The next report's pace at `speed` (a value of SPEEDS) after steps that
+ * each moved `change` (changeOf): { steps, wait } (ms).
+ */
+export function pace(speed, change) {
+  const deserved = change * speed.perChange; // ms one such step deserves
+  if (speed.perChange === 0) return { steps: speed.maxSteps, wait: 0 };
+  if (deserved >= speed.minWait) return { steps: 1, wait: Math.round(Math.min(deserved, speed.maxWait)) };
+  // Little moves: as many steps as make up minWait's worth, each a report's.
+  const steps = Math.min(speed.maxSteps, Math.max(1, Math.floor(speed.minWait / Math.max(deserved, 1e-9))));
+  return { steps, wait: speed.minWait };
+}
 
 /**
  * engine: the loaded attention API; post(reply); schedule(callback, wait)
@@ -57,6 +88,7 @@ export function createTrainerSession(engine, post, schedule = (callback, wait) =
   let example = null;
   let playing = false;
   let speed = SPEEDS[DEFAULT_SPEED];
+  let change = Infinity; // per step, as last measured; unknown before a step: as if much
   let pending = false;
   let lastStep = 0;
   let lastLoss = null; // the last batch's loss; null before any step
@@ -106,14 +138,16 @@ export function createTrainerSession(engine, post, schedule = (callback, wait) =
     pending = false;
     if (!playing || !trainer) return;
     try {
+      const before = record.at(-1);
       const toBudget = trainer.config.steps - (lastStep % trainer.config.steps);
-      train(Math.min(speed.steps, toBudget));
+      train(Math.min(pace(speed, change).steps, toBudget));
+      change = changeOf(before, record.at(-1), lastStep - before.step);
       report();
     } catch (error) {
       fail(error);
       return;
     }
-    if (playing) later(speed.wait);
+    if (playing) later(pace(speed, change).wait);
   }
 
   function later(wait) {
@@ -131,6 +165,7 @@ export function createTrainerSession(engine, post, schedule = (callback, wait) =
       example = trainer.example(SHOWN_EXAMPLE);
       lastStep = 0;
       lastLoss = null;
+      change = Infinity;
       record = [];
       stride = 1;
       post({ type: 'created', config: trainer.config, example });

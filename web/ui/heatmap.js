@@ -19,6 +19,11 @@ const NUMBERED_COLUMNS = 12;
 // none is smaller than MIN_LABEL_PX.
 const LABEL_SIZE = 12;
 const MIN_LABEL_PX = 11;
+// Cells' values are 13 px at the grid's own size and, scaled down, never
+// smaller than the labels; where they would then be too wide for their
+// cell they are left out (each cell's label and detail line still give it).
+const VALUE_SIZE = 13;
+const VALUE_CHAR = 0.62; // a monospace digit's width, in value sizes
 const LABEL_CHAR = 0.7; // a generous width per character, in label sizes
 const MAX_LABEL_CHARS = 10;
 let instances = 0;
@@ -111,6 +116,7 @@ function gridFrame(doc, id, data, labelSize) {
     viewBox: `0 0 ${width} ${height}`, width, height, class: 'aw-heatmap-grid', role: 'group',
   });
   svg.style.setProperty('--aw-label-size', `${labelSize}px`);
+  svg.style.setProperty('--aw-value-size', `${Math.max(VALUE_SIZE, labelSize)}px`);
   // With numbers in its cells it keeps its size and scrolls sideways
   // (the numbers stay readable); without, it shrinks to fit.
   if (cols > NUMBERED_COLUMNS) {
@@ -321,6 +327,9 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
           (digits) => { text.textContent = digits; });
       shown[i][j].value = value;
     }));
+    const widest = Math.max(...shown.flat().map((cell) => cell.text.length));
+    holder.firstChild.classList.toggle('aw-heat-values-unfit',
+        labelSize > LABEL_SIZE && Math.max(VALUE_SIZE, labelSize) * VALUE_CHAR * widest > CELL - 4);
     applyHighlight(); // also rewrites the descriptions whose values changed
     const hasMasked = data.values.flat().some((v) => v === -Infinity);
     const legendKey = JSON.stringify([domain, hasMasked]);
