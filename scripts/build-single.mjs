@@ -35,8 +35,12 @@ const SINGLE_WASM = join(REPO, 'build', 'attention-single.wasm');
 const OUTPUT = join(REPO, 'build', 'attention.html');
 // 483 KB with every chapter, the check of printed numbers (20 KB of engine),
 // the overview, the workers' pool and the steps' outline, presets gzipped
-// (Nov 2026): the budget leaves 17 KB for what comes next.
-const BUDGET_BYTES = 500 * 1024;
+// (26 Nov 2026); 505 KB on 28 Nov with the closing summary's tables, the
+// figure's landing and one scale, the walkthrough that reads from the
+// build's steps and the check box's readers of every format the project
+// writes. Raised from 500 to 520 KiB then: it leaves 15 KB for what
+// comes next.
+const BUDGET_BYTES = 520 * 1024;
 
 // Exports emscripten adds to every standalone module by itself.
 const RUNTIME_EXPORTS = new Set(['_initialize', '__errno_location', 'stackSave', 'stackRestore', 'stackAlloc']);

@@ -174,7 +174,11 @@ function checkTokens({ core, config: { seqLength: length, vocab } }, caller, tok
   if (!isList(tokens) || tokens.length === 0 || !tokens.every((t) => Number.isInteger(t))) {
     throw inputError(`${caller}: tokens: expected a list of 1 to ${length} whole numbers, got ${describe(tokens)}`);
   }
-  tokens.forEach((token, i) => checkWhole(caller, `tokens[${i}]`, token, 0, vocab - 1));
+  const outside = tokens.findIndex((token) => token < 0 || token >= vocab);
+  if (outside >= 0) {
+    // The engine's own words for a token it does not know.
+    throw core.engineError(ATTN_ERR_RANGE, `tokens[${outside}]: must be from 0 to vocab - 1 = ${vocab - 1}, got ${tokens[outside]}`);
+  }
 }
 
 function predict(session, tokens) {
