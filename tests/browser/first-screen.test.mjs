@@ -154,14 +154,16 @@ test('a bad entry in the figure is marked at its cell and the grid keeps its col
     await page.keyboard.press('Enter');
     const input = cell.locator('input');
     assert.equal(await input.getAttribute('aria-invalid'), 'true');
-    assert.equal(await cell.locator('.aw-cell-error').textContent(), '\u201cabc\u201d is not a number');
+    // Each message waited for: the cell's check answers after the key, not with it.
+    await cell.locator('.aw-cell-error').filter({ hasText: '\u201cabc\u201d is not a number' }).waitFor();
     assert.deepEqual(await columns(), before, 'the columns stay where they were');
     // A number written right but past what a double holds is named as too large.
     await page.keyboard.press('Control+A');
     await page.keyboard.type('1e999');
     await page.keyboard.press('Enter');
-    assert.equal(await cell.locator('.aw-cell-error').textContent(),
-                 '\u201c1e999\u201d is too large: numbers here stay below about 1.8 \u00d7 10\u00b3\u2070\u2078');
+    await cell.locator('.aw-cell-error')
+      .filter({ hasText: '\u201c1e999\u201d is too large: numbers here stay below about 1.8 \u00d7 10\u00b3\u2070\u2078' })
+      .waitFor();
     // Escape gives up: the example's own number again, nothing changed.
     await page.keyboard.press('Escape');
     assert.equal((await cell.textContent()).trim(), '0.3');
@@ -174,7 +176,7 @@ test('a bad entry in the figure is marked at its cell and the grid keeps its col
     const panelBefore = await panelColumns();
     await page.keyboard.press('End');
     await page.keyboard.type('x');
-    assert.equal(await panel.locator('.aw-cell-error').textContent(), '\u201c0.3x\u201d is not a number');
+    await panel.locator('.aw-cell-error').filter({ hasText: '\u201c0.3x\u201d is not a number' }).waitFor();
     assert.equal(await panelInput.getAttribute('aria-invalid'), 'true');
     assert.deepEqual(await panelColumns(), panelBefore, 'the panel\u2019s columns stay too');
     // A number the engine refuses (scores that overflow) is named at the cell typed in, not off screen.
