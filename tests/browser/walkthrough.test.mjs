@@ -193,7 +193,9 @@ test('at every step of every preset, forward and backward, the matrices the step
           }
         }
       });
-      // Past the last step nothing is left to compute: the overview has no empty cell.
+      // Past the last step nothing is left to compute: once its figure has
+      // landed, the overview has no empty cell.
+      await page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
       assert.equal(await page.locator('#walkthrough .aw-overview-future').count(), 0,
         `${preset.id}: the overview's cells are all filled in at the last step`);
       await page.close();
