@@ -343,6 +343,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
   // themselves: an end that only cells not computed yet hold waits for them.
   let legendEnds = null;
   function revealLegend() {
+    if (!data) return; // highlighted before any data (a tensor this walkthrough never shows)
     const ends = legendEnds ?? [];
     const known = new Set([0]);
     data.values.forEach((row, i) => row.forEach((value, j) => { if (!hidden(i, j)) known.add(value); }));
