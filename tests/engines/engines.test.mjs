@@ -35,6 +35,9 @@ before(async () => {
 after(() => web?.close());
 
 const ready = () => document.documentElement.dataset.ready === 'true';
+// A step's result shows its number once the figure's movement that computes
+// it has landed (until then its cell is empty).
+const landed = () => document.querySelector('#walkthrough .aw-fig:not([data-moving])') !== null;
 
 for (const engine of engines) {
   describe(engine, () => {
@@ -49,6 +52,7 @@ for (const engine of engines) {
     test(`in ${engine} the walkthrough starts with the engine's numbers and no error`, async () => {
       await browser.goto(web.url('index.html?preset=cat-sat-mat&step=7'));
       await browser.waitFor(ready, undefined, { what: 'the page to be ready' });
+      await browser.waitFor(landed, undefined, { what: 'step 7\'s figure to land' });
       assert.equal((await browser.text(SCORE_CELL))?.trim(), '0.550');
       assert.match(await browser.text(COUNTER), /^7 \/ \d+$/);
       assert.deepEqual(await browser.problems(), [], `${browser.version}: the page stayed quiet`);
@@ -122,6 +126,7 @@ for (const engine of engines) {
     test(`in ${engine} the one-file page from disk shows the walkthrough's numbers`, async () => {
       await browser.goto(`${pathToFileURL(SINGLE_FILE).href}?preset=cat-sat-mat&step=7`);
       await browser.waitFor(ready, undefined, { what: 'the one-file page to be ready' });
+      await browser.waitFor(landed, undefined, { what: 'step 7\'s figure to land' });
       assert.equal((await browser.text(SCORE_CELL))?.trim(), '0.550');
       assert.deepEqual(await browser.problems(), []);
     });
