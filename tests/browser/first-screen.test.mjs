@@ -144,6 +144,9 @@ test('a bad entry in the figure is marked at its cell and the grid keeps its col
   const session = await startSession();
   try {
     const page = await session.openReady('index.html?preset=cat-sat-mat&step=1');
+    // The first step's figure lands before a cell is edited (on a busy machine
+    // the landing, redrawing the matrices, had taken the open cell's input).
+    await page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
     const grid = page.locator('#walkthrough .aw-mats [data-matrix="k"] table');
     const columns = () => grid.locator('thead th').evaluateAll((all) => all.map((th) => Math.round(th.getBoundingClientRect().x)));
     const before = await columns();
