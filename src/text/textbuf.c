@@ -178,3 +178,18 @@ void attn__text_json_string(attn__text *text, const char *string,
     }
     attn__text_puts(text, "\"");
 }
+
+size_t attn__control_at(const char *c, char escaped[ATTN__ESCAPED_CAP])
+{
+    const unsigned char lead = (unsigned char)c[0];
+    if (lead < 0x20 || lead == 0x7F) {
+        snprintf(escaped, ATTN__ESCAPED_CAP, "\\x%02x", lead);
+        return 1;
+    }
+    const unsigned char next = (unsigned char)c[1];
+    if (lead == 0xC2 && next >= 0x80 && next <= 0x9F) {
+        snprintf(escaped, ATTN__ESCAPED_CAP, "\\u%04x", next);
+        return 2;
+    }
+    return 0;
+}

@@ -69,6 +69,14 @@ void attn__format_rounded(char out[ATTN__NUMBER_CAP], double x);
  * control characters (the walkthrough's label marks), which take none. */
 size_t attn__text_width(const char *string);
 
+enum { ATTN__ESCAPED_CAP = 8 }; /* "\\u009b" and its NUL */
+
+/* A control character at c (C0, DEL, or C1, which is C2 80..9F in UTF-8)
+ * written visibly into escaped, as \x1b or \u009b: raw, a label's ESC
+ * sequence would reach the reader's terminal (set its title, clear the
+ * screen). Its length in bytes, or 0 when c is not one. */
+size_t attn__control_at(const char *c, char escaped[ATTN__ESCAPED_CAP]);
+
 /* The offset of the first byte of string[0..length) that starts no valid
  * UTF-8 character (a byte no character starts with, a continuation byte
  * alone, an overlong form, a surrogate, a code point past U+10FFFF, or a

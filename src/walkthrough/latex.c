@@ -66,18 +66,39 @@ static int starts_ligature(const char *s, size_t n, size_t i)
            strchr("-`'", s[i + 1]) != NULL;
 }
 
+/* The length of the control character at s[i] (a label's ESC, BEL or C1
+ * CSI), written into escaped as text and Markdown write it (\x1b), or 0
+ * when s[i] starts none. Never reads past s[n - 1]. */
+static size_t control_in(const char *s, size_t n, size_t i,
+                         char escaped[ATTN__ESCAPED_CAP])
+{
+    const char pair[3] = {s[i], i + 1 < n ? s[i + 1] : '\0', '\0'};
+    return attn__control_at(pair, escaped);
+}
+
 static void put_escaped_range(attn__text *text, const char *s, size_t n)
 {
     size_t i = 0;
     while (i < n) {
         /* The bytes up to the next one to escape or keep apart, at once. */
         size_t run = 0;
+        char escaped[ATTN__ESCAPED_CAP];
         while (i + run < n && escape_of(s[i + run]) == NULL &&
-               !starts_ligature(s, n, i + run))
+               !starts_ligature(s, n, i + run) &&
+               control_in(s, n, i + run, escaped) == 0)
             run++;
         attn__text_append(text, s + i, run);
         i += run;
         if (i == n) break;
+        /* Raw, a control character would reach the terminal of whoever
+         * prints the file, and TeX refuses it: written visibly. */
+        const size_t control = control_in(s, n, i, escaped);
+        if (control > 0) {
+            attn__text_puts(text, "\\textbackslash{}");
+            attn__text_puts(text, escaped + 1);
+            i += control;
+            continue;
+        }
         const char *escape = escape_of(s[i]);
         if (escape != NULL)
             attn__text_puts(text, escape);

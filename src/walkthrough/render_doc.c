@@ -93,33 +93,12 @@ static void put_plain(attn__walker *walker, const char *text)
     attn__text_puts(walker->out, text);
 }
 
-enum { ESCAPED_CAP = 8 }; /* "\\u009b" and its NUL */
-
-/* A control character at c (C0, DEL, or C1, which is C2 80..9F in UTF-8)
- * written visibly into escaped, as \x1b or \u009b: raw, a label's ESC
- * sequence would reach the reader's terminal (set its title, clear the
- * screen). Its length in bytes, or 0 when c is not one. */
-static size_t control_at(const char *c, char escaped[ESCAPED_CAP])
-{
-    const unsigned char lead = (unsigned char)c[0];
-    if (lead < 0x20 || lead == 0x7F) {
-        snprintf(escaped, ESCAPED_CAP, "\\x%02x", lead);
-        return 1;
-    }
-    const unsigned char next = (unsigned char)c[1];
-    if (lead == 0xC2 && next >= 0x80 && next <= 0x9F) {
-        snprintf(escaped, ESCAPED_CAP, "\\u%04x", next);
-        return 2;
-    }
-    return 0;
-}
-
 /* A label in plain text: as it is, control characters escaped. */
 static void put_text_label(attn__walker *walker, const char *label)
 {
-    char escaped[ESCAPED_CAP];
+    char escaped[ATTN__ESCAPED_CAP];
     for (const char *c = label; *c;) {
-        const size_t control = control_at(c, escaped);
+        const size_t control = attn__control_at(c, escaped);
         attn__text_puts(walker->out, control ? escaped : "");
         if (!control) attn__text_append(walker->out, c, 1);
         c += control ? control : 1;
@@ -132,9 +111,9 @@ static void put_text_label(attn__walker *walker, const char *label)
  * becomes a space, and other control characters are escaped as in text. */
 static void put_markdown_label(attn__walker *walker, const char *label)
 {
-    char escaped[ESCAPED_CAP];
+    char escaped[ATTN__ESCAPED_CAP];
     for (const char *c = label; *c;) {
-        const size_t control = control_at(c, escaped);
+        const size_t control = attn__control_at(c, escaped);
         if (*c == '\n' || *c == '\r') {
             attn__text_puts(walker->out, " ");
         } else if (control) {
@@ -489,11 +468,11 @@ static const char *text_cell(const attn__matrix_view *view, int r, int c,
                              size_t visible_cap)
 {
     const char *text = cell(view, r, c, tmp, cap);
-    char escaped[ESCAPED_CAP];
+    char escaped[ATTN__ESCAPED_CAP];
     size_t used = 0;
     int escapes = 0;
     for (const char *s = text; *s;) {
-        const size_t control = control_at(s, escaped);
+        const size_t control = attn__control_at(s, escaped);
         const char *piece = control ? escaped : s;
         size_t size = control ? strlen(escaped) : 1;
         if (!control)

@@ -65,17 +65,20 @@ test('every Markdown walkthrough parses into whole tables, with no stray markup 
   }
 });
 
-test('control characters in labels are written escaped in text and Markdown, so no ESC sequence reaches a terminal', () => {
+test('control characters in labels are written escaped in text, Markdown and LaTeX, so no ESC sequence reaches a terminal', () => {
   // An OSC sequence that sets a terminal's title, BEL, and CSI as C1 (U+009B).
   const problem = {
     kind: 'scaledDotProduct', q: [[1, 0], [0, 1]], k: [[1, 0], [0, 1]], v: [[1], [2]],
     tokens: ['a\u001b]0;pwned\u0007', 'b\u009bc'],
   };
-  for (const format of ['text', 'markdown']) {
+  // LaTeX writes the backslash as a command, so that TeX prints it.
+  const backslash = { text: '\\', markdown: '\\', latex: '\\textbackslash{}' };
+  for (const format of ['text', 'markdown', 'latex']) {
     const written = cliFormat(problem, format);
     const controls = [...written].filter((c) => c !== '\n' && (c < ' ' || (c >= '\u007f' && c <= '\u009f')));
     assert.deepEqual(controls, [], format);
-    assert.ok(written.includes('a\\x1b') && written.includes('pwned\\x07'), `${format}: ESC and BEL shown as \\x1b, \\x07`);
-    assert.ok(written.includes('b\\u009bc'), `${format}: C1 CSI shown as \\u009b`);
+    const shown = backslash[format];
+    assert.ok(written.includes(`a${shown}x1b`) && written.includes(`pwned${shown}x07`), `${format}: ESC and BEL shown as \\x1b, \\x07`);
+    assert.ok(written.includes(`b${shown}u009bc`), `${format}: C1 CSI shown as \\u009b`);
   }
 });
