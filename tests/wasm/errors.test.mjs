@@ -301,6 +301,12 @@ test('arrays too long to hold are refused by their length before a single entry 
   const tokens = new Array(2 ** 32 - 1).fill('a', 0, 4);
   assertAttentionError(() => attn.run(sdpa({ tokens })), 12,
     'tokens: 4294967295 labels, more than any tensor within the limit of 268435456 bytes has rows (33554432)');
+  // 2^25 labels fit the limit but not the problem's 3 x 2 tensors: refused
+  // by their count, before any of them is read (only the first is set),
+  // whatever the order of the fields.
+  const many = new Array(2 ** 25).fill('a', 0, 1);
+  assertAttentionError(() => attn.run({ tokens: many, ...sdpa() }), 10,
+    'tokens: 33554432 labels, more than the problem\'s tensors have rows or columns (at most 3)');
   const trainer = attn.createTrainer({ task: 'copy' });
   assertAttentionError(() => trainer.predict(new Array(2 ** 32 - 1)), 6,
                        'trainer.predict: tokens: the model reads 1 to seqLength = 8 tokens, got 4294967295');

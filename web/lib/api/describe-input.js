@@ -90,11 +90,17 @@ export function allStrings(values) {
 // Labels name the rows or columns of a tensor, which holds 8 bytes an
 // entry: a list longer than maxBytes / 8 labels none within the limit,
 // and is refused before it is walked.
-export function checkLabelCount(field, count, maxBytes) {
+// A label names one row or column, so no list of labels is longer than the
+// longest dimension of the tensors set before it, nor than any tensor
+// within the byte limit could be: refused before any label is encoded.
+export function checkLabelCount(field, count, { maxBytes, longest }) {
   const most = Math.floor(maxBytes / 8);
   if (count > most) {
     throw new AttentionError(`${field}: ${count} labels, more than any tensor within the limit of ${maxBytes} bytes has rows (${most})`,
                              ATTN_ERR_TOO_LARGE);
+  }
+  if (longest > 0 && count > longest) {
+    throw inputError(`${field}: ${count} labels, more than the problem's tensors have rows or columns (at most ${longest})`);
   }
 }
 

@@ -30,7 +30,10 @@ function takesStrings(core, problem, name) {
   return false;
 }
 
-// budget: { held, maxBytes }: bytes of tensor fields set so far.
+const isLabelList = (value) => isList(value) && value.length > 0 && typeof value[0] === 'string';
+
+// budget: { held, maxBytes, longest }: bytes of tensor fields set so far,
+// and the longest of their dimensions.
 function setField(core, problem, field, value, memory, budget) {
   const { engine } = core;
   const name = memory.string(field, `${JSON.stringify(field)} (a field name)`);
@@ -44,18 +47,19 @@ function setField(core, problem, field, value, memory, budget) {
     status = engine.attn_problem_set_bool(problem, name, value ? 1 : 0);
   } else if (typeof value === 'string') {
     status = engine.attn_problem_set_string(problem, name, memory.string(value, field));
-  } else if (isList(value) && value.length > 0 && typeof value[0] === 'string'
+  } else if (isLabelList(value)
              && (allStrings(value) || takesStrings(core, problem, name))) {
     // Strings, or a mix for a field of labels (the probe above: the field
     // takes a list of strings), reported at the first entry that is not
     // one. A mix for a tensor field is read as a tensor below, which
     // reports its first entry that is not a number.
-    checkLabelCount(field, value.length, budget.maxBytes);
+    checkLabelCount(field, value.length, budget);
     const strings = stringsOf(field, value).map((text, i) => memory.string(text, `${field}[${i}]`));
     status = engine.attn_problem_set_strings(problem, name, strings.length, memory.pointers(strings));
   } else if (isList(value)) {
     const { dims, data } = tensorOf(field, value, budget);
     budget.held += 8 * data.length;
+    budget.longest = Math.max(budget.longest, ...dims);
     status = engine.attn_problem_set_tensor(problem, name, dims.length, memory.ints(dims, `${field} (its shape)`),
                                             memory.doubles(data));
   } else {
@@ -97,15 +101,20 @@ function withRunProblem(core, input, document, use) {
         throw core.engineError(created, `kind: unknown kind "${kind}"; expected one of ${KIND_NAMES}`);
       }
       if (created !== 0) throw core.engineError(created, `kind: ${core.statusText(created)}`);
-      const budget = { held: 0, maxBytes: core.maxBytes };
+      const budget = { held: 0, maxBytes: core.maxBytes, longest: 0 };
+      // Lists of labels go last, so that their count is weighed against the
+      // tensors' sizes before a single label is encoded.
+      const later = [];
       for (const field of Object.keys(input)) {
         if (field === 'kind') continue;
         // Reading a field (and its entries) can run the caller's getters.
         readInput(field, () => {
           const value = input[field];
-          if (value !== undefined) setField(core, problem, field, value, memory, budget);
+          if (isLabelList(value)) later.push([field, value]);
+          else if (value !== undefined) setField(core, problem, field, value, memory, budget);
         });
       }
+      for (const [field, value] of later) readInput(field, () => setField(core, problem, field, value, memory, budget));
       setDocument(core, problem, document, memory);
       const ran = engine.attn_problem_run(problem);
       if (ran !== 0) throw problemError(core, problem, ran);
