@@ -910,7 +910,7 @@ int attn_problem_format_equations(const attn_problem *problem, int step,
  *   {"checked": n, "errata": [{"field", "index": [..], "printed", "exact",
  *    "decimals", "step", "group"}], "groups": [{"cause", "root": {"field",
  *    "index"} | null, "carried"?, "intermediates"?, "explanation"}],
- *    "unchecked": [keys]}
+ *    "unchecked": [keys], "decimalsInferred": {key: decimals}}
  * with indices from 0 (step: the walkthrough's step, from 0, or null), or
  * text, Markdown or LaTeX, where they count from 1. */
 typedef struct attn_check attn_check;
@@ -932,8 +932,10 @@ void attn_check_destroy(attn_check *check); /* NULL is fine */
  * products an output row adds up). values [count] in row-major order,
  * shaped like the result (leading dimensions of 1 are ignored); NaN where
  * nothing is printed, -INFINITY for a masked −∞. decimals [count]: the
- * decimals each was written with, or NULL (or -1 in an entry) to read them
- * from the value's shortest form (0.380 then counts as 0.38). A key that
+ * decimals each was written with, or NULL (or -1 in an entry) for the most
+ * that any number of the table without them shows in its shortest form (a
+ * double has lost 0.410's last zero but never gained a digit: with 0.285
+ * beside it, 0.41 is read as 0.410), named in the report as inferred. A key that
  * names nothing of this problem is listed as unchecked, not refused, unless
  * it is a slip of the keyboard from a result's name (the same letters in
  * another case, or within two edits of a name of five letters or more):

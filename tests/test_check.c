@@ -449,8 +449,63 @@ static void test_bad_input_gets_a_message_naming_the_key(void **state)
         attn_check_format(check, ATTN_FORMAT_JSON, text, length + 1, &again),
         ATTN_OK);
     assert_string_equal(text, "{\"checked\":3,\"errata\":[],\"groups\":[],"
-                              "\"unchecked\":[\"sqrt_dk\"]}");
+                              "\"unchecked\":[\"sqrt_dk\"],"
+                              "\"decimalsInferred\":{\"weights_row1\":3}}");
     free(text);
+    attn_check_destroy(check);
+    attn_problem_destroy(problem);
+}
+
+/* Numbers that arrive as doubles have lost their trailing zeros (0.410 is
+ * 0.41): read one by one, a cell printed to 3 decimals but wrong in its
+ * third would pass at 2. A table without decimals is read to the most any
+ * of its numbers shows, and the report says which tables were. */
+static void
+test_a_table_without_decimals_is_read_to_its_most_and_says_so(void **state)
+{
+    (void)state;
+    attn_problem *problem = small_problem();
+    assert_int_equal(attn_problem_run(problem), ATTN_OK);
+    int rank, dims[3];
+    const double *weights;
+    assert_int_equal(
+        attn_problem_result(problem, "weights", &rank, dims, &weights),
+        ATTN_OK);
+    /* Every weight to 3 decimals, but for the first whose 2-decimal form is
+     * more than half a unit of the third decimal off: that one is printed
+     * to 2, as a slip that a double cannot tell from 0.xy0. */
+    double printed[9];
+    int slipped = -1;
+    for (int i = 0; i < 9; i++) {
+        printed[i] = round(weights[i] * 1000) / 1000;
+        const double two = round(weights[i] * 100) / 100;
+        if (slipped < 0 && fabs(two - weights[i]) > 0.0006) {
+            printed[i] = two;
+            slipped = i;
+        }
+    }
+    assert_true(slipped >= 0);
+    attn_check *check;
+    assert_int_equal(attn_check_create(&check, problem), ATTN_OK);
+    assert_int_equal(
+        attn_check_set_printed(check, "weights", 2, dims, printed, NULL),
+        ATTN_OK);
+    int errata;
+    assert_int_equal(attn_check_run(check, &errata), ATTN_OK);
+    assert_int_equal(errata, 1);
+    char text[4096];
+    size_t length;
+    assert_int_equal(
+        attn_check_format(check, ATTN_FORMAT_JSON, text, sizeof text, &length),
+        ATTN_OK);
+    assert_non_null(strstr(text, "\"decimalsInferred\":{\"weights\":3}"));
+    assert_int_equal(
+        attn_check_format(check, ATTN_FORMAT_TEXT, text, sizeof text, &length),
+        ATTN_OK);
+    if (strstr(text, "Decimals inferred (none were given; each table's "
+                     "numbers are read to the most decimals any of them "
+                     "shows): weights 3.") == NULL)
+        fail_msg("%s", text);
     attn_check_destroy(check);
     attn_problem_destroy(problem);
 }
@@ -471,10 +526,10 @@ static void test_every_format_reads_counting_from_one(void **state)
     assert_int_equal(attn_check_run(check, &errata), ATTN_OK);
     assert_int_equal(errata, 3);
     static const char *const wanted[] = {
-        [ATTN_FORMAT_TEXT] = "weights[q2][k1]: printed 0.9, exact",
+        [ATTN_FORMAT_TEXT] = "weights[q2][k1]: printed 0.90, exact",
         [ATTN_FORMAT_MARKDOWN] =
-            "- weights\\[q2\\]\\[k1\\]: printed 0.9, exact",
-        [ATTN_FORMAT_LATEX] = "\\item weights[q2][k1]: printed 0.9, exact"};
+            "- weights\\[q2\\]\\[k1\\]: printed 0.90, exact",
+        [ATTN_FORMAT_LATEX] = "\\item weights[q2][k1]: printed 0.90, exact"};
     for (int format = ATTN_FORMAT_TEXT; format <= ATTN_FORMAT_LATEX; format++) {
         char text[4096];
         size_t length;
@@ -617,6 +672,8 @@ int main(void)
         cmocka_unit_test(test_a_slip_sentence_names_its_tables_as_names),
         cmocka_unit_test(test_the_tutorials_errata_are_the_checks),
         cmocka_unit_test(test_bad_input_gets_a_message_naming_the_key),
+        cmocka_unit_test(
+            test_a_table_without_decimals_is_read_to_its_most_and_says_so),
         cmocka_unit_test(test_every_format_reads_counting_from_one),
         cmocka_unit_test(test_a_check_refuses_a_problem_that_ran_again),
         cmocka_unit_test(

@@ -116,10 +116,12 @@ def check(problem, printed, decimals=None, format="json"):  # noqa: A002 (the CL
     """Checks a worked example's printed numbers against the engine's exact ones.
 
     Returns the report (README, "Check your own numbers"): a dict
-    {"checked", "errata", "groups", "unchecked"} for format "json", else its
-    text, Markdown or LaTeX. Each erratum names the printed cell, its exact
-    value and its group; each group names the cause (a misprint, rounding, or
-    a slip such as "no-scale") with a sentence a learner can read.
+    {"checked", "errata", "groups", "unchecked", "decimalsInferred"} for
+    format "json", else its text, Markdown or LaTeX. Each erratum names the
+    printed cell, its exact value and its group; each group names the cause
+    (a misprint, rounding, or a slip such as "no-scale") with a sentence a
+    learner can read. Tables given without decimals are read to the most
+    decimals any of their numbers shows, and "decimalsInferred" says so.
     """
     if format not in REPORT_FORMATS:
         raise AttentionError(ATTN_ERR_OPTION, f"format: expected one of {', '.join(REPORT_FORMATS)}, got {format!r}")

@@ -59,6 +59,8 @@ typedef struct attn__printed {
     size_t count;
     double *values; /* [count]; NaN: not printed, ±INFINITY: ∞ */
     int *decimals;  /* [count] */
+    int inferred;   /* the decimals given to numbers without any (the most
+                       any of them shows), or -1 when every one had some */
     double *exact;  /* [count]; NaN when the engine has no such cell */
     double *own;    /* [count]: the printed numbers' own arithmetic, NaN
                        where no equation gives the cell */

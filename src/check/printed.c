@@ -295,13 +295,33 @@ int attn_check_set_note(attn_check *check, const char *key)
 /* Decimals a number was written with, read back from its shortest form. */
 static int decimals_of(double value)
 {
-    if (!isfinite(value)) return 0;
+    /* From 2^53 on every double is a whole number (and "%.0f" of 1e300
+     * would not fit the buffer). */
+    if (!isfinite(value) || fabs(value) >= 0x1p53) return 0;
     char text[64];
     for (int d = 0; d < ATTN__MAX_DECIMALS; d++) {
         snprintf(text, sizeof text, "%.*f", d, value);
         if (strtod(text, NULL) == value) return d;
     }
     return ATTN__MAX_DECIMALS;
+}
+
+/* The decimals of a table's numbers given without any: the most that any
+ * of them shows. A table is printed to one precision, and a number read as
+ * a double has lost its trailing zeros (0.410 arrives as 0.41), never
+ * gained digits; read one by one, 0.410 would pass for an exact 0.4137.
+ * -1 when every number came with its decimals. */
+static int inferred_decimals(const double *values, const int *decimals,
+                             size_t count)
+{
+    int most = -1;
+    for (size_t i = 0; i < count; i++) {
+        if ((decimals != NULL && decimals[i] >= 0) || isnan(values[i]))
+            continue;
+        const int shown = decimals_of(values[i]);
+        if (shown > most) most = shown;
+    }
+    return most;
 }
 
 int attn_check_set_printed(attn_check *check, const char *key, int rank,
@@ -398,10 +418,14 @@ int attn_check_set_printed(attn_check *check, const char *key, int rank,
         !table->step)
         return attn__check_fail(check, ATTN_ERR_NOMEM,
                                 "printed: out of memory");
+    table->inferred = inferred_decimals(values, decimals, count);
     for (size_t i = 0; i < count; i++) {
         table->values[i] = values[i];
         const int given = decimals != NULL ? decimals[i] : -1;
-        table->decimals[i] = given >= 0 ? given : decimals_of(values[i]);
+        /* (a table of nothing but NaN, nothing printed, infers none) */
+        table->decimals[i] = given >= 0             ? given
+                             : table->inferred >= 0 ? table->inferred
+                                                    : 0;
     }
     return ATTN_OK;
 }

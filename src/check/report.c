@@ -120,7 +120,16 @@ static void report_json(const attn_check *check, attn__text *out)
         if (u > 0) attn__text_puts(out, ",");
         attn__text_json_string(out, check->unchecked[u], "");
     }
-    attn__text_puts(out, "]}");
+    attn__text_puts(out, "],\"decimalsInferred\":{");
+    int listed = 0;
+    for (int t = 0; t < check->table_count; t++) {
+        const attn__printed *table = &check->tables[t];
+        if (table->inferred < 0) continue;
+        if (listed++ > 0) attn__text_puts(out, ",");
+        attn__text_json_string(out, table->key, "");
+        attn__text_printf(out, ":%d", table->inferred);
+    }
+    attn__text_puts(out, "}}");
 }
 
 /* ---- For a person ---- */
@@ -198,6 +207,28 @@ static void erratum_line(attn__text *out, const style *s,
     attn__text_puts(out, s->item_close);
 }
 
+/* Which tables' decimals were inferred, since none were given: the check
+ * never guesses silently. */
+static void inferred_line(attn__text *out, const style *s,
+                          const attn_check *check)
+{
+    char list[ATTN__CHECK_TABLES * (ATTN__KEY_CAP + 8)];
+    size_t used = 0;
+    for (int t = 0; t < check->table_count && used < sizeof list; t++) {
+        const attn__printed *table = &check->tables[t];
+        if (table->inferred < 0) continue;
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s%s %d",
+                                 used > 0 ? ", " : "", table->key,
+                                 table->inferred);
+    }
+    if (used == 0) return;
+    line(out, s,
+         "Decimals inferred (none were given; each table's numbers are read "
+         "to the most decimals any of them shows): %s.",
+         list);
+    attn__text_puts(out, "\n\n");
+}
+
 static void report_doc(const attn_check *check, int format, attn__text *out)
 {
     const style *s = &styles[format];
@@ -220,6 +251,7 @@ static void report_doc(const attn_check *check, int format, attn__text *out)
              check->errata_count, check->checked,
              check->errata_count == 1 ? "differs from" : "differ from");
     attn__text_puts(out, "\n\n");
+    inferred_line(out, s, check);
     for (int g = 0; g < check->group_count; g++) {
         const attn__group *group = &check->groups[g];
         attn__text_puts(out, s->group_open);

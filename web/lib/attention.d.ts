@@ -517,7 +517,9 @@ export type NestedPrinted = ReadonlyArray<number | null | NestedPrinted>;
 
 /** How many decimals each printed number was written with: one number for
  * all, or by key a number or nested arrays shaped like the numbers.
- * Without them each number's shortest form says (0.380 counts as 0.38). */
+ * Without them a table's numbers are read to the most decimals any of them
+ * shows (a double has lost 0.410's last zero, never gained a digit), and
+ * the report's decimalsInferred says so. */
 export type PrintedDecimals = number | Record<string, number | NestedDecimals>;
 export type NestedDecimals = ReadonlyArray<number | NestedDecimals>;
 
@@ -568,6 +570,10 @@ export interface CheckReport {
   groups: ErratumGroup[];
   /** Printed keys that name nothing of this problem. */
   unchecked: string[];
+  /** The decimals the check read a table's numbers to where none were
+   * given (the most any of them shows), by printed key; {} when every
+   * number came with its decimals. */
+  decimalsInferred: Record<string, number>;
 }
 
 // ---- sdpaFlat ----
