@@ -126,3 +126,29 @@ def test_bad_printed_input_is_refused_naming_its_key(printed, decimals, message)
 def test_a_report_format_the_check_has_not_is_refused():
     with pytest.raises(ae.AttentionError, match="format: expected one of json, text, markdown, latex, got 'steps'"):
         ae.check({"kind": "softmax", "x": [1.0, 2.0]}, {"weights": [0.27, 0.73]}, format="steps")
+
+
+def test_a_misprinted_score_carried_into_the_output_is_rooted_at_the_score_whatever_the_tables_order():
+    # An author's slip in one score, carried by exact arithmetic into the
+    # weights and the output, each table rounded as printed: the printed
+    # weights, rounded, no longer give the printed output exactly, and
+    # the output must still be carried from the score, not a misprint of
+    # its own. Tables given in every order.
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        d = int(rng.integers(2, 5))
+        q, k, v = (np.round(rng.uniform(-1, 1, (3, d)), 1) for _ in range(3))
+        scores = q @ k.T
+        i, j = (int(x) for x in rng.integers(0, 3, 2))
+        scores[i, j] += float(rng.choice([0.1, 0.2, 0.5, 1.0, -0.3, 2.0]))
+        weights = np.exp(scores / math.sqrt(d))
+        weights /= weights.sum(axis=1, keepdims=True)
+        places = int(rng.choice([2, 3]))
+        tables = {"scores": (scores, 2), "weights": (weights, places), "output": (weights @ v, places)}
+        order = list(tables)
+        rng.shuffle(order)
+        printed = {key: np.round(tables[key][0], tables[key][1]) for key in order}
+        decimals = {key: tables[key][1] for key in order}
+        report = ae.check({"kind": "scaledDotProduct", "q": q, "k": k, "v": v}, printed, decimals)
+        groups = [(group["cause"], group["root"]) for group in report["groups"]]
+        assert groups == [("misprint", {"field": "scores", "index": [i, j]})], (order, groups)

@@ -348,8 +348,10 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
     /* nearest[e]: the group of the latest misprint found whose number,
      * alone in the printed world, changes erratum e; -1 if none. */
     int *nearest = attn__check_alloc(check, (size_t)n * sizeof *nearest);
+    /* reached[e]: erratum e's value in that misprint's walk. */
+    double *reached = attn__check_alloc(check, (size_t)n * sizeof *reached);
     int status = ATTN_OK;
-    if (base == NULL || nearest == NULL) {
+    if (base == NULL || nearest == NULL || reached == NULL) {
         status = attn__check_fail(check, ATTN_ERR_NOMEM,
                                   "check: out of memory");
         goto done;
@@ -370,8 +372,14 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
         const double p = table->values[item->cell];
         const int d = table->decimals[item->cell];
         const double own = table->own[item->cell];
-        const int carried = carried_from_printed(p, own,
-                                                 table->exact[item->cell], d);
+        /* Carried: it follows from the printed numbers before it, or from
+         * the misprint that reaches it with everything else exact (as its
+         * author computed: the printed numbers in between may be rounded
+         * too coarsely to give it). */
+        const double x = table->exact[item->cell];
+        const int carried = carried_from_printed(p, own, x, d) ||
+                            (nearest[e] >= 0 &&
+                             carried_from_printed(p, reached[e], x, d));
         if (carried) {
             item->group = nearest[e];
             if (item->group >= 0) continue;
@@ -412,11 +420,14 @@ static int explain_rest(attn_check *check, attn__arith *arith, int slip)
             const double value = attn__arith_value(
                 arith, table_of(check, other), other->cell, &step);
             if (!isnan(value) && !isnan(base[later]) &&
-                memcmp(&value, &base[later], sizeof value) != 0)
+                memcmp(&value, &base[later], sizeof value) != 0) {
                 nearest[later] = item->group;
+                reached[later] = value;
+            }
         }
     }
 done:
+    attn__check_free(check, reached);
     attn__check_free(check, nearest);
     attn__check_free(check, base);
     return status;
