@@ -60,7 +60,7 @@ async function openEditor(page) {
 
 // What the walkthrough shows at step `counter` ("2 / 18"), once it shows it:
 // its title, sentence, each equation's label and numbers, and whether it
-// has a figure and its equations listed.
+// has a figure and its equations listed (the Equations view chosen).
 const readStep = async (page, counter) => (await page.waitForFunction(([w, text]) => {
   if (document.querySelector(`${w} .aw-counter`).textContent !== text) return null;
   return {
@@ -70,8 +70,8 @@ const readStep = async (page, counter) => (await page.waitForFunction(([w, text]
       label: line.querySelector('.aw-eq-label').textContent,
       numbers: [...line.querySelectorAll('.aw-num')].map((number) => number.dataset.value),
     })),
-    figure: Boolean(document.querySelector(`${w} .aw-explain .aw-fig`)),
-    listed: document.querySelector(`${w} .aw-lines-toggle`).getAttribute('aria-expanded') === 'true',
+    figure: Boolean(document.querySelector(`${w} .aw-visuals .aw-fig`)),
+    listed: document.querySelector(`${w} [role="tab"][data-view="equations"]`).getAttribute('aria-selected') === 'true',
   };
 }, [W, counter])).jsonValue();
 
@@ -90,7 +90,7 @@ test('with WebAssembly off every example reads step by step: each step\u2019s ti
       const equations = step.equations ?? [];
       if (equations.length > 0 && !shown.listed) {
         // Every equation of the step, one click away; the choice holds while stepping.
-        await page.locator(`${W} .aw-lines-toggle`).click();
+        await page.locator(`${W} [role="tab"][data-view="equations"]`).click();
         await page.focus(`${W} .aw-forward`);
         shown = await readStep(page, counter);
       }

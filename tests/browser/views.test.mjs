@@ -74,7 +74,7 @@ async function goTo(page, ids, id) {
   await landed(page);
 }
 
-test('at each step of cat sat mat every number on screen is in the figure only, and each other view shows its own', async () => {
+test('at each step of cat sat mat every number on screen is in the figure only, each other view shows its own, and the strip names its squares', async () => {
   const input = presetInput('cat-sat-mat');
   const ids = stepIds(input);
   const session = await startSession({ viewport: { width: 1440, height: 900 } });
@@ -98,6 +98,12 @@ test('at each step of cat sat mat every number on screen is in the figure only, 
       assert.ok((await visibleNumbers(page)).some(({ text }) => text === scaled.toFixed(places)),
           `${view} shows ${scaled.toFixed(places)}`);
     }
+    // The strip above is a map: no numbers on it (none were found above),
+    // each square named with the step that computes it.
+    const names = await page.$$eval(`${W} .aw-overview rect title`, (titles) => titles.map((title) => title.textContent));
+    assert.ok(names.includes('Q[sat, 1]: given'));
+    assert.ok(names.includes(`Q\u00b7K\u1d40 \u2192 scaled[sat, mat]: computed at step ${ids.indexOf('scale') + 1}`));
+    assert.ok(names.includes(`weights[mat, cat]: computed at step ${ids.indexOf('softmax-2') + 1}`));
     // The choice holds while stepping: the next step opens in the equations too.
     await page.locator(`${W} .aw-scrubber`).focus();
     await page.keyboard.press('ArrowRight');
