@@ -111,11 +111,13 @@ test('on a phone the editor is closed until asked for, and opens with a tap on i
 
 for (const [preset, step] of [['cat-sat-mat', 18], ['it-animal', 36]]) test(`on a phone every number in the matrices and heatmaps of ${preset} is at least 12 px tall`, async () => {
   const page = await open(`?preset=${preset}&step=${step}`);
+  await page.getByRole('tab', { name: 'Matrices' }).click();
   const sizes = await page.$$eval('#walkthrough .aw-grid td', (cells) => cells
     .filter((cell) => cell.checkVisibility())
     .map((cell) => Number.parseFloat(getComputedStyle(cell).fontSize)));
   assert.ok(sizes.length > 0 && sizes.every((size) => size >= 12), `cell font sizes ${sizes}`);
   // Heatmap numbers are SVG text, scaled with their figure: measure what is drawn.
+  await page.getByRole('tab', { name: 'Heatmaps' }).click();
   const drawn = await page.$$eval('#walkthrough .aw-heat-value', (texts) => texts
     .filter((text) => text.textContent !== '' && text.checkVisibility())
     .map((text) => {

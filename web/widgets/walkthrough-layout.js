@@ -195,7 +195,8 @@ function createEquations(make, doc, panel, tab) {
     set({ lines: linesOfStep, count: next = 0 }) {
       linesOf = linesOfStep ?? null;
       count = next;
-      tab.textContent = `Equations (${count})`;
+      // The count goes on a phone, where five tabs just fit on one line.
+      tab.replaceChildren('Equations', make('span', 'aw-view-count', ` (${count})`));
       render();
     },
     clear() {
