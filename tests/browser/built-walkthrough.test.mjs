@@ -161,11 +161,11 @@ test('the first screen shows its figure and numbers while the engine is still on
   // Step 2, s[cat, cat] = q_cat · k_cat: its figure's total, from the build.
   const input = engineInput(problemFromPreset(presets.presets.find((preset) => preset.id === 'cat-sat-mat')));
   const [equation] = engine.stepEquations(input, 2);
-  const total = page.locator(`${W} .aw-explain .aw-fig .aw-fig-total .aw-fig-result`);
+  const total = page.locator(`${W} .aw-visuals .aw-fig .aw-fig-total .aw-fig-result`);
   await total.waitFor();
   const expected = equation.chain.at(-1).v;
   await page.waitForFunction(([selector, text]) => document.querySelector(selector)?.textContent === text,
-    [`${W} .aw-explain .aw-fig .aw-fig-total .aw-fig-result`, `= ${expected.toFixed(3)}`]);
+    [`${W} .aw-visuals .aw-fig .aw-fig-total .aw-fig-result`, `= ${expected.toFixed(3)}`]);
   assert.ok(engines.length > 0, 'the engine was asked for');
   assert.equal(await page.evaluate(() => document.documentElement.dataset.ready), 'built');
   // Held, the controls that need the engine say so.
@@ -180,7 +180,7 @@ test('the first screen shows its figure and numbers while the engine is still on
   await cell.press('Enter');
   const edited = engine.stepEquations({ ...input, q: [[2, ...input.q[0].slice(1)], ...input.q.slice(1)] }, 2)[0];
   await page.waitForFunction(([selector, text]) => document.querySelector(selector)?.textContent === text,
-    [`${W} .aw-explain .aw-fig .aw-fig-total .aw-fig-result`, `= ${edited.chain.at(-1).v.toFixed(3)}`]);
+    [`${W} .aw-visuals .aw-fig .aw-fig-total .aw-fig-result`, `= ${edited.chain.at(-1).v.toFixed(3)}`]);
   await page.close();
   session.assertQuiet();
 });
