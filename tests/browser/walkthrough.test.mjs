@@ -585,6 +585,11 @@ test('keyboard alone steps through the walkthrough', async () => {
   await page.keyboard.press('End');
   await page.keyboard.press('ArrowRight');
   assert.match(await page.evaluate(() => document.activeElement.id), /-1-1$/);
+  // The Heatmaps view, two tabs on from the Figure with the arrow keys.
+  await page.focus('#walkthrough [role="tab"][aria-selected="true"]');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Heatmaps');
   await page.focus('#walkthrough .aw-heatmap:not([hidden]) .aw-heat-cell[tabindex="0"]');
   await page.keyboard.press('ArrowRight');
   const focusedCell = await page.evaluate(() => [document.activeElement.dataset.row,
@@ -598,6 +603,7 @@ test('keyboard alone steps through the walkthrough', async () => {
 test('hovering a computed heatmap cell shows how the engine computed it, at the editor\u2019s largest size too', async () => {
   const preset = walkthroughPresets().find((p) => p.id === 'cat-sat-mat');
   const page = await open(`?preset=${preset.id}&step=999`);
+  await page.locator('#walkthrough').getByRole('tab', { name: 'Heatmaps' }).click();
   // The engine's own equation for the cell, from its whole step list, as the page writes equations as text.
   const expectedHow = async (problem, name, i, j) => {
     const steps = engine.walkthrough(engineInput(problem)).steps.steps;
