@@ -131,7 +131,8 @@ test('with WebAssembly off the controls that need the engine say why and take no
   assert.equal(await cell.inputValue(), before);
   await page.locator(`${W} .aw-copy-markdown`).click({ force: true });
   assert.equal(await page.locator(`${W} .aw-export > .aw-export-status`).textContent(), '');
-  // A number of Q clicked in the figure says why it cannot change there, where it was clicked.
+  // A number of Q clicked in the matrices says why it cannot change there, where it was clicked.
+  await page.locator(`${W} [role="tab"][data-view="matrices"]`).click();
   const q = page.locator(`${W} .aw-mats [data-matrix="q"] td[data-row="0"][data-col="0"]`);
   await q.click();
   await page.keyboard.type('2');
