@@ -64,12 +64,14 @@ test('on a phone Shift+Tab back through the walkthrough never leaves the focused
     await page.keyboard.press('Shift+Tab');
     const seen = await page.evaluate(() => {
       const focused = document.activeElement.getBoundingClientRect();
-      const player = document.querySelector('#walkthrough .aw-player-slot').getBoundingClientRect();
+      const slot = document.querySelector('#walkthrough .aw-player-slot');
+      const player = slot.getBoundingClientRect();
       const name = document.activeElement.textContent.trim().slice(0, 30);
-      return { name, top: focused.top, playerTop: player.top, playerBottom: player.bottom };
+      const inPlayer = slot.contains(document.activeElement);
+      return { name, top: focused.top, playerTop: player.top, playerBottom: player.bottom, inPlayer };
     });
-    // Only while the player is stuck at the top can it cover anything.
-    if (seen.playerTop <= 1 && seen.top < seen.playerBottom - 1) hidden.push(`${seen.name} at ${seen.top}`);
+    // Only while the player is stuck at the top can it cover anything; its own controls it shows.
+    if (!seen.inPlayer && seen.playerTop <= 1 && seen.top < seen.playerBottom - 1) hidden.push(`${seen.name} at ${seen.top}`);
   }
   assert.deepEqual(hidden, []);
   await page.close();
