@@ -1,6 +1,6 @@
 // Accessibility, checked by axe-core (from npm) inside the browser on the
-// page (wide and phone, light and dark), every embeddable widget and the
-// custom element: no violations, label-content-name-mismatch (WCAG 2.5.3)
+// page (wide and phone, light and dark), each view of a walkthrough step,
+// every embeddable widget and the custom element: no violations, label-content-name-mismatch (WCAG 2.5.3)
 // included. And the numbers in heatmap cells, which
 // axe does not read in SVG, at 4.5:1 contrast or more against their cell in
 // both themes, highlighted or not.
@@ -75,6 +75,15 @@ for (const width of [1440, 375]) {
   }
 }
 
+test('each view of a walkthrough step (figure, matrices, heatmaps, lines, equations) has no axe violations', async () => {
+  const page = await openPage('index.html?preset=cat-sat-mat&step=14', { width: 1440, colorScheme: 'light' });
+  for (const tab of await page.locator('#walkthrough [role="tab"]:not([hidden])').all()) {
+    await tab.click();
+    assert.deepEqual(await violations(page, { include: [['#walkthrough']] }), [], await tab.textContent());
+  }
+  await page.close();
+});
+
 test('every embeddable widget has no axe violations, in the full and the compact layout', async () => {
   // One tab goes from embed to embed, each a fresh load: measured, about
   // 0.4 s of CPU less per embed than a new tab for each.
@@ -101,6 +110,7 @@ for (const colorScheme of ['light', 'dark']) {
     // Step 12 highlights one row; causal-scores has masked cells; it-animal spans a wide range.
     for (const query of ['?preset=cat-sat-mat&step=12', '?preset=causal-scores&step=12', '?preset=it-animal&step=36']) {
       const page = await openPage(`index.html${query}`, { width: 1440, colorScheme });
+      await page.locator('#walkthrough').getByRole('tab', { name: 'Heatmaps' }).click();
       const cells = await page.$$eval('.aw-heat-cell:not(.aw-heat-future)', (groups) => groups
         .filter((group) => group.querySelector('.aw-heat-value').textContent !== '' && group.checkVisibility())
         .map((group) => {

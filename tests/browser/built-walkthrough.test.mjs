@@ -60,7 +60,7 @@ async function openEditor(page) {
 
 // What the walkthrough shows at step `counter` ("2 / 18"), once it shows it:
 // its title, sentence, each equation's label and numbers, and whether it
-// has a figure and its equations listed.
+// has a figure and its equations listed (the Equations view chosen).
 const readStep = async (page, counter) => (await page.waitForFunction(([w, text]) => {
   if (document.querySelector(`${w} .aw-counter`).textContent !== text) return null;
   return {
@@ -70,8 +70,8 @@ const readStep = async (page, counter) => (await page.waitForFunction(([w, text]
       label: line.querySelector('.aw-eq-label').textContent,
       numbers: [...line.querySelectorAll('.aw-num')].map((number) => number.dataset.value),
     })),
-    figure: Boolean(document.querySelector(`${w} .aw-explain .aw-fig`)),
-    listed: document.querySelector(`${w} .aw-lines-toggle`).getAttribute('aria-expanded') === 'true',
+    figure: Boolean(document.querySelector(`${w} .aw-visuals .aw-fig`)),
+    listed: document.querySelector(`${w} [role="tab"][data-view="equations"]`).getAttribute('aria-selected') === 'true',
   };
 }, [W, counter])).jsonValue();
 
@@ -90,7 +90,7 @@ test('with WebAssembly off every example reads step by step: each step\u2019s ti
       const equations = step.equations ?? [];
       if (equations.length > 0 && !shown.listed) {
         // Every equation of the step, one click away; the choice holds while stepping.
-        await page.locator(`${W} .aw-lines-toggle`).click();
+        await page.locator(`${W} [role="tab"][data-view="equations"]`).click();
         await page.focus(`${W} .aw-forward`);
         shown = await readStep(page, counter);
       }
@@ -131,7 +131,8 @@ test('with WebAssembly off the controls that need the engine say why and take no
   assert.equal(await cell.inputValue(), before);
   await page.locator(`${W} .aw-copy-markdown`).click({ force: true });
   assert.equal(await page.locator(`${W} .aw-export > .aw-export-status`).textContent(), '');
-  // A number of Q clicked in the figure says why it cannot change there, where it was clicked.
+  // A number of Q clicked in the matrices says why it cannot change there, where it was clicked.
+  await page.locator(`${W} [role="tab"][data-view="matrices"]`).click();
   const q = page.locator(`${W} .aw-mats [data-matrix="q"] td[data-row="0"][data-col="0"]`);
   await q.click();
   await page.keyboard.type('2');
@@ -161,11 +162,11 @@ test('the first screen shows its figure and numbers while the engine is still on
   // Step 2, s[cat, cat] = q_cat · k_cat: its figure's total, from the build.
   const input = engineInput(problemFromPreset(presets.presets.find((preset) => preset.id === 'cat-sat-mat')));
   const [equation] = engine.stepEquations(input, 2);
-  const total = page.locator(`${W} .aw-explain .aw-fig .aw-fig-total .aw-fig-result`);
+  const total = page.locator(`${W} .aw-visuals .aw-fig .aw-fig-total .aw-fig-result`);
   await total.waitFor();
   const expected = equation.chain.at(-1).v;
   await page.waitForFunction(([selector, text]) => document.querySelector(selector)?.textContent === text,
-    [`${W} .aw-explain .aw-fig .aw-fig-total .aw-fig-result`, `= ${expected.toFixed(3)}`]);
+    [`${W} .aw-visuals .aw-fig .aw-fig-total .aw-fig-result`, `= ${expected.toFixed(3)}`]);
   assert.ok(engines.length > 0, 'the engine was asked for');
   assert.equal(await page.evaluate(() => document.documentElement.dataset.ready), 'built');
   // Held, the controls that need the engine say so.
@@ -180,7 +181,7 @@ test('the first screen shows its figure and numbers while the engine is still on
   await cell.press('Enter');
   const edited = engine.stepEquations({ ...input, q: [[2, ...input.q[0].slice(1)], ...input.q.slice(1)] }, 2)[0];
   await page.waitForFunction(([selector, text]) => document.querySelector(selector)?.textContent === text,
-    [`${W} .aw-explain .aw-fig .aw-fig-total .aw-fig-result`, `= ${edited.chain.at(-1).v.toFixed(3)}`]);
+    [`${W} .aw-visuals .aw-fig .aw-fig-total .aw-fig-result`, `= ${edited.chain.at(-1).v.toFixed(3)}`]);
   await page.close();
   session.assertQuiet();
 });

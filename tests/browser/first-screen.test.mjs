@@ -2,7 +2,7 @@
 // computation and the player within the first screen on a laptop and a
 // phone; the overview filling in as the player steps (as many score cells
 // as the engine's step list has computed) and jumping to a stage; a number
-// of Q, K or V changed where it stands in the step's figure, with a bad
+// of Q, K or V changed where it stands in the step's matrices, with a bad
 // entry marked at its cell while the grid keeps its columns; and, on a wide
 // screen, the editor beside the step.
 
@@ -114,10 +114,11 @@ test('clicking a stage of the overview goes to its first step', async () => {
   }
 });
 
-test('a number of Q changed in the step\u2019s figure runs through the engine and the editor follows', async () => {
+test('a number of Q changed in the step\u2019s matrices runs through the engine and the editor follows', async () => {
   const session = await startSession();
   try {
     const page = await session.openReady('index.html?preset=cat-sat-mat&step=1');
+    await page.getByRole('tab', { name: 'Matrices' }).click();
     const cell = page.locator('#walkthrough .aw-mats [data-matrix="q"] td[data-row="1"][data-col="0"]');
     await cell.click();
     await page.keyboard.press('Control+A');
@@ -140,13 +141,11 @@ test('a number of Q changed in the step\u2019s figure runs through the engine an
   }
 });
 
-test('a bad entry in the figure is marked at its cell and the grid keeps its columns', async () => {
+test('a bad entry in the matrices is marked at its cell and the grid keeps its columns', async () => {
   const session = await startSession();
   try {
     const page = await session.openReady('index.html?preset=cat-sat-mat&step=1');
-    // The first step's figure lands before a cell is edited (on a busy machine
-    // the landing, redrawing the matrices, had taken the open cell's input).
-    await page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
+    await page.getByRole('tab', { name: 'Matrices' }).click();
     const grid = page.locator('#walkthrough .aw-mats [data-matrix="k"] table');
     const columns = () => grid.locator('thead th').evaluateAll((all) => all.map((th) => Math.round(th.getBoundingClientRect().x)));
     const before = await columns();

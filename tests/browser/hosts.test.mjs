@@ -129,12 +129,12 @@ test('the compact layout at 1280 × 720 shows each step\u2019s payoff (the sum, 
   for (let step = 1; step <= total; step++) {
     if (step > 1) await page.click('.aw-forward');
     await page.waitForFunction((n) => document.querySelector('.aw-counter').textContent.startsWith(`${n} /`), step);
-    const hasPayoff = await page.evaluate(() => Boolean(document.querySelector('.aw-explain .aw-fig-total')));
+    const hasPayoff = await page.evaluate(() => Boolean(document.querySelector('.aw-visuals .aw-fig-total')));
     if (!hasPayoff) continue;
     withPayoff++;
     await page.waitForFunction(() => {
-      const pane = document.querySelector('.aw-stage > .aw-explain').getBoundingClientRect();
-      const end = document.querySelector('.aw-explain .aw-fig-total').getBoundingClientRect();
+      const pane = document.querySelector('.aw-stage > .aw-visuals').getBoundingClientRect();
+      const end = document.querySelector('.aw-visuals .aw-fig-total').getBoundingClientRect();
       return end.top >= pane.top && end.bottom <= pane.bottom && end.bottom <= innerHeight;
     }, null, { timeout: 5000 }).catch(() => assert.fail(`step ${step}: its payoff is below the fold`));
   }

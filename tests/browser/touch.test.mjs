@@ -348,6 +348,7 @@ test('the walkthrough draws attention as lines only from the step that computes 
   const catSatMat = [[1, 0.5, 0.2, 0.8], [0.3, 0.9, 0.1, 0.4], [0.6, 0.2, 0.7, 0.3]]; // Q = K, d_k = 4
   const expected = catSatMat.map((q) => softmax(catSatMat.map((k) => dot(q, k) / 2)));
 
+  await page.getByRole('tab', { name: 'Lines' }).click();
   assert.equal(await page.isVisible(figure), true);
   const none = await lines(page, figure);
   assert.ok(none.flat().every((line) => line.width === 0 && line.opacity === 0), 'no line at step 1: no weight is computed yet');

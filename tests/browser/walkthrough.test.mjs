@@ -85,13 +85,13 @@ async function shownState(page) {
   return shown;
 }
 
-// Opens "Show every equation" (a choice that holds while stepping), then
+// Chooses the Equations view (a choice that holds while stepping), then
 // clicks "step forward" count - 1 times inside the page (a DOM click each)
 // and reads what every step shows: one round trip for the whole walk.
 async function walkAllSteps(page, count) {
   return page.evaluate(`(() => {
     const read = ${readShown.toString()};
-    document.querySelector('#walkthrough .aw-lines-toggle').click();
+    document.querySelector('#walkthrough [role="tab"][data-view="equations"]').click();
     const forward = document.querySelector('#walkthrough .aw-forward');
     const states = [read()];
     for (let i = 1; i < ${count}; i++) { forward.click(); states.push(read()); }
@@ -224,7 +224,7 @@ test('what the Markdown export says at step n is what the page shows at step n, 
     const page = await open(`?preset=${encodeURIComponent(preset.id)}&step=1`);
     const count = await stepCount(page);
     const shown = await page.evaluate(`(() => {
-      document.querySelector('#walkthrough .aw-lines-toggle').click();
+      document.querySelector('#walkthrough [role="tab"][data-view="equations"]').click();
       const forward = document.querySelector('#walkthrough .aw-forward');
       const read = () => ({
         title: document.querySelector('#walkthrough .aw-step-title').textContent.replace(/^\\d+\\. /, ''),
@@ -266,7 +266,7 @@ test('what the Markdown export says at step n is what the page shows at step n, 
 test('the arithmetic of a score step is the dot product of the highlighted rows', async () => {
   const preset = walkthroughPresets().find((p) => p.mode === 'qkv');
   const page = await open(`?preset=${preset.id}&step=3`); // step 3: score[0][1]
-  await page.getByRole('button', { name: /Show every equation/ }).click();
+  await page.getByRole('tab', { name: /Equations/ }).click();
   const lines = await page.$$eval('#walkthrough .aw-step-lines .aw-arith', (nodes) => nodes.map((n) => [...n.querySelectorAll('.aw-num')].map((x) => x.dataset.value)));
   const numbers = lines[0].map(parseShown);
   const { q, k } = preset.input;
@@ -279,31 +279,34 @@ test('the arithmetic of a score step is the dot product of the highlighted rows'
   await page.close();
 });
 
-test('a score step shows each product once, and its equation only after \u201cShow every equation\u201d, a choice that holds while stepping', async () => {
+test('a score step shows each product once, and its equation only in the Equations view, a choice that holds while stepping', async () => {
   const page = await open('?preset=cat-sat-mat&step=7');
   const { q, k } = presets.presets.find((p) => p.id === 'cat-sat-mat').input;
   const products = q[1].map((x, t) => `${x.toFixed(3)} \u00d7 ${k[2][t].toFixed(3)} = ${(x * k[2][t]).toFixed(3)}`);
-  const visibleText = () => page.locator('#walkthrough .aw-explain').innerText();
-  const toggle = page.getByRole('button', { name: /Show every equation/ });
-  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
-  assert.equal(await toggle.textContent(), 'Show every equation (1)');
+  const visibleText = () => page.locator('#walkthrough .aw-stage').innerText();
+  const tab = page.getByRole('tab', { name: /Equations/ });
+  assert.equal(await tab.getAttribute('aria-selected'), 'false');
+  assert.equal(await tab.textContent(), 'Equations (1)');
   let text = await visibleText();
   for (const product of products) assert.equal(text.split(product).length - 1, 1, `${product} once on screen`);
   assert.equal(await page.locator('#walkthrough .aw-step-lines').isVisible(), false);
   assert.doesNotMatch(text, /S\[sat, mat\] =/, 'the equation is not listed');
-  await toggle.click();
-  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
-  assert.equal(await page.getAttribute('#walkthrough .aw-lines-toggle', 'aria-controls'), await page.getAttribute('#walkthrough .aw-step-lines', 'id'));
+  await tab.click();
+  assert.equal(await tab.getAttribute('aria-selected'), 'true');
+  assert.equal(await page.locator('#walkthrough [role="tabpanel"]:not([hidden]) .aw-step-lines').count(), 1);
+  assert.equal(await tab.getAttribute('aria-controls'),
+      await page.locator('#walkthrough .aw-step-lines').evaluate((lines) => lines.closest('[role="tabpanel"]').id));
   text = await visibleText();
   assert.match(text, /S\[sat, mat\] = 0\.3 \u00d7 0\.6 \+ 0\.9 \u00d7 0\.2 \+ 0\.1 \u00d7 0\.7 \+ 0\.4 \u00d7 0\.3 = 0\.550/);
-  // Stepping on keeps the list open: the scaling step lists its nine equations.
+  for (const product of products) assert.equal(text.split(product).length - 1, 0, `${product} not in the figure, now hidden`);
+  // Stepping on keeps the view: the scaling step lists its nine equations.
   await page.click('#walkthrough .aw-stage-button:text-is("Scale")');
-  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
-  assert.equal(await toggle.textContent(), 'Show every equation (9)');
+  assert.equal(await tab.getAttribute('aria-selected'), 'true');
+  assert.equal(await tab.textContent(), 'Equations (9)');
   assert.equal(await page.locator('#walkthrough .aw-step-lines .aw-arith').count(), 9);
-  await toggle.click();
+  await page.getByRole('tab', { name: 'Figure' }).click();
   await page.click('#walkthrough .aw-back');
-  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  assert.equal(await tab.getAttribute('aria-selected'), 'false');
   assert.equal(await page.locator('#walkthrough .aw-step-lines .aw-arith').count(), 0);
   await page.close();
 });
@@ -582,6 +585,11 @@ test('keyboard alone steps through the walkthrough', async () => {
   await page.keyboard.press('End');
   await page.keyboard.press('ArrowRight');
   assert.match(await page.evaluate(() => document.activeElement.id), /-1-1$/);
+  // The Heatmaps view, two tabs on from the Figure with the arrow keys.
+  await page.focus('#walkthrough [role="tab"][aria-selected="true"]');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Heatmaps');
   await page.focus('#walkthrough .aw-heatmap:not([hidden]) .aw-heat-cell[tabindex="0"]');
   await page.keyboard.press('ArrowRight');
   const focusedCell = await page.evaluate(() => [document.activeElement.dataset.row,
@@ -595,6 +603,7 @@ test('keyboard alone steps through the walkthrough', async () => {
 test('hovering a computed heatmap cell shows how the engine computed it, at the editor\u2019s largest size too', async () => {
   const preset = walkthroughPresets().find((p) => p.id === 'cat-sat-mat');
   const page = await open(`?preset=${preset.id}&step=999`);
+  await page.locator('#walkthrough').getByRole('tab', { name: 'Heatmaps' }).click();
   // The engine's own equation for the cell, from its whole step list, as the page writes equations as text.
   const expectedHow = async (problem, name, i, j) => {
     const steps = engine.walkthrough(engineInput(problem)).steps.steps;

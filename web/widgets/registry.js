@@ -209,8 +209,8 @@ export function mountWidget(name, element, {
   if (theme) root.dataset.awTheme = theme;
   if (layout === 'compact') {
     root.dataset.awLayout = 'compact';
-    // Its step and its matrices scroll inside: named regions a keyboard can reach.
-    const regions = { 'aw-explain': 'The step', 'aw-visuals': 'The step\u2019s matrices' };
+    // Its step and its views (figure, matrices, ...) scroll inside: named regions a keyboard can reach.
+    const regions = { 'aw-explain': 'The step', 'aw-visuals': 'The step\u2019s views' };
     for (const [className, label] of Object.entries(regions)) {
       const region = root.querySelector(`.aw-stage > .${className}`);
       if (!region) continue;
@@ -218,8 +218,8 @@ export function mountWidget(name, element, {
       region.setAttribute('role', 'region');
       region.setAttribute('aria-label', label);
     }
-    const explain = root.querySelector('.aw-stage > .aw-explain');
-    if (explain) parts.push(keepPayoffInView(explain));
+    const views = root.querySelector('.aw-stage > .aw-visuals');
+    if (views) parts.push(keepPayoffInView(views, root));
   }
   const reduced = doc.defaultView.matchMedia?.('(prefers-reduced-motion: reduce)').matches;
   if (autoplay && !reduced) root.querySelector('.aw-play')?.click();
@@ -235,18 +235,18 @@ export function mountWidget(name, element, {
 }
 
 /**
- * In the compact layout the step's text scrolls inside its pane, and its
+ * In the compact layout the step's views scroll inside their pane, and its
  * figure ends with the step's payoff (the sum of the products, the softmax
  * bars, the stacked output): each new step starts its pane at the top and
  * scrolls it only as far as that end needs to show. The step is new when
- * its title changes (an edit redraws the figure under the same title).
+ * its title (in `root`) changes (an edit redraws the figure under the same title).
  */
-function keepPayoffInView(pane) {
+function keepPayoffInView(pane, root) {
   let title = null;
   let frame = 0;
   const reveal = () => {
     frame = 0;
-    const heading = pane.querySelector('.aw-step-title')?.textContent ?? '';
+    const heading = root.querySelector('.aw-step-title')?.textContent ?? '';
     if (heading === title) return;
     title = heading;
     pane.scrollTop = 0;

@@ -79,8 +79,8 @@ function createStages(make, jump) {
   };
 }
 
-/** The explanation of the current step: its title and sentence, formula, figure, equations and errata. */
-function createExplain(make, doc, widgetId) {
+/** The explanation of the current step: its title and sentence, formula and errata. */
+function createExplain(make) {
   const element = make('div', 'aw-explain');
   // Only the title and the sentence are announced on each step, not the arithmetic.
   const announced = make('div', 'aw-announced');
@@ -89,43 +89,125 @@ function createExplain(make, doc, widgetId) {
   const text = make('p', 'aw-step-text');
   announced.append(title, text);
   const formula = make('div', 'aw-step-formula');
-  const lines = make('div', 'aw-step-lines');
   const errata = make('div', 'aw-step-errata');
-  element.append(announced, formula);
-  // What the step computes, moving (drawn from the step's equations).
-  const figure = createStepFigure(element);
-  // The figure shows each value of the step once; its every equation is
-  // one click away, and the choice holds while stepping.
-  const linesToggle = make('button', 'aw-btn aw-lines-toggle');
-  linesToggle.type = 'button';
-  lines.id = `aw-step-lines-${widgetId}`;
-  linesToggle.setAttribute('aria-controls', lines.id);
-  let linesShown = false;
-  let linesOf = null;
-  function renderLines() {
-    linesToggle.setAttribute('aria-expanded', String(linesShown));
-    lines.hidden = !linesShown;
-    lines.replaceChildren(...(linesShown && linesOf ? linesOf(doc) : []));
+  element.append(announced, formula, errata);
+  return { element, title, text, formula, errata };
+}
+
+// The views of a step, one on screen at a time so that each number has one
+// home: its figure (what it computes, moving), the matrices, the heatmaps,
+// the attention as lines and its every equation. A tab list chooses; the
+// choice holds while stepping, and a step without the view chosen shows
+// its figure, or its matrices when it has no figure either.
+const VIEWS = [
+  ['figure', 'Figure'], ['matrices', 'Matrices'], ['heatmaps', 'Heatmaps'], ['lines', 'Lines'], ['equations', 'Equations'],
+];
+
+function createViews(make, visuals, widgetId) {
+  const tablist = make('div', 'aw-views');
+  tablist.setAttribute('role', 'tablist');
+  tablist.setAttribute('aria-label', 'Show this step as');
+  visuals.append(tablist);
+  const tabs = {};
+  const panels = {};
+  for (const [name, label] of VIEWS) {
+    const tab = make('button', 'aw-view-tab', label);
+    tab.type = 'button';
+    tab.id = `aw-view-${widgetId}-${name}`;
+    tab.dataset.view = name;
+    tab.setAttribute('role', 'tab');
+    const panel = make('div', `aw-view-panel aw-view-${name}`);
+    panel.id = `${tab.id}-panel`;
+    panel.dataset.view = name;
+    panel.setAttribute('role', 'tabpanel');
+    panel.setAttribute('aria-labelledby', tab.id);
+    tab.setAttribute('aria-controls', panel.id);
+    tablist.append(tab);
+    visuals.append(panel);
+    tabs[name] = tab;
+    panels[name] = panel;
   }
-  linesToggle.addEventListener('click', () => {
-    linesShown = !linesShown;
-    renderLines();
+  let chosen = 'figure';
+  let has = () => true;
+  const onShow = new Set();
+
+  function render() {
+    const fallback = ['figure', 'matrices'].find(has);
+    const current = has(chosen) ? chosen : fallback;
+    for (const [name] of VIEWS) {
+      const on = name === current;
+      tabs[name].hidden = !has(name);
+      tabs[name].setAttribute('aria-selected', String(on));
+      tabs[name].tabIndex = on ? 0 : -1;
+      // The figure keeps its time while another view is shown (Play waits
+      // for its movement, and the results appear as it lands), so it is
+      // only made invisible; the other views are not drawn at all.
+      if (name === 'figure') panels[name].classList.toggle('aw-view-off', !on);
+      else panels[name].hidden = !on;
+    }
+    for (const listener of onShow) listener(current);
+    return current;
+  }
+  function choose(name, { focus = false } = {}) {
+    chosen = name;
+    render();
+    if (focus) tabs[name].focus();
+  }
+  tablist.addEventListener('click', (event) => {
+    const tab = event.target.closest('[role="tab"]');
+    if (tab) choose(tab.dataset.view);
   });
-  element.append(linesToggle, lines, errata);
+  // Arrow keys, Home and End move along the tabs shown, each chosen as it is reached.
+  tablist.addEventListener('keydown', (event) => {
+    const shown = VIEWS.map(([name]) => name).filter(has);
+    const at = shown.indexOf(event.target.dataset.view);
+    const moves = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: shown.length - 1 };
+    if (at < 0 || !(event.key in moves)) return;
+    event.preventDefault();
+    choose(shown[(moves[event.key] + shown.length) % shown.length], { focus: true });
+  });
   return {
-    element, title, figure, errata,
-    explain({ text: sentence, formula: tex, lines: linesOfStep, count = 0 }) {
-      text.textContent = sentence;
-      formula.replaceChildren();
-      if (tex) formula.append(mathElement(doc, tex, { display: true }));
-      linesOf = linesOfStep ?? null;
-      linesToggle.hidden = count === 0;
-      linesToggle.textContent = `Show every equation (${count})`;
-      renderLines();
+    tablist, panels,
+    /** The views this step has (has(name) -> boolean); shows the chosen one, or its stand-in. */
+    offer(available) {
+      has = available;
+      return render();
     },
-    clearLines() {
+    /** listener(name) hears which view is on screen after every change. */
+    onShow(listener) { onShow.add(listener); },
+    tab: (name) => tabs[name],
+  };
+}
+
+/**
+ * A step's every equation, in the Equations view: its tab counts them,
+ * and they are drawn only while the view is on screen.
+ */
+function createEquations(make, doc, panel, tab) {
+  const lines = make('div', 'aw-step-lines');
+  panel.append(lines);
+  let linesOf = null;
+  let count = 0;
+  let shown = false;
+  const render = () => lines.replaceChildren(...(shown && linesOf ? linesOf(doc) : []));
+  return {
+    get count() { return count; },
+    set({ lines: linesOfStep, count: next = 0 }) {
+      linesOf = linesOfStep ?? null;
+      count = next;
+      // The count goes on a phone, where five tabs just fit on one line.
+      tab.replaceChildren('Equations', make('span', 'aw-view-count', ` (${count})`));
+      render();
+    },
+    clear() {
       linesOf = null;
+      count = 0;
       lines.replaceChildren();
+    },
+    show(on) {
+      if (on === shown) return;
+      shown = on;
+      render();
     },
   };
 }
@@ -166,20 +248,22 @@ function lightSources(visuals, modelOf) {
 }
 
 /**
- * The matrices and heatmaps of the stage, in `visuals`. update(model,
- * problem) draws a model's values (the same matrices as before, after an
- * edit of values, are updated in place); show, heat and reset are the view's.
+ * The matrices, heatmaps and attention lines of the stage, each in its
+ * view's panel. update(model, problem) draws a model's values (the same
+ * matrices as before, after an edit of values, are updated in place);
+ * show, heat and reset are the view's.
  */
-function createMatrices(make, visuals, editCell) {
+function createMatrices(make, panels, editCell) {
   const matsBox = make('div', 'aw-mats');
   const heatBox = make('div', 'aw-heatmaps');
   const heatDetail = make('p', 'aw-heatmap-detail');
-  visuals.append(matsBox, heatBox, heatDetail);
+  panels.matrices.append(matsBox);
+  panels.heatmaps.append(heatBox, heatDetail);
   const heatmaps = {
     scaled: createHeatmap(heatBox, { title: 'Scaled scores (before the softmax)', name: 'scaled score', detailElement: heatDetail }),
     weights: createHeatmap(heatBox, { title: 'Attention weights', name: 'weight', detailElement: heatDetail }),
   };
-  const tokenLines = mountLines(heatBox);
+  const tokenLines = mountLines(panels.lines);
   for (const [name, heatmap] of Object.entries(heatmaps)) heatmap.element.dataset.matrix = name;
   let matViews = {};
   let matLayout = '';
@@ -233,7 +317,14 @@ function createMatrices(make, visuals, editCell) {
         matView.mark(visible ? marksByName[name] ?? {} : {});
         matView.setVisible(visible);
       }
-      for (const name of names) if (matViews[name]) matsBox.append(matViews[name].element);
+      // In the step's order; an element already in place is not moved, for
+      // moving it would take the focus from a cell being edited in it.
+      const order = names.filter((name) => matViews[name]).map((name) => matViews[name].element);
+      let before = matsBox.firstElementChild;
+      for (const element of order) {
+        if (element === before) before = before.nextElementSibling;
+        else matsBox.insertBefore(element, before);
+      }
     },
     heat(cellsByName, futureByName = {}) {
       for (const [name, heatmap] of Object.entries(heatmaps)) heatmap.setHighlight(cellsByName[name] ?? [],
@@ -338,11 +429,16 @@ export function createLayout(element, { list, widgetId, on }) {
   root.append(stages.element);
   // Stage: the explanation and the matrices of the current step.
   const stage = make('div', 'aw-stage');
-  const explain = createExplain(make, doc, widgetId);
+  const explain = createExplain(make);
   const visuals = make('div', 'aw-visuals');
   stage.append(explain.element, visuals);
   root.append(stage);
-  const matrices = createMatrices(make, visuals, on.editCell);
+  const views = createViews(make, visuals, widgetId);
+  // What the step computes, moving (drawn from the step's equations).
+  const figure = createStepFigure(views.panels.figure);
+  const equations = createEquations(make, doc, views.panels.equations, views.tab('equations'));
+  views.onShow((name) => equations.show(name === 'equations'));
+  const matrices = createMatrices(make, views.panels, on.editCell);
   let shownModel = null;
   lightSources(visuals, () => shownModel);
   const errata = createErrataBox(make);
@@ -363,22 +459,26 @@ export function createLayout(element, { list, widgetId, on }) {
     describeStep: on.describeStep,
     watch: stage,
     // Playing waits for the figure's movement, which plays at the chosen speed.
-    settled: () => explain.figure.settled(),
-    onSpeed: (speed) => explain.figure.setRate(speed),
+    settled: () => figure.settled(),
+    onSpeed: (speed) => figure.setRate(speed),
     // Play brings the step's explanation and figure on screen under the player.
     onPlay: () => inView.step(),
   });
-  const inView = keepInView({ root, playerSlot, player: player.element, explain: explain.element,
-    figure: explain.figure.element });
+  const inView = keepInView({ root, playerSlot, player: player.element, explain: explain.element, figure: visuals });
 
   const view = {
     show: matrices.show,
-    explain: explain.explain,
+    explain({ text, formula, lines, count }) {
+      explain.text.textContent = text;
+      explain.formula.replaceChildren();
+      if (formula) explain.formula.append(mathElement(doc, formula, { display: true }));
+      equations.set({ lines, count });
+    },
     heat: matrices.heat,
     reset() {
       matrices.unmark();
       matrices.heat({});
-      explain.clearLines();
+      equations.clear();
     },
   };
 
@@ -410,7 +510,7 @@ export function createLayout(element, { list, widgetId, on }) {
       player.setStep(current);
       const step = steps[current];
       explain.title.textContent = `${current + 1}. ${step.title}`;
-      const moves = explain.figure.show(step,
+      const moves = figure.show(step,
           { labelOf: (ref, part) => cellName(model, ref, part), scale: model.barScale, ...figureOptions });
       // What the step computes shows its numbers once the figure's movement
       // that computes them has landed: until then the other views (the
@@ -418,13 +518,17 @@ export function createLayout(element, { list, widgetId, on }) {
       // before it, with this step's cells marked. The equation list, which
       // the learner opens to read them all at once, is not held back.
       step.enter(view, { pending: moves });
+      const lines = Boolean(model.mats.weights) && model.mode !== 'softmax';
+      views.offer((name) => ({
+        figure: !figure.element.hidden, lines, equations: equations.count > 0,
+      })[name] ?? true);
       const through = moves ? current - 1 : current;
       matrices.tokenLines.show(model, steps, through);
       overview.show(current, { through });
       stages.mark(current);
       if (reason === 'play') inView.figure();
       if (!moves) return;
-      explain.figure.landed().then((landed) => {
+      figure.landed().then((landed) => {
         if (!landed) return;
         step.reveal(view);
         matrices.tokenLines.show(model, steps, current);

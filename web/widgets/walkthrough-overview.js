@@ -4,6 +4,9 @@
 // step that computes it on, the current step's stage lit and the cells it
 // produces outlined. It draws the model's numbers (walkthrough-steps.js)
 // and computes none; each stage is a button that jumps to its first step.
+// It is a map, not a home for numbers (those are in the step's views): a
+// square names its cell and the step that computes it (its title, on
+// hover), and the first step's caption says what the colours mean.
 //
 //   const overview = mount(element, { onJump(stepIndex) })
 //     -> { element, update(model, steps), show(current, { through? }), destroy() }
@@ -89,8 +92,10 @@ function grid(make, model, names, cell, cells) {
   });
   values.forEach((row, i) => row.forEach((_, j) => {
     const rect = svgElement(doc, 'rect', { x: j * width + 0.5, y: i * cell + 0.5, width: width - 1, height: cell - 1, rx: 1.5 });
+    const title = svgElement(doc, 'title', {});
+    rect.append(title);
     svg.append(rect);
-    cells.push({ rect, names, i, j, drawn: null });
+    cells.push({ rect, title, names, i, j, drawn: null });
   }));
   box.append(svg, make('span', 'aw-overview-name', names.map((name) => GRID_TITLES[name]).join(' \u2192 ')));
   return box;
@@ -165,6 +170,16 @@ function captionOf(stages, steps, active, current) {
   return active < 0 ? `${where}.` : `${where}, outlined in ${stages[active].title}.`;
 }
 
+/** Each square's name, and the step that computes it (from 1) or that it is given. */
+function nameCells(cells, model, firstStep) {
+  for (const { title, names, i, j } of cells) {
+    const mat = model.mats[names.at(-1)];
+    const cell = `${names.map((name) => GRID_TITLES[name]).join(' \u2192 ')}[${mat.rowLabels[i]}, ${mat.colLabels[j]}]`;
+    const at = firstStep.get(`${names.at(-1)},${i},${j}`);
+    title.textContent = mat.input || at === undefined ? `${cell}: given` : `${cell}: computed at step ${at + 1}`;
+  }
+}
+
 export function mount(element, { onJump }) {
   const doc = element.ownerDocument;
   const make = builder(doc);
@@ -202,7 +217,9 @@ export function mount(element, { onJump }) {
     stages = stagesOf(model, steps);
     const shape = JSON.stringify([stages, model.qTokens, model.kTokens,
       Object.values(model.mats).map((mat) => [mat.name, mat.values.length, mat.values[0].length])]);
+    // Rebuilt for a new shape; the same squares, named again for a new step list.
     if (shape !== builtFor) build();
+    else nameCells(cells, model, firstStep);
     builtFor = shape;
   }
 
@@ -240,6 +257,7 @@ export function mount(element, { onJump }) {
       buttons.push({ panel, button, state });
       strip.append(panel);
     });
+    nameCells(cells, model, firstStep);
   }
 
   function firstStepOf(stage) {
