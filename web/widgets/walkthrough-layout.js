@@ -116,8 +116,10 @@ function createExplain(make, doc, widgetId) {
     element, title, figure, errata,
     explain({ text: sentence, formula: tex, lines: linesOfStep, count = 0 }) {
       text.textContent = sentence;
-      formula.replaceChildren();
-      if (tex) formula.append(mathElement(doc, tex, { display: true }));
+      // The same formula stays as it is typeset: an edit, or a step of the same formula, sets no markup.
+      if (formula.firstChild?.dataset.tex !== tex) {
+        formula.replaceChildren(...(tex ? [mathElement(doc, tex, { display: true })] : []));
+      }
       linesOf = linesOfStep ?? null;
       linesToggle.hidden = count === 0;
       linesToggle.textContent = `Show every equation (${count})`;
