@@ -19,6 +19,10 @@ import { parseReport, parseResult, parseSteps } from '../lib/api/problems.js';
 
 const BUILT = new URL('../dist/walkthroughs/', import.meta.url);
 
+/** What a control that needs the engine says where WebAssembly is off. */
+export const BUILT_OFFLINE = 'This needs the engine, which runs on WebAssembly, and WebAssembly is turned off in this '
+  + 'browser.';
+
 /** What a control that needs the engine is, before the engine arrives. */
 export class NeedsEngine extends Error {
   constructor(message) {
