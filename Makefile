@@ -131,12 +131,15 @@ test-wasm: wasm $(BUILD)/attn $(BUILD)/gen-facts
 # the formulas typeset in advance, the walkthrough's examples as the native
 # engine writes them (web/dist/walkthroughs/, scripts/build-walkthroughs.mjs:
 # the first screen before the WebAssembly engine, every example without it),
-# and the page's bundles that index.html runs (web/dist/page/,
-# scripts/build-page.mjs: run it again after editing a module of the page).
+# the page's bundles that index.html runs (web/dist/page/,
+# scripts/build-page.mjs: run it again after editing a module of the page),
+# and the walkthrough's first screen drawn from them into index.html
+# (scripts/build-first-screen.mjs, in chromium).
 vendor: $(BUILD)/attn
 	node scripts/vendor.mjs
 	node scripts/build-walkthroughs.mjs
 	node scripts/build-page.mjs
+	node scripts/build-first-screen.mjs
 
 # Regenerates web/presets.json after tests/vectors/tutorials.json changes.
 presets:

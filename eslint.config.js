@@ -25,7 +25,8 @@ export default [
   // Browser tests and the page bench hand functions to page.evaluate, which
   // run in the page.
   {
-    files: ['tests/browser/**', 'tests/engines/**', 'tests/python/**', 'bench/page.mjs', 'bench/browser-side-by-side.mjs'],
+    files: ['tests/browser/**', 'tests/engines/**', 'tests/python/**', 'bench/page.mjs', 'bench/page-timing.mjs',
+      'bench/browser-side-by-side.mjs', 'scripts/build-first-screen.mjs'],
     languageOptions: { globals: { ...globals.node, ...globals.browser } },
   },
 ];

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // The page's own figures, measured in the three engines learners use (part
 // of `make bench`; figures, not a test): Debian's chromium, Firefox ESR and
-// WebKitGTK, through tests/engines/drivers.mjs. How soon the first heatmap
-// is painted after navigation, how long an edit takes to reach the screen at
-// the tutorials' size and at the editor's largest, how many bytes the page
+// WebKitGTK, through tests/engines/drivers.mjs. How soon the walkthrough's
+// first step figure is painted after navigation, how long a key typed into
+// a Q cell takes to reach the screen at the tutorials' size and at the
+// editor's largest (bench/page-timing.mjs), how many bytes the page
 // transfers (gzipped by scripts/serve.mjs), the frames while the trainer
 // trains, and online attention at T = 16,384 on one worker and on one per
 // core (web/lib/parallel.js). Medians of several runs, printed side by side.
@@ -11,51 +12,15 @@
 //   node bench/page.mjs                    (after `make wasm vendor`)
 //   ENGINE=webkit node bench/page.mjs      (one engine, or a list: chromium,firefox)
 
-import { ENGINES, INJECTED_PREFIX, launch, serveWeb } from '../tests/engines/drivers.mjs';
+import { ENGINES, launch, serveWeb } from '../tests/engines/drivers.mjs';
+import { FIRST_FIGURE, firstFigure, keyToFrame } from './page-timing.mjs';
 
 const RUNS = 7;
 const TRAIN_MS = 3000;
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const engines = (process.env.ENGINE ?? ENGINES.join(',')).split(',').map((name) => name.trim());
 
-// First in every page (WebKit's classic WebDriver runs nothing before the
-// page's own scripts, so the page is served with this in its <head>): the
-// time of the frame after the walkthrough's first heatmap cell appears.
-const FIRST_FIGURE = `new MutationObserver((_, observer) => {
-  if (!document.querySelector('#walkthrough .aw-heat-cell')) return;
-  observer.disconnect();
-  requestAnimationFrame(() => { window.firstFigure = performance.now(); });
-}).observe(document, { childList: true, subtree: true });`;
-
 const ready = () => document.documentElement.dataset.ready === 'true';
-
-async function firstFigure(browser, url) {
-  await browser.goto(url);
-  await browser.waitFor(ready);
-  await browser.waitFor(() => window.firstFigure !== undefined);
-  return browser.evaluate((injected) => {
-    const entries = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
-      .filter((entry) => !new URL(entry.name).pathname.startsWith(injected));
-    return { first: window.firstFigure, bytes: entries.reduce((sum, entry) => sum + (entry.transferSize ?? 0), 0) };
-  }, INJECTED_PREFIX);
-}
-
-// Milliseconds from a cell edit to the next frame, median of RUNS edits.
-async function editToFrame(browser) {
-  const times = [];
-  for (let k = 0; k < RUNS; k++) {
-    times.push(await browser.evaluate(async (value) => {
-      const input = document.querySelector('#walkthrough .aw-cell-input');
-      const start = performance.now();
-      input.value = String(value);
-      input.dispatchEvent(new Event('input', { bubbles: true }));
-      input.dispatchEvent(new Event('change', { bubbles: true }));
-      await new Promise((resolve) => requestAnimationFrame(resolve));
-      return performance.now() - start;
-    }, 0.1 * (k + 1)));
-  }
-  return median(times);
-}
 
 const setSize = (browser, label, value) => browser.evaluate(([name, size]) => {
   const field = [...document.querySelectorAll('#walkthrough label.aw-size')].find((l) => l.textContent.includes(name)).querySelector('input');
@@ -126,11 +91,11 @@ async function measure(engine, server) {
     for (let k = 0; k < RUNS; k++) loads.push(await firstFigure(browser, url));
     await browser.goto(server.url('index.html?preset=cat-sat-mat&step=14'));
     await browser.waitFor(ready);
-    const small = await editToFrame(browser);
+    const small = (await keyToFrame(browser, RUNS)).median;
     await setSize(browser, 'Tokens (T)', 12);
     await setSize(browser, 'd_k', 16);
     await setSize(browser, 'd_v', 16);
-    const large = await editToFrame(browser);
+    const large = (await keyToFrame(browser, RUNS)).median;
     const frames = await framesWhileTraining(browser, server.url('index.html'));
     const long = await onWorkers(browser, server.url('index.html'));
     const bytes = median(loads.map((l) => l.bytes));
@@ -156,9 +121,9 @@ async function measure(engine, server) {
 }
 
 const ROWS = [
-  ['first heatmap painted after navigation', '≤ 250 ms'],
-  ['edit → next frame, 3 tokens × d 4', '≤ 16 ms'],
-  ['edit → next frame, 12 tokens × d 16 (the editor\u2019s largest)', '≤ 25 ms'],
+  ['first step figure painted after navigation', '≤ 250 ms'],
+  ['key in a Q cell → next painted frame, 3 tokens × d 4', '≤ 16 ms'],
+  ['the same, 12 tokens × d 16 (the editor\u2019s largest)', '≤ 25 ms'],
   ['the page\u2019s transfer, gzip (page, engine, KaTeX, fonts used)', '≤ 250 KB'],
   [`frames while "induction" trains ${TRAIN_MS / 1000} s, median`, '16.7 ms'],
   ['the same, 95th percentile', '16.7 ms'],

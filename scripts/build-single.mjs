@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { bundleClassicScript } from './bundle-common.mjs';
+import { withFirstScreen } from './build-first-screen.mjs';
 import { PAGE_STYLESHEETS } from './build-page.mjs';
 import { MATHML_CSS, mathmlFormulas } from './formulas.mjs';
 
@@ -139,7 +140,10 @@ async function main() {
     + `presetsGzip:"${gzipSync(JSON.stringify(JSON.parse(presets)), { level: 9 }).toString('base64')}",`
     + `math:${scriptJson(math)}};`;
   // The one file carries everything the preload links and engine-preload.js would fetch.
-  const withoutPreloads = html.replace(moduleTag, '')
+  // Its engine is inline (the build's walkthroughs are not): the first screen drawn into
+  // index.html, and what places it, are left out.
+  const withoutPreloads = withFirstScreen(html, '<p class="aw-message">Loading the engine\u2026</p>').replace(moduleTag, '')
+    .replace(/ *<!-- The walkthrough's first screen is in this page[\s\S]*?<script src="first-screen.js"[^>]*><\/script>\n/, '')
     .replace(/ *<script type="module" src="dist\/page\/engine-preload.js" async><\/script>\n/, '')
     .replace(/ *<!--[\s\S]*?-->\n(?=\s*<script type="module")/, '')
     .replace(/ *<link rel="(?:modulepreload|preload)" [^>]*>\n/g, '');

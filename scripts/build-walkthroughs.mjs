@@ -4,14 +4,18 @@
 // first screen before its WebAssembly engine arrives, and every example's
 // walkthrough where WebAssembly is off (web/widgets/walkthrough-built.js
 // answers the walkthrough's calls from these files). Each file holds what
-// the engine wrote for the example's own input, as the engine's JSON text:
+// the engine wrote for the example's own input, answering the calls the
+// page makes (web/lib/attention.js), as the engine's JSON text:
 //
 //   { input: the engine input, as the page makes it (engineInput),
-//     result: `attn --format json`, steps: `attn --format steps`,
+//     result: `attn --format json` (walkthrough()'s result),
+//     outline: `attn --format steps --outline` (walkthrough(input,
+//     { equations: false })'s steps), equations: [`attn --format steps
+//     --step N`, for each step N] (stepEquations(input, N)),
 //     check?: { printed, decimals: the tutorial's printed numbers (the
-//     preset's printed and printedDecimals), report: `attn check --format
-//     json` of them, null where none of them names a result of the example
-//     (it-animal's illustration): the engine then finds no errata } }
+//     preset's printed and printedDecimals), report: `attn check
+//     --allow-none --format json` of them (check()'s report, which says
+//     so where none names a result, as for it-animal's illustration) } }
 //
 //   node scripts/build-walkthroughs.mjs      (after make build/attn; `make vendor`)
 
@@ -26,10 +30,8 @@ const REPO = fileURLToPath(new URL('../', import.meta.url));
 export const WALKTHROUGHS_DIST = join(REPO, 'web', 'dist', 'walkthroughs');
 const ATTN = join(REPO, 'build', 'attn');
 
-const NOTHING_TO_CHECK = 'printed: nothing to check';
-
 // build/attn's exit status 1 from `check` means "some printed numbers do not
-// hold": a report all the same; with nothing to check it writes none (null).
+// hold": a report all the same.
 function attn(args, input) {
   try {
     return execFileSync(ATTN, args, {
@@ -37,7 +39,6 @@ function attn(args, input) {
     }).trim();
   } catch (error) {
     if (args[0] === 'check' && error.status === 1) return error.stdout.trim();
-    if (args[0] === 'check' && error.stderr.includes(NOTHING_TO_CHECK)) return null;
     throw new Error(`build/attn ${args.join(' ')}: ${error.stderr || error.message}`);
   }
 }
@@ -45,10 +46,14 @@ function attn(args, input) {
 /** What the page asks the engine for one example, from build/attn. */
 export function builtWalkthrough(preset) {
   const input = engineInput(problemFromPreset(preset));
-  const built = { input, result: attn(['--format', 'json'], input), steps: attn(['--format', 'steps'], input) };
+  const outline = attn(['--format', 'steps', '--outline'], input);
+  const count = JSON.parse(outline).steps.length;
+  const equations = Array.from({ length: count }, (_, k) => attn(['--format', 'steps', '--step', String(k + 1)], input));
+  const built = { input, result: attn(['--format', 'json'], input), outline, equations };
   if (preset.printed) {
     const { printed, printedDecimals: decimals } = preset;
-    built.check = { printed, decimals, report: attn(['check', '--format', 'json'], { ...input, printed, printedDecimals: decimals }) };
+    const report = attn(['check', '--allow-none', '--format', 'json'], { ...input, printed, printedDecimals: decimals });
+    built.check = { printed, decimals, report };
   }
   return built;
 }

@@ -8,7 +8,7 @@
 import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
 import { inlinedFile } from './lib/inlined-file.js';
 import { loadWidget, mountWidget, stepFromText } from './widgets/registry.js';
-import { createBuiltEngine, holdControls, loadBuilt } from './widgets/walkthrough-built.js';
+import { BUILT_OFFLINE, createBuiltEngine, holdControls, loadBuilt } from './widgets/walkthrough-built.js';
 import { walkthroughPresets } from './widgets/walkthrough-problem.js';
 import { isMultiHeadPreset } from './presets.js';
 import { followPath } from './path.js';
@@ -101,7 +101,6 @@ const SINGLE_FILE_NEEDS_SIMD = 'This one-file copy of the page needs a browser w
 // Where the walkthrough shows the build's numbers (walkthrough-built.js):
 // what its controls that need the engine say, and the page around it.
 const BUILT_LOADING = 'This works once the engine has loaded, in a moment.';
-const BUILT_OFFLINE = 'This needs the engine, which runs on WebAssembly, and WebAssembly is turned off in this browser.';
 const BUILT_OFFLINE_NOTE = 'WebAssembly is turned off in this browser, so the engine cannot run here: every example '
   + 'below reads step by step with the numbers it computed when the page was built. Changing them needs WebAssembly.';
 const SECTION_OFFLINE = 'This browser has WebAssembly turned off, and this chapter computes its figures as you use '

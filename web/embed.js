@@ -16,6 +16,8 @@
 
 import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
 import { WIDGETS, embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
+import { BUILT_OFFLINE, createBuiltEngine, holdControls, loadBuilt } from './widgets/walkthrough-built.js';
+import { walkthroughPresets } from './widgets/walkthrough-problem.js';
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 // The engine without the trainer (build.sh), its scalar build where WebAssembly
@@ -62,6 +64,19 @@ async function loadPresets() {
   return response.json();
 }
 
+// Where WebAssembly is off the walkthrough reads from the build's steps
+// (widgets/walkthrough-built.js), as on the page.
+const BUILT_OFFLINE_NOTE = 'WebAssembly is turned off in this browser, so the engine cannot run here: the walkthrough '
+  + 'reads step by step with the numbers it computed when the page was built. Changing them needs WebAssembly.';
+
+/** The walkthrough's engine from the build, where WebAssembly is off; null for any other widget. */
+async function builtEngine(name) {
+  if (name !== 'walkthrough' || wasmSupport() !== 'none') return null;
+  const presets = await loadPresets();
+  const files = await loadBuilt(walkthroughPresets(presets).map((preset) => preset.id));
+  return { engine: createBuiltEngine(files, BUILT_OFFLINE), presets };
+}
+
 async function start() {
   const box = document.getElementById('embed');
   const params = new URLSearchParams(window.location.search);
@@ -71,9 +86,11 @@ async function start() {
   if (parent.notice) options.notices.push(parent.notice);
   let engine;
   let presets;
+  let built = null;
   try {
-    [engine, presets] = await Promise.all([loadAttention({ wasmUrl: PAGE_ENGINE }), loadPresets(),
-        loadWidget(options.name)]);
+    built = await builtEngine(options.name).catch(() => null);
+    [engine, presets] = built ? [built.engine, built.presets, await loadWidget(options.name)]
+      : await Promise.all([loadAttention({ wasmUrl: PAGE_ENGINE }), loadPresets(), loadWidget(options.name)]);
   } catch (error) {
     box.replaceChildren();
     showMessage(box, wasmSupport() === 'none' ? WASM_OFF_MESSAGE : `The widget could not start: ${error.message}`, true);
@@ -91,6 +108,12 @@ async function start() {
   box.replaceChildren(...outline);
   window.awWidget = mountWidget(options.name, box, { engine, presets, ...options });
   if (options.notices.length) showMessage(box, options.notices.join(' '), false);
+  if (built) {
+    holdControls(box.querySelector('.aw-walkthrough'), BUILT_OFFLINE);
+    showMessage(box, BUILT_OFFLINE_NOTE, false);
+    document.documentElement.dataset.ready = 'unable';
+    return;
+  }
   document.documentElement.dataset.ready = 'true';
 }
 

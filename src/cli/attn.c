@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,11 @@ static const char help_text[] = USAGE
     "                       (amsmath), to paste into a .tex file\n"
     "                       steps: the walkthrough as data (JSON steps with\n"
     "                       their equations), what the page renders\n"
+    "      --outline        with --format steps: the steps without their\n"
+    "                       equations (a step with some says how many,\n"
+    "                       \"equationCount\"), as the page asks first\n"
+    "      --step N         with --format steps: only step N's equations\n"
+    "                       (from 1), as the page asks for the step it shows\n"
     "  -o, --output FILE    write the result to FILE instead of standard\n"
     "                       output; only on success, so a failed run\n"
     "                       leaves no FILE (nor an empty one) behind\n"
@@ -75,7 +81,9 @@ static const char help_text[] = USAGE
     "round to, grouped by cause (a misprint and what it was carried into,\n"
     "rounding, or a slip such as no-scale or softmax-columns), each with a\n"
     "sentence; exit status 0 when every printed number holds, 1 when some\n"
-    "do not.\n"
+    "do not. Where no printed key names a result it fails (exit status 2),\n"
+    "unless --allow-none: then its report says none was checked and lists\n"
+    "the keys under \"unchecked\", as the JS API's check() does.\n"
     "\n"
     "Exit status: 0 on success; 2 for a bad option, an unreadable file or a\n"
     "bad or too large problem (one line on standard error); 1 when memory\n"
@@ -89,7 +97,10 @@ typedef struct cli_args {
     const char *title;  /* NULL = the walkthrough's own */
     int heading_level;  /* 0 = the default, 1 */
     int help, version;
-    int check; /* attn check: the printed numbers checked */
+    int check;      /* attn check: the printed numbers checked */
+    int outline;    /* --outline: the steps without their equations */
+    int step;       /* --step N: step N's equations; 0 = every step's */
+    int allow_none; /* attn check --allow-none: a report of nothing checked */
 } cli_args;
 
 #if defined(__GNUC__)
@@ -184,6 +195,39 @@ static int document_option(cli_args *args, char **argv, int argc, int i,
     return taken;
 }
 
+/* --step's value: a step number from 1. */
+static int parse_step(const char *text, int *step, char *error,
+                      size_t error_cap)
+{
+    char *end;
+    errno = 0;
+    const long value = strtol(text, &end, 10);
+    if (text[0] < '0' || text[0] > '9' || *end != '\0' || errno != 0 ||
+        value < 1 || value > INT_MAX)
+        return fail(error, error_cap, EXIT_BAD_INPUT,
+                    "--step: expected a step number from 1, got \"%s\"", text);
+    *step = (int)value;
+    return 0;
+}
+
+/* --outline and --step need --format steps; --allow-none, attn check. */
+static int check_step_options(const cli_args *args, char *error,
+                              size_t error_cap)
+{
+    if ((args->outline || args->step > 0) &&
+        (args->check || args->format != ATTN_FORMAT_STEPS))
+        return fail(error, error_cap, EXIT_BAD_INPUT,
+                    "%s needs --format steps (not attn check)",
+                    args->outline ? "--outline" : "--step");
+    if (args->outline && args->step > 0)
+        return fail(error, error_cap, EXIT_BAD_INPUT,
+                    "--outline and --step: one or the other");
+    if (args->allow_none && !args->check)
+        return fail(error, error_cap, EXIT_BAD_INPUT,
+                    "--allow-none is an option of attn check");
+    return 0;
+}
+
 static int parse_args(cli_args *args, int argc, char **argv, char *error,
                       size_t error_cap)
 {
@@ -218,6 +262,18 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
         }
         taken = only_files
                     ? 0
+                    : value_option(argv, argc, i, "--step", NULL, &value);
+        if (taken < 0)
+            return fail(error, error_cap, EXIT_BAD_INPUT,
+                        "--step needs a step number; " USAGE);
+        if (taken > 0) {
+            if (parse_step(value, &args->step, error, error_cap) != 0)
+                return EXIT_BAD_INPUT;
+            i += taken - 1;
+            continue;
+        }
+        taken = only_files
+                    ? 0
                     : value_option(argv, argc, i, "--output", "-o", &value);
         if (taken == 0 && !only_files)
             taken = value_option(argv, argc, i, "--max-bytes", NULL, &value);
@@ -242,6 +298,10 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
             args->help = 1;
         } else if (!only_files && strcmp(arg, "--version") == 0) {
             args->version = 1;
+        } else if (!only_files && strcmp(arg, "--outline") == 0) {
+            args->outline = 1;
+        } else if (!only_files && strcmp(arg, "--allow-none") == 0) {
+            args->allow_none = 1;
         } else if (!only_files && arg[0] == '-' && arg[1] != '\0') {
             return fail(error, error_cap, EXIT_BAD_INPUT,
                         "unknown option \"%s\"; " USAGE, arg);
@@ -364,17 +424,23 @@ static int run_problem(attn_problem *problem, const cli_args *args,
                        char **output, size_t *length, char *error,
                        size_t error_cap)
 {
-    const int format = args->format;
+    const int format = args->outline ? ATTN_FORMAT_STEP_OUTLINE : args->format;
     int status = attn_problem_set_document(problem, args->title,
                                            args->heading_level);
     if (status == ATTN_OK) status = attn_problem_run(problem);
     if (status == ATTN_OK)
-        status = attn_problem_format(problem, format, NULL, 0, length);
+        status = args->step > 0
+                     ? attn_problem_format_equations(problem, args->step, NULL,
+                                                     0, length)
+                     : attn_problem_format(problem, format, NULL, 0, length);
     *output = status == ATTN_OK ? malloc(*length + 1) : NULL;
     if (status == ATTN_OK && *output == NULL) status = ATTN_ERR_NOMEM;
     if (status == ATTN_OK)
-        status = attn_problem_format(problem, format, *output, *length + 1,
-                                     length);
+        status = args->step > 0
+                     ? attn_problem_format_equations(
+                           problem, args->step, *output, *length + 1, length)
+                     : attn_problem_format(problem, format, *output,
+                                           *length + 1, length);
     if (status != ATTN_OK) {
         snprintf(error, error_cap, "%s",
                  *attn_problem_error(problem) != '\0'
@@ -434,7 +500,8 @@ static int run_check(cJSON *root, const char *text, size_t text_length,
         status = attn_check_run(check, errata);
         /* Exit 0, "all 0 hold", would pass a file whose keys are all
          * misspelt. */
-        const int nothing = status == ATTN_OK && attn_check_checked(check) == 0;
+        const int nothing = status == ATTN_OK && !args->allow_none &&
+                            attn_check_checked(check) == 0;
         if (nothing) status = ATTN_ERR_INPUT;
         if (status == ATTN_OK)
             status = attn_check_format(check, args->format, NULL, 0, length);
@@ -521,6 +588,8 @@ int main(int argc, char **argv)
     int exit_status = parse_args(&args, argc - check, argv + check, error,
                                  sizeof error);
     args.check = check;
+    if (exit_status == 0)
+        exit_status = check_step_options(&args, error, sizeof error);
     if (exit_status == 0 && (args.help || args.version)) {
         fputs(args.help ? help_text : "attn " ATTN_CLI_VERSION "\n", stdout);
         if (fflush(stdout) != 0 || ferror(stdout))

@@ -80,6 +80,10 @@ test('with WebAssembly off every example reads step by step: each step\u2019s ti
   for (const preset of walkthroughPresets(presets)) {
     await page.selectOption(`${W} .aw-preset`, preset.id);
     const { steps } = engine.steps(engineInput(problemFromPreset(preset)));
+    // Every example's controls that need the engine are held, each saying why, and take no input.
+    await page.waitForFunction((w) => [...document.querySelectorAll(`${w} .aw-edit .aw-cell-input`)]
+      .every((input) => input.closest('[inert]')), W);
+    assert.equal(await page.locator(`${W} .aw-needs-engine`).count(), 3, `${preset.id}: the held controls say why`);
     // Step forward with the keyboard, from the player's Step button.
     await page.focus(`${W} .aw-forward`);
     for (const [index, step] of steps.entries()) {

@@ -80,8 +80,9 @@ test('with WebAssembly off each chapter says so plainly where its figure would b
   session.assertQuiet();
 });
 
-test('the embed says the same where WebAssembly is off', async () => {
-  const { page } = await openWith(withoutWasm, 'embed.html?widget=walkthrough');
+// The embedded walkthrough reads from the build there (tests/browser/embed-built.test.mjs).
+test('an embedded chapter says the same where WebAssembly is off', async () => {
+  const { page } = await openWith(withoutWasm, 'embed.html?widget=plane');
   await page.waitForSelector('.aw-failure');
   assert.equal(await page.locator('.aw-failure').textContent(), WASM_OFF_MESSAGE);
   await page.close();

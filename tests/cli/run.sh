@@ -98,6 +98,44 @@ done
 expect_output "JSON is the default format" "$golden/cat-sat-mat.json" \
     "$input"
 
+# ---- The steps in two parts, as the page asks for them ----
+
+# The outline and each step's equations, against the whole steps golden
+# split here: the outline is every step without "equations" (a step with
+# some says how many), and --step N is step N's "equations" ([] for none).
+split=$(node -e '
+const whole = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const equations = whole.steps.map((step) => step.equations ?? []);
+for (const step of whole.steps) {
+  if (step.equations?.length) step.equationCount = step.equations.length;
+  delete step.equations;
+}
+process.stdout.write(JSON.stringify({ outline: whole, equations }));' "$golden/cat-sat-mat.steps.json")
+outline_ok=$(printf '%s' "$split" | node -e '
+const { outline } = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const got = JSON.parse(require("child_process").execFileSync(process.argv[1], ["--format", "steps", "--outline", process.argv[2]]));
+process.stdout.write(String(JSON.stringify(got) === JSON.stringify(outline)));' "$attn" "$input")
+if [ "$outline_ok" = true ]; then pass; else fail "--format steps --outline is the steps without their equations"; fi
+steps_ok=$(printf '%s' "$split" | node -e '
+const { equations } = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const run = (n) => JSON.parse(require("child_process").execFileSync(process.argv[1],
+  ["--format", "steps", "--step", String(n), process.argv[2]]));
+process.stdout.write(String(equations.length > 10
+  && equations.every((list, i) => JSON.stringify(run(i + 1)) === JSON.stringify(list))));' "$attn" "$input")
+if [ "$steps_ok" = true ]; then pass; else fail "--format steps --step N writes step N's equations, for every step"; fi
+expect_error "--step past the last step names the steps there are" \
+    'attn: step: expected a step from 1 to 5, got 6' \
+    '{"kind": "softmax", "x": [1, 2, 3]}' --format steps --step 6
+expect_error "--step 0 is refused: steps count from 1" \
+    'attn: --step: expected a step number from 1, got "0"' \
+    '{"kind": "softmax", "x": [1, 2, 3]}' --format steps --step 0
+expect_error "--step without --format steps says what it needs" \
+    'attn: --step needs --format steps (not attn check)' \
+    '{"kind": "softmax", "x": [1, 2, 3]}' --step 1
+expect_error "--outline with --step asks for one or the other" \
+    'attn: --outline and --step: one or the other' \
+    '{"kind": "softmax", "x": [1, 2, 3]}' --format steps --outline --step 1
+
 # One key: every weight is 1, so gradQ, gradK and gradScaled are 0, gradV
 # is the column sums of gradOutput and gradWeights its rows times v.
 if [ "$update" -eq 1 ]; then
@@ -360,6 +398,15 @@ expect_error "attn check refuses decimals given for a table that is not printed"
 expect_error "attn check with nothing it can check fails rather than passing" \
     'attn: printed: nothing to check: no key of it names a result of this problem (such as scores, scaled, weights or output)' \
     '{"kind": "softmax", "x": [1, 2], "printed": {"sqrt_dk": 1.41}}' check
+if [ "$(printf '%s' '{"kind": "softmax", "x": [1, 2], "printed": {"sqrt_dk": 1.41, "notes": "n"}}' \
+        | "$attn" check --allow-none 2>&1)" = '{"checked":0,"errata":[],"groups":[],"unchecked":["sqrt_dk"]}' ]; then
+    pass
+else
+    fail "attn check --allow-none reports nothing checked, naming the keys it did not check"
+fi
+expect_error "--allow-none belongs to attn check" \
+    'attn: --allow-none is an option of attn check' \
+    '{"kind": "softmax", "x": [1, 2]}' --allow-none
 expect_error "attn check has no steps format" \
     'attn: attn check: --format is json, text, markdown or latex' \
     '{"kind": "softmax", "x": [1, 2], "printed": {}}' check --format steps

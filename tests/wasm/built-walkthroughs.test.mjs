@@ -25,6 +25,7 @@ test('every example built by the native engine reads as the WebAssembly engine w
   const engine = await loadEngine();
   const list = await examples();
   const built = createBuiltEngine(list.map(builtWalkthrough), WHY);
+  let unchecked = 0;
   for (const preset of list) {
     const input = engineInput(problemFromPreset(preset));
     const expected = engine.walkthrough(input, { equations: false });
@@ -37,11 +38,11 @@ test('every example built by the native engine reads as the WebAssembly engine w
     if (!preset.printed) continue;
     const options = { decimals: preset.printedDecimals };
     const report = engine.check(input, preset.printed, options);
-    const builtReport = built.check(input, preset.printed, options);
-    // Where none of the printed numbers names a result the CLI writes no report: no errata either way.
-    if (report.checked === 0) assert.deepEqual([builtReport.errata, builtReport.groups], [[], []], preset.id);
-    else assert.deepEqual(builtReport, report, `${preset.id}: the check of the tutorial's numbers`);
+    assert.deepEqual(built.check(input, preset.printed, options), report, `${preset.id}: the check of the tutorial's numbers`);
+    if (report.checked === 0) unchecked += 1;
   }
+  // it-animal's printed row is an illustration, checked by nobody: its report says so, as the engine's does.
+  assert.ok(unchecked > 0, 'an example whose printed numbers name no result');
 });
 
 test('the build refuses what needs the engine, saying why, until the engine arrives', { skip }, async () => {

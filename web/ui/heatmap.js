@@ -214,6 +214,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
   }
 
   function showDetail(i, j) {
+    writeLabel(i, j);
     const cell = describeCell(i, j);
     if (hidden(i, j)) {
       detail.textContent = `${cell.where}: not computed yet`;
@@ -232,6 +233,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
       holder.replaceChildren();
       cells = [];
       shown = [];
+      behind.clear();
       builtFor = '';
       return;
     }
@@ -249,6 +251,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     holder.replaceChildren();
     cells = [];
     shown = [];
+    behind.clear();
     const rows = data.values.length;
     const cols = data.values[0].length;
     const { svg, left, top } = gridFrame(doc, id, data, labelSize);
@@ -355,20 +358,44 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     if (said.length === 2) legend.setAttribute('aria-label', `colour scale from ${said[0]} (dark purple) to ${said[1]} (yellow)`);
   }
 
+  // A cell's label (aria-label and tooltip) is made again only when what it
+  // says may have changed: at once for a new grid's cells, otherwise when
+  // the page is idle after the frame (an edit relabels every cell, which
+  // its frame need not wait for), or as soon as the cell is hovered or
+  // focused.
+  const idle = view.requestIdleCallback?.bind(view) ?? ((callback) => view.setTimeout(callback, 50));
+  const cancelIdle = view.cancelIdleCallback?.bind(view) ?? view.clearTimeout.bind(view);
+  const behind = new Map(); // 'i,j' -> [i, j]
+  let labelling = 0;
+
+  function writeLabel(i, j) {
+    if (!behind.delete(`${i},${j}`)) return;
+    const cell = cells[i][j];
+    const future = shown[i][j].said === 'future';
+    const label = future ? `${describeCell(i, j).where}: not computed yet` : describeCell(i, j).label;
+    cell.setAttribute('aria-label', label);
+    cell.querySelector('title').textContent = label;
+  }
+
+  function writeLabels() {
+    labelling = 0;
+    for (const [i, j] of [...behind.values()]) writeLabel(i, j);
+  }
+
   function applyHighlight() {
     cells.forEach((row, i) => row.forEach((cell, j) => {
       put(i, j, 'hl', highlighted.has(`${i},${j}`), (on) => cell.classList.toggle('aw-hl', on));
       // A cell not computed yet shows no value, nor says it.
       const future = hidden(i, j);
       put(i, j, 'future', future, (on) => cell.classList.toggle('aw-heat-future', on));
-      // The label is made again only when what it says may have changed.
       const said = future ? 'future' : shown[i][j].value;
       if (Object.is(shown[i][j].said, said)) return;
+      const unlabelled = shown[i][j].said === undefined;
       shown[i][j].said = said;
-      const label = future ? `${describeCell(i, j).where}: not computed yet` : describeCell(i, j).label;
-      cell.setAttribute('aria-label', label);
-      cell.querySelector('title').textContent = label;
+      behind.set(`${i},${j}`, [i, j]);
+      if (unlabelled) writeLabel(i, j);
     }));
+    if (behind.size > 0 && !labelling) labelling = idle(writeLabels, { timeout: 500 });
     figure.classList.toggle('aw-has-hl', highlighted.size > 0);
   }
 
@@ -393,6 +420,7 @@ export function createHeatmap(root, { title, name = title, rowAxis = 'query', co
     destroy() {
       resizes.disconnect();
       view.cancelAnimationFrame(frame);
+      if (labelling) cancelIdle(labelling);
       figure.remove();
     },
   };

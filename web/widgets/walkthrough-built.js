@@ -19,6 +19,10 @@ import { parseReport, parseResult, parseSteps } from '../lib/api/problems.js';
 
 const BUILT = new URL('../dist/walkthroughs/', import.meta.url);
 
+/** What a control that needs the engine says where WebAssembly is off. */
+export const BUILT_OFFLINE = 'This needs the engine, which runs on WebAssembly, and WebAssembly is turned off in this '
+  + 'browser.';
+
 /** What a control that needs the engine is, before the engine arrives. */
 export class NeedsEngine extends Error {
   constructor(message) {
@@ -43,33 +47,19 @@ export function createBuiltEngine(files, why) {
     if (!file) throw new NeedsEngine(why);
     return file;
   };
-  // The step list in the two parts the page asks for (docs/steps-json.md):
-  // its outline, each step's equations replaced by their count, and the equations.
-  const parts = new Map();
-  const partsOf = (file) => {
-    if (!parts.has(file)) {
-      const outline = parseSteps(file.steps);
-      const equations = outline.steps.map((step) => {
-        const { equations: list = [] } = step;
-        delete step.equations;
-        if (list.length > 0) step.equationCount = list.length;
-        return list;
-      });
-      parts.set(file, { outline, equations });
-    }
-    return parts.get(file);
-  };
   return {
     // The page asks for the outline only ({ equations: false }), then each step's equations.
     walkthrough(input, options) {
       if (engine) return engine.walkthrough(input, options);
       if (options?.equations !== false) throw new NeedsEngine(why);
       const file = builtFor(input);
-      return { result: parseResult(file.result), steps: structuredClone(partsOf(file).outline) };
+      return { result: parseResult(file.result), steps: parseSteps(file.outline) };
     },
     stepEquations(input, step) {
       if (engine) return engine.stepEquations(input, step);
-      return structuredClone(partsOf(builtFor(input)).equations[step - 1]);
+      const { equations } = builtFor(input);
+      if (!Number.isInteger(step) || step < 1 || step > equations.length) throw new NeedsEngine(why);
+      return parseSteps(equations[step - 1]);
     },
     // The tutorial's printed numbers only; a learner's own need the engine.
     check(input, printed, options = {}) {
@@ -77,8 +67,7 @@ export function createBuiltEngine(files, why) {
       const { check } = builtFor(input);
       const asked = JSON.stringify([printed, options.decimals, options.format ?? 'json']);
       if (!check || asked !== JSON.stringify([check.printed, check.decimals, 'json'])) throw new NeedsEngine(why);
-      // None of the printed numbers names a result: the engine finds no errata.
-      return check.report === null ? { checked: 0, errata: [], groups: [] } : parseReport(check.report);
+      return parseReport(check.report);
     },
     format(input, style, document) {
       if (engine) return engine.format(input, style, document);

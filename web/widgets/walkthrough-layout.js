@@ -470,8 +470,10 @@ export function createLayout(element, { list, widgetId, on }) {
     show: matrices.show,
     explain({ text, formula, lines, count }) {
       explain.text.textContent = text;
-      explain.formula.replaceChildren();
-      if (formula) explain.formula.append(mathElement(doc, formula, { display: true }));
+      // The same formula stays as it is typeset: an edit, or a step of the same formula, sets no markup.
+      if (explain.formula.firstChild?.dataset.tex !== formula) {
+        explain.formula.replaceChildren(...(formula ? [mathElement(doc, formula, { display: true })] : []));
+      }
       equations.set({ lines, count });
     },
     heat: matrices.heat,
