@@ -29,7 +29,7 @@ const FRAME_END = `window.__awAfterFrame = (then) => requestAnimationFrame(() =>
 // observer, first in <head>, sees it inserted.
 export const FIRST_FIGURE = `${FRAME_END}
 new MutationObserver((_, observer) => {
-  if (!document.querySelector('#walkthrough .aw-explain .aw-fig')) return;
+  if (!document.querySelector('#walkthrough .aw-view-figure .aw-fig')) return;
   observer.disconnect();
   window.__awAfterFrame((time) => { window.firstFigure = time; });
 }).observe(document, { childList: true, subtree: true });`;

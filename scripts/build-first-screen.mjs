@@ -46,7 +46,7 @@ async function drawn(browser, url, viewport, width) {
     await page.route('**/*.wasm', () => {});
     await page.goto(url);
     await page.waitForSelector('html[data-ready="built"]');
-    await page.waitForSelector('#walkthrough-widget .aw-explain .aw-fig');
+    await page.waitForSelector('#walkthrough-widget .aw-view-figure .aw-fig');
     // Formulas typeset (KaTeX arrives on its own), and no figure moving.
     await page.waitForFunction(() => !document.querySelector('#walkthrough-widget [data-tex]:not(:has(.katex))')
       && document.getAnimations().every((animation) => animation.playState !== 'running'));

@@ -40,7 +40,7 @@ test('the embedded walkthrough with WebAssembly off shows the engine\u2019s step
   // Step 2, s[cat, cat] = q_cat · k_cat: its figure's total.
   const [equation] = engine.stepEquations(input, 2);
   await page.waitForFunction(([selector, text]) => document.querySelector(selector)?.textContent === text,
-    ['#embed .aw-explain .aw-fig .aw-fig-total .aw-fig-result', `= ${equation.chain.at(-1).v.toFixed(3)}`]);
+    ['#embed .aw-view-figure .aw-fig .aw-fig-total .aw-fig-result', `= ${equation.chain.at(-1).v.toFixed(3)}`]);
   assert.match(await page.locator('#embed > .aw-message').first().textContent(), /WebAssembly is turned off/);
   const notes = await page.locator('#embed .aw-needs-engine').allTextContents();
   assert.equal(notes.length, 3);

@@ -46,7 +46,7 @@ const readFirstScreen = (page) => page.evaluate(() => {
     counter: copy.querySelector('.aw-counter').textContent,
     matrix: [...copy.querySelectorAll('.aw-mats [data-matrix="q"] tbody td')].map((td) => td.textContent),
     bars: [...copy.querySelectorAll('.aw-fig [data-tensor="q"] [data-value]')].map((bar) => bar.dataset.value),
-    figure: copy.querySelector('.aw-explain .aw-fig').checkVisibility(),
+    figure: copy.querySelector('.aw-view-figure .aw-fig').checkVisibility(),
   };
 });
 
@@ -85,7 +85,7 @@ function recordFrames() {
     }
   }).observe({ type: 'layout-shift', buffered: true });
   const frame = () => {
-    const figure = document.querySelector('#walkthrough-widget .aw-explain .aw-fig');
+    const figure = document.querySelector('#walkthrough-widget .aw-view-figure .aw-fig');
     window.__frames.push(Boolean(figure?.checkVisibility()));
     if (!document.documentElement.dataset.ready) requestAnimationFrame(frame);
   };
