@@ -139,13 +139,13 @@ test('a heatmap shows a cell only from the step that computes it', async () => {
   assert.equal(await futureWeights(), 9, 'no weight is known at step 1');
   const labels = await page.$$eval('#walkthrough .aw-heatmap:last-of-type .aw-heat-cell', (cells) => cells.map((c) => c.getAttribute('aria-label')));
   assert.ok(labels.every((label) => label.endsWith('not computed yet')), 'nor said to a screen reader');
-  // The softmax of the first row is step 12: its three weights appear once its figure has landed, the rest do not.
+  // The softmax of the first row is step 5: its three weights appear once its figure has landed, the rest do not.
   const landed = () => page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
-  await page.goto(`${session.origin}/index.html?preset=cat-sat-mat&step=12`);
+  await page.goto(`${session.origin}/index.html?preset=cat-sat-mat&step=5`);
   await page.waitForSelector('html[data-ready="true"]');
   await landed();
   assert.equal(await futureWeights(), 6);
-  await page.goto(`${session.origin}/index.html?preset=cat-sat-mat&step=14`);
+  await page.goto(`${session.origin}/index.html?preset=cat-sat-mat&step=6`);
   await page.waitForSelector('html[data-ready="true"]');
   await landed();
   assert.equal(await futureWeights(), 0);

@@ -396,7 +396,7 @@ test('"Copy as LaTeX" copies what build/attn --format latex prints, then the err
 });
 
 test('each heatmap downloads as an SVG with its styles inlined and as a PNG', async () => {
-  const page = await session.open('index.html?preset=cat-sat-mat&step=12');
+  const page = await session.open('index.html?preset=cat-sat-mat&step=5');
   await page.waitForSelector('html[data-ready="true"]');
   const figure = page.locator('#walkthrough .aw-heatmap').filter({ hasText: 'Attention weights' });
   const [svgDownload] = await Promise.all([page.waitForEvent('download'), figure.getByRole('button', { name: 'Download SVG of Attention weights', exact: true }).click()]);
