@@ -175,9 +175,11 @@ static void test_markdown_walkthrough_of_a_2x2_causal_case(void **state)
      * that show each kind of step, labels escaped wherever they stand. */
     static const char *const lines[] = {
         "# Scaled dot-product attention\n",
-        "## Step 3. Score of a against b\\|c\n",
+        "## Step 2. Score of a against a\n",
+        "## Step 3. The other three dot products\n",
+        "Score of a against b\\|c:\n",
         "- S\\[a, b\\|c\\] = `1×0 + 0×1 = 0`\n",
-        "## Step 6. Divide by √d\\_k = √2\n",
+        "## Step 4. Divide by √d\\_k = √2\n",
         "- scaled\\[b\\|c, a\\] = `0 ÷ √2 = 0`\n",
         "- scaled\\[a, b\\|c\\] = `−∞`\n",
         "| b\\|c | 0 | 0.7071 |\n",
@@ -186,7 +188,8 @@ static void test_markdown_walkthrough_of_a_2x2_causal_case(void **state)
         "- weights\\[b\\|c, a\\] = `0.4931 ÷ 1.4931 = 0.3302`\n",
         "- output\\[b\\|c\\] = `0.3302×[1, 2] + 0.6698×[3, 4] = "
         "[0.3302, 0.6605] + [2.0093, 2.679] = [2.3395, 3.3395]`\n",
-        "## Step 12. The whole computation\n",
+        "## Step 7. Softmax of the other row\n",
+        "## Step 10. The whole computation\n",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
         if (strstr(text, lines[i]) == NULL) fail_msg("missing: %s", lines[i]);

@@ -22,7 +22,8 @@ typedef struct slot {
     int has_printed; /* an as-is printed number names this cell */
     double printed;
     int settled; /* an equation of this walk computed it */
-    int step;    /* the first step computing it, INT_MAX if none */
+    int step;    /* where it is first computed (attn__walk_place), INT_MAX if
+                    none */
     double recomputed;
 } slot;
 
@@ -249,7 +250,8 @@ static void settle(arith_walker *aw, const attn__ref *ref, double x)
     slot *it = &arith->slots[s];
     it->recomputed = x;
     it->settled = 1;
-    if (aw->walker.step < it->step) it->step = aw->walker.step;
+    const int place = attn__walk_place(&aw->walker);
+    if (place < it->step) it->step = place;
 }
 
 static void settle_all(arith_walker *aw, int node, const value *v)

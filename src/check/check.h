@@ -64,7 +64,8 @@ typedef struct attn__printed {
     double *exact;  /* [count]; NaN when the engine has no such cell */
     double *own;    /* [count]: the printed numbers' own arithmetic, NaN
                        where no equation gives the cell */
-    int *step;      /* [count]: the step computing the cell, or INT_MAX */
+    int *step;      /* [count]: where the cell is computed, its step and
+                       repeat (attn__walk_place), or INT_MAX */
 } attn__printed;
 
 typedef struct attn__erratum {
@@ -146,7 +147,8 @@ void attn__arith_destroy(attn_check *check, attn__arith *arith);
 int attn__arith_walk(attn_check *check, attn__arith *arith, int mode,
                      int root_table, size_t root_cell);
 /* The value of a table's cell by the last walk (with its transform);
- * NaN when no equation gives it. *step: its step (INT_MAX if none). */
+ * NaN when no equation gives it. *step: where it is computed
+ * (attn__walk_place; INT_MAX if none). */
 double attn__arith_value(const attn__arith *arith, const attn__printed *table,
                          size_t cell, int *step);
 

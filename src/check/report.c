@@ -67,7 +67,7 @@ static void report_json(const attn_check *check, attn__text *out)
         if (step == INT_MAX)
             attn__text_puts(out, "null");
         else
-            attn__text_int(out, step - 1);
+            attn__text_int(out, step / ATTN__REPEAT_SPAN - 1);
         attn__text_printf(out, ",\"group\":%d}", item->group);
     }
     attn__text_puts(out, "],\"groups\":[");
@@ -203,7 +203,7 @@ static void erratum_line(attn__text *out, const style *s,
         line(out, s, "%s: printed %s, exact %s", name_buf, printed, exact);
     else
         line(out, s, "%s: printed %s, exact %s (step %d)", name_buf, printed,
-             exact, step);
+             exact, step / ATTN__REPEAT_SPAN);
     attn__text_puts(out, s->item_close);
 }
 

@@ -382,6 +382,12 @@ static void put_node(attn__walker *walker, int index, int parent_prec,
 /* "- label = `chain[0] = chain[1] = …`" */
 static void doc_equation(attn__walker *walker)
 {
+    /* A repeat's equations under its title: "Score of sat against cat:". */
+    if (walker->repeat_open) {
+        char title[ATTN__TITLE_CAP + 2];
+        snprintf(title, sizeof title, "%s:", walker->repeat);
+        paragraph(walker, title);
+    }
     start_block(walker, 1);
     nest_lists(walker, 1);
     /* Text items sit one level in from the prose. */

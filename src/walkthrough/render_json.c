@@ -3,11 +3,15 @@
  *
  *   {"title": ..., "intro": ..., "steps": [{"id", "number", "title",
  *    "group", "text": [...], "formula": {"tex", "plain"}, "regions": [...],
- *    "equations": [{"label", "chain": [node, ...]}], "tables": [...]}]}
+ *    "equations": [{"label", "repeat"?, "chain": [node, ...]}],
+ *    "tables": [...]}]}
  *
  * A node is {"v": value, "ref": [tensor, i, ...]} (a leaf; ref absent for
  * a constant) or {"op", "v", "args": [node, ...]} (v absent where the
- * value is a vector); v is null for −∞. A step's parts come in that order;
+ * value is a vector); v is null for −∞. In a step that gathers the
+ * repeats of an operation, each repeat's first equation names it
+ * ("repeat": "Score of sat against cat"), and the equations up to the next
+ * such are its own. A step's parts come in that order;
  * the step descriptions emit them so.
  *
  * Two more sinks write the same JSON in two parts, for a page that shows
@@ -210,6 +214,10 @@ static void put_equation(attn__walker *walker)
     attn__text *out = walker->out;
     attn__text_puts(out, "{\"label\":");
     put_string(out, walker->label);
+    if (walker->repeat_open) {
+        attn__text_puts(out, ",\"repeat\":");
+        put_string(out, walker->repeat);
+    }
     attn__text_puts(out, ",\"chain\":[");
     for (int c = 0; c < walker->chain_length; c++) {
         if (c > 0) attn__text_puts(out, ",");

@@ -159,7 +159,22 @@ static attn__matrix_view scores_view(const attn__walker *walker,
                       walker->info->queries, walker->info->keys);
 }
 
-/* One step per score when there are few, else one per query row. */
+/* What every score step says after its sentence: whether its sums are
+ * spelled out, and the formula. */
+static void score_formula(attn__walker *walker, const attn__walk_block *block)
+{
+    if (block->d_k > ATTN__MAX_TERMS)
+        attn__walk_sentence(walker,
+                            "(Dot products of length %d: "
+                            "too many terms to spell out.)",
+                            block->d_k);
+    attn__walk_formula(walker, TEX_SCORE,
+                       "S[i, j] = q_i · k_j = Σ_t q_it × k_jt");
+}
+
+/* Scores are a step per cell when there are few, else a step per query
+ * row: the first cell (row) in full, then its repeats, the other cells
+ * (rows) stepped through, together in one step, each a repeat of it. */
 static void score_steps(attn__walker *walker, const attn__walk_block *block,
                         const block_names *n)
 {
@@ -167,60 +182,90 @@ static void score_steps(attn__walker *walker, const attn__walk_block *block,
     const int spelled = block->d_k <= ATTN__MAX_TERMS;
     const int rows = block->n_q < ATTN__STEP_ROWS ? block->n_q
                                                   : ATTN__STEP_ROWS;
-    char qt[ATTN__LABEL_CAP], kt[ATTN__LABEL_CAP], id[ATTN__ID_CAP];
-    for (int i = 0; i < rows; i++) {
-        const char *ql = query_label(walker, i, qt, sizeof qt);
-        for (int j = 0; j < (by_cell ? block->n_k : 1); j++) {
-            if (by_cell) {
-                snprintf(id, sizeof id, "%sscore-%d-%d", block->id_prefix, i,
-                         j);
-                const char *kl = key_label(walker, j, kt, sizeof kt);
-                attn__walk_step(walker, id, "Score of %s against %s", ql, kl);
-                attn__walk_sentence(
-                    walker,
-                    "How well does “%s” match “%s”? Multiply its "
-                    "query with that key entry by entry and add the "
-                    "products: the dot product. The larger it is, the "
-                    "better the match.",
-                    ql, kl);
-            } else {
-                snprintf(id, sizeof id, "%sscore-%d", block->id_prefix, i);
-                attn__walk_step(walker, id, "Scores of %s", ql);
-                attn__walk_sentence(
-                    walker,
-                    "Token “%s” compares its query with every key: "
-                    "multiply entry by entry and add up. A larger dot "
-                    "product means a better match.",
-                    ql);
-            }
-            if (!spelled)
-                attn__walk_sentence(walker,
-                                    "(Dot products of length %d: "
-                                    "too many terms to spell out.)",
-                                    block->d_k);
-            attn__walk_formula(walker, TEX_SCORE,
-                               "S[i, j] = q_i · k_j = Σ_t q_it × k_jt");
-            attn__walk_region(walker, 0, block->q_name, block->batch,
-                              ATTN__REGION_ROWS, i, i);
-            attn__walk_region(walker, 0, block->k_name, block->batch,
-                              by_cell ? ATTN__REGION_ROWS : ATTN__REGION_ALL, j,
-                              j);
-            attn__walk_region(walker, 1, n->scores, block->batch,
-                              by_cell ? ATTN__REGION_CELL : ATTN__REGION_ROWS,
-                              i, by_cell ? j : i);
-            if (spelled)
-                for (int c = by_cell ? j : 0;
-                     c < (by_cell ? j + 1 : block->n_k); c++)
-                    score_equation(walker, block, n, i, c);
-            if (i == block->n_q - 1 && (!by_cell || j == block->n_k - 1)) {
-                const attn__matrix_view table = scores_view(walker, block, n);
-                attn__walk_table(walker, &table);
-            }
-            attn__walk_step_end(walker);
-        }
-    }
-    if (rows == block->n_q) return;
+    const int repeats = by_cell ? rows * block->n_k - 1 : rows - 1;
+    const int whole = rows == block->n_q; /* no rows left for a rest step */
     const attn__matrix_view table = scores_view(walker, block, n);
+    char qt[ATTN__LABEL_CAP], kt[ATTN__LABEL_CAP], id[ATTN__ID_CAP], count[16];
+    const char *ql = query_label(walker, 0, qt, sizeof qt);
+    const char *kl = key_label(walker, 0, kt, sizeof kt);
+    if (by_cell) {
+        snprintf(id, sizeof id, "%sscore-0-0", block->id_prefix);
+        attn__walk_step(walker, id, "Score of %s against %s", ql, kl);
+        attn__walk_sentence(walker,
+                            "How well does “%s” match “%s”? Multiply its "
+                            "query with that key entry by entry and add the "
+                            "products: the dot product. The larger it is, "
+                            "the better the match.",
+                            ql, kl);
+    } else {
+        snprintf(id, sizeof id, "%sscore-0", block->id_prefix);
+        attn__walk_step(walker, id, "Scores of %s", ql);
+        attn__walk_sentence(walker,
+                            "Token “%s” compares its query with every key: "
+                            "multiply entry by entry and add up. A larger "
+                            "dot product means a better match.",
+                            ql);
+    }
+    score_formula(walker, block);
+    attn__walk_region(walker, 0, block->q_name, block->batch, ATTN__REGION_ROWS,
+                      0, 0);
+    attn__walk_region(walker, 0, block->k_name, block->batch,
+                      by_cell ? ATTN__REGION_ROWS : ATTN__REGION_ALL, 0, 0);
+    attn__walk_region(walker, 1, n->scores, block->batch,
+                      by_cell ? ATTN__REGION_CELL : ATTN__REGION_ROWS, 0, 0);
+    for (int c = 0; spelled && c < (by_cell ? 1 : block->n_k); c++)
+        score_equation(walker, block, n, 0, c);
+    if (repeats == 0 && whole) attn__walk_table(walker, &table);
+    attn__walk_step_end(walker);
+    if (repeats > 0) {
+        const char *many = attn__count_word(repeats, count, sizeof count);
+        snprintf(id, sizeof id, "%sscore-others", block->id_prefix);
+        if (by_cell && repeats == 1)
+            attn__walk_step(walker, id, "The other dot product");
+        else if (by_cell)
+            attn__walk_step(walker, id, "The other %s dot products", many);
+        else if (repeats == 1)
+            attn__walk_step(walker, id, "Scores of the other row");
+        else
+            attn__walk_step(walker, id, "Scores of the other %s rows", many);
+        attn__walk_sentence(
+            walker, "%s",
+            by_cell ? "Every other query–key pair is scored the same way: "
+                      "its query times its key, entry by entry, added up. "
+                      "Each one's products are in its own equation."
+                    : "Every other token compares its query with every key "
+                      "the same way. Each one's products are in its own "
+                      "equations.");
+        score_formula(walker, block);
+        attn__walk_region(walker, 0, block->q_name, block->batch,
+                          ATTN__REGION_ROWS, by_cell ? 0 : 1, rows - 1);
+        attn__walk_region(walker, 0, block->k_name, block->batch,
+                          ATTN__REGION_ALL, 0, 0);
+        if (by_cell)
+            for (int cell = 1; cell <= repeats; cell++)
+                attn__walk_region(walker, 1, n->scores, block->batch,
+                                  ATTN__REGION_CELL, cell / block->n_k,
+                                  cell % block->n_k);
+        else
+            attn__walk_region(walker, 1, n->scores, block->batch,
+                              ATTN__REGION_ROWS, 1, rows - 1);
+        for (int r = 1; spelled && r <= repeats; r++) {
+            const int i = by_cell ? r / block->n_k : r;
+            ql = query_label(walker, i, qt, sizeof qt);
+            if (by_cell)
+                attn__walk_repeat(
+                    walker, "Score of %s against %s", ql,
+                    key_label(walker, r % block->n_k, kt, sizeof kt));
+            else
+                attn__walk_repeat(walker, "Scores of %s", ql);
+            for (int c = by_cell ? r % block->n_k : 0;
+                 c < (by_cell ? r % block->n_k + 1 : block->n_k); c++)
+                score_equation(walker, block, n, i, c);
+        }
+        if (whole) attn__walk_table(walker, &table);
+        attn__walk_step_end(walker);
+    }
+    if (whole) return;
     rest_step(walker, block, "score", "Scores of the other rows", n->scores,
               rows, &table);
 }
@@ -503,62 +548,107 @@ static attn__matrix_view weights_view(const attn__walker *walker,
                       walker->info->queries, walker->info->keys);
 }
 
+/* Whether every entry of row i of the softmax's input is −∞. */
+static int row_closed(const attn__walk_block *block, int i)
+{
+    const double *row = block->scaled + (size_t)i * (size_t)block->n_k;
+    for (int j = 0; j < block->n_k; j++)
+        if (row[j] > -INFINITY) return 0;
+    return 1;
+}
+
+static void closed_row_sentence(attn__walker *walker, const char *label)
+{
+    attn__walk_sentence(walker,
+                        "Every entry of the row of “%s” is −∞: no key is "
+                        "allowed, so every weight is 0 (the engine never "
+                        "divides 0 by 0).",
+                        label);
+}
+
+/* The dropout's sentence and the formula, in every softmax step. */
+static void softmax_formula(attn__walker *walker)
+{
+    const attn__run_info *info = walker->info;
+    if (info->options.dropout > 0.0) {
+        char p[ATTN__NUMBER_CAP], keep[ATTN__NUMBER_CAP];
+        attn__format_rounded(p, info->options.dropout);
+        attn__format_rounded(keep, 1.0 - info->options.dropout);
+        attn__walk_sentence(walker,
+                            "Dropout %s (seed %llu): each weight "
+                            "is kept with probability %s and divided by "
+                            "%s, or set to 0.",
+                            p, (unsigned long long)info->options.seed, keep,
+                            keep);
+    }
+    attn__walk_formula(walker, TEX_SOFTMAX,
+                       "weights[i, j] = exp(x_j − m) ÷ Σ_k exp(x_k − m), "
+                       "m = max_k x_k");
+}
+
+/* The softmax of the first row in full, then the other rows stepped
+ * through together, each a repeat of it. */
 void attn__walk_softmax_rows(attn__walker *walker,
                              const attn__walk_block *block)
 {
-    const attn__run_info *info = walker->info;
     const block_names n = names_of(block);
     const int rows = block->n_q < ATTN__STEP_ROWS ? block->n_q
                                                   : ATTN__STEP_ROWS;
-    char qt[ATTN__LABEL_CAP], id[ATTN__ID_CAP];
-    for (int i = 0; i < rows; i++) {
-        const char *ql = query_label(walker, i, qt, sizeof qt);
-        const double *row = block->scaled + (size_t)i * (size_t)block->n_k;
-        int open = 0;
-        for (int j = 0; j < block->n_k; j++) open += row[j] > -INFINITY;
-        snprintf(id, sizeof id, "%ssoftmax-%d", block->id_prefix, i);
-        attn__walk_step(walker, id, "Softmax of the row of %s", ql);
-        if (open == 0)
-            attn__walk_sentence(walker,
-                                "Every entry of the row of “%s” is "
-                                "−∞: no key is allowed, so every weight is 0 "
-                                "(the engine never divides 0 by 0).",
-                                ql);
+    const attn__matrix_view table = weights_view(walker, block, &n);
+    char qt[ATTN__LABEL_CAP], id[ATTN__ID_CAP], count[16];
+    const char *ql = query_label(walker, 0, qt, sizeof qt);
+    snprintf(id, sizeof id, "%ssoftmax-0", block->id_prefix);
+    attn__walk_step(walker, id, "Softmax of the row of %s", ql);
+    if (row_closed(block, 0))
+        closed_row_sentence(walker, ql);
+    else
+        attn__walk_sentence(walker,
+                            "The softmax turns the row of scores "
+                            "of “%s” into weights that are positive and "
+                            "add up to 1. Subtracting the row's largest "
+                            "entry first changes no weight but keeps exp "
+                            "from overflowing; then take exp of each "
+                            "entry, add them up, and divide each by the "
+                            "sum.",
+                            ql);
+    softmax_formula(walker);
+    attn__walk_region(walker, 0, n.scaled, block->batch, ATTN__REGION_ROWS, 0,
+                      0);
+    attn__walk_region(walker, 1, n.weights, block->batch, ATTN__REGION_ROWS, 0,
+                      0);
+    attn__softmax_equations(walker, block, 0, ATTN__SOFTMAX_ALL);
+    if (block->n_q == 1) attn__walk_table(walker, &table);
+    attn__walk_step_end(walker);
+    if (rows > 1) {
+        snprintf(id, sizeof id, "%ssoftmax-others", block->id_prefix);
+        if (rows == 2)
+            attn__walk_step(walker, id, "Softmax of the other row");
         else
-            attn__walk_sentence(walker,
-                                "The softmax turns the row of scores "
-                                "of “%s” into weights that are positive and "
-                                "add up to 1. Subtracting the row's largest "
-                                "entry first changes no weight but keeps exp "
-                                "from overflowing; then take exp of each "
-                                "entry, add them up, and divide each by the "
-                                "sum.",
-                                ql);
-        if (info->options.dropout > 0.0) {
-            char p[ATTN__NUMBER_CAP], keep[ATTN__NUMBER_CAP];
-            attn__format_rounded(p, info->options.dropout);
-            attn__format_rounded(keep, 1.0 - info->options.dropout);
-            attn__walk_sentence(walker,
-                                "Dropout %s (seed %llu): each weight "
-                                "is kept with probability %s and divided by "
-                                "%s, or set to 0.",
-                                p, (unsigned long long)info->options.seed, keep,
-                                keep);
-        }
-        attn__walk_formula(walker, TEX_SOFTMAX,
-                           "weights[i, j] = exp(x_j − m) ÷ Σ_k exp(x_k − m), "
-                           "m = max_k x_k");
+            attn__walk_step(walker, id, "Softmax of the other %s rows",
+                            attn__count_word(rows - 1, count, sizeof count));
+        attn__walk_sentence(walker,
+                            "Every other row goes the same way: subtract "
+                            "its largest entry, take exp of each entry, add "
+                            "them up and divide each by the sum. Each row's "
+                            "numbers are in its own equations.");
+        for (int i = 1; i < rows; i++)
+            if (row_closed(block, i))
+                closed_row_sentence(walker,
+                                    query_label(walker, i, qt, sizeof qt));
+        softmax_formula(walker);
         attn__walk_region(walker, 0, n.scaled, block->batch, ATTN__REGION_ROWS,
-                          i, i);
+                          1, rows - 1);
         attn__walk_region(walker, 1, n.weights, block->batch, ATTN__REGION_ROWS,
-                          i, i);
-        attn__softmax_equations(walker, block, i, ATTN__SOFTMAX_ALL);
-        const attn__matrix_view table = weights_view(walker, block, &n);
-        if (i == block->n_q - 1) attn__walk_table(walker, &table);
+                          1, rows - 1);
+        for (int i = 1; i < rows; i++) {
+            attn__walk_repeat(walker, "Softmax of the row of %s",
+                              query_label(walker, i, qt, sizeof qt));
+            attn__softmax_equations(walker, block, i, ATTN__SOFTMAX_ALL);
+        }
+        if (rows == block->n_q) attn__walk_table(walker, &table);
         attn__walk_step_end(walker);
     }
     if (rows == block->n_q) return;
-    const attn__matrix_view table = weights_view(walker, block, &n);
     rest_step(walker, block, "softmax", "Softmax of the other rows", n.weights,
               rows, &table);
 }
@@ -625,6 +715,8 @@ static attn__matrix_view output_view(const attn__walker *walker,
                       walker->info->queries, attn__index_labels);
 }
 
+/* The output of the first row in full, then the other rows stepped
+ * through together, each a repeat of it. */
 void attn__walk_output_rows(attn__walker *walker, const attn__walk_block *block,
                             const char *output_name, const char *sentence)
 {
@@ -633,38 +725,58 @@ void attn__walk_output_rows(attn__walker *walker, const attn__walk_block *block,
                                                   : ATTN__STEP_ROWS;
     const int spelled = block->n_k <= ATTN__MAX_TERMS &&
                         block->d_v <= ATTN__MAX_TERMS;
-    char qt[ATTN__LABEL_CAP], id[ATTN__ID_CAP];
-    for (int i = 0; i < rows; i++) {
-        const char *ql = query_label(walker, i, qt, sizeof qt);
-        snprintf(id, sizeof id, "%soutput-%d", block->id_prefix, i);
-        attn__walk_step(walker, id, "Output for %s", ql);
+    const attn__matrix_view table = output_view(walker, block, &n, output_name);
+    char qt[ATTN__LABEL_CAP], id[ATTN__ID_CAP], count[16];
+    for (int group = 0; group < 2 && (group == 0 || rows > 1); group++) {
+        /* rows first .. last: the first row, then the others */
+        const int first = group, last = group == 0 ? 0 : rows - 1;
+        const char *ql = query_label(walker, 0, qt, sizeof qt);
+        if (group == 0) {
+            snprintf(id, sizeof id, "%soutput-0", block->id_prefix);
+            attn__walk_step(walker, id, "Output for %s", ql);
+        } else {
+            snprintf(id, sizeof id, "%soutput-others", block->id_prefix);
+            if (rows == 2)
+                attn__walk_step(walker, id, "Output for the other row");
+            else
+                attn__walk_step(
+                    walker, id, "Outputs for the other %s rows",
+                    attn__count_word(rows - 1, count, sizeof count));
+        }
         if (sentence != NULL)
             attn__walk_sentence(walker, "%s", sentence);
-        else
+        else if (group == 0)
             attn__walk_sentence(walker,
                                 "The output for “%s” is a mix of the "
                                 "value rows, each multiplied by how much "
                                 "attention “%s” pays to that token. A weight "
                                 "of 0 leaves that value out entirely.",
                                 ql, ql);
+        else
+            attn__walk_sentence(walker,
+                                "Every other output is mixed the same way, "
+                                "from that token's own weights. Each row's "
+                                "numbers are in its own equation.");
         attn__walk_formula(walker, TEX_OUTPUT, "output_i = Σ_j w_ij × v_j");
         attn__walk_region(walker, 0, n.weights, block->batch, ATTN__REGION_ROWS,
-                          i, i);
+                          first, last);
         attn__walk_region(walker, 0, block->v_name, block->batch,
                           ATTN__REGION_ALL, 0, 0);
         attn__walk_region(walker, 1, n.output, block->batch, ATTN__REGION_ROWS,
-                          i, i);
+                          first, last);
         /* terms[i, j, c] = w_ij × v_jc, the products summed into row i. */
         attn__walk_region(walker, 1, n.terms, block->batch, ATTN__REGION_ROWS,
-                          i, i);
-        if (spelled) output_equation(walker, block, &n, output_name, i);
-        const attn__matrix_view table = output_view(walker, block, &n,
-                                                    output_name);
-        if (i == block->n_q - 1) attn__walk_table(walker, &table);
+                          first, last);
+        for (int i = first; spelled && i <= last; i++) {
+            if (group == 1)
+                attn__walk_repeat(walker, "Output for %s",
+                                  query_label(walker, i, qt, sizeof qt));
+            output_equation(walker, block, &n, output_name, i);
+        }
+        if (last == block->n_q - 1) attn__walk_table(walker, &table);
         attn__walk_step_end(walker);
     }
     if (rows == block->n_q) return;
-    const attn__matrix_view table = output_view(walker, block, &n, output_name);
     rest_step(walker, block, "output", "Outputs of the other rows", n.output,
               rows, &table);
 }

@@ -71,6 +71,8 @@ void attn__walk_step(attn__walker *walker, const char *id, const char *format,
     vsnprintf(walker->title, sizeof walker->title, format, args);
     va_end(args);
     walker->equations = 0;
+    walker->repeat_open = 0;
+    walker->repeats = 0;
     walker->sink->step_begin(walker);
 }
 
@@ -101,6 +103,26 @@ void attn__walk_region(attn__walker *walker, int produces, const char *name,
 void attn__walk_table(attn__walker *walker, const attn__matrix_view *view)
 {
     walker->sink->table(walker, view);
+}
+
+void attn__walk_repeat(attn__walker *walker, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    vsnprintf(walker->repeat, sizeof walker->repeat, format, args);
+    va_end(args);
+    walker->repeat_open = 1;
+    if (walker->repeats < ATTN__REPEAT_SPAN - 1) walker->repeats++;
+}
+
+const char *attn__count_word(int count, char *tmp, size_t cap)
+{
+    static const char *const words[] = {
+        "zero",  "one",   "two",  "three", "four",   "five",  "six",
+        "seven", "eight", "nine", "ten",   "eleven", "twelve"};
+    if (count >= 0 && count <= 12) return words[count];
+    snprintf(tmp, cap, "%d", count);
+    return tmp;
 }
 
 void attn__walk_step_end(attn__walker *walker)
@@ -321,4 +343,5 @@ void attn__eq_emit(attn__walker *walker)
     if (walker->overflow || walker->chain_length == 0) return;
     walker->sink->equation(walker);
     walker->equations++;
+    walker->repeat_open = 0;
 }

@@ -138,6 +138,11 @@ struct attn__walker {
     int chain[ATTN__MAX_CHAIN];  /* expressions equal to each other */
     int chain_length;
     int equations; /* written in this step */
+    /* A step of repeats (attn__walk_repeat): the title of the repeat whose
+     * first equation comes next, and whether it is still to be written. */
+    char repeat[ATTN__TITLE_CAP];
+    int repeat_open;
+    int repeats; /* repeats begun in this step */
     /* Renderer state. */
     attn__number_cache *numbers; /* the steps JSON's numbers */
     int need_blank, in_list, in_code, lists, steps_written;
@@ -177,6 +182,22 @@ void attn__walk_region(attn__walker *walker, int produces, const char *name,
                        int batch, int shape, int first, int last);
 void attn__walk_table(attn__walker *walker, const attn__matrix_view *view);
 void attn__walk_step_end(attn__walker *walker);
+/* In a step that gathers the repeats of an operation (the other dot
+ * products, the other rows' softmax), starts the next repeat: the equations
+ * emitted from here to the next call are its own, and the first carries its
+ * title (renderers show it as a heading of those equations). */
+void attn__walk_repeat(attn__walker *walker, const char *format, ...)
+    ATTN__PRINTF_LIKE(2, 3);
+/* Where an equation stands, finer than its step: step × ATTN__REPEAT_SPAN
+ * plus the repeat it belongs to (0 outside a step of repeats), so that the
+ * repeats gathered in one step stay apart as their steps were. */
+enum { ATTN__REPEAT_SPAN = 1024 };
+static inline int attn__walk_place(const attn__walker *walker)
+{
+    return walker->step * ATTN__REPEAT_SPAN + walker->repeats;
+}
+/* "one" to "twelve", else digits: a count in a title or sentence. */
+const char *attn__count_word(int count, char *tmp, size_t cap);
 
 /* A table of rows × cols entries of data, rows `stride` apart. */
 void attn__walk_show(attn__walker *walker, const char *name, const char *tensor,

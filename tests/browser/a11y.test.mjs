@@ -23,7 +23,7 @@ before(async () => {
   host = await startHost(session, {
     'element.html': '<!doctype html><html lang="en"><title>A course page</title><main><h1>Week 3</h1><h2>Attention</h2>\n'
       + `<script src="${session.origin}/dist/attention-walkthrough.js"></script>\n`
-      + '<attention-walkthrough preset="cat-sat-mat" step="12"></attention-walkthrough></main>\n',
+      + '<attention-walkthrough preset="cat-sat-mat" step="5"></attention-walkthrough></main>\n',
   });
 });
 
@@ -66,7 +66,7 @@ const openPage = async (path, look) => load(await newTab(look), path);
 for (const width of [1440, 375]) {
   for (const colorScheme of ['light', 'dark']) {
     test(`the page has no axe violations at ${width} px in the ${colorScheme} theme, every section in view once`, async () => {
-      const page = await openPage('index.html?preset=cat-sat-mat&step=14', { width, colorScheme });
+      const page = await openPage('index.html?preset=cat-sat-mat&step=6', { width, colorScheme });
       await session.mountSections(page);
       for (const section of await page.locator('main section').all()) await section.scrollIntoViewIfNeeded();
       assert.deepEqual(await violations(page), []);
@@ -107,8 +107,8 @@ test('the custom element on a course page has no axe violations inside it', asyn
 
 for (const colorScheme of ['light', 'dark']) {
   test(`every number in a heatmap cell stands at 4.5:1 or more against its cell in the ${colorScheme} theme`, async () => {
-    // Step 12 highlights one row; causal-scores has masked cells; it-animal spans a wide range.
-    for (const query of ['?preset=cat-sat-mat&step=12', '?preset=causal-scores&step=12', '?preset=it-animal&step=36']) {
+    // Step 5 highlights one row; causal-scores has masked cells; it-animal spans a wide range.
+    for (const query of ['?preset=cat-sat-mat&step=5', '?preset=causal-scores&step=8', '?preset=it-animal&step=9']) {
       const page = await openPage(`index.html${query}`, { width: 1440, colorScheme });
       await page.locator('#walkthrough').getByRole('tab', { name: 'Heatmaps' }).click();
       const cells = await page.$$eval('.aw-heat-cell:not(.aw-heat-future)', (groups) => groups

@@ -58,7 +58,7 @@ async function openEditor(page) {
   if (await page.locator(`${W} .aw-edit`).getAttribute('open') === null) await page.locator(`${W} .aw-edit > summary`).click();
 }
 
-// What the walkthrough shows at step `counter` ("2 / 18"), once it shows it:
+// What the walkthrough shows at step `counter` ("2 / 9"), once it shows it:
 // its title, sentence, each equation's label and numbers, and whether it
 // has a figure and its equations listed (the Equations view chosen).
 const readStep = async (page, counter) => (await page.waitForFunction(([w, text]) => {

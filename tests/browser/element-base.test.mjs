@@ -42,7 +42,7 @@ test('an element whose script sits away from its engine says which URL it fetche
 });
 
 test('the base attribute, or the class\u2019s assetBase, tells the element where its engine and KaTeX are', async () => {
-  const page = await hostWith(`<attention-walkthrough base="${session.url('dist/')}" preset="cat-sat-mat" step="12"></attention-walkthrough>`);
+  const page = await hostWith(`<attention-walkthrough base="${session.url('dist/')}" preset="cat-sat-mat" step="5"></attention-walkthrough>`);
   await page.waitForSelector('attention-walkthrough[data-ready="true"]');
   await page.waitForSelector('attention-walkthrough .katex-html');
   assert.match(await page.textContent('attention-walkthrough .aw-counter'), /^12 \//);

@@ -49,11 +49,11 @@ function softmaxRow(i) {
 const lengths = (page, selector) => page.$$eval(selector, (bars) => bars.map((bar) => Number(getComputedStyle(bar).getPropertyValue('--len'))));
 
 test('a score step shows each product of the query and key entries as a bar, then their sum as the score, all on one scale', async () => {
-  const page = await open(still, '?preset=cat-sat-mat&step=7');
-  const products = input.q[1].map((x, t) => x * input.k[2][t]);
-  const score = dot(input.q[1], input.k[2]);
+  const page = await open(still, '?preset=cat-sat-mat&step=2');
+  const products = input.q[0].map((x, t) => x * input.k[0][t]);
+  const score = dot(input.q[0], input.k[0]);
   const rows = await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-term', (nodes) => nodes.map((n) => n.textContent));
-  assert.deepEqual(rows, products.map((p, t) => `${shown3(input.q[1][t])} \u00d7 ${shown3(input.k[2][t])} = ${shown3(p)}`));
+  assert.deepEqual(rows, products.map((p, t) => `${shown3(input.q[0][t])} \u00d7 ${shown3(input.k[0][t])} = ${shown3(p)}`));
   // Every product is positive: each bar is its product over the walkthrough's largest score, the
   // track's length; laid end to end they are the score.
   const bars = await lengths(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
@@ -98,7 +98,7 @@ test('products of both signs are drawn from one zero line, and the score as its 
 });
 
 test('a softmax step shows the exponentials, then the weights they become, stacked to exactly 1', async () => {
-  const page = await open(still, '?preset=cat-sat-mat&step=12');
+  const page = await open(still, '?preset=cat-sat-mat&step=5');
   const { exps, sum, weights } = softmaxRow(0);
   const columns = page.locator('#walkthrough .aw-fig-column');
   assert.equal(await columns.count(), 3);
@@ -125,11 +125,13 @@ test('every bar of the walkthrough is on one scale, kept from step to step, its 
     assert.equal(sizes.length, values.length, selector);
     sizes.forEach((size, k) => measured.push({ what: `${selector} ${k + 1}`, perUnit: size / values[k] }));
   };
-  for (const [step, i, j] of [[2, 0, 0], [7, 1, 2]]) {
+  for (const [step, i, j] of [[2, 0, 0], [3, 1, 2]]) {
     const page = await open(still, `?preset=cat-sat-mat&step=${step}`);
+    // Step 3 gathers the other dot products: the line of sat against mat (the fifth) is its products end to end.
+    const at = step === 2 ? '#walkthrough .aw-fig-dot' : '#walkthrough .aw-fig-repeat:nth-child(5)';
     const products = input.q[i].map((x, t) => x * input.k[j][t]);
-    await pairs(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar', products, 'width');
-    const sum = (await page.$$eval('#walkthrough .aw-fig-total .aw-fig-piece', (nodes) => nodes
+    if (step === 2) await pairs(page, `${at} .aw-fig-row:not(.aw-fig-total) .aw-fig-bar`, products, 'width');
+    const sum = (await page.$$eval(`${at} .aw-fig-piece`, (nodes) => nodes
       .reduce((total, node) => total + node.getBoundingClientRect().width, 0)));
     measured.push({ what: `the sum at step ${step}`, perUnit: sum / dot(input.q[i], input.k[j]) });
     await pairs(page, '#walkthrough .aw-fig-unit-bar', [1], 'width');
@@ -137,7 +139,7 @@ test('every bar of the walkthrough is on one scale, kept from step to step, its 
                  /^ = 1 \(one scale for every bar of this walkthrough\)$/);
     await page.close();
   }
-  const page = await open(still, '?preset=cat-sat-mat&step=12');
+  const page = await open(still, '?preset=cat-sat-mat&step=5');
   await pairs(page, '#walkthrough .aw-fig-column .aw-fig-bar', weights, 'height');
   await page.close();
   const [first] = measured;
@@ -148,7 +150,7 @@ test('every bar of the walkthrough is on one scale, kept from step to step, its 
 });
 
 test('an output step shows each value row scaled by its weight, stacked into the output row', async () => {
-  const page = await open(still, '?preset=cat-sat-mat&step=15');
+  const page = await open(still, '?preset=cat-sat-mat&step=7');
   const { weights } = softmaxRow(0);
   const output = input.v[0].map((_, d) => weights.reduce((sum, w, j) => sum + w * input.v[j][d], 0));
   const labels = await page.$$eval('#walkthrough .aw-fig-vector:not(.aw-fig-total) .aw-fig-what', (n) => n.map((x) => x.textContent));
@@ -164,8 +166,8 @@ test('an output step shows each value row scaled by its weight, stacked into the
 });
 
 test('the scaling step shows the bar of each score shrinking to the scaled score', async () => {
-  const page = await open(still, '?preset=cat-sat-mat&step=11');
-  assert.equal(await page.textContent('#walkthrough .aw-step-title'), '11. Divide by \u221ad_k = \u221a4');
+  const page = await open(still, '?preset=cat-sat-mat&step=4');
+  assert.equal(await page.textContent('#walkthrough .aw-step-title'), '4. Divide by \u221ad_k = \u221a4');
   const scores = input.q.flatMap((q) => input.k.map((k) => dot(q, k)));
   assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-term', (n) => n.map((x) => x.textContent)),
     scores.map((s) => `${shown3(s)} \u00f7 \u221a4.000 = ${shown3(s / 2)}`));
@@ -215,7 +217,7 @@ const readSummary = (page) => page.$$eval('#walkthrough .aw-fig-summary-table', 
 })));
 
 test('the last step sums the computation up: every token named, every weight and output with its number, the tutorial\u2019s misprints outlined with what it printed, its rounding differences not', async () => {
-  const page = await open(still, '?preset=cat-sat-mat&step=18');
+  const page = await open(still, '?preset=cat-sat-mat&step=9');
   assert.equal(await page.getAttribute('#walkthrough .aw-fig', 'data-kind'), 'summary');
   const tokens = ['cat', 'sat', 'mat'];
   const expected = { weights: [0, 1, 2].map((i) => softmaxRow(i).weights) };
@@ -246,7 +248,7 @@ test('the last step sums the computation up: every token named, every weight and
         `${where}: the printed number under it`);
     }));
   }
-  assert.match(await page.textContent('#walkthrough .aw-fig-marked'), /The first slip is scores\[sat\]\[mat\] at step 7/);
+  assert.match(await page.textContent('#walkthrough .aw-fig-marked'), /The first slip is scores\[sat\]\[mat\] at step 3/);
   await page.close();
 });
 
@@ -270,7 +272,7 @@ test('the summary of a causal example hatches each masked key, and a softmax\u20
 });
 
 test('hovering a computed cell lights exactly the cells it was computed from', async () => {
-  let page = await open(still, '?preset=cat-sat-mat&step=18');
+  let page = await open(still, '?preset=cat-sat-mat&step=9');
   const lit = () => page.$$eval('#walkthrough .aw-src', (nodes) => nodes.map((node) =>
     `${node.closest('[data-matrix]').dataset.matrix}[${node.dataset.row}][${node.dataset.col}]`).sort());
   // A weight of "sat" comes from the whole scaled row of "sat".
@@ -281,7 +283,7 @@ test('hovering a computed cell lights exactly the cells it was computed from', a
   // Entry 2 of the output of "mat", on the step that computes it: the weights
   // of "mat" and entry 2 of every value row, in the matrices (the heatmaps,
   // another view, are not on screen).
-  page = await open(still, '?preset=cat-sat-mat&step=17');
+  page = await open(still, '?preset=cat-sat-mat&step=8');
   await page.getByRole('tab', { name: 'Matrices' }).click();
   await page.hover('#walkthrough [data-matrix="output"] td[data-row="2"][data-col="1"]');
   assert.deepEqual(await lit(), ['v[0][1]', 'v[1][1]', 'v[2][1]', 'weights[2][0]', 'weights[2][1]', 'weights[2][2]'].sort());
@@ -295,36 +297,35 @@ test('the stages strip names the stage of the step and jumps to a stage by a cli
     ['Inputs', 'Q\u00b7K\u1d40', 'Scale', 'Softmax', 'Weights \u00b7 V', 'Result']);
   assert.equal(await current(), 'Q\u00b7K\u1d40');
   await page.click('#walkthrough .aw-stage-button:text-is("Softmax")');
-  assert.equal(await page.textContent('#walkthrough .aw-step-title'), '12. Softmax of the row of cat');
+  assert.equal(await page.textContent('#walkthrough .aw-step-title'), '5. Softmax of the row of cat');
   assert.equal(await current(), 'Softmax');
-  assert.match(page.url(), /step=12(&|$)/);
+  assert.match(page.url(), /step=5(&|$)/);
   await page.close();
 });
 
 test('the figure moves unless the learner asks for reduced motion', async () => {
   const animationOf = (page) => page.$eval('#walkthrough .aw-fig-bar', (bar) => getComputedStyle(bar).animationName);
-  const calm = await open(still, '?preset=cat-sat-mat&step=12');
+  const calm = await open(still, '?preset=cat-sat-mat&step=5');
   assert.equal(await animationOf(calm), 'none');
   await calm.close();
-  const lively = await open(moving, '?preset=cat-sat-mat&step=12');
+  const lively = await open(moving, '?preset=cat-sat-mat&step=5');
   assert.equal(await animationOf(lively), 'aw-fig-move');
   await lively.close();
 });
 
 test('an edit shows the figure\u2019s new numbers at once, and the next step moves again', async () => {
-  const page = await open(moving, '?preset=cat-sat-mat&step=7');
+  const page = await open(moving, '?preset=cat-sat-mat&step=2');
   const animationOf = () => page.$eval('#walkthrough .aw-fig-bar', (bar) => getComputedStyle(bar).animationName);
   assert.equal(await animationOf(), 'aw-fig-move');
-  // q[1][0], the first entry of the query this step multiplies by k[2].
-  const width = input.q[0].length;
-  await page.locator('#walkthrough .aw-editor').filter({ hasText: 'Q' }).first().locator('input').nth(width).fill('2.5');
-  const query = [2.5, ...input.q[1].slice(1)];
-  const products = query.map((x, t) => x * input.k[2][t]);
+  // q[0][0], the first entry of the query this step multiplies by k[0].
+  await page.locator('#walkthrough .aw-editor').filter({ hasText: 'Q' }).first().locator('input').nth(0).fill('2.5');
+  const query = [2.5, ...input.q[0].slice(1)];
+  const products = query.map((x, t) => x * input.k[0][t]);
   assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-term', (nodes) => nodes.map((n) => n.textContent)),
-    products.map((p, t) => `${shown3(query[t])} \u00d7 ${shown3(input.k[2][t])} = ${shown3(p)}`));
+    products.map((p, t) => `${shown3(query[t])} \u00d7 ${shown3(input.k[0][t])} = ${shown3(p)}`));
   assert.equal(await animationOf(), 'none', 'the edit does not replay the movement');
-  // On the edited walkthrough's one scale: its largest score (sat against cat, now 3.29).
-  const edited = [input.q[0], query, input.q[2]];
+  // On the edited walkthrough's one scale: its largest score.
+  const edited = [query, input.q[1], input.q[2]];
   const scale = Math.max(...edited.flatMap((q) => input.k.map((k) => dot(q, k))));
   const bars = await lengths(page, '#walkthrough .aw-fig-dot .aw-fig-row:not(.aw-fig-total) .aw-fig-bar');
   bars.forEach((length, t) => close(length, Math.abs(products[t]) / scale, `product ${t + 1}'s bar after the edit`));
@@ -347,8 +348,10 @@ test('a figure of a softmax-only example shows its entries by name', async () =>
 });
 
 test('a masked key shows in the softmax figure as masked, with weight 0, outside the stack', async () => {
-  // causal-scores, unscaled: row 2 sees keys 1 and 2 only.
+  // causal-scores, unscaled: row 2 sees keys 1 and 2 only; its softmax is the first of the other rows, opened.
   const page = await open(still, '?preset=causal-scores&step=5');
+  await page.locator('#walkthrough .aw-fig-repeat summary').first().click();
+  await page.waitForSelector('#walkthrough .aw-fig-repeat-body .aw-fig-softmax');
   const [a, b] = [1.5, 3.2].map((s) => Math.exp(s - 3.2));
   const weights = [a / (a + b), b / (a + b)];
   assert.deepEqual(await page.$$eval('#walkthrough .aw-fig-after', (n) => n.map((x) => x.textContent)),
@@ -394,7 +397,7 @@ async function playRecording(page, speed, from, until) {
   return page.evaluate(() => window.awPlayLog);
 }
 
-for (const [speed, from, until] of [[1, 6, 9], [2, 11, 16]]) {
+for (const [speed, from, until] of [[1, 2, 5], [2, 5, 9]]) {
   test(`at ${speed}\u00d7 Play moves on only once the step\u2019s figure has stopped moving, its movement at ${speed}\u00d7`, async () => {
     const page = await open(moving, `?preset=cat-sat-mat&step=${from}`);
     const log = await playRecording(page, speed, from, until);

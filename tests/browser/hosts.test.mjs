@@ -120,25 +120,27 @@ for (const sandboxed of [false, true]) {
   }
 }
 
-test('the compact layout at 1280 × 720 shows each step\u2019s payoff (the sum, the softmax bars, the stacked output) with no scrolling', async () => {
+test('the compact layout at 1280 × 720 shows each step\u2019s payoff (the sum, the softmax bars, the stacked output, the last of the repeats) with no scrolling', async () => {
   const page = await session.newPage();
   await page.goto(session.url('embed.html?widget=walkthrough&preset=cat-sat-mat&step=1&layout=compact&controls=player'));
   await page.waitForSelector('html[data-ready="true"]');
   const total = Number((await page.textContent('.aw-counter')).split('/')[1]);
+  // A figure's total row, or the last line of a step of repeats (the other dot products, rows).
+  const payoff = '.aw-visuals .aw-fig-total, .aw-visuals .aw-fig-repeat:last-child > summary';
   let withPayoff = 0;
   for (let step = 1; step <= total; step++) {
     if (step > 1) await page.click('.aw-forward');
     await page.waitForFunction((n) => document.querySelector('.aw-counter').textContent.startsWith(`${n} /`), step);
-    const hasPayoff = await page.evaluate(() => Boolean(document.querySelector('.aw-visuals .aw-fig-total')));
+    const hasPayoff = await page.evaluate((selector) => Boolean(document.querySelector(selector)), payoff);
     if (!hasPayoff) continue;
     withPayoff++;
-    await page.waitForFunction(() => {
+    await page.waitForFunction((selector) => {
       const pane = document.querySelector('.aw-stage > .aw-visuals').getBoundingClientRect();
-      const end = document.querySelector('.aw-visuals .aw-fig-total').getBoundingClientRect();
+      const end = document.querySelector(selector).getBoundingClientRect();
       return end.top >= pane.top && end.bottom <= pane.bottom && end.bottom <= innerHeight;
-    }, null, { timeout: 5000 }).catch(() => assert.fail(`step ${step}: its payoff is below the fold`));
+    }, payoff, { timeout: 5000 }).catch(() => assert.fail(`step ${step}: its payoff is below the fold`));
   }
-  assert.ok(withPayoff >= 5, `${withPayoff} steps have a payoff row`);
+  assert.ok(withPayoff >= 6, `${withPayoff} steps have a payoff row`);
   await page.close();
 });
 

@@ -116,7 +116,7 @@ for (const width of WIDTHS) {
   test(`at ${width} px the closing summary draws its text at ${MIN_LABEL_PX} px or more, each table whole, `
     + 'the printed misprints at 4.5:1 in both themes', async () => {
     session.clear();
-    const page = await openAt(width, 'walkthrough', '?preset=cat-sat-mat&step=18');
+    const page = await openAt(width, 'walkthrough', '?preset=cat-sat-mat&step=9');
     await page.locator('#walkthrough .aw-fig-summary').scrollIntoViewIfNeeded();
     const drawn = await page.$eval('#walkthrough .aw-fig', (figure) => {
       const box = figure.getBoundingClientRect();

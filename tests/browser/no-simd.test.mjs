@@ -48,7 +48,7 @@ async function openWith(init, path) {
 }
 
 test('without SIMD the page runs the scalar engine and shows the same numbers', async () => {
-  const { page, engines } = await openWith(withoutSimd, 'index.html?preset=cat-sat-mat&step=7');
+  const { page, engines } = await openWith(withoutSimd, 'index.html?preset=cat-sat-mat&step=3');
   await page.waitForSelector('html[data-ready="true"]');
   assert.ok(engines.includes('attention-page-scalar.wasm'), `fetched ${engines.join(', ')}`);
   // s[sat, mat] = 0.3·0.6 + 0.9·0.2 + 0.1·0.7 + 0.4·0.3 = 0.55, as with SIMD.

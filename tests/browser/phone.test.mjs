@@ -27,7 +27,7 @@ test('on a phone the player is one compact bar that stays at the top while the s
   const page = await open('?preset=cat-sat-mat&step=6');
   await page.locator('#walkthrough .aw-play').scrollIntoViewIfNeeded();
   await page.click('#walkthrough .aw-forward');
-  assert.equal(await page.textContent('#walkthrough .aw-counter'), '7 / 18');
+  assert.equal(await page.textContent('#walkthrough .aw-counter'), '7 / 9');
   const player = await box(page, '#walkthrough .aw-player');
   assert.ok(player.height <= 110, `the player is ${player.height} px tall`);
   // The buttons and the speed share the first line.
@@ -40,7 +40,7 @@ test('on a phone the player is one compact bar that stays at the top while the s
   const stuck = await box(page, '#walkthrough .aw-player-slot');
   assert.ok(stuck.top >= -1 && stuck.top <= 1, `the player's top is at ${stuck.top}`);
   await page.click('#walkthrough .aw-forward');
-  assert.equal(await page.textContent('#walkthrough .aw-counter'), '8 / 18');
+  assert.equal(await page.textContent('#walkthrough .aw-counter'), '8 / 9');
   await page.close();
 });
 
@@ -87,7 +87,7 @@ test('on a phone stepping on from the first step leaves the player where it was,
     const after = await box(page, '#walkthrough .aw-player');
     assert.ok(Math.abs(after.top - before.top) < 1, `after "${caption}" the player moved from ${before.top} to ${after.top}`);
   }
-  assert.equal(await page.textContent('#walkthrough .aw-counter'), '5 / 18');
+  assert.equal(await page.textContent('#walkthrough .aw-counter'), '5 / 9');
   await page.close();
 });
 

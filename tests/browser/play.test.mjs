@@ -109,10 +109,15 @@ for (const speed of ['1', '4']) {
     const session = await startSession();
     try {
       for (const { step, cells, expected } of [
-        // Step 2 computes the score of cat against cat; step 12 the softmax of cat's row.
+        // Step 2 computes the score of cat against cat; step 3 the other eight; step 5 the softmax of cat's row.
         { step: 1, cells: [['matrix', 'scores', 0, 0]], expected: [dot(input.q[0], input.k[0]).toFixed(3)] },
         {
-          step: 11,
+          step: 2,
+          cells: [['matrix', 'scores', 1, 2], ['matrix', 'scores', 2, 1]],
+          expected: [dot(input.q[1], input.k[2]).toFixed(3), dot(input.q[2], input.k[1]).toFixed(3)],
+        },
+        {
+          step: 4,
           cells: [0, 1, 2].flatMap((j) => [['matrix', 'weights', 0, j], ['heatmap', 'weights', 0, j], ['overview', 'weights', 0, j]]),
           expected: catWeights().flatMap((w) => [w.toFixed(3), w.toFixed(2), 'filled']),
         },
@@ -140,14 +145,14 @@ test('a heatmap\u2019s colour scale prints no end that only cells still to be co
   try {
     const largest = Math.max(...input.q.flatMap((q) => input.k.map((k) => dot(q, k)))) / Math.sqrt(input.q[0].length);
     const top = (page) => page.locator('#walkthrough .aw-heatmaps [data-matrix="scaled"] .aw-legend-end').last();
-    // Step 7 has computed scores, none scaled yet; step 11 scales them all.
-    let page = await session.openReady('index.html?preset=cat-sat-mat&step=7');
+    // Step 3 has computed scores, none scaled yet; step 4 scales them all.
+    let page = await session.openReady('index.html?preset=cat-sat-mat&step=3');
     await page.getByRole('tab', { name: 'Heatmaps' }).click();
-    assert.equal(await top(page).isVisible(), false, 'the largest scaled score is not printed at step 7');
+    assert.equal(await top(page).isVisible(), false, 'the largest scaled score is not printed at step 3');
     assert.doesNotMatch(await page.locator('#walkthrough .aw-heatmaps [data-matrix="scaled"] .aw-legend')
       .getAttribute('aria-label'), /\d\.\d\d \(yellow\)/);
     await page.close();
-    page = await session.openReady('index.html?preset=cat-sat-mat&step=11');
+    page = await session.openReady('index.html?preset=cat-sat-mat&step=4');
     await page.getByRole('tab', { name: 'Heatmaps' }).click();
     assert.equal(await top(page).isVisible(), true, 'printed once computed');
     assert.ok(Math.abs(Number(await top(page).textContent()) - largest) <= 0.005 + 1e-9);

@@ -39,7 +39,7 @@ async function openPage(init) {
     if (name.endsWith('.wasm')) engines.push(name);
   });
   if (init) await page.addInitScript(init);
-  await page.goto(session.url('index.html?preset=cat-sat-mat&step=7'));
+  await page.goto(session.url('index.html?preset=cat-sat-mat&step=3'));
   await page.waitForSelector('html[data-ready="true"]');
   return { page, engines };
 }

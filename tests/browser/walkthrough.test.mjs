@@ -210,12 +210,15 @@ function markdownSteps(markdown) {
   const number = (text) => (/\u221e/.test(text) ? -Infinity : Number(text.replace('\u2212', '-')));
   return markdown.split(/^#{2,4} Step \d+\. /m).slice(1).map((block) => {
     const [heading, ...lines] = block.replace(/```math\n[\s\S]*?\n```/g, '').split('\n');
-    const paragraphs = lines.filter((line) => line && !/^(- |\||\*\*|```|\\|[a-z_{}]+ *=|\(.*\)$)/.test(line) && !line.startsWith('  '));
+    const prose = lines.filter((line) => line && !/^(- |\||\*\*|```|\\|[a-z_{}]+ *=|\(.*\)$)/.test(line) && !line.startsWith('  '));
+    // A step of repeats names each repeat above its equations: "Score of sat against mat:".
+    const paragraphs = prose.filter((line) => !line.endsWith(':'));
+    const repeats = prose.filter((line) => line.endsWith(':')).map((line) => unescape(line.slice(0, -1)));
     const equations = lines.filter((line) => line.startsWith('- ')).map((line) => {
       const [, label, body] = /^- (.*?) = `(.*)`$/.exec(line);
       return { label: unescape(label), numbers: [...body.matchAll(/[-\u2212]\u221e|[-\u2212]?\d+(?:\.\d+)?(?:e[-+]\d+)?/g)].map(([n]) => number(n)) };
     });
-    return { title: unescape(heading), text: paragraphs.map(unescape).join(' '), equations };
+    return { title: unescape(heading), text: paragraphs.map(unescape).join(' '), equations, repeats };
   });
 }
 
@@ -229,6 +232,7 @@ test('what the Markdown export says at step n is what the page shows at step n, 
       const read = () => ({
         title: document.querySelector('#walkthrough .aw-step-title').textContent.replace(/^\\d+\\. /, ''),
         text: document.querySelector('#walkthrough .aw-step-text').textContent,
+        repeats: [...document.querySelectorAll('#walkthrough .aw-fig-repeat > summary .aw-fig-what')].map((n) => n.textContent),
         equations: [...document.querySelectorAll('#walkthrough .aw-step-lines .aw-arith')].map((line) => ({
           label: line.querySelector('.aw-eq-label').textContent,
           numbers: [...line.querySelectorAll('.aw-num')].map((n) => n.dataset.value),
@@ -245,6 +249,7 @@ test('what the Markdown export says at step n is what the page shows at step n, 
       const md = markdown[n];
       assert.equal(state.title, md.title, `${where}: title`);
       assert.equal(state.text, md.text, `${where}: sentence`);
+      assert.deepEqual(state.repeats, md.repeats, `${where}: the repeats, each by its name`);
       assert.equal(state.equations.length, md.equations.length, `${where}: every equation`);
       state.equations.forEach((equation, e) => {
         assert.equal(equation.label, md.equations[e].label, `${where}: equation ${e + 1}`);
@@ -265,7 +270,7 @@ test('what the Markdown export says at step n is what the page shows at step n, 
 
 test('the arithmetic of a score step is the dot product of the highlighted rows', async () => {
   const preset = walkthroughPresets().find((p) => p.mode === 'qkv');
-  const page = await open(`?preset=${preset.id}&step=3`); // step 3: score[0][1]
+  const page = await open(`?preset=${preset.id}&step=3`); // step 3: the other dot products, score[0][1] first
   await page.getByRole('tab', { name: /Equations/ }).click();
   const lines = await page.$$eval('#walkthrough .aw-step-lines .aw-arith', (nodes) => nodes.map((n) => [...n.querySelectorAll('.aw-num')].map((x) => x.dataset.value)));
   const numbers = lines[0].map(parseShown);
@@ -274,15 +279,16 @@ test('the arithmetic of a score step is the dot product of the highlighted rows'
   const factors = q[0].flatMap((x, t) => [x, k[1][t]]);
   assert.deepEqual(numbers.slice(0, -1), factors);
   assert.equal(numbers.at(-1), result.scores[0][1]);
+  // Every query row has a score among them.
   const highlighted = await page.$$eval('[data-matrix="q"] td.aw-in', (tds) => tds.map((td) => td.dataset.row));
-  assert.ok(highlighted.length > 0 && highlighted.every((row) => row === '0'));
+  assert.deepEqual([...new Set(highlighted)], q.map((_, i) => String(i)));
   await page.close();
 });
 
 test('a score step shows each product once, and its equation only in the Equations view, a choice that holds while stepping', async () => {
-  const page = await open('?preset=cat-sat-mat&step=7');
+  const page = await open('?preset=cat-sat-mat&step=2');
   const { q, k } = presets.presets.find((p) => p.id === 'cat-sat-mat').input;
-  const products = q[1].map((x, t) => `${x.toFixed(3)} \u00d7 ${k[2][t].toFixed(3)} = ${(x * k[2][t]).toFixed(3)}`);
+  const products = q[0].map((x, t) => `${x.toFixed(3)} \u00d7 ${k[0][t].toFixed(3)} = ${(x * k[0][t]).toFixed(3)}`);
   const visibleText = () => page.locator('#walkthrough .aw-stage').innerText();
   const tab = page.getByRole('tab', { name: /Equations/ });
   assert.equal(await tab.getAttribute('aria-selected'), 'false');
@@ -290,14 +296,14 @@ test('a score step shows each product once, and its equation only in the Equatio
   let text = await visibleText();
   for (const product of products) assert.equal(text.split(product).length - 1, 1, `${product} once on screen`);
   assert.equal(await page.locator('#walkthrough .aw-step-lines').isVisible(), false);
-  assert.doesNotMatch(text, /S\[sat, mat\] =/, 'the equation is not listed');
+  assert.doesNotMatch(text, /S\[cat, cat\] =/, 'the equation is not listed');
   await tab.click();
   assert.equal(await tab.getAttribute('aria-selected'), 'true');
   assert.equal(await page.locator('#walkthrough [role="tabpanel"]:not([hidden]) .aw-step-lines').count(), 1);
   assert.equal(await tab.getAttribute('aria-controls'),
       await page.locator('#walkthrough .aw-step-lines').evaluate((lines) => lines.closest('[role="tabpanel"]').id));
   text = await visibleText();
-  assert.match(text, /S\[sat, mat\] = 0\.3 \u00d7 0\.6 \+ 0\.9 \u00d7 0\.2 \+ 0\.1 \u00d7 0\.7 \+ 0\.4 \u00d7 0\.3 = 0\.550/);
+  assert.match(text, /S\[cat, cat\] = 1 \u00d7 1 \+ 0\.5 \u00d7 0\.5 \+ 0\.2 \u00d7 0\.2 \+ 0\.8 \u00d7 0\.8 = 1\.930/);
   for (const product of products) assert.equal(text.split(product).length - 1, 0, `${product} not in the figure, now hidden`);
   // Stepping on keeps the view: the scaling step lists its nine equations.
   await page.click('#walkthrough .aw-stage-button:text-is("Scale")');
@@ -317,7 +323,7 @@ test('the Markdown and LaTeX copied from the page hold every equation of a step,
     window.copied = [];
     Object.defineProperty(navigator, 'clipboard', { value: { writeText: async (text) => { window.copied.push(text); } } });
   });
-  await page.goto(`${session.origin}/index.html?preset=cat-sat-mat&step=11`);
+  await page.goto(`${session.origin}/index.html?preset=cat-sat-mat&step=4`);
   await page.waitForSelector('html[data-ready="true"]');
   assert.equal(await page.locator('#walkthrough .aw-step-lines .aw-arith').count(), 0);
   const { q, k } = presets.presets.find((p) => p.id === 'cat-sat-mat').input;
@@ -329,7 +335,7 @@ test('the Markdown and LaTeX copied from the page hold every equation of a step,
     await page.click(`#walkthrough ${button}`);
     await page.waitForFunction(() => window.copied.length === 1);
     const copied = await page.evaluate(() => window.copied[0]);
-    const step = copied.slice(copied.indexOf('Step 11.'), copied.indexOf('Step 12.'));
+    const step = copied.slice(copied.indexOf('Step 4.'), copied.indexOf('Step 5.'));
     const values = step.split('\n').map((line) => equation.exec(line)).filter(Boolean).map((match) => Number(match[1]));
     assert.deepEqual(values, scaled, `${button}: the nine scaled scores`);
   }
@@ -503,15 +509,15 @@ test('a step shows its misprints as callouts and its rounding differences as one
     checked += rounding;
     if (preset.id === 'cat-sat-mat') {
       // The output row of cat: two outputs and two products printed a digit off, no misprint.
-      assert.deepEqual(perStep[14], { callouts: 0, rounding: '4 last-digit rounding differences' });
-      assert.deepEqual(perStep[6], { callouts: 1, rounding: '' }, 'the misprinted score stays a callout');
+      assert.deepEqual(perStep[6], { callouts: 0, rounding: '4 last-digit rounding differences' });
+      assert.deepEqual(perStep[2], { callouts: 2, rounding: '' }, 'each misprinted score stays a callout of its own');
     }
-    if (preset.id === 'three-tokens') assert.deepEqual(perStep[13], { callouts: 1, rounding: '2 last-digit rounding differences' });
+    if (preset.id === 'three-tokens') assert.deepEqual(perStep[5], { callouts: 1, rounding: '5 last-digit rounding differences' });
     await page.close();
   }
   assert.ok(checked >= 10, `only ${checked} rounding differences checked`);
   // The quiet line opens to list them, with what rounding means.
-  const page = await open('?preset=cat-sat-mat&step=15');
+  const page = await open('?preset=cat-sat-mat&step=7');
   const line = page.locator('#walkthrough .aw-rounding');
   assert.equal(await line.locator('li').first().isVisible(), false);
   await line.locator('summary').click();

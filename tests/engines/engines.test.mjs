@@ -21,7 +21,8 @@ import { ENGINES, launch, serveWeb } from './drivers.mjs';
 const engines = (process.env.ENGINE ?? 'firefox,webkit').split(',').map((name) => name.trim());
 for (const engine of engines) assert.ok(ENGINES.includes(engine), `ENGINE=${engine}: one of ${ENGINES.join(', ')}`);
 const SINGLE_FILE = join(REPO, 'build', 'attention.html');
-// s[sat, mat] = q_sat · k_mat = 0.3·0.6 + 0.9·0.2 + 0.1·0.7 + 0.4·0.3 = 0.55 (step 7 of cat-sat-mat).
+// s[sat, mat] = q_sat · k_mat = 0.3·0.6 + 0.9·0.2 + 0.1·0.7 + 0.4·0.3 = 0.55 (step 3 of cat-sat-mat: the other
+// eight dot products).
 const SCORE_CELL = '#walkthrough .aw-mats [data-matrix="scores"] td[data-row="1"][data-col="2"]';
 const COUNTER = '#walkthrough .aw-counter';
 
@@ -50,16 +51,16 @@ for (const engine of engines) {
     const shownStep = async () => Number((await browser.text(COUNTER)).split(' / ')[0]);
 
     test(`in ${engine} the walkthrough starts with the engine's numbers and no error`, async () => {
-      await browser.goto(web.url('index.html?preset=cat-sat-mat&step=7'));
+      await browser.goto(web.url('index.html?preset=cat-sat-mat&step=3'));
       await browser.waitFor(ready, undefined, { what: 'the page to be ready' });
-      await browser.waitFor(landed, undefined, { what: 'step 7\'s figure to land' });
+      await browser.waitFor(landed, undefined, { what: 'step 3\'s figure to land' });
       assert.equal((await browser.text(SCORE_CELL))?.trim(), '0.550');
       assert.match(await browser.text(COUNTER), /^7 \/ \d+$/);
       assert.deepEqual(await browser.problems(), [], `${browser.version}: the page stayed quiet`);
     });
 
     test(`in ${engine} Step forward and the scrubber's keys move the step`, async () => {
-      await browser.goto(web.url('index.html?preset=cat-sat-mat&step=7'));
+      await browser.goto(web.url('index.html?preset=cat-sat-mat&step=3'));
       await browser.waitFor(ready);
       const count = Number((await browser.text(COUNTER)).split(' / ')[1]);
       await browser.click('#walkthrough button[aria-label="Step forward"]');
@@ -124,9 +125,9 @@ for (const engine of engines) {
     });
 
     test(`in ${engine} the one-file page from disk shows the walkthrough's numbers`, async () => {
-      await browser.goto(`${pathToFileURL(SINGLE_FILE).href}?preset=cat-sat-mat&step=7`);
+      await browser.goto(`${pathToFileURL(SINGLE_FILE).href}?preset=cat-sat-mat&step=3`);
       await browser.waitFor(ready, undefined, { what: 'the one-file page to be ready' });
-      await browser.waitFor(landed, undefined, { what: 'step 7\'s figure to land' });
+      await browser.waitFor(landed, undefined, { what: 'step 3\'s figure to land' });
       assert.equal((await browser.text(SCORE_CELL))?.trim(), '0.550');
       assert.deepEqual(await browser.problems(), []);
     });

@@ -910,8 +910,13 @@ export interface EquationOperation {
 
 export type EquationNode = EquationLeaf | EquationOperation;
 
-/** label = chain[0] = chain[1] = …: every expression has the last one's value. */
-export interface Equation { label: string; chain: EquationNode[] }
+/**
+ * label = chain[0] = chain[1] = …: every expression has the last one's value.
+ * repeat: in a step that gathers the repeats of an operation, the name of the
+ * repeat this equation starts ("Score of sat against mat"); the equations up
+ * to the next one with a repeat are its own.
+ */
+export interface Equation { label: string; repeat?: string; chain: EquationNode[] }
 
 /** Part of a tensor a step reads (produces false) or computes. */
 export interface StepRegion {

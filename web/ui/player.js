@@ -22,6 +22,15 @@ const ICONS = {
 };
 const SPEEDS = [0.5, 1, 2, 4];
 
+/**
+ * How long Play at 1× stands on a step whose movement lasts movementMs:
+ * the movement, then HOLD_MS still, and BASE_INTERVAL_MS at least (what
+ * schedule() waits, at any speed over that speed).
+ */
+export function standingMs(movementMs) {
+  return Math.max(BASE_INTERVAL_MS, movementMs + HOLD_MS);
+}
+
 /** A button's content: its icon, then its text if any. */
 function setContent(b, icon, text) {
   const doc = b.ownerDocument;
@@ -235,6 +244,15 @@ export function createPlayer(root, {
       if (current > total - 1) current = total - 1;
       render();
       return current;
+    },
+    /**
+     * The movement of step `index` lasts movementMs at 1× (0: it does not
+     * move): the bar says how long Play at 1× stands on that step
+     * (data-standing-step, data-standing-ms), a measure that needs no clock.
+     */
+    measured(index, movementMs) {
+      bar.dataset.standingStep = String(index);
+      bar.dataset.standingMs = String(standingMs(movementMs));
     },
     play,
     pause,

@@ -12,7 +12,14 @@
 //                   row shrinks by its weight, then the scaled rows stack
 //                   into the output row;
 //   a scaling       score ÷ √d_k (or × a factor) for each score: each
-//                   score's bar shrinks to the scaled score.
+//                   score's bar shrinks to the scaled score;
+//   repeats         a step that gathers the repeats of an operation (the
+//                   other dot products, the other rows' softmax: each
+//                   repeat's first equation names it, `repeat`): a line
+//                   per repeat, all filling in at once in a fast sweep
+//                   (its products or weights laid end to end into its
+//                   result), each a <details> that opens onto that
+//                   repeat's own figure and movement.
 //
 // Two steps without equations have a picture instead (step.picture, which
 // walkthrough-steps.js makes from the engine's results):
@@ -35,7 +42,7 @@
 // at once, not the whole movement replayed on every keystroke).
 //
 //   createStepFigure(root) -> { element, show(step, { labelOf, scale, still, marked?, markedNote? }) -> moves,
-//                               landed(), setRate(speed), settled() }
+//                               landed(), movementMs(), setRate(speed), settled() }
 //   step: { equations, picture? }; scale: the walkthrough's one scale (the
 //   largest value its figures draw); labelOf(ref) -> a short name for an
 //   operand's cell ("sat", "d3"), from the page's tokens; marked and
@@ -69,9 +76,10 @@ const isScaling = (equation) => {
 // A weight the engine sets to 0 without dividing: a masked key.
 const isMaskedWeight = (equation) => !equation.chain[0].op && isCellOf(resultOf(equation), 'weights');
 
-/** 'dot' | 'softmax' | 'weighted-sum' | 'scale' | null: which figure the equations draw. */
+/** 'repeats' | 'dot' | 'softmax' | 'weighted-sum' | 'scale' | null: which figure the equations draw. */
 export function figureKind(equations = []) {
   if (equations.length === 0) return null;
+  if (equations[0].repeat !== undefined) return 'repeats';
   const first = equations[0].chain[0];
   if (first.op === 'add' && first.args.length > 1 && first.args.every(isProduct)) return 'dot';
   if (first.op === 'add' && first.args.every((arg) => arg.op === 'mul' && arg.args[1]?.op === 'vec')) return 'weighted-sum';
@@ -361,10 +369,81 @@ function drawInputs(make, picture) {
   return [caption(make, 'What the computation starts from: each token\u2019s vectors, one bar per entry (their numbers are in the matrices)'), blocks];
 }
 
-// The figures whose bars are on the walkthrough's one scale (options.scale).
-const ON_SCALE = new Set(['dot', 'softmax', 'weighted-sum', 'scale']);
 
-const DRAW = { dot: drawDot, softmax: drawSoftmax, 'weighted-sum': drawWeightedSum, scale: drawScale, inputs: drawInputs, summary: drawSummary };
+/** The repeats of a step that gathers them: [{ title, equations }], each from the equation naming it. */
+export function repeatsOf(equations) {
+  const repeats = [];
+  for (const equation of equations) {
+    if (equation.repeat !== undefined || repeats.length === 0) repeats.push({ title: equation.repeat ?? '', equations: [] });
+    repeats.at(-1).equations.push(equation);
+  }
+  return repeats;
+}
+
+// The pieces a repeat's line lays end to end and the number it ends on: a
+// dot product's products into its sum, a softmax row's weights into 1; an
+// output row's entries are a strip of small bars.
+function repeatLine(make, repeat, kind, { scale, delay }) {
+  const { equations } = repeat;
+  if (kind === 'weighted-sum') {
+    const values = resultOf(equations[0]).args.map((arg) => arg.v);
+    const shown = values.slice(0, FIGURE_DIMENSIONS).map((v) => formatNumber(v, 3)).join(', ');
+    return [strip(make, repeat.title, values, scale ?? Math.max(...values.map(Math.abs), 1e-300), { delay }),
+      `[${shown}${values.length > FIGURE_DIMENSIONS ? ', \u2026' : ''}]`];
+  }
+  const pieces = kind === 'dot'
+    ? equations[0].chain[0].args.map((term) => term.v)
+    : equations.filter((e) => isNormalisation(e) || isMaskedWeight(e)).map((e) => resultOf(e).v);
+  const total = kind === 'dot' ? resultOf(equations[0]).v : pieces.reduce((s, v) => s + v, 0);
+  const negative = pieces.reduce((s, v) => s + Math.max(-v, 0), 0);
+  const span = Math.max(pieces.reduce((s, v) => s + Math.abs(v), 0), scale ?? 1e-300);
+  const track = sized(make('span', 'aw-fig-track aw-fig-stack'), span, scale);
+  let right = 0;
+  let left = 0;
+  pieces.slice(0, FIGURE_TERMS).forEach((value, t) => {
+    const piece = bar(make, `aw-fig-piece aw-fig-c${t % 8}`, 0, value / span, delay + 0.05 * t);
+    const at = value >= 0 ? negative + right : negative - left - Math.abs(value);
+    place(piece, at / span, at / span);
+    if (value >= 0) right += value; else left -= value;
+    track.append(piece);
+  });
+  const text = kind === 'dot' ? `= ${formatNumber(total, 3)}` : pieces.map((v) => formatNumber(v, 3)).join(' + ');
+  return [track, text];
+}
+
+function drawRepeats(make, equations, options) {
+  // Every repeat at once, a fast sweep down the lines; each opens onto its
+  // own figure (drawn when first opened: a closed one has nothing to move).
+  const repeats = repeatsOf(equations);
+  const list = make('div', 'aw-fig-repeats');
+  repeats.forEach((repeat, k) => {
+    const kind = figureKind(repeat.equations.map((e) => ({ ...e, repeat: undefined })));
+    const delay = 0.1 * k;
+    const details = make('details', 'aw-fig-repeat');
+    const summary = make('summary', 'aw-fig-row');
+    summary.style.setProperty('--delay', `${delay}s`);
+    const [line, text] = repeatLine(make, repeat, kind, { scale: options.scale, delay });
+    const result = make('span', 'aw-fig-result', text);
+    result.style.setProperty('--delay', `${delay + 0.5}s`);
+    summary.append(make('span', 'aw-fig-what', repeat.title), line, result);
+    const body = make('div', 'aw-fig-repeat-body');
+    details.append(summary, body);
+    details.addEventListener('toggle', () => {
+      if (!details.open || body.childElementCount > 0 || !DRAW[kind]) return;
+      body.append(...DRAW[kind](make, repeat.equations, options));
+      const rate = options.rate?.() ?? 1;
+      if (rate !== 1) for (const animation of body.getAnimations({ subtree: true })) animation.playbackRate = rate;
+    });
+    list.append(details);
+  });
+  const count = ['The other one', 'Both'][repeats.length - 1] ?? `All ${repeats.length}`;
+  return [caption(make, `${count} at once, each laid out end to end into its result; open one to see it move on its own`), list];
+}
+
+// The figures whose bars are on the walkthrough's one scale (options.scale).
+const ON_SCALE = new Set(['dot', 'softmax', 'weighted-sum', 'scale', 'repeats']);
+
+const DRAW = { repeats: drawRepeats, dot: drawDot, softmax: drawSoftmax, 'weighted-sum': drawWeightedSum, scale: drawScale, inputs: drawInputs, summary: drawSummary };
 
 export function createStepFigure(root) {
   const doc = root.ownerDocument;
@@ -380,6 +459,8 @@ export function createStepFigure(root) {
   const still = doc.defaultView.matchMedia?.('(prefers-reduced-motion: reduce)');
   // Bumped on every show: a landing waited for belongs to one figure.
   let shows = 0;
+  // How long the movement of the figure shown last lasts at 1× (ms), known once it is listed.
+  let movement = 0;
   const settled = () => Promise.allSettled(moving().map((animation) => animation.finished)).then(() => {});
 
   return {
@@ -395,7 +476,8 @@ export function createStepFigure(root) {
       element.hidden = kind === null;
       element.dataset.kind = kind ?? '';
       element.classList.toggle('aw-fig-still', Boolean(options.still));
-      element.replaceChildren(...(kind ? DRAW[kind](make, step.picture ?? step.equations, options) : []));
+      const drawing = { ...options, rate: () => rate };
+      element.replaceChildren(...(kind ? DRAW[kind](make, step.picture ?? step.equations, drawing) : []));
       if (ON_SCALE.has(kind) && options.scale) element.append(unitNote(make, options.scale));
       // Listing the animations makes the browser compute every style at
       // once (after an edit, the whole page's, and again at the frame): only
@@ -415,7 +497,11 @@ export function createStepFigure(root) {
     landed() {
       const mine = shows;
       return new Promise((resolve) => doc.defaultView.requestAnimationFrame(resolve))
-        .then(() => (mine === shows ? settled() : null))
+        .then(() => {
+          if (mine !== shows) return null;
+          movement = Math.max(0, ...moving().map((animation) => animation.effect.getComputedTiming().endTime));
+          return settled();
+        })
         .then(() => {
           if (mine !== shows) return false;
           delete element.dataset.moving;
@@ -423,6 +509,8 @@ export function createStepFigure(root) {
           return true;
         });
     },
+    /** How long the movement of the figure that landed last lasts at 1×, in ms (its delays included). */
+    movementMs: () => movement,
     /** Plays the movement at `speed` times its pace, from now on and for every later step. */
     setRate(speed) {
       // The player tells its speed once as it is made, before the first

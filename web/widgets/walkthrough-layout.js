@@ -529,9 +529,13 @@ export function createLayout(element, { list, widgetId, on }) {
       overview.show(current, { through });
       stages.mark(current);
       if (reason === 'play') inView.figure();
-      if (!moves) return;
+      if (!moves) {
+        player.measured(current, 0);
+        return;
+      }
       figure.landed().then((landed) => {
         if (!landed) return;
+        player.measured(current, figure.movementMs());
         step.reveal(view);
         matrices.tokenLines.show(model, steps, current);
         overview.show(current);
