@@ -850,6 +850,14 @@ const char *attn_problem_error(const attn_problem *problem);
 int attn_problem_result(const attn_problem *problem, const char *name,
                         int *rank, int dims[3], const double **data);
 
+/* The name of result number `index` (0, 1, ... in the order of the JSON
+ * result) after a successful run, or NULL past the last or before a run:
+ * with attn_problem_result, a binding reads every result where the problem
+ * holds it, without formatting. A per-head result is named without its
+ * "heads.<h>." and sets *heads (may be NULL) to numHeads; others set 0. */
+const char *attn_problem_result_name(const attn_problem *problem, int index,
+                                     int *heads);
+
 typedef enum attn_format {
     ATTN_FORMAT_JSON = 0,        /* the result object, JS API field names */
     ATTN_FORMAT_TEXT = 1,        /* a step-by-step walkthrough for a terminal */
