@@ -143,13 +143,15 @@ int attn__additive_gradients(attn_problem *problem)
                                  problem, attn_additive_backward_work_size(
                                               info->n_k, info->d_s, info->d_a));
     if (work == NULL) return attn__fail_nomem(problem);
-    const int status = attn_additive_backward(
+    /* The forward's energy, kept as a result: no tanh computed again. */
+    const int status = attn_additive_backward_saved(
         grad_query, grad_keys, grad_ws, grad_wh, grad_b, grad_v,
         attn__data_of(problem, "gradContext"), attn__data_of(problem, "query"),
         attn__data_of(problem, "keys"), attn__data_of(problem, "ws"),
         attn__data_of(problem, "wh"), attn__data_of(problem, "b"),
-        attn__data_of(problem, "v"), info->n_q, info->n_k, info->d_s, info->d_h,
-        info->d_a, work);
+        attn__data_of(problem, "v"),
+        attn__find_result(problem, "energy", 0)->data, info->n_q, info->n_k,
+        info->d_s, info->d_h, info->d_a, work);
     attn__release(problem, work);
     if (status != ATTN_OK)
         return attn__fail_core(problem, status, "additive gradients");
