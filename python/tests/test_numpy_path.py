@@ -5,7 +5,12 @@ the library filled, other dtypes widened by the documented rule, and the
 problem's byte limit as max_bytes."""
 
 import gc
+import os
+import subprocess
+import sys
+import textwrap
 import tracemalloc
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -81,6 +86,26 @@ def test_a_float32_input_is_converted_once_on_its_way_in():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert 256 * 1024 <= peak < 256 * 1024 + 64 * 1024  # one float64 copy of q, nothing more
+
+
+def test_a_run_holds_no_more_memory_than_its_results_and_one_copy_of_its_inputs():
+    # In a fresh process, whose peak resident size is then this run's.
+    script = textwrap.dedent("""
+        import resource, numpy as np, attention_explainer as ae
+        rng = np.random.default_rng(0)
+        q, k, v, grad = (rng.uniform(-1, 1, (1000, 64)) for _ in range(4))
+        ae.sdpa(q[:2], k[:2], v[:2])  # the library loaded
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        result = ae.sdpa(q, k, v, grad_output=grad)
+        grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024
+        print(grown, sum(array.nbytes for array in result.values()), 4 * q.nbytes)
+    """)
+    package = str(Path(ae.__file__).parents[1])
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")]))}
+    grown, results, inputs = map(int, subprocess.run([sys.executable, "-c", script], env=environment, check=True,
+                                                     capture_output=True, text=True).stdout.split())
+    assert results == 5 * 1000 * 1000 * 8 + 4 * 1000 * 64 * 8
+    assert grown <= results + inputs + 1024 * 1024  # a page table's worth of slack
 
 
 def test_result_arrays_keep_their_problem_alive_after_every_other_reference_is_gone():
