@@ -243,7 +243,7 @@ test-layers: $(LIB_OBJ) $(CLI_OBJ)
 test-docs:
 	node --test tests/docs/
 
-bench: lib wasm
+bench: lib shared wasm
 	./bench/run.sh
 
 # `make bench-ab BASE=<commit>`: the engine's own timings against BASE's,

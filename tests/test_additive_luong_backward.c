@@ -106,6 +106,47 @@ static void luong_case(int method, uint64_t seed)
     }
 }
 
+static void
+test_additive_backward_from_the_saved_energy_gives_the_same_bits(void **state)
+{
+    (void)state;
+    seq_case c;
+    case_fill(&c, 72, -1);
+    double energy[NQ * NK * DA], forward_work[(NK + 2) * DA + NK];
+    assert_int_equal(attn_additive(energy, NULL, NULL, NULL, c.query, c.keys,
+                                   c.w, c.w_h, c.b, c.v, NQ, NK, DS, DH, DA,
+                                   forward_work),
+                     ATTN_OK);
+    double grads[2][NQ * DS + NK * DH + DS * DA + DH * DA + 2 * DA];
+    double work[2 * NK * DA + 3 * DA + NK];
+    for (int saved = 0; saved < 2; saved++) {
+        double *g = grads[saved];
+        double *gk = g + NQ * DS, *gws = gk + NK * DH, *gwh = gws + DS * DA;
+        double *gb = gwh + DH * DA, *gv = gb + DA;
+        const int status = saved ? attn_additive_backward_saved(
+                                       g, gk, gws, gwh, gb, gv, c.d_context,
+                                       c.query, c.keys, c.w, c.w_h, c.b, c.v,
+                                       energy, NQ, NK, DS, DH, DA, work)
+                                 : attn_additive_backward(
+                                       g, gk, gws, gwh, gb, gv, c.d_context,
+                                       c.query, c.keys, c.w, c.w_h, c.b, c.v,
+                                       NQ, NK, DS, DH, DA, work);
+        assert_int_equal(status, ATTN_OK);
+    }
+    assert_memory_equal(grads[0], grads[1], sizeof grads[0]);
+    energy[5] = NAN;
+    assert_int_equal(attn_additive_backward_saved(
+                         grads[1], NULL, NULL, NULL, NULL, NULL, c.d_context,
+                         c.query, c.keys, c.w, c.w_h, c.b, c.v, energy, NQ, NK,
+                         DS, DH, DA, work),
+                     ATTN_ERR_NOT_FINITE);
+    assert_int_equal(
+        attn_additive_backward_saved(grads[1], NULL, NULL, NULL, NULL, NULL,
+                                     c.d_context, c.query, c.keys, c.w, c.w_h,
+                                     c.b, c.v, NULL, NQ, NK, DS, DH, DA, work),
+        ATTN_ERR_NULL);
+}
+
 static void test_luong_dot_backward_matches_finite_differences(void **state)
 {
     (void)state;
@@ -173,6 +214,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_additive_backward_matches_finite_differences),
+        cmocka_unit_test(
+            test_additive_backward_from_the_saved_energy_gives_the_same_bits),
         cmocka_unit_test(test_luong_dot_backward_matches_finite_differences),
         cmocka_unit_test(
             test_luong_general_backward_matches_finite_differences),

@@ -645,6 +645,31 @@ static void test_results_by_name_check_heads_and_names(void **state)
 }
 
 static void
+test_result_names_list_every_result_in_json_order_heads_once(void **state)
+{
+    (void)state;
+    attn_problem *problem = multihead_001();
+    assert_null(attn_problem_result_name(problem, 0, NULL));
+    problem_run_ok(problem);
+    static const char *const names[] = {"q",      "k",      "v",
+                                        "scores", "scaled", "weights",
+                                        "output", "concat", "output"};
+    static const int heads[] = {0, 0, 0, 2, 2, 2, 2, 0, 0};
+    const int count = (int)(sizeof names / sizeof names[0]);
+    for (int i = 0; i < count; i++) {
+        int result_heads = -1;
+        assert_string_equal(attn_problem_result_name(problem, i, &result_heads),
+                            names[i]);
+        assert_int_equal(result_heads, heads[i]);
+    }
+    assert_null(attn_problem_result_name(problem, count, NULL));
+    assert_null(attn_problem_result_name(problem, -1, NULL));
+    problem_matrix(problem, "x", 1, 1, (const double[]){1.0});
+    assert_null(attn_problem_result_name(problem, 0, NULL));
+    attn_problem_destroy(problem);
+}
+
+static void
 test_attn_problem_kind_lists_the_nine_kinds_create_takes(void **state)
 {
     (void)state;
@@ -1004,6 +1029,8 @@ int main(void)
         cmocka_unit_test(test_error_tensor_shapes_and_values_at_set_time),
         cmocka_unit_test(test_error_scores_path),
         cmocka_unit_test(test_error_luong_methods),
+        cmocka_unit_test(
+            test_result_names_list_every_result_in_json_order_heads_once),
         cmocka_unit_test(test_error_additive_weight_shapes),
         cmocka_unit_test(test_overflow_in_the_core_becomes_a_message),
     };

@@ -13,7 +13,11 @@
 
 Keyword arguments take Python's spelling of the JS API's field names
 (num_heads for numHeads, grad_output for gradOutput); a problem dict takes
-the JS API's own. Errors raise AttentionError with the engine's status and
+the JS API's own. max_bytes (every function that runs a problem) raises
+the problem's limit of 256 MiB. Arrays go to the C library as buffers and
+results come back as numpy arrays over the memory it filled; float32 and
+integer inputs are widened exactly to float64 (docs/embedding.md, "Numbers
+in, numbers out"). Errors raise AttentionError with the engine's status and
 message.
 """
 
@@ -32,9 +36,10 @@ def _camel(name):
 
 
 def _run(kind, fields, options):
+    max_bytes = options.pop("max_bytes", None)
     problem = {"kind": kind, **fields}
     problem.update({_camel(name): value for name, value in options.items() if value is not None})
-    return run(problem)
+    return run(problem, max_bytes=max_bytes)
 
 
 def sdpa(q, k, v, **options):

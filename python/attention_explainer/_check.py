@@ -112,7 +112,7 @@ def _report(text):
     return report
 
 
-def check(problem, printed, decimals=None, format="json"):  # noqa: A002 (the CLI's --format)
+def check(problem, printed, decimals=None, format="json", max_bytes=None):  # noqa: A002 (the CLI's --format)
     """Checks a worked example's printed numbers against the engine's exact ones.
 
     Returns the report (README, "Check your own numbers"): a dict
@@ -135,7 +135,7 @@ def check(problem, printed, decimals=None, format="json"):  # noqa: A002 (the CL
         stray = next((name for name in decimals if name not in names), None)
         if stray is not None:
             raise AttentionError(ATTN_ERR_INPUT, f'decimals.{stray}: no printed table is named "{stray}"')
-    with _Problem(problem) as made:
+    with _Problem(problem, max_bytes) as made:
         made.run()
         lib = made.lib
         handle = ctypes.c_void_p()

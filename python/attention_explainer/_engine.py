@@ -3,9 +3,21 @@
 A problem is a dict as build/attn and the JS API take it: "kind" and the
 fields by the JS API's names. Each value goes to the setter of its type
 (attn_problem_set_number, _bool, _string, _strings, _tensor), as the CLI's
-JSON adapter (src/cli/problem_json.c) sends JSON members; arrays go through
-numpy as float64. Results come back through the engine's own JSON
-formatter, with every array as a numpy array.
+JSON adapter (src/cli/problem_json.c) sends JSON members. No number goes
+through text:
+
+- An array reaches attn_problem_set_tensor as a buffer: a C-contiguous
+  float64 array as it is (no copy here; the problem keeps one copy), any
+  other array of real numbers converted once to C-contiguous float64. The
+  rule for other dtypes (docs/embedding.md, "Numbers in, numbers out"):
+  float16, float32, booleans and integers of magnitude at most 2**53 are
+  widened exactly, every such value being a double, so the result is the
+  float64 computation of the very numbers given; integers beyond 2**53 and
+  long doubles, which float64 would round, are refused with a message.
+- Results are numpy arrays over the memory the library filled
+  (attn_problem_result_name and attn_problem_result), not copies: the
+  problem, its copy of the inputs and its results live as long as any of
+  those arrays does.
 """
 
 import ctypes
@@ -22,6 +34,10 @@ ATTN_OK = 0
 ATTN_ERR_OPTION = 5
 ATTN_ERR_RANGE = 6
 ATTN_ERR_INPUT = 10
+ATTN_ERR_TOO_LARGE = 12
+
+# Every integer of magnitude up to 2**53 is a double; past it float64 rounds.
+EXACT_INTEGERS = 2**53
 
 
 class AttentionError(Exception):
@@ -67,6 +83,10 @@ def _load():
         "attn_problem_set_strings": (ctypes.c_int, [p, c_str, ctypes.c_int, ctypes.POINTER(c_str)]),
         "attn_problem_run": (ctypes.c_int, [p]),
         "attn_problem_error": (c_str, [p]),
+        "attn_problem_set_max_bytes": (ctypes.c_int, [p, ctypes.c_size_t]),
+        "attn_problem_result_name": (c_str, [p, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
+        "attn_problem_result": (ctypes.c_int, [p, c_str, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int),
+                                               ctypes.POINTER(ctypes.POINTER(ctypes.c_double))]),
         "attn_problem_format": (ctypes.c_int, [p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
                                                ctypes.POINTER(ctypes.c_size_t)]),
         "attn_problem_set_document": (ctypes.c_int, [p, c_str, ctypes.c_int]),
@@ -130,10 +150,25 @@ def c_text(text, what):
                                              f"(U+{code:04X} at index {error.start}), which is not text") from None
 
 
-class _Problem:
-    """One attn_problem, destroyed when the with block ends."""
+def _max_bytes(max_bytes):
+    """max_bytes as a size_t, checked here: ctypes would take 2**64 + 5 as 5."""
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) \
+            or not 1 <= max_bytes <= ctypes.c_size_t(-1).value:
+        raise AttentionError(ATTN_ERR_RANGE, f"max_bytes: must be a whole number of bytes from 1 to "
+                                             f"{ctypes.c_size_t(-1).value}, got {max_bytes!r:.40}")
+    return int(max_bytes)
 
-    def __init__(self, problem):
+
+# The C message names the other front ends' option for the limit; Python's
+# is max_bytes.
+_OTHER_LIMIT_OPTIONS = "maxBytes in the JS API, --max-bytes in build/attn"
+
+
+class _Problem:
+    """One attn_problem, destroyed when the with block ends unless results()
+    handed it to the arrays that view its results."""
+
+    def __init__(self, problem, max_bytes=None):
         if not isinstance(problem, dict):
             raise AttentionError(ATTN_ERR_INPUT, f"expected a problem dict, got {type(problem).__name__}")
         kind = problem.get("kind")
@@ -150,6 +185,8 @@ class _Problem:
         if status != ATTN_OK:
             raise AttentionError(status, self.lib.attn_status_text(status).decode())
         try:
+            if max_bytes is not None:
+                self._check(self.lib.attn_problem_set_max_bytes(self.handle, _max_bytes(max_bytes)))
             for field, value in problem.items():
                 if not isinstance(field, str):
                     raise AttentionError(ATTN_ERR_INPUT, f"field names must be strings, got {type(field).__name__} "
@@ -174,7 +211,10 @@ class _Problem:
 
     def _check(self, status):
         if status != ATTN_OK:
-            raise AttentionError(status, self.lib.attn_problem_error(self.handle).decode())
+            message = self.lib.attn_problem_error(self.handle).decode()
+            if status == ATTN_ERR_TOO_LARGE:
+                message = message.replace(_OTHER_LIMIT_OPTIONS, "max_bytes in Python")
+            raise AttentionError(status, message)
 
     def _set(self, field, value):
         name = c_text(field, f"{json.dumps(field)} (a field name)")
@@ -207,9 +247,12 @@ class _Problem:
             raise AttentionError(ATTN_ERR_INPUT, f"{field}: expected real numbers, got {_kind_name(given)}")
         if given.ndim == 0 or given.ndim > 3:
             raise AttentionError(ATTN_ERR_INPUT, f"{field}: expected an array of 1 to 3 dimensions, got {given.ndim}")
-        array = np.ascontiguousarray(given, dtype=np.float64)
-        if array.size == 0:
+        if given.size == 0:
             raise AttentionError(ATTN_ERR_INPUT, f"{field}: must not be empty")
+        _refuse_rounding(field, given)
+        # A C-contiguous float64 array is passed as it is; others are
+        # converted once.
+        array = np.ascontiguousarray(given, dtype=np.float64)
         dims = (ctypes.c_int * 3)(*array.shape, *([0] * (3 - array.ndim)))
         data = array.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
         name = c_text(field, f"{json.dumps(field)} (a field name)")
@@ -218,6 +261,26 @@ class _Problem:
     def run(self):
         self._check(self.lib.attn_problem_run(self.handle))
         return self
+
+    def results(self):
+        """The run's results by name, arrays over the problem's own memory
+        (a number for a result of rank 0; per-head results as a list "heads"
+        of dicts, where the JSON result has them). The problem is handed to
+        those arrays: it is destroyed once the last of them is."""
+        owner = _Owner(self.lib, self.handle)
+        self.handle = ctypes.c_void_p()
+        results, heads = {}, ctypes.c_int()
+        index = 0
+        while (name := self.lib.attn_problem_result_name(owner.handle, index, ctypes.byref(heads))) is not None:
+            name = name.decode()
+            if heads.value == 0:
+                results[name] = owner.read(name)
+            else:
+                per_head = results.setdefault("heads", [{} for _ in range(heads.value)])
+                for head, entries in enumerate(per_head):
+                    entries[name] = owner.read(f"heads.{head}.{name}")
+            index += 1
+        return results
 
     def format(self, fmt, title=None, heading_level=0):
         numbers = formats()
@@ -234,12 +297,53 @@ class _Problem:
         return formatted(self.lib.attn_problem_format, self.handle, numbers[fmt], self._check)
 
 
+class _Owner:
+    """A run problem that result arrays view; destroyed with the last of them."""
+
+    def __init__(self, lib, handle):
+        self.lib = lib
+        self.handle = handle
+
+    def __del__(self):
+        self.lib.attn_problem_destroy(self.handle)
+
+    def read(self, name):
+        rank, dims, data = ctypes.c_int(), (ctypes.c_int * 3)(), ctypes.POINTER(ctypes.c_double)()
+        status = self.lib.attn_problem_result(self.handle, name.encode(), ctypes.byref(rank), dims, ctypes.byref(data))
+        if status != ATTN_OK:
+            raise AttentionError(status, self.lib.attn_problem_error(self.handle).decode())
+        if rank.value == 0:
+            return data[0]
+        shape = tuple(dims[:rank.value])
+        cells = (ctypes.c_double * int(np.prod(shape))).from_address(ctypes.addressof(data.contents))
+        cells.owner = self  # the array's base keeps the problem alive
+        return np.frombuffer(cells, dtype=np.float64).reshape(shape)
+
+
 def _refuse_non_numbers(field, array):
-    """Refuses an object array's first entry that is not a real number (None, text), by its index."""
+    """Refuses an object array's first entry that is not a real number (None,
+    text) or that float64 would round (an integer past 2**53), by its index."""
     for index, entry in np.ndenumerate(array):
+        where = "".join(f"[{i}]" for i in index)
         if not isinstance(entry, (numbers.Real, np.bool_)):
-            where = "".join(f"[{i}]" for i in index)
             raise AttentionError(ATTN_ERR_INPUT, f"{field}{where}: expected a number, got {entry!r:.40}")
+        if isinstance(entry, numbers.Integral) and abs(entry) > EXACT_INTEGERS:
+            raise AttentionError(ATTN_ERR_INPUT, f"{field}{where}: {entry} is past 2**53, where float64 would round "
+                                                 f"it; convert it first")
+
+
+def _refuse_rounding(field, array):
+    """Refuses the values float64 would round: integers past 2**53, long doubles."""
+    if array.dtype.kind == "f" and array.dtype.itemsize > 8:
+        raise AttentionError(ATTN_ERR_INPUT, f"{field}: expected float64 or narrower, got {array.dtype.name}, "
+                                             f"which float64 would round; convert it first")
+    if array.dtype.kind in "iu" and array.dtype.itemsize >= 8:
+        flat = array.reshape(-1)
+        outside = np.flatnonzero((flat > EXACT_INTEGERS) | (flat < -EXACT_INTEGERS))
+        if outside.size:
+            where = "".join(f"[{i}]" for i in np.unravel_index(outside[0], array.shape))
+            raise AttentionError(ATTN_ERR_INPUT, f"{field}{where}: {flat[outside[0]]} is past 2**53, where float64 "
+                                                 f"would round it; convert it first")
 
 
 def _kind_name(array):
@@ -257,32 +361,20 @@ def formatted(format_function, handle, fmt, check):
     return buffer.value.decode()
 
 
-def _numpy(value):
-    """The JSON result with every array of numbers as a float64 array (null, a masked score, as -inf)."""
-    if isinstance(value, dict):
-        return {key: _numpy(entry) for key, entry in value.items()}
-    if isinstance(value, list):
-        if value and all(isinstance(entry, (dict, str)) for entry in value):
-            return [_numpy(entry) for entry in value]
-
-        def leaves(entry):
-            return [leaves(inner) for inner in entry] if isinstance(entry, list) else (-np.inf if entry is None else entry)
-        return np.array(leaves(value), dtype=np.float64)
-    return value
+def run(problem, max_bytes=None):
+    """Runs a problem dict; its results as float64 numpy arrays the library
+    filled (a masked score is -inf). max_bytes: the problem's limit in bytes
+    (its inputs' copy, results and scratch space; 256 MiB unless given)."""
+    with _Problem(problem, max_bytes) as made:
+        return made.run().results()
 
 
-def run(problem):
-    """Runs a problem dict; its results with every array as a numpy array."""
-    with _Problem(problem) as made:
-        return _numpy(json.loads(made.run().format("json")))
-
-
-def format(problem, fmt="markdown", title=None, heading_level=0):  # noqa: A001 (the CLI's --format)
+def format(problem, fmt="markdown", title=None, heading_level=0, max_bytes=None):  # noqa: A001 (the CLI's --format)
     """The problem's result as build/attn --format prints it: json, text, markdown, latex or steps."""
-    with _Problem(problem) as made:
+    with _Problem(problem, max_bytes) as made:
         return made.run().format(fmt, title, heading_level)
 
 
-def steps(problem):
+def steps(problem, max_bytes=None):
     """The walkthrough as data: the engine's list of steps (docs/steps-json.md)."""
-    return json.loads(format(problem, "steps"))
+    return json.loads(format(problem, "steps", max_bytes=max_bytes))

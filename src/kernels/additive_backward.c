@@ -47,13 +47,20 @@ static void zero_if(double *x, size_t count)
     if (x != NULL) attn__zero(x, count);
 }
 
-/* energy [d_a] = tanh(query_proj + keys_proj_j + b). */
-static void energy_of(double *energy, const double *query_proj,
-                      const double *keys_proj_j, const double *b, int d_a)
+/* energy_ij [d_a] = tanh(query_proj + keys_proj_j + b): the forward's,
+ * when it was saved, else computed into scratch. */
+static const double *energy_of(double *scratch, const attn__additive_args *a,
+                               const double *query_proj,
+                               const double *keys_proj, int i, int j)
 {
-    for (int c = 0; c < d_a; c++)
-        energy[c] = tanh(query_proj[c] + keys_proj_j[c] +
-                         (b != NULL ? b[c] : 0.0));
+    const size_t d_a = (size_t)a->d_a;
+    if (a->saved_energy != NULL)
+        return a->saved_energy + ((size_t)i * (size_t)a->n_k + (size_t)j) * d_a;
+    const double *keys_proj_j = keys_proj + (size_t)j * d_a;
+    for (size_t c = 0; c < d_a; c++)
+        scratch[c] = tanh(query_proj[c] + keys_proj_j[c] +
+                          (a->b != NULL ? a->b[c] : 0.0));
+    return scratch;
 }
 
 int attn__additive_backward_run(const attn__additive_grads *g,
@@ -78,11 +85,9 @@ int attn__additive_backward_run(const attn__additive_grads *g,
         const double *s = a->query + (size_t)i * (size_t)d_s;
         status = attn__affine(query_proj, s, a->w_s, NULL, 1, d_s, d_a);
         if (status != ATTN_OK) return status;
-        for (int j = 0; j < n_k; j++) {
-            energy_of(energy, query_proj, keys_proj + (size_t)j * d_a, a->b,
-                      d_a);
-            row[j] = attn__dot(energy, a->v, d_a);
-        }
+        for (int j = 0; j < n_k; j++)
+            row[j] = attn__dot(
+                energy_of(energy, a, query_proj, keys_proj, i, j), a->v, d_a);
         if (!attn__all_finite(row, (size_t)n_k)) return ATTN_ERR_OVERFLOW_VALUE;
         attn__context_backward_row(row,
                                    a->context_grad + (size_t)i * (size_t)d_h,
@@ -90,13 +95,11 @@ int attn__additive_backward_run(const attn__additive_grads *g,
         /* row now holds dL/d(score_j); score_j = v · energy_j. */
         attn__zero(query_sum, (size_t)d_a);
         for (int j = 0; j < n_k; j++) {
-            energy_of(energy, query_proj, keys_proj + (size_t)j * d_a, a->b,
-                      d_a);
+            const double *e = energy_of(energy, a, query_proj, keys_proj, i, j);
             double *key_sum = key_sums + (size_t)j * d_a;
             for (int c = 0; c < d_a; c++) {
-                if (g->v != NULL) g->v[c] += row[j] * energy[c];
-                const double pre = row[j] * a->v[c] *
-                                   (1.0 - energy[c] * energy[c]);
+                if (g->v != NULL) g->v[c] += row[j] * e[c];
+                const double pre = row[j] * a->v[c] * (1.0 - e[c] * e[c]);
                 key_sum[c] += pre;
                 query_sum[c] += pre;
             }
@@ -119,13 +122,15 @@ int attn__additive_backward_run(const attn__additive_grads *g,
     return ATTN_OK;
 }
 
-int attn_additive_backward(double *grad_query, double *grad_keys,
-                           double *grad_w_s, double *grad_w_h, double *grad_b,
-                           double *grad_v, const double *d_context,
-                           const double *query, const double *keys,
-                           const double *w_s, const double *w_h,
-                           const double *b, const double *v, int n_q, int n_k,
-                           int d_s, int d_h, int d_a, double *work)
+/* attn_additive_backward, from the saved energy when it is not NULL. */
+static int additive_backward(double *grad_query, double *grad_keys,
+                             double *grad_w_s, double *grad_w_h, double *grad_b,
+                             double *grad_v, const double *d_context,
+                             const double *query, const double *keys,
+                             const double *w_s, const double *w_h,
+                             const double *b, const double *v,
+                             const double *saved_energy, int n_q, int n_k,
+                             int d_s, int d_h, int d_a, double *work)
 {
     if (d_context == NULL || work == NULL) return ATTN_ERR_NULL;
     const attn__additive_args args = {
@@ -136,6 +141,7 @@ int attn_additive_backward(double *grad_query, double *grad_keys,
         .b = b,
         .v = v,
         .context_grad = d_context,
+        .saved_energy = saved_energy,
         .n_q = n_q,
         .n_k = n_k,
         .d_s = d_s,
@@ -145,6 +151,10 @@ int attn_additive_backward(double *grad_query, double *grad_keys,
     int status = attn__check_additive(
         &args, attn_additive_backward_work_size(n_k, d_s, d_a));
     if (status != ATTN_OK) return status;
+    if (saved_energy != NULL &&
+        !attn__all_finite(saved_energy,
+                          (size_t)n_q * (size_t)n_k * (size_t)d_a))
+        return ATTN_ERR_NOT_FINITE;
     const attn__additive_grads grads = {grad_query, grad_keys, grad_w_s,
                                         grad_w_h,   grad_b,    grad_v};
     status = attn__additive_backward_run(&grads, &args, work);
@@ -157,4 +167,30 @@ int attn_additive_backward(double *grad_query, double *grad_keys,
                        attn__all_finite(grad_b, (size_t)d_a) &&
                        attn__all_finite(grad_v, (size_t)d_a);
     return finite ? ATTN_OK : ATTN_ERR_OVERFLOW_VALUE;
+}
+
+int attn_additive_backward(double *grad_query, double *grad_keys,
+                           double *grad_w_s, double *grad_w_h, double *grad_b,
+                           double *grad_v, const double *d_context,
+                           const double *query, const double *keys,
+                           const double *w_s, const double *w_h,
+                           const double *b, const double *v, int n_q, int n_k,
+                           int d_s, int d_h, int d_a, double *work)
+{
+    return additive_backward(grad_query, grad_keys, grad_w_s, grad_w_h, grad_b,
+                             grad_v, d_context, query, keys, w_s, w_h, b, v,
+                             NULL, n_q, n_k, d_s, d_h, d_a, work);
+}
+
+int attn_additive_backward_saved(
+    double *grad_query, double *grad_keys, double *grad_w_s, double *grad_w_h,
+    double *grad_b, double *grad_v, const double *d_context,
+    const double *query, const double *keys, const double *w_s,
+    const double *w_h, const double *b, const double *v, const double *energy,
+    int n_q, int n_k, int d_s, int d_h, int d_a, double *work)
+{
+    if (energy == NULL) return ATTN_ERR_NULL;
+    return additive_backward(grad_query, grad_keys, grad_w_s, grad_w_h, grad_b,
+                             grad_v, d_context, query, keys, w_s, w_h, b, v,
+                             energy, n_q, n_k, d_s, d_h, d_a, work);
 }

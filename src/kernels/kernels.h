@@ -268,6 +268,8 @@ typedef struct attn__additive_args {
     const double *b;            /* [d_a] or NULL */
     const double *v;            /* [d_a] */
     const double *context_grad; /* [n_q, d_h] dL/d(context), backward only */
+    const double *saved_energy; /* [n_q, n_k, d_a] the forward's energy, or
+                                   NULL to compute it again; backward only */
     int n_q, n_k, d_s, d_h, d_a;
 } attn__additive_args;
 

@@ -623,3 +623,13 @@ int attn_problem_result(const attn_problem *problem, const char *name,
     *data = result->data + (size_t)head * result->count;
     return ATTN_OK;
 }
+
+const char *attn_problem_result_name(const attn_problem *problem, int index,
+                                     int *heads)
+{
+    if (problem == NULL || !problem->has_run || index < 0 ||
+        index >= problem->result_count)
+        return NULL;
+    if (heads != NULL) *heads = problem->results[index].heads;
+    return problem->results[index].name;
+}

@@ -46,6 +46,32 @@ static double *add_param_grad(attn_problem *problem, const char *field,
     return data;
 }
 
+/* attn_multihead_backward, from the forward's Q, K, V, weights and concat
+ * (the results) when they are laid out as the core wrote them: without a
+ * batch, whose per-head results are reordered head-major. The same bits. */
+static int multihead_backward(const attn_problem *problem,
+                              const attn_mha_grads *grads,
+                              const attn_mha_params *params,
+                              const attn_mha_dims *dims, double *work)
+{
+    const double *d_output = attn__data_of(problem, "gradOutput");
+    const double *x = attn__data_of(problem, "x");
+    const double *xkv = attn__data_of(problem, "xkv");
+    if (problem->info.batch > 1)
+        return attn_multihead_backward(grads, d_output, x, xkv, params, dims,
+                                       &problem->info.options, work);
+    const attn_mha_outputs saved = {
+        .q = attn__find_result(problem, "q", 0)->data,
+        .k = attn__find_result(problem, "k", 0)->data,
+        .v = attn__find_result(problem, "v", 0)->data,
+        .weights = attn__find_result(problem, "weights", 1)->data,
+        .concat = attn__find_result(problem, "concat", 0)->data,
+    };
+    return attn_multihead_backward_saved(grads, d_output, x, xkv, &saved,
+                                         params, dims, &problem->info.options,
+                                         work);
+}
+
 int attn__multihead_gradients(attn_problem *problem)
 {
     const attn__run_info *info = &problem->info;
@@ -103,10 +129,7 @@ int attn__multihead_gradients(attn_problem *problem)
             attn__data_of(problem, "wv"), attn__data_of(problem, "wo"),
             attn__data_of(problem, "bq"), attn__data_of(problem, "bk"),
             attn__data_of(problem, "bv"), attn__data_of(problem, "bo")};
-        status = attn_multihead_backward(
-            &grads, attn__data_of(problem, "gradOutput"),
-            attn__data_of(problem, "x"), attn__data_of(problem, "xkv"), &params,
-            &dims, &info->options, work);
+        status = multihead_backward(problem, &grads, &params, &dims, work);
         for (int i = 0; i < 2 && reorder && status == ATTN_OK; i++)
             attn__heads_first(head_major[i], core[i], info->batch, heads, grid);
     }
@@ -143,13 +166,15 @@ int attn__additive_gradients(attn_problem *problem)
                                  problem, attn_additive_backward_work_size(
                                               info->n_k, info->d_s, info->d_a));
     if (work == NULL) return attn__fail_nomem(problem);
-    const int status = attn_additive_backward(
+    /* The forward's energy, kept as a result: no tanh computed again. */
+    const int status = attn_additive_backward_saved(
         grad_query, grad_keys, grad_ws, grad_wh, grad_b, grad_v,
         attn__data_of(problem, "gradContext"), attn__data_of(problem, "query"),
         attn__data_of(problem, "keys"), attn__data_of(problem, "ws"),
         attn__data_of(problem, "wh"), attn__data_of(problem, "b"),
-        attn__data_of(problem, "v"), info->n_q, info->n_k, info->d_s, info->d_h,
-        info->d_a, work);
+        attn__data_of(problem, "v"),
+        attn__find_result(problem, "energy", 0)->data, info->n_q, info->n_k,
+        info->d_s, info->d_h, info->d_a, work);
     attn__release(problem, work);
     if (status != ATTN_OK)
         return attn__fail_core(problem, status, "additive gradients");
