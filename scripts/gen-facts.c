@@ -49,6 +49,7 @@ static const named statuses[] = {
     NAMED(ATTN_ERR_POSITION),
     NAMED(ATTN_ERR_CACHE_FULL),
     NAMED(ATTN_ERR_TOKEN),
+    NAMED(ATTN_ERR_FORMAT),
 };
 
 static const named scale_kinds[] = {

@@ -59,7 +59,9 @@ typedef enum attn_status {
     ATTN_ERR_POSITION = 15,      /* a position is negative or not below
                                     max_position_embeddings */
     ATTN_ERR_CACHE_FULL = 16,    /* the key/value cache has no room left */
-    ATTN_ERR_TOKEN = 17          /* a token id is not in 0..vocab_size - 1 */
+    ATTN_ERR_TOKEN = 17,         /* a token id is not in 0..vocab_size - 1 */
+    ATTN_ERR_FORMAT = 18         /* a model file is malformed or disagrees
+                                    with its own sizes */
 } attn_status;
 
 /* English text for a status code; an unknown code gives "unknown status". */
@@ -895,6 +897,75 @@ int attn_decoder_forward(const attn_decoder_outputs *out,
                          const attn_decoder_config *config,
                          double *work); /* [attn_decoder_work_size(config,
                                            n, cache->capacity)] */
+
+/* ---- A model's files: config.json and model.safetensors ----
+ *
+ * Read from the caller's bytes, with no allocation and no I/O: the caller
+ * reads the files, and sizes every array from what these report before
+ * allocating it. Every function that can fail on a file's contents takes
+ * message [cap] (or NULL, cap 0), where it writes one line saying what is
+ * wrong, truncated as snprintf does; ATTN_ERR_FORMAT for a file that is
+ * malformed or whose sizes disagree with it.
+ */
+
+/* Reads config.json (Hugging Face's LlamaConfig names) into *config:
+ * hidden_size, intermediate_size, num_hidden_layers, num_attention_heads
+ * and vocab_size are required; num_key_value_heads defaults to
+ * num_attention_heads, max_position_embeddings to 2048, rope_theta to
+ * 10000, rms_norm_eps to 1e-6, tie_word_embeddings to false; hidden_act,
+ * when given, must be "silu", head_dim hidden_size / num_attention_heads,
+ * and rope_scaling null. Other names are ignored. The config is then
+ * checked as attn_decoder_config_check does (its status, and a message). */
+int attn_decoder_config_parse(attn_decoder_config *config,
+                              char *message,                /* [cap] or NULL */
+                              size_t cap, const char *json, /* [length] */
+                              size_t length);
+
+typedef enum attn_dtype {
+    ATTN_DTYPE_F32 = 0, /* 4 bytes, IEEE binary32, little-endian */
+    ATTN_DTYPE_F16 = 1, /* 2 bytes, IEEE binary16 */
+    ATTN_DTYPE_BF16 = 2 /* 2 bytes, bfloat16: binary32's upper half */
+} attn_dtype;
+
+#define ATTN_TENSOR_MAX_RANK 8
+
+/* One tensor of a safetensors file, as its header describes it. */
+typedef struct attn_tensor_info {
+    int dtype;                       /* an attn_dtype */
+    int rank;                        /* 0 to ATTN_TENSOR_MAX_RANK */
+    int shape[ATTN_TENSOR_MAX_RANK]; /* each 0 to INT_MAX */
+    size_t count;                    /* the product of the shape */
+    size_t offset;                   /* of its first byte in the file */
+    size_t bytes;                    /* count × the dtype's size */
+} attn_tensor_info;
+
+/*
+ * Checks a safetensors file whole: an 8-byte little-endian header length
+ * N, a header of N bytes within the file that is one JSON object, and for
+ * every tensor but "__metadata__" a dtype F32, F16 or BF16, a shape of at
+ * most ATTN_TENSOR_MAX_RANK sizes whose product fits, and data_offsets
+ * [begin, end] within the data after the header, end − begin being the
+ * shape's bytes. *tensors = how many tensors it holds (may be NULL).
+ */
+int attn_safetensors_check(size_t *tensors, /* or NULL */
+                           char *message,   /* [cap] or NULL */
+                           size_t cap, const unsigned char *file, /* [size] */
+                           size_t size);
+
+/* The file checked as attn_safetensors_check does, then the tensor named
+ * `name` described in *info: ATTN_ERR_FORMAT with a message naming it when
+ * the file has none of that name, or two. */
+int attn_safetensors_find(attn_tensor_info *info,
+                          char *message, /* [cap] or NULL */
+                          size_t cap, const unsigned char *file, /* [size] */
+                          size_t size, const char *name);
+
+/* out = the tensor's values as doubles, exactly (every F32, F16 and BF16
+ * value is a double); ATTN_ERR_NOT_FINITE if one is NaN or infinite,
+ * ATTN_ERR_FORMAT if info does not lie within the file. */
+int attn_safetensors_read(double *out,               /* [info->count] */
+                          const unsigned char *file, /* [size] */
+                          size_t size, const attn_tensor_info *info);
 
 /* ---- Float32 fast path ----
  *

@@ -31,6 +31,8 @@ const char *attn_status_text(int status)
         return "the key/value cache has no room for the new tokens";
     case ATTN_ERR_TOKEN:
         return "a token id is negative or not below vocab_size";
+    case ATTN_ERR_FORMAT:
+        return "a model file is malformed or disagrees with its sizes";
     default: return "unknown status";
     }
 }

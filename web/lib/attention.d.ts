@@ -698,7 +698,8 @@ export type AttentionStatus =
   | 14 // ATTN_ERR_HEAD_DIM
   | 15 // ATTN_ERR_POSITION
   | 16 // ATTN_ERR_CACHE_FULL
-  | 17; // ATTN_ERR_TOKEN
+  | 17 // ATTN_ERR_TOKEN
+  | 18; // ATTN_ERR_FORMAT (a model file malformed)
 
 /**
  * What every call on the engine throws for any bad input (and loadAttention

@@ -22,6 +22,7 @@ export const STATUS = {
   ATTN_ERR_POSITION: 15,
   ATTN_ERR_CACHE_FULL: 16,
   ATTN_ERR_TOKEN: 17,
+  ATTN_ERR_FORMAT: 18,
 };
 
 /** attn_status_text of each code, by number. */
@@ -44,6 +45,7 @@ export const STATUS_TEXT = [
   'a position is negative or not below max_position_embeddings',
   'the key/value cache has no room for the new tokens',
   'a token id is negative or not below vocab_size',
+  'a model file is malformed or disagrees with its sizes',
 ];
 
 /** The problem kinds (attn_problem_kind), in the library's order. */
