@@ -131,6 +131,8 @@ static void test_a_config_names_what_is_wrong(void **state)
     expect_refused("\"tie_word_embeddings\"", "\"tie_word_embeddings\": 1,",
                    ATTN_ERR_FORMAT,
                    "tie_word_embeddings must be true or false");
+    expect_refused("\"model_type\"", "\"head_dim\": 0,", ATTN_ERR_FORMAT,
+                   "head_dim must be a whole number from 1");
     expect_refused("\"model_type\"", "\"head_dim\": 16,", ATTN_ERR_FORMAT,
                    "head_dim 16 is not hidden_size / num_attention_heads = 8");
     expect_refused("\"vocab_size\"", "\"vocab_size\": 259,", ATTN_ERR_FORMAT,

@@ -27,7 +27,11 @@ static const int_field int_fields[] = {
     INT_FIELD(max_position_embeddings, 0),
 };
 #undef INT_FIELD
-enum { INT_FIELDS = sizeof int_fields / sizeof int_fields[0] };
+enum {
+    INT_FIELDS = sizeof int_fields / sizeof int_fields[0],
+    KV_HEADS = 5,         /* int_fields' num_key_value_heads */
+    HEAD_DIM = INT_FIELDS /* seen[HEAD_DIM]: head_dim, 0 when not given */
+};
 
 /* The rest of the checks, with the message attn_decoder_config_check's
  * status deserves. */
@@ -113,10 +117,12 @@ static int read_member(attn_decoder_config *c, int *seen, attn__text *text,
                                           "rotary embeddings");
     } else if (attn__json_key_is(j, key, key_end, "head_dim")) {
         uint64_t v;
-        if (!attn__json_uint(j, value, INT_MAX, &v))
-            return attn__model_fail(text, "config.json: head_dim must be a "
-                                          "whole number");
-        seen[INT_FIELDS] = (int)v; /* compared once the heads are known */
+        if (!attn__json_uint(j, value, INT_MAX, &v) || v == 0)
+            return attn__model_fail(text,
+                                    "config.json: head_dim must be a whole "
+                                    "number from 1 to %d",
+                                    INT_MAX);
+        seen[HEAD_DIM] = (int)v; /* compared once the heads are known */
     }
     return ATTN_OK;
 }
@@ -135,7 +141,7 @@ int attn_decoder_config_parse(attn_decoder_config *config, char *message,
     c.max_position_embeddings = 2048;
     c.rope_theta = 10000.0;
     c.rms_norm_eps = 1e-6;
-    int seen[INT_FIELDS + 1] = {0}; /* the last: head_dim, 0 = not given */
+    int seen[INT_FIELDS + 1] = {0};
     size_t cursor = attn__json_space(&j, 0), key, key_end, value;
     int found;
     while ((found = attn__json_member(&j, &cursor, &key, &key_end, &value)) ==
@@ -150,15 +156,15 @@ int attn_decoder_config_parse(attn_decoder_config *config, char *message,
         if (int_fields[f].required && !seen[f])
             return attn__model_fail(&text, "config.json: %s is missing",
                                     int_fields[f].name);
-    if (!seen[5]) c.num_key_value_heads = c.num_attention_heads;
+    if (!seen[KV_HEADS]) c.num_key_value_heads = c.num_attention_heads;
     const int status = check(&text, &c);
     if (status != ATTN_OK) return status;
-    if (seen[INT_FIELDS] != 0 &&
-        seen[INT_FIELDS] != c.hidden_size / c.num_attention_heads)
+    if (seen[HEAD_DIM] != 0 &&
+        seen[HEAD_DIM] != c.hidden_size / c.num_attention_heads)
         return attn__model_fail(&text,
                                 "config.json: head_dim %d is not hidden_size "
                                 "/ num_attention_heads = %d",
-                                seen[INT_FIELDS],
+                                seen[HEAD_DIM],
                                 c.hidden_size / c.num_attention_heads);
     *config = c;
     return ATTN_OK;
