@@ -44,6 +44,12 @@ static const named statuses[] = {
     NAMED(ATTN_ERR_INPUT),
     NAMED(ATTN_ERR_STATE),
     NAMED(ATTN_ERR_TOO_LARGE),
+    NAMED(ATTN_ERR_KV_HEADS),
+    NAMED(ATTN_ERR_HEAD_DIM),
+    NAMED(ATTN_ERR_POSITION),
+    NAMED(ATTN_ERR_CACHE_FULL),
+    NAMED(ATTN_ERR_TOKEN),
+    NAMED(ATTN_ERR_FORMAT),
 };
 
 static const named scale_kinds[] = {

@@ -50,9 +50,18 @@ typedef enum attn_status {
     ATTN_ERR_INPUT = 10,         /* a problem field is missing, unknown or
                                     misshapen; attn_problem_error says which */
     ATTN_ERR_STATE = 11,         /* call out of order (attn_problem_*) */
-    ATTN_ERR_TOO_LARGE = 12      /* a call would need more bytes than its
+    ATTN_ERR_TOO_LARGE = 12,     /* a call would need more bytes than its
                                     limit (attn_problem_set_max_bytes,
                                     attn_trainer_set_max_bytes) */
+    ATTN_ERR_KV_HEADS = 13,      /* num_key_value_heads does not divide
+                                    num_attention_heads */
+    ATTN_ERR_HEAD_DIM = 14,      /* rotary embeddings need an even head_dim */
+    ATTN_ERR_POSITION = 15,      /* a position is negative or not below
+                                    max_position_embeddings */
+    ATTN_ERR_CACHE_FULL = 16,    /* the key/value cache has no room left */
+    ATTN_ERR_TOKEN = 17,         /* a token id is not in 0..vocab_size - 1 */
+    ATTN_ERR_FORMAT = 18         /* a model file is malformed or disagrees
+                                    with its own sizes */
 } attn_status;
 
 /* English text for a status code; an unknown code gives "unknown status". */
@@ -671,6 +680,304 @@ int attn_transformer_block_backward_saved(
     const attn_block_dims *dims, const attn_options *opts,
     double *work); /* [attn_
 transformer_block_backward_work_size(dims)] */
+
+/* ---- Decoder-only language models: Llama's pieces ----
+ *
+ * The pieces of a Llama-architecture decoder (Hugging Face's
+ * LlamaForCausalLM) in float64, and the decoder itself with a key/value
+ * cache. A row of Q is [num_heads, head_dim] and a row of K or V
+ * [num_kv_heads, head_dim]: head h reads columns [h·head_dim, (h+1)·head_dim).
+ */
+
+/*
+ * Rotary position embeddings as Llama's reference, x cos + rotate_half(x)
+ * sin with rotate_half(x) = [−x[d/2:], x[:d/2]]: for a head of width d
+ * (even) at position p, with f_i = p · (1 / theta^(2i/d)) for i < d/2,
+ *   out[i]       = x[i] cos f_i − x[i + d/2] sin f_i
+ *   out[i + d/2] = x[i + d/2] cos f_i + x[i] sin f_i.
+ * Row r is at positions[r] (a cached step rotates by its absolute
+ * position). ATTN_ERR_HEAD_DIM for an odd head_dim, ATTN_ERR_POSITION for
+ * a negative position, ATTN_ERR_RANGE unless theta is finite and > 0.
+ * output may alias x.
+ */
+int attn_rope(double *output,       /* [n, num_heads, head_dim] */
+              const double *x,      /* [n, num_heads, head_dim] */
+              const int *positions, /* [n] */
+              int n, int num_heads, int head_dim, double theta);
+
+/* The gradient of attn_rope: the rotation by −f_i (its transpose).
+ * grad_x may alias d_output. */
+int attn_rope_backward(double *grad_x,         /* [n, num_heads, head_dim] */
+                       const double *d_output, /* [n, num_heads, head_dim] */
+                       const int *positions,   /* [n] */
+                       int n, int num_heads, int head_dim, double theta);
+
+/*
+ * RMSNorm as Llama's: output = weight ∘ (x · rstd), rstd = 1/sqrt(mean(x²)
+ * + eps) over each row. ATTN_ERR_RANGE unless eps is finite and >= 0.
+ * output may alias x.
+ */
+int attn_rms_norm(double *output,       /* [rows, d] or NULL */
+                  double *rstd,         /* [rows] or NULL */
+                  const double *x,      /* [rows, d] */
+                  const double *weight, /* [d] */
+                  int rows, int d, double eps);
+
+/* The gradient of attn_rms_norm: with y = x · rstd and g = dO ∘ weight,
+ *   grad_x = rstd (g − y mean(g ∘ y)),  grad_weight = Σ_rows dO ∘ y.
+ * grad_x may alias d_output. */
+int attn_rms_norm_backward(double *grad_x,         /* [rows, d] or NULL */
+                           double *grad_weight,    /* [d] or NULL */
+                           const double *d_output, /* [rows, d] */
+                           const double *x,        /* [rows, d] */
+                           const double *weight,   /* [d] */
+                           int rows, int d, double eps);
+
+/* Lengths in doubles of the work arrays of the two functions below:
+ * 2·rows·d_ff and 4·rows·d_ff (0 for sizes they reject). */
+size_t attn_gated_mlp_work_size(int rows, int d_ff);
+size_t attn_gated_mlp_backward_work_size(int rows, int d_ff);
+
+/*
+ * The SiLU-gated MLP (Llama's, "SwiGLU"), with silu(z) = z / (1 + e^−z):
+ *   hidden = silu(x @ W_gate) ∘ (x @ W_up)      output = hidden @ W_down
+ */
+int attn_gated_mlp(double *hidden,       /* [rows, d_ff] or NULL */
+                   double *output,       /* [rows, d_out] or NULL */
+                   const double *x,      /* [rows, d_in] */
+                   const double *w_gate, /* [d_in, d_ff] */
+                   const double *w_up,   /* [d_in, d_ff] */
+                   const double *w_down, /* [d_ff, d_out] */
+                   int rows, int d_in, int d_ff, int d_out,
+                   double *work); /* [attn_gated_mlp_work_size(..)] */
+
+/* The gradient of attn_gated_mlp: with g = x W_gate, u = x W_up and
+ * dH = dO W_downᵀ, dW_down = hiddenᵀ dO, dg = dH ∘ u ∘ silu'(g), du = dH ∘
+ * silu(g), dW_gate = xᵀ dg, dW_up = xᵀ du, grad_x = dg W_gateᵀ + du W_upᵀ;
+ * silu'(z) = s (1 + z (1 − s)), s = 1 / (1 + e^−z). */
+int attn_gated_mlp_backward(double *grad_x,         /* [rows, d_in] or NULL */
+                            double *grad_w_gate,    /* [d_in, d_ff] or NULL */
+                            double *grad_w_up,      /* [d_in, d_ff] or NULL */
+                            double *grad_w_down,    /* [d_ff, d_out] or NULL */
+                            const double *d_output, /* [rows, d_out] */
+                            const double *x,        /* [rows, d_in] */
+                            const double *w_gate,   /* [d_in, d_ff] */
+                            const double *w_up,     /* [d_in, d_ff] */
+                            const double *w_down,   /* [d_ff, d_out] */
+                            int rows, int d_in, int d_ff, int d_out,
+                            double *work); /* [attn_gated_mlp_backward_
+                                              work_size(..)] */
+
+/* Lengths in doubles of the work arrays of the two functions below: n_k
+ * and 2·n_k. */
+size_t attn_gqa_work_size(int n_k);
+size_t attn_gqa_backward_work_size(int n_k);
+
+/*
+ * Causal grouped-query attention on projected (and rotated) Q, K and V:
+ * head h reads key/value head h / (num_heads / num_kv_heads)
+ * (num_kv_heads dividing num_heads, else ATTN_ERR_KV_HEADS; 1 is
+ * multi-query, num_heads multi-head). The queries are the last n_q of the
+ * n_k positions (n_q <= n_k, else ATTN_ERR_RANGE): query i sits at
+ * position n_k − n_q + i and sees keys 0 to that position, so one new
+ * query against a cache of n_k keys is n_q = 1. Scores are scaled by
+ * 1/sqrt(head_dim); a weight after the query's position is exactly 0, and
+ * each query's sums run over its own keys only, so its row has the same
+ * bits whatever n_q and n_k are.
+ */
+int attn_gqa(double *weights, /* [num_heads, n_q, n_k] or NULL */
+             double *output,  /* [n_q, num_heads, head_dim] or NULL */
+             const double *q, /* [n_q, num_heads, head_dim] */
+             const double *k, /* [n_k, num_kv_heads, head_dim] */
+             const double *v, /* [n_k, num_kv_heads, head_dim] */
+             int n_q, int n_k, int num_heads, int num_kv_heads, int head_dim,
+             double *work); /* [attn_gqa_work_size(n_k)] */
+
+/* The gradient of attn_gqa: each head as attn_sdpa_backward on its causal
+ * keys, the gradients of a key/value head summed over the heads that read
+ * it. */
+int attn_gqa_backward(double *grad_q,         /* [n_q, num_heads, head_dim]
+                                                 or NULL */
+                      double *grad_k,         /* [n_k, num_kv_heads,
+                                                 head_dim] or NULL */
+                      double *grad_v,         /* [n_k, num_kv_heads,
+                                                 head_dim] or NULL */
+                      const double *d_output, /* [n_q, num_heads, head_dim] */
+                      const double *q,        /* [n_q, num_heads, head_dim] */
+                      const double *k, /* [n_k, num_kv_heads, head_dim] */
+                      const double *v, /* [n_k, num_kv_heads, head_dim] */
+                      int n_q, int n_k, int num_heads, int num_kv_heads,
+                      int head_dim,
+                      double *work); /* [attn_gqa_backward_work_size(n_k)] */
+
+/* A decoder's sizes, named as Hugging Face's LlamaConfig (hidden_act is
+ * always SiLU). head_dim = hidden_size / num_attention_heads. */
+typedef struct attn_decoder_config {
+    int vocab_size;
+    int hidden_size;
+    int intermediate_size;
+    int num_hidden_layers;
+    int num_attention_heads;     /* divides hidden_size (ATTN_ERR_HEADS) */
+    int num_key_value_heads;     /* divides num_attention_heads */
+    int max_position_embeddings; /* positions run from 0 to this − 1 */
+    double rope_theta;           /* finite, > 0 */
+    double rms_norm_eps;         /* finite, >= 0 */
+    int tie_word_embeddings;     /* 1: the lm_head is embed_tokens */
+} attn_decoder_config;
+
+/* ATTN_OK, or the first thing wrong with a config: a size not positive
+ * (ATTN_ERR_SIZE), ATTN_ERR_HEADS, ATTN_ERR_KV_HEADS, an odd head_dim
+ * (ATTN_ERR_HEAD_DIM), rope_theta or rms_norm_eps out of range
+ * (ATTN_ERR_RANGE), tie_word_embeddings not 0 or 1 (ATTN_ERR_OPTION), or
+ * a weight matrix too large to count (ATTN_ERR_SIZE_OVERFLOW). */
+int attn_decoder_config_check(const attn_decoder_config *config);
+
+/* One decoder layer's weights, named as the checkpoint's
+ * model.layers.N.*; projections in the x @ W layout, [in, out], the
+ * transpose of the checkpoint's nn.Linear weights. */
+typedef struct attn_decoder_layer {
+    const double *input_layernorm;          /* [hidden] */
+    const double *q_proj;                   /* [hidden, heads · head_dim] */
+    const double *k_proj;                   /* [hidden, kv_heads · head_dim] */
+    const double *v_proj;                   /* [hidden, kv_heads · head_dim] */
+    const double *o_proj;                   /* [heads · head_dim, hidden] */
+    const double *post_attention_layernorm; /* [hidden] */
+    const double *gate_proj;                /* [hidden, intermediate] */
+    const double *up_proj;                  /* [hidden, intermediate] */
+    const double *down_proj;                /* [intermediate, hidden] */
+} attn_decoder_layer;
+
+typedef struct attn_decoder_params {
+    const double *embed_tokens;       /* [vocab, hidden] */
+    const attn_decoder_layer *layers; /* [num_hidden_layers] */
+    const double *norm;               /* [hidden] the final RMSNorm */
+    const double *lm_head;            /* [vocab, hidden], a row per token as the
+                                         checkpoint's (logits = h · row); ignored
+                                         when tie_word_embeddings */
+} attn_decoder_params;
+
+/* The keys (after RoPE) and values of every position so far, caller-owned:
+ * row p of layer l is at (l · capacity + p) · num_key_value_heads ·
+ * head_dim. A new cache has length 0; attn_decoder_forward appends. */
+typedef struct attn_kv_cache {
+    double *keys;   /* [layers, capacity, kv_heads, head_dim] */
+    double *values; /* [layers, capacity, kv_heads, head_dim] */
+    int capacity;   /* positions it has room for */
+    int length;     /* positions it holds: the next token's position */
+} attn_kv_cache;
+
+/* Doubles of keys (and of values) for a cache of `capacity` positions; 0
+ * for a config attn_decoder_config_check rejects or a size that
+ * overflows. */
+size_t attn_kv_cache_size(const attn_decoder_config *config, int capacity);
+
+/* What attn_decoder_forward writes; every pointer may be NULL. */
+typedef struct attn_decoder_outputs {
+    double *logits;  /* [n, vocab_size] */
+    double *weights; /* [layers, heads, n, length + n]: every layer's and
+                        head's attention weights of the n new queries over
+                        every position (0 after the query's own) */
+    double *hidden;  /* [n, hidden_size] the final norm's output */
+} attn_decoder_outputs;
+
+/* Length in doubles of attn_decoder_forward's work for n new tokens and a
+ * cache of `capacity` positions; 0 for a config the check rejects. */
+size_t attn_decoder_work_size(const attn_decoder_config *config, int n,
+                              int capacity);
+
+/*
+ * Runs n tokens at positions cache->length to cache->length + n − 1
+ * through the decoder: embed_tokens rows, then per layer
+ *   h = x + o_proj(gqa(rope(q_proj(a)), rope(k_proj(a)), v_proj(a))),
+ *   a = rms_norm(x, input_layernorm)
+ *   x = h + down_proj(silu(gate_proj(b)) ∘ up_proj(b)),
+ *   b = rms_norm(h, post_attention_layernorm)
+ * then rms_norm(x, norm) and logits against lm_head's rows. Each layer's
+ * rotated keys and values are appended to the cache, whose length grows by
+ * n on success (and stays on failure). Every row is computed on its own in
+ * one order, so a token's logits and weights have the same bits whether it
+ * ran with the whole text (an empty cache, n tokens) or one at a time
+ * after the tokens before it (n = 1): decoding with the cache equals
+ * recomputing. ATTN_ERR_TOKEN for a token outside 0..vocab_size − 1,
+ * ATTN_ERR_CACHE_FULL when length + n exceeds capacity,
+ * ATTN_ERR_POSITION when it exceeds max_position_embeddings.
+ */
+int attn_decoder_forward(const attn_decoder_outputs *out,
+                         attn_kv_cache *cache, /* read and appended to */
+                         const int *tokens,    /* [n] */
+                         int n, const attn_decoder_params *params,
+                         const attn_decoder_config *config,
+                         double *work); /* [attn_decoder_work_size(config,
+                                           n, cache->capacity)] */
+
+/* ---- A model's files: config.json and model.safetensors ----
+ *
+ * Read from the caller's bytes, with no allocation and no I/O: the caller
+ * reads the files, and sizes every array from what these report before
+ * allocating it. Every function that can fail on a file's contents takes
+ * message [cap] (or NULL, cap 0), where it writes one line saying what is
+ * wrong, truncated as snprintf does; ATTN_ERR_FORMAT for a file that is
+ * malformed or whose sizes disagree with it.
+ */
+
+/* Reads config.json (Hugging Face's LlamaConfig names) into *config:
+ * hidden_size, intermediate_size, num_hidden_layers, num_attention_heads
+ * and vocab_size are required; num_key_value_heads defaults to
+ * num_attention_heads, max_position_embeddings to 2048, rope_theta to
+ * 10000, rms_norm_eps to 1e-6, tie_word_embeddings to false; hidden_act,
+ * when given, must be "silu", head_dim hidden_size / num_attention_heads,
+ * and rope_scaling null. Other names are ignored. The config is then
+ * checked as attn_decoder_config_check does (its status, and a message). */
+int attn_decoder_config_parse(attn_decoder_config *config,
+                              char *message,                /* [cap] or NULL */
+                              size_t cap, const char *json, /* [length] */
+                              size_t length);
+
+typedef enum attn_dtype {
+    ATTN_DTYPE_F32 = 0, /* 4 bytes, IEEE binary32, little-endian */
+    ATTN_DTYPE_F16 = 1, /* 2 bytes, IEEE binary16 */
+    ATTN_DTYPE_BF16 = 2 /* 2 bytes, bfloat16: binary32's upper half */
+} attn_dtype;
+
+#define ATTN_TENSOR_MAX_RANK 8
+
+/* One tensor of a safetensors file, as its header describes it. */
+typedef struct attn_tensor_info {
+    int dtype;                       /* an attn_dtype */
+    int rank;                        /* 0 to ATTN_TENSOR_MAX_RANK */
+    int shape[ATTN_TENSOR_MAX_RANK]; /* each 0 to INT_MAX */
+    size_t count;                    /* the product of the shape */
+    size_t offset;                   /* of its first byte in the file */
+    size_t bytes;                    /* count × the dtype's size */
+} attn_tensor_info;
+
+/*
+ * Checks a safetensors file whole: an 8-byte little-endian header length
+ * N, a header of N bytes within the file that is one JSON object, and for
+ * every tensor but "__metadata__" a dtype F32, F16 or BF16, a shape of at
+ * most ATTN_TENSOR_MAX_RANK sizes whose product fits, and data_offsets
+ * [begin, end] within the data after the header, end − begin being the
+ * shape's bytes. *tensors = how many tensors it holds (may be NULL).
+ */
+int attn_safetensors_check(size_t *tensors, /* or NULL */
+                           char *message,   /* [cap] or NULL */
+                           size_t cap, const unsigned char *file, /* [size] */
+                           size_t size);
+
+/* The file checked as attn_safetensors_check does, then the tensor named
+ * `name` described in *info: ATTN_ERR_FORMAT with a message naming it when
+ * the file has none of that name, or two. */
+int attn_safetensors_find(attn_tensor_info *info,
+                          char *message, /* [cap] or NULL */
+                          size_t cap, const unsigned char *file, /* [size] */
+                          size_t size, const char *name);
+
+/* out = the tensor's values as doubles, exactly (every F32, F16 and BF16
+ * value is a double); ATTN_ERR_NOT_FINITE if one is NaN or infinite,
+ * ATTN_ERR_FORMAT if info does not lie within the file. */
+int attn_safetensors_read(double *out,               /* [info->count] */
+                          const unsigned char *file, /* [size] */
+                          size_t size, const attn_tensor_info *info);
 
 /* ---- Float32 fast path ----
  *

@@ -25,6 +25,12 @@ static void test_status_codes_keep_their_numbers(void **state)
     assert_int_equal(ATTN_ERR_INPUT, 10);
     assert_int_equal(ATTN_ERR_STATE, 11);
     assert_int_equal(ATTN_ERR_TOO_LARGE, 12);
+    assert_int_equal(ATTN_ERR_KV_HEADS, 13);
+    assert_int_equal(ATTN_ERR_HEAD_DIM, 14);
+    assert_int_equal(ATTN_ERR_POSITION, 15);
+    assert_int_equal(ATTN_ERR_CACHE_FULL, 16);
+    assert_int_equal(ATTN_ERR_TOKEN, 17);
+    assert_int_equal(ATTN_ERR_FORMAT, 18);
 }
 
 static void test_status_text_names_every_code(void **state)
@@ -47,6 +53,16 @@ static void test_status_text_names_every_code(void **state)
         {ATTN_ERR_INPUT, "a problem field is missing, unknown or misshapen"},
         {ATTN_ERR_STATE, "call out of order"},
         {ATTN_ERR_TOO_LARGE, "the call would need more bytes than its limit"},
+        {ATTN_ERR_KV_HEADS,
+         "num_key_value_heads does not divide num_attention_heads"},
+        {ATTN_ERR_HEAD_DIM, "rotary position embeddings need an even head_dim"},
+        {ATTN_ERR_POSITION,
+         "a position is negative or not below max_position_embeddings"},
+        {ATTN_ERR_CACHE_FULL,
+         "the key/value cache has no room for the new tokens"},
+        {ATTN_ERR_TOKEN, "a token id is negative or not below vocab_size"},
+        {ATTN_ERR_FORMAT,
+         "a model file is malformed or disagrees with its sizes"},
     };
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++)
         assert_string_equal(attn_status_text(expected[i].code),
@@ -56,8 +72,8 @@ static void test_status_text_names_every_code(void **state)
 static void test_status_texts_are_distinct(void **state)
 {
     (void)state;
-    for (int a = ATTN_OK; a <= ATTN_ERR_TOO_LARGE; a++)
-        for (int b = a + 1; b <= ATTN_ERR_TOO_LARGE; b++)
+    for (int a = ATTN_OK; a <= ATTN_ERR_FORMAT; a++)
+        for (int b = a + 1; b <= ATTN_ERR_FORMAT; b++)
             assert_string_not_equal(attn_status_text(a), attn_status_text(b));
 }
 
@@ -65,7 +81,7 @@ static void test_status_text_of_an_unknown_code_says_unknown(void **state)
 {
     (void)state;
     assert_string_equal(attn_status_text(-1), "unknown status");
-    assert_string_equal(attn_status_text(ATTN_ERR_TOO_LARGE + 1),
+    assert_string_equal(attn_status_text(ATTN_ERR_FORMAT + 1),
                         "unknown status");
     assert_string_equal(attn_status_text(1000000), "unknown status");
 }

@@ -462,4 +462,13 @@ int attn__sdpa_f32_using(int kernel, float *weights, float *output,
                          int batch, int n_q, int n_k, int d_k, int d_v,
                          const attn_options *opts, float *work);
 
+/* ---- The Llama decoder (decoder_config.c, decoder.c) ---- */
+
+/* Arrays [n, hidden_size] in the decoder's work: the residual stream, the
+ * normed rows, Q, the heads' outputs and a projection's output. */
+#define ATTN__DECODER_ROWS 5
+
+/* decoder_config.c: num_key_value_heads · head_dim of a checked config. */
+int attn__decoder_kv_width(const attn_decoder_config *config);
+
 #endif /* ATTN_KERNELS_H */

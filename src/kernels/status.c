@@ -21,6 +21,18 @@ const char *attn_status_text(int status)
     /* Problems, trainers, the CLI's input and the JS calls all give it. */
     case ATTN_ERR_TOO_LARGE:
         return "the call would need more bytes than its limit";
+    case ATTN_ERR_KV_HEADS:
+        return "num_key_value_heads does not divide num_attention_heads";
+    case ATTN_ERR_HEAD_DIM:
+        return "rotary position embeddings need an even head_dim";
+    case ATTN_ERR_POSITION:
+        return "a position is negative or not below max_position_embeddings";
+    case ATTN_ERR_CACHE_FULL:
+        return "the key/value cache has no room for the new tokens";
+    case ATTN_ERR_TOKEN:
+        return "a token id is negative or not below vocab_size";
+    case ATTN_ERR_FORMAT:
+        return "a model file is malformed or disagrees with its sizes";
     default: return "unknown status";
     }
 }

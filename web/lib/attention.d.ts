@@ -699,7 +699,13 @@ export type AttentionStatus =
   | 9  // ATTN_ERR_NOMEM
   | 10 // ATTN_ERR_INPUT (a field missing, unknown or misshapen)
   | 11 // ATTN_ERR_STATE
-  | 12; // ATTN_ERR_TOO_LARGE (above maxBytes, or beyond what wasm32 can hold)
+  | 12 // ATTN_ERR_TOO_LARGE (above maxBytes, or beyond what wasm32 can hold)
+  | 13 // ATTN_ERR_KV_HEADS
+  | 14 // ATTN_ERR_HEAD_DIM
+  | 15 // ATTN_ERR_POSITION
+  | 16 // ATTN_ERR_CACHE_FULL
+  | 17 // ATTN_ERR_TOKEN
+  | 18; // ATTN_ERR_FORMAT (a model file malformed)
 
 /**
  * What every call on the engine throws for any bad input (and loadAttention

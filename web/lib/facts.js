@@ -17,6 +17,12 @@ export const STATUS = {
   ATTN_ERR_INPUT: 10,
   ATTN_ERR_STATE: 11,
   ATTN_ERR_TOO_LARGE: 12,
+  ATTN_ERR_KV_HEADS: 13,
+  ATTN_ERR_HEAD_DIM: 14,
+  ATTN_ERR_POSITION: 15,
+  ATTN_ERR_CACHE_FULL: 16,
+  ATTN_ERR_TOKEN: 17,
+  ATTN_ERR_FORMAT: 18,
 };
 
 /** attn_status_text of each code, by number. */
@@ -34,6 +40,12 @@ export const STATUS_TEXT = [
   'a problem field is missing, unknown or misshapen',
   'call out of order',
   'the call would need more bytes than its limit',
+  'num_key_value_heads does not divide num_attention_heads',
+  'rotary position embeddings need an even head_dim',
+  'a position is negative or not below max_position_embeddings',
+  'the key/value cache has no room for the new tokens',
+  'a token id is negative or not below vocab_size',
+  'a model file is malformed or disagrees with its sizes',
 ];
 
 /** The problem kinds (attn_problem_kind), in the library's order. */
