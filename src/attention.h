@@ -1262,9 +1262,9 @@ void attn_check_destroy(attn_check *check); /* NULL is fine */
  * decimals each was written with, or NULL (or -1 in an entry) for the most
  * that any number of the table without them shows in its shortest form (a
  * double has lost 0.410's last zero but never gained a digit: with 0.285
- * beside it, 0.41 is read as 0.410), named in the report as inferred. A key that
- * names nothing of this problem is listed as unchecked, not refused, unless
- * it is a slip of the keyboard from a result's name (the same letters in
+ * beside it, 0.41 is read as 0.410), named in the report as inferred. A key
+ * that names nothing of this problem is listed as unchecked, not refused,
+ * unless it is a slip of the keyboard from a result's name (the same letters in
  * another case, or within two edits of a name of five letters or more):
  * that fails with ATTN_ERR_INPUT and a message naming the result. */
 int attn_check_set_printed(attn_check *check, const char *key, int rank,
