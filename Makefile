@@ -75,10 +75,30 @@ $(BUILD)/attn: $(CLI_OBJ) $(BUILD)/libattention.a
 	$(CC) $(ALL_CFLAGS) $(CLI_OBJ) -o $@ $(BUILD)/libattention.a -lcjson $(LDLIBS_CORE)
 
 # One binary per tests/test_*.c, each linked with the shared test support.
-$(BUILD)/tests/%: tests/%.c $(SUPPORT_SRC) tests/support/*.h $(BUILD)/libattention.a
+# The tests' support files are compiled once into an archive (not once per
+# test: 37 tests times 7 files, twice with the sanitizers, was most of
+# make test's build).
+SUPPORT_OBJ     := $(SUPPORT_SRC:%.c=$(BUILD)/support/%.o)
+SAN_SUPPORT_OBJ := $(SUPPORT_SRC:%.c=$(BUILD)/san/support/%.o)
+
+$(BUILD)/support/%.o: %.c tests/support/*.h src/attention.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/support -Isrc/cli $< $(SUPPORT_SRC) -o $@ \
-	    $(BUILD)/libattention.a -lcmocka -lcjson $(LDLIBS_CORE)
+	$(CC) $(ALL_CFLAGS) -Itests/support -Isrc/cli -c $< -o $@
+
+$(BUILD)/libtestsupport.a: $(SUPPORT_OBJ)
+	$(AR) rcs $@ $^
+
+$(BUILD)/san/support/%.o: %.c tests/support/*.h src/attention.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/support -Isrc/cli -c $< -o $@
+
+$(BUILD)/san/libtestsupport.a: $(SAN_SUPPORT_OBJ)
+	$(AR) rcs $@ $^
+
+$(BUILD)/tests/%: tests/%.c tests/support/*.h $(BUILD)/libtestsupport.a $(BUILD)/libattention.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/support -Isrc/cli $< -o $@ \
+	    $(BUILD)/libtestsupport.a $(BUILD)/libattention.a -lcmocka -lcjson $(LDLIBS_CORE)
 
 $(BUILD)/san/obj/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
@@ -87,10 +107,10 @@ $(BUILD)/san/obj/%.o: src/%.c $(LIB_HDR)
 $(BUILD)/san/libattention.a: $(SAN_LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/san/tests/%: tests/%.c $(SUPPORT_SRC) tests/support/*.h $(BUILD)/san/libattention.a
+$(BUILD)/san/tests/%: tests/%.c tests/support/*.h $(BUILD)/san/libtestsupport.a $(BUILD)/san/libattention.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/support -Isrc/cli $< $(SUPPORT_SRC) -o $@ \
-	    $(BUILD)/san/libattention.a -lcmocka -lcjson $(LDLIBS_CORE)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/support -Isrc/cli $< -o $@ \
+	    $(BUILD)/san/libtestsupport.a $(BUILD)/san/libattention.a -lcmocka -lcjson $(LDLIBS_CORE)
 
 deps:
 	./scripts/ensure-deps.sh
