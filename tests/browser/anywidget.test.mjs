@@ -27,7 +27,7 @@ before(async () => {
   await page.evaluate(async () => {
     const { createModel, loadModule } = await import('./host.js');
     const widget = await loadModule('./widget.mjs');
-    const model = createModel({ widget: 'walkthrough', preset: 'cat-sat-mat', step: 7, values: null, layout: 'compact', controls: 'player', theme: 'light' });
+    const model = createModel({ widget: 'walkthrough', preset: 'cat-sat-mat', step: 4, values: null, layout: 'compact', controls: 'player', theme: 'light' });
     window.afm = { model, cleanups: ['out1', 'out2'].map((id) => widget.render({ model, el: document.getElementById(id) })) };
   });
 });
@@ -42,7 +42,7 @@ const waitForSteps = (step) => page.waitForFunction((n) => [...document.querySel
   .every((element) => element.shadowRoot.querySelector('.aw-counter')?.textContent.startsWith(`${n} /`)), step);
 
 test('render mounts the walkthrough the traits describe, in every view, from nothing but the module', async () => {
-  await waitForSteps(7);
+  await waitForSteps(4);
   assert.equal((await counters()).length, 2);
   const compact = await page.$$eval('attention-walkthrough', (elements) => elements.map((element) => element.shadowRoot.querySelector('.aw-root').dataset.awLayout));
   assert.deepEqual(compact, ['compact', 'compact']);
@@ -55,9 +55,9 @@ test('render mounts the walkthrough the traits describe, in every view, from not
 test('a change of the model\u2019s step moves both views in place, without mounting them again', async () => {
   await page.evaluate(() => {
     for (const element of document.querySelectorAll('attention-walkthrough')) element.shadowRoot.querySelector('.aw-root').dataset.marked = 'yes';
-    window.afm.model.hostSet('step', 12);
+    window.afm.model.hostSet('step', 6);
   });
-  await waitForSteps(12);
+  await waitForSteps(6);
   const marked = await page.$$eval('attention-walkthrough', (elements) => elements.map((element) => element.shadowRoot.querySelector('.aw-root').dataset.marked));
   assert.deepEqual(marked, ['yes', 'yes']);
 });
@@ -68,17 +68,17 @@ test('a change of the theme redraws inside the same element', async () => {
   await page.evaluate(() => window.afm.model.hostSet('theme', 'dark'));
   await page.waitForFunction(() => document.querySelector('#out1 attention-walkthrough').shadowRoot.querySelector('.aw-root')?.dataset.awTheme === 'dark');
   assert.ok(await page.evaluate(() => window.firstElement === document.querySelector('#out1 attention-walkthrough')));
-  await waitForSteps(12);
+  await waitForSteps(6);
 });
 
 test('the reader\u2019s step goes back to the model, saved, and to the other view', async () => {
   const saves = await page.evaluate(() => window.afm.model.saved.length);
   await page.locator('#out1 attention-walkthrough').getByRole('button', { name: 'Step forward' }).click();
-  await page.waitForFunction(() => window.afm.model.get('step') === 13);
-  assert.equal(await page.evaluate(() => window.afm.model.saved.at(-1).step), 13);
+  await page.waitForFunction(() => window.afm.model.get('step') === 7);
+  assert.equal(await page.evaluate(() => window.afm.model.saved.at(-1).step), 7);
   assert.ok(await page.evaluate(() => window.afm.model.saved.length) > saves);
-  await waitForSteps(13);
-  assert.equal(parseShown((await counters())[1].split('/')[0]), 13);
+  await waitForSteps(7);
+  assert.equal(parseShown((await counters())[1].split('/')[0]), 7);
 });
 
 test('the widget trait mounts a section as well', async () => {
