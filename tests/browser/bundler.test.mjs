@@ -59,7 +59,7 @@ before(async () => {
     'const base = new URLSearchParams(location.search).get("base");',
     'if (base) element.setAttribute("base", base);',
     'element.setAttribute("preset", "cat-sat-mat");',
-    'element.setAttribute("step", "12");',
+    'element.setAttribute("step", "5");',
     'document.body.append(element);',
   ].join('\n'));
 
@@ -111,9 +111,9 @@ test('a bundled app shows the element with its engine and fonts copied beside th
   assert.ok([...copied].some((name) => name.startsWith('KaTeX_Main-Regular-')), 'the fonts were copied');
 
   const { page, requests } = await openApp();
-  assert.match(await page.textContent('attention-walkthrough .aw-counter'), /^12 \//);
+  assert.match(await page.textContent('attention-walkthrough .aw-counter'), /^5 \//);
   await page.locator('attention-walkthrough').getByRole('button', { name: 'Step forward' }).click();
-  await page.waitForFunction(() => /^13 \//.test(document.querySelector('attention-walkthrough').shadowRoot.querySelector('.aw-counter').textContent));
+  await page.waitForFunction(() => /^6 \//.test(document.querySelector('attention-walkthrough').shadowRoot.querySelector('.aw-counter').textContent));
 
   const failed = requests.filter(({ status }) => status === 'failed' || status >= 400);
   assert.deepEqual(failed, [], 'no request failed');
