@@ -177,6 +177,9 @@ export function labelValue(label) {
 
 /** A heatmap's values, row by row, from each cell's label ("… = value. how"). */
 export async function heatmapValues(page, figureSelector) {
+  // Labels are rewritten when the page is idle after a change: read them once written.
+  const figures = await page.locator(figureSelector).elementHandles();
+  await page.waitForFunction((elements) => elements.every((figure) => !('labelling' in figure.dataset)), figures);
   const labels = await page.$$eval(`${figureSelector} .aw-heat-cell`, (cells) => cells.map((cell) => [
     Number(cell.dataset.row), Number(cell.dataset.col), cell.getAttribute('aria-label'),
   ]));

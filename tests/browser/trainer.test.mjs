@@ -395,6 +395,7 @@ test('a head opens in the walkthrough: its queries, keys and values on the examp
   await page.keyboard.press('Tab');
   assert.ok(await page.evaluate(() => document.getElementById('walkthrough').contains(document.activeElement)), 'Tab goes on in the walkthrough');
   await page.locator('#walkthrough .aw-stage-button', { hasText: 'Weights \u00b7 V' }).click();
+  await page.locator('#walkthrough').getByRole('tab', { name: 'Heatmaps' }).click();
   const weights = await heatmapValues(page, '#walkthrough figure.aw-heatmap:has(figcaption:text-is("Attention weights"))');
   weights.forEach((row, i) => row.forEach((w, j) => assert.ok(Math.abs(w - headWeights[i][j]) < 1e-12, `weight [${i}][${j}]`)));
   assert.equal(await page.locator('#walkthrough .aw-stage-button', { hasText: 'dQ' }).count(), 1, 'the stages go on into the backward pass');
