@@ -103,7 +103,7 @@ test('at each step of cat sat mat every number on screen is in the figure only, 
     const names = await page.$$eval(`${W} .aw-overview rect title`, (titles) => titles.map((title) => title.textContent));
     assert.ok(names.includes('Q[sat, 1]: given'));
     assert.ok(names.includes(`Q\u00b7K\u1d40 \u2192 scaled[sat, mat]: computed at step ${ids.indexOf('scale') + 1}`));
-    assert.ok(names.includes(`weights[mat, cat]: computed at step ${ids.indexOf('softmax-2') + 1}`));
+    assert.ok(names.includes(`weights[mat, cat]: computed at step ${ids.indexOf('softmax-others') + 1}`));
     // The choice holds while stepping: the next step opens in the equations too.
     await page.locator(`${W} .aw-scrubber`).focus();
     await page.keyboard.press('ArrowRight');
@@ -150,10 +150,10 @@ test('the views are tabs a keyboard moves along with the arrow keys, and a softm
 test('a number typed into a cell of Q while the step\u2019s figure moves stays in its cell as the figure lands, then applies', async () => {
   const input = presetInput('cat-sat-mat');
   const ids = stepIds(input);
-  const index = ids.indexOf('score-1-2');
+  const index = ids.indexOf('score-others');
   const session = await startSession();
   try {
-    // Opened at the score of sat against mat: its figure starts moving.
+    // Opened at the other dot products (sat against mat among them): its figure starts moving.
     const page = await session.openReady(`index.html?preset=cat-sat-mat&step=${index + 1}`);
     await page.waitForSelector(`${W} .aw-fig[data-moving]`, { state: 'attached' });
     // The test holds the movement (its clock), so that the cell is surely
