@@ -189,8 +189,8 @@ try {
 }
 void loadAttention({ maxBytes: DEFAULT_MAX_BYTES * 2 });
 attn.linearFlat({ q: Q.flat(), k: Q.flat(), v: V.flat(), nQ: 3, nK: 3, dK: 2, dV: 3, maxBytes: 1 << 20 });
-// @ts-expect-error there is no status 13
-const noSuchStatus: AttentionErrorClass['status'] = 13;
+// @ts-expect-error there is no status 19
+const noSuchStatus: AttentionErrorClass['status'] = 19;
 void noSuchStatus;
 
 // ---- wrong usage the declarations reject ----
