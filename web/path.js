@@ -72,8 +72,23 @@ export function followPath({ chapters, bar, mountThrough, clear = '.aw-player' }
     await mountThrough(id);
     if (mine !== landing) return; // the reader moved on, or another link was followed
     hold();
+    if (!(await inPlace(mine))) return;
     landed = true;
     doc.documentElement.dataset.landed = id;
+  }
+
+  // A section that changes size after mounting is put back a frame later:
+  // the landing is complete at the first frame that finds nothing to put
+  // back (WebKit laid a section out once more after the mount, 5.8 px),
+  // or after a second of frames whatever moves. False if the reader moved on.
+  async function inPlace(mine) {
+    for (let frames = 0; frames < 60; frames++) {
+      await new Promise((resolve) => view.requestAnimationFrame(resolve));
+      if (mine !== landing) return false;
+      if (!holdDue && Math.abs(view.scrollY - placeOf(pinned)) < 1) return true;
+      hold();
+    }
+    return true;
   }
 
   // A section that changed size is seen after layout (a ResizeObserver); the

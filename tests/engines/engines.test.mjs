@@ -105,18 +105,12 @@ for (const engine of engines) {
             }));
             throw new Error(`${error.message}: ${JSON.stringify(state)}`);
           });
-        // A section above that changes size after the landing is put back a frame later (web/path.js holds
-        // the target): wait for the heading in its place, and say where it stayed if it never gets there.
-        await browser.waitFor((chapter) => {
+        const off = await browser.evaluate((chapter) => {
           const section = document.getElementById(chapter);
           const heading = document.getElementById(`${chapter}-title`);
-          const place = Number.parseFloat(getComputedStyle(section).scrollMarginTop);
-          window.headingOffset = heading.getBoundingClientRect().top - place;
-          return Math.abs(window.headingOffset) <= 3;
-        }, id, { what: `the heading of ${id} in its place` }).catch(async (error) => {
-          const off = await browser.evaluate(() => window.headingOffset);
-          throw new Error(`${error.message}: the heading of ${id} is ${off.toFixed(1)} px from its place`);
-        });
+          return heading.getBoundingClientRect().top - Number.parseFloat(getComputedStyle(section).scrollMarginTop);
+        }, id);
+        assert.ok(Math.abs(off) <= 3, `the heading of ${id} is ${off.toFixed(1)} px from its place`);
         assert.deepEqual(await browser.problems(), []);
       });
     }
