@@ -153,19 +153,25 @@ test('a number typed into a cell of Q while the step\u2019s figure moves stays i
   const index = ids.indexOf('score-others');
   const session = await startSession();
   try {
-    // Opened at the other dot products (sat against mat among them): its figure starts moving.
-    const page = await session.openReady(`index.html?preset=cat-sat-mat&step=${index + 1}`);
-    await page.waitForSelector(`${W} .aw-fig[data-moving]`, { state: 'attached' });
-    // The test holds the movement (its clock), so that the cell is surely
-    // open while the figure moves; the learner's hands do the rest.
-    await page.$eval(`${W} .aw-fig`, (fig) => fig.getAnimations({ subtree: true }).forEach((a) => a.pause()));
+    // Opened a step before the other dot products (sat against mat among
+    // them). The test then stops the page's animation clock (DevTools'
+    // Animation domain), so that the figure surely still moves while the
+    // cell is open however slow the machine; the learner's hands do the rest.
+    const page = await session.openReady(`index.html?preset=cat-sat-mat&step=${index}`);
+    await landed(page);
+    const clock = await page.context().newCDPSession(page);
+    await clock.send('Animation.enable');
+    await clock.send('Animation.setPlaybackRate', { playbackRate: 0 });
+    await page.locator(`${W} .aw-scrubber`).focus();
+    await page.keyboard.press('ArrowRight');
+    await page.waitForSelector(`${W} .aw-fig[data-kind="repeats"][data-moving]`, { state: 'attached' });
     await chooseView(page, 'matrices');
     const cell = page.locator(`${W} [data-matrix="q"] td[data-row="1"][data-col="0"]`);
     await cell.click();
     await page.keyboard.press('Control+A');
     await page.keyboard.type('2');
     assert.ok(await page.$(`${W} .aw-fig[data-moving]`), 'the figure is still moving');
-    await page.$eval(`${W} .aw-fig`, (fig) => fig.getAnimations({ subtree: true }).forEach((a) => a.play()));
+    await clock.send('Animation.setPlaybackRate', { playbackRate: 1 });
     await landed(page);
     // Landed: the cell is still open, focused, with what was typed, and typing goes on in it.
     const open = cell.locator('input');
