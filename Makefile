@@ -179,13 +179,15 @@ h5p: element
 	node scripts/build-h5p.mjs
 
 # tests/browser/ holds the one-file page's and the H5P package's tests too,
-# hence `single` and `h5p`. Two files at a time: Node 20 runs one at a time
-# on two cores (availableParallelism - 1), and a file mostly waits on one
-# page, so two take about half the time (docs/development.md). Node 18's
-# `node --test` has no --test-concurrency: there the files run as it runs them.
-TEST_CONCURRENCY = $(shell node --test-concurrency=2 -e '' 2>/dev/null && echo --test-concurrency=2)
+# hence `single` and `h5p`. Two files at a time, the longest first
+# (scripts/run-tests.mjs): a file mostly waits on one page, so two take
+# about half the time (docs/development.md), and the longest started last
+# ran alone for its last minutes while the other core idled.
+BROWSER_LONGEST = $(addprefix tests/browser/,walkthrough.test.mjs trainer.test.mjs sections.test.mjs \
+    a11y.test.mjs first-screen.test.mjs touch.test.mjs)
+BROWSER_TESTS = $(BROWSER_LONGEST) $(filter-out $(BROWSER_LONGEST),$(wildcard tests/browser/*.test.mjs))
 test-browser: wasm vendor single element h5p
-	node --test $(TEST_CONCURRENCY) tests/browser/*.test.mjs
+	node scripts/run-tests.mjs $(BROWSER_TESTS)
 
 # The learner's checks in Firefox ESR and WebKitGTK (tests/engines/; the
 # one-file page's among them, hence `single`). ENGINE=firefox or webkit for one.
