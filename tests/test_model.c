@@ -432,7 +432,7 @@ static void test_bad_calls_get_a_status_and_a_message(void **state)
     expect_error(model, attn_model_generate(model, ids, TEXT, 3, 14, 0.0, 0, 1),
                  ATTN_ERR_POSITION,
                  "the model reads at most max_position_embeddings = 16 "
-                 "tokens, and the prompt's 3 with 14 more are more");
+                 "tokens; the prompt's 3 and 14 generated would be more");
     expect_error(model, attn_model_generate(model, ids, TEXT, 3, 2, -1.0, 0, 1),
                  ATTN_ERR_RANGE,
                  "temperature must be a number from 0 (0: the most likely "

@@ -28,9 +28,10 @@ static int cannot_read(attn_model *model, const char *path)
 
 /* Reads the file at path whole into a block from the model's allocator,
  * refused (before reading) when it is larger than `most` or the limit
- * with `also` bytes held. */
+ * with `also` bytes held; `what` names them in the message. */
 static int read_whole(attn_model *model, unsigned char **bytes, size_t *size,
-                      const char *path, size_t most, size_t also)
+                      const char *path, size_t most, size_t also,
+                      const char *what)
 {
     *bytes = NULL;
     errno = 0;
@@ -47,8 +48,7 @@ static int read_whole(attn_model *model, unsigned char **bytes, size_t *size,
                                    path, length, most);
     } else {
         *size = (size_t)length;
-        *bytes = attn__model_allocate(model, &status, *size, also,
-                                      "reading its files whole");
+        *bytes = attn__model_allocate(model, &status, *size, also, what);
         if (*bytes != NULL && fread(*bytes, 1, *size, f) != *size) {
             status = cannot_read(model, path);
             attn__model_release(model, *bytes);
@@ -79,7 +79,8 @@ static int read_config(attn_model *model, attn_decoder_config *config,
     size_t length = 0;
     int status = join(model, path, folder, "config.json");
     if (status == ATTN_OK)
-        status = read_whole(model, &json, &length, path, CONFIG_MAX_BYTES, 0);
+        status = read_whole(model, &json, &length, path, CONFIG_MAX_BYTES, 0,
+                            "config.json");
     if (status != ATTN_OK) return status;
     char message[ATTN__MODEL_ERROR_CAP - 32];
     status = attn_decoder_config_parse(config, message, sizeof message,
@@ -113,7 +114,9 @@ int attn_model_load_folder(attn_model *model, const char *folder)
     size_t size = 0;
     status = join(model, path, folder, "model.safetensors");
     if (status == ATTN_OK)
-        status = read_whole(model, &file, &size, path, SIZE_MAX, also);
+        status = read_whole(model, &file, &size, path, SIZE_MAX, also,
+                            "model.safetensors read whole and its weights as "
+                            "doubles");
     if (status != ATTN_OK) return status;
     status = attn__model_load_parsed(model, &config, file, size, size);
     attn__model_release(model, file);

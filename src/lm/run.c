@@ -62,7 +62,8 @@ static int check_tokens(attn_model *m, const int *tokens, int n, int more)
             more == 0 ? "the model reads at most max_position_embeddings = %d "
                         "tokens, got %d"
                       : "the model reads at most max_position_embeddings = %d "
-                        "tokens, and the prompt's %d with %d more are more",
+                        "tokens; the prompt's %d and %d generated would be "
+                        "more",
             most, n, more);
     for (int i = 0; i < n; i++)
         if (tokens[i] < 0 || tokens[i] >= m->config.vocab_size)
