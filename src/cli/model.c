@@ -221,9 +221,10 @@ static int read_ids(int **ids, int *n, const model_args *a, char *error)
     }
 }
 
-/* Runs or generates, and formats the result into out. */
+/* Runs or generates, and formats the result into out; error says why
+ * when the outputs would not fit in --max-bytes. */
 static int compute(attn_model *model, cli_text *out, const model_args *a,
-                   const int *ids, int n)
+                   const int *ids, int n, char *error)
 {
     const attn_decoder_config *c = attn_model_config(model);
     model_result r = {c, ids, n, n, NULL, NULL};
@@ -231,17 +232,23 @@ static int compute(attn_model *model, cli_text *out, const model_args *a,
     double *memory = NULL;
     int *all = NULL;
     if (!a->generate) {
-        /* The weights, then the logits (sized by the library's checks,
-         * which refuse n beyond max_position_embeddings first). */
-        const size_t weights = n > c->max_position_embeddings
-                                   ? 0
-                                   : (size_t)c->num_hidden_layers *
-                                         (size_t)c->num_attention_heads *
-                                         (size_t)n * (size_t)n;
-        const size_t logits = n > c->max_position_embeddings
-                                  ? 0
-                                  : (size_t)n * (size_t)c->vocab_size;
-        memory = malloc((weights + logits + 1) * sizeof *memory);
+        /* The weights, then the logits, within --max-bytes too (the
+         * library refuses n beyond max_position_embeddings first). */
+        const int counted = n > c->max_position_embeddings ? 0 : n;
+        const double cells = (double)c->num_hidden_layers *
+                                 c->num_attention_heads * counted * counted +
+                             (double)counted * c->vocab_size;
+        if (cells * sizeof(double) > (double)a->max_bytes) {
+            snprintf(error, MODEL_ERROR_CAP,
+                     "the attention weights and logits of %d tokens take "
+                     "%.0f bytes, more than --max-bytes %zu",
+                     n, cells * sizeof(double), a->max_bytes);
+            return ATTN_ERR_TOO_LARGE;
+        }
+        const size_t weights = (size_t)c->num_hidden_layers *
+                               (size_t)c->num_attention_heads *
+                               (size_t)counted * (size_t)counted;
+        memory = malloc(((size_t)cells + 1) * sizeof *memory);
         if (memory == NULL) return ATTN_ERR_NOMEM;
         status = attn_model_run(model, memory, memory + weights, ids, n);
         r.weights = memory;
@@ -274,9 +281,11 @@ static int model_command(model_args *a, char *error)
     if (status == ATTN_OK) attn_model_set_max_bytes(model, a->max_bytes);
     if (status == ATTN_OK) status = attn_model_load_folder(model, a->folder);
     cli_text out = {NULL, 0, 0, 0};
-    if (status == ATTN_OK) status = compute(model, &out, a, ids, n);
+    if (status == ATTN_OK) status = compute(model, &out, a, ids, n, error);
     if (status == ATTN_OK && out.failed) status = ATTN_ERR_NOMEM;
-    if (status != ATTN_OK) {
+    if (status != ATTN_OK && error[0] != '\0') {
+        exit_status = 2;
+    } else if (status != ATTN_OK) {
         const char *message = model != NULL && *attn_model_error(model)
                                   ? attn_model_error(model)
                                   : attn_status_text(status);

@@ -472,6 +472,9 @@ expect_error "attn model has no LaTeX format" \
 expect_error "attn model refuses a model above --max-bytes before reading it" \
     'attn model: the model needs 65205 bytes for model.safetensors read whole and its weights as doubles, more than its limit of 1000 bytes; raise the limit (--max-bytes in attn model)' '' \
     model run --model "$model" --text hi --max-bytes 1000
+expect_error "attn model run counts the weights and logits it prints within --max-bytes" \
+    'attn model: the attention weights and logits of 32 tokens take 131840 bytes, more than --max-bytes 100000' '' \
+    model run --model "$model" --text "$(printf 'a%.0s' $(seq 32))" --max-bytes 100000
 printf '{"hidden_size": 8}' >"$work/bad-config.json"
 mkdir -p "$work/bad" && cp "$work/bad-config.json" "$work/bad/config.json"
 expect_error "attn model names what config.json lacks" \
