@@ -1428,6 +1428,18 @@ const attn_decoder_config *attn_model_config(const attn_model *model);
 int attn_model_run(attn_model *model, double *weights, double *logits,
                    const int *tokens, int n);
 
+/* What head `head` of layer `layer` attends with on tokens [n]: its
+ * queries and keys after the rotary embedding, and its values (those of
+ * the key/value head it reads), each [n, head_dim]. Scaled dot-product
+ * attention on them with a causal mask gives that head's weights in
+ * attn_model_run: its walkthrough on the text. ATTN_ERR_RANGE for a layer
+ * or head the model does not have. */
+int attn_model_head(attn_model *model, double *q, /* [n, head_dim] */
+                    double *k,                    /* [n, head_dim] */
+                    double *v,                    /* [n, head_dim] */
+                    const int *tokens,            /* [n] */
+                    int n, int layer, int head);
+
 /* Generates `count` tokens after prompt [n] (n ≥ 1, n + count at most
  * max_position_embeddings) and writes ids [n + count]: the prompt, then
  * the new tokens. temperature 0 is greedy: the highest logit, ties to the

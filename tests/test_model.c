@@ -400,6 +400,48 @@ static void expect_error(attn_model *model, int status, int want,
     assert_string_equal(attn_model_error(model), says);
 }
 
+static void
+test_a_heads_queries_keys_and_values_give_its_weights_in_the_run(void **state)
+{
+    (void)state;
+    checkpoint c;
+    const attn_decoder_config config = {.vocab_size = 11,
+                                        .hidden_size = 8,
+                                        .intermediate_size = 12,
+                                        .num_hidden_layers = 3,
+                                        .num_attention_heads = 4,
+                                        .num_key_value_heads = 2,
+                                        .max_position_embeddings = 16,
+                                        .rope_theta = 100.0,
+                                        .rms_norm_eps = 1e-5,
+                                        .tie_word_embeddings = 0};
+    checkpoint_make(&c, &config, 21, 0);
+    attn_model *model = loaded(&c);
+    double weights[3 * 4 * N * N];
+    assert_int_equal(attn_model_run(model, weights, NULL, TEXT, N), ATTN_OK);
+    for (int layer = 0; layer < 3; layer++)
+        for (int head = 0; head < 4; head++) {
+            double q[N * 2], k[N * 2], v[N * 2], work[N], got[N * N];
+            assert_int_equal(
+                attn_model_head(model, q, k, v, TEXT, N, layer, head), ATTN_OK);
+            assert_int_equal(attn_gqa(got, NULL, q, k, v, N, N, 1, 1, 2, work),
+                             ATTN_OK);
+            assert_allclose(got, weights + (layer * 4 + head) * N * N, N * N,
+                            1e-12, 1e-14);
+        }
+    double q[N * 2], k[N * 2], v[N * 2];
+    expect_error(model, attn_model_head(model, q, k, v, TEXT, N, 3, 0),
+                 ATTN_ERR_RANGE,
+                 "layer 3 is not a layer of this model, whose layers are 0 to "
+                 "2");
+    expect_error(model, attn_model_head(model, q, k, v, TEXT, N, 0, -1),
+                 ATTN_ERR_RANGE,
+                 "head -1 is not a head of this model, whose heads are 0 to "
+                 "3");
+    attn_model_destroy(model);
+    checkpoint_free(&c);
+}
+
 static void test_bad_calls_get_a_status_and_a_message(void **state)
 {
     (void)state;
@@ -598,6 +640,9 @@ test_every_allocation_failure_is_reported_and_frees_everything(void **state)
             status = attn_model_generate(model, ids, TEXT, N, 4, 0.5, 9, 1);
         if (status == ATTN_OK)
             status = attn_model_generate(model, ids, TEXT, N, 4, 0.5, 9, 0);
+        double q[N * 2], k[N * 2], v[N * 2];
+        if (status == ATTN_OK)
+            status = attn_model_head(model, q, k, v, TEXT, N, 1, 3);
         attn_model_destroy(model);
         assert_int_equal(counts.live, 0);
         if (status == ATTN_OK) {
@@ -618,6 +663,8 @@ int main(void)
         cmocka_unit_test(
             test_generating_with_and_without_the_cache_gives_the_ids_of_the_rule),
         cmocka_unit_test(test_greedy_ties_go_to_the_lowest_id),
+        cmocka_unit_test(
+            test_a_heads_queries_keys_and_values_give_its_weights_in_the_run),
         cmocka_unit_test(test_bad_calls_get_a_status_and_a_message),
         cmocka_unit_test(
             test_a_checkpoint_that_disagrees_with_its_config_names_the_tensor),

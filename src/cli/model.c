@@ -18,6 +18,9 @@ static const char model_help[] =
     "usage: attn model run [--model DIR] (--text TEXT | --ids 3,14,15)\n"
     "                      [--format json|text|markdown] [-o FILE]\n"
     "                      [--max-bytes N]\n"
+    "       attn model run [--model DIR] (--text TEXT | --ids 3,14,15)\n"
+    "                      --layer L --head H\n"
+    "                      [--format json|text|markdown|latex|steps]\n"
     "       attn model generate [--model DIR] (--text TEXT | --ids 3,14,15)\n"
     "                      --tokens N [--temperature T --seed S] [--no-cache]\n"
     "                      [--format json|text|markdown] [-o FILE]\n"
@@ -32,7 +35,10 @@ static const char model_help[] =
     "attention[layer][head][query][key] (a row has an entry per position, 0\n"
     "after the query) and the logits as logits[position][vocab]; text and\n"
     "Markdown show each head's weights as a table and the most likely next\n"
-    "tokens at each position.\n"
+    "tokens at each position. With --layer L --head H it prints that head's\n"
+    "walkthrough on the text instead: scaled dot-product attention with a\n"
+    "causal mask on its queries and keys (after the rotary embedding) and\n"
+    "values, whose weights are the head's.\n"
     "\n"
     "generate prints the ids: the prompt's, then N generated. At temperature\n"
     "0 (the default) each is the highest logit's id (ties to the lowest id);\n"
@@ -49,6 +55,7 @@ typedef struct model_args {
     int generate;
     const char *folder, *text, *ids, *output;
     int format, tokens, use_cache, has_tokens, has_temperature, has_seed;
+    int layer, head; /* -1: not given */
     double temperature;
     uint64_t seed;
     size_t max_bytes;
@@ -92,13 +99,13 @@ static int parse_whole(uint64_t *value, const char *text, uint64_t max)
     return c != text && *c == '\0';
 }
 
+/* Any format a user names (json, text, markdown, latex, steps). */
 static int parse_format(int *format, const char *name)
 {
-    const int formats[] = {ATTN_FORMAT_JSON, ATTN_FORMAT_TEXT,
-                           ATTN_FORMAT_MARKDOWN};
-    for (int f = 0; f < 3; f++)
-        if (strcmp(name, attn_format_name(formats[f])) == 0) {
-            *format = formats[f];
+    for (int f = 0; attn_format_name(f) != NULL || f == 0; f++)
+        if (attn_format_name(f) != NULL &&
+            strcmp(name, attn_format_name(f)) == 0) {
+            *format = f;
             return 1;
         }
     return 0;
@@ -114,9 +121,9 @@ static int read_option(model_args *a, int argc, char **argv, int i, char *error)
         return 1;
     }
     static const char *const valued[] = {
-        "--model", "--text",   "--ids",      "--format",
-        "-f",      "--tokens", "--seed",     "--temperature",
-        "-o",      "--output", "--max-bytes"};
+        "--model",     "--text",  "--ids",         "--format", "-f",
+        "--tokens",    "--seed",  "--temperature", "-o",       "--output",
+        "--max-bytes", "--layer", "--head"};
     int known = 0;
     for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
         known |= strcmp(arg, valued[k]) == 0;
@@ -136,7 +143,8 @@ static int read_option(model_args *a, int argc, char **argv, int i, char *error)
     } else if (strcmp(arg, "--format") == 0 || strcmp(arg, "-f") == 0) {
         if (!parse_format(&a->format, value))
             return refuse(error,
-                          "--format: expected json, text or markdown, got "
+                          "--format: expected json, text, markdown, latex or "
+                          "steps, got "
                           "\"%.40s\"",
                           value);
     } else if (strcmp(arg, "--tokens") == 0) {
@@ -147,6 +155,15 @@ static int read_option(model_args *a, int argc, char **argv, int i, char *error)
                           value);
         a->tokens = (int)whole;
         a->has_tokens = 1;
+    } else if (strcmp(arg, "--layer") == 0 || strcmp(arg, "--head") == 0) {
+        if (!parse_whole(&whole, value, INT_MAX))
+            return refuse(error,
+                          arg[2] == 'l' ? "--layer: expected a layer's number "
+                                          "(from 0), got \"%.40s\""
+                                        : "--head: expected a head's number "
+                                          "(from 0), got \"%.40s\"",
+                          value);
+        *(arg[2] == 'l' ? &a->layer : &a->head) = (int)whole;
     } else if (strcmp(arg, "--seed") == 0) {
         if (!parse_whole(&a->seed, value, UINT64_MAX))
             return refuse(error,
@@ -188,6 +205,16 @@ static int check_args(const model_args *a, char *error)
         return usage(error, "%s",
                      "--tokens, --temperature, --seed and --no-cache are "
                      "options of attn model generate");
+    if ((a->layer < 0) != (a->head < 0) || (a->generate && a->layer >= 0))
+        return usage(error, "%s",
+                     "--layer L and --head H go together, with attn model "
+                     "run: the walkthrough of one head");
+    if (a->layer < 0 && a->format != ATTN_FORMAT_JSON &&
+        a->format != ATTN_FORMAT_TEXT && a->format != ATTN_FORMAT_MARKDOWN)
+        return usage(error, "%s",
+                     "--format: a run is json, text or markdown (latex and "
+                     "steps are for one head's walkthrough, --layer L "
+                     "--head H)");
     return 0;
 }
 
@@ -231,6 +258,9 @@ static int compute(attn_model *model, cli_text *out, const model_args *a,
     int status;
     double *memory = NULL;
     int *all = NULL;
+    if (a->layer >= 0)
+        return cli_model_head(model, out, ids, n, a->layer, a->head, a->format,
+                              error);
     if (!a->generate) {
         /* The weights, then the logits, within --max-bytes too (the
          * library refuses n beyond max_position_embeddings first). */
@@ -314,6 +344,7 @@ int attn_cli_model(int argc, char **argv)
         }
     model_args a = {0};
     a.use_cache = 1;
+    a.layer = a.head = -1;
     a.format = ATTN_FORMAT_JSON;
     a.max_bytes = ATTN_MODEL_DEFAULT_MAX_BYTES;
     int exit_status = 0;

@@ -38,9 +38,7 @@ void cli_text_printf(cli_text *text, const char *format, ...)
     text->length += (size_t)n;
 }
 
-/* A token as a reader sees it: its byte when printable ASCII, "␣" for a
- * space, "\n" and such for controls, \xNN for other bytes, <id> past 255. */
-static void token_label(char *out, size_t cap, int id, int markdown)
+void cli_token_label(char *out, size_t cap, int id, int markdown)
 {
     if (id == ' ')
         snprintf(out, cap, "\xe2\x90\xa3");
@@ -127,7 +125,7 @@ static void tokens_line(cli_text *t, const model_result *r, int markdown)
     cli_text_printf(t, markdown ? "  \n**Tokens:** " : "\nTokens: ");
     for (int i = 0; i < r->n; i++) {
         char label[16];
-        token_label(label, sizeof label, r->ids[i], markdown);
+        cli_token_label(label, sizeof label, r->ids[i], markdown);
         cli_text_printf(t, "%s%s", i ? " " : "", label);
     }
     /* A generation's text follows on the next line of the paragraph. */
@@ -150,7 +148,7 @@ static int utf8_length(const int *ids, int i, int n)
 }
 
 /* The ids read as the bytes of a text: its characters where they are
- * UTF-8, other ids as the labels of token_label. */
+ * UTF-8, other ids as the labels of cli_token_label. */
 static void text_line(cli_text *t, const model_result *r, int markdown)
 {
     cli_text_printf(t, markdown ? "**Text:** `" : "Text:   ");
@@ -166,7 +164,7 @@ static void text_line(cli_text *t, const model_result *r, int markdown)
         if (r->ids[i] == ' ')
             snprintf(label, sizeof label, " ");
         else
-            token_label(label, sizeof label, r->ids[i], 0);
+            cli_token_label(label, sizeof label, r->ids[i], 0);
         cli_text_printf(t, "%s", label);
         i++;
     }
@@ -181,7 +179,7 @@ static void head_table(cli_text *t, const model_result *r, const double *w,
     char label[16];
     cli_text_printf(t, markdown ? "| query \\ key |" : "%8s", "");
     for (int j = 0; j < n; j++) {
-        token_label(label, sizeof label, r->ids[j], markdown);
+        cli_token_label(label, sizeof label, r->ids[j], markdown);
         if (markdown) {
             cli_text_printf(t, " %s |", label);
         } else {
@@ -196,7 +194,7 @@ static void head_table(cli_text *t, const model_result *r, const double *w,
         cli_text_printf(t, "\n");
     }
     for (int i = 0; i < n; i++) {
-        token_label(label, sizeof label, r->ids[i], markdown);
+        cli_token_label(label, sizeof label, r->ids[i], markdown);
         if (markdown)
             cli_text_printf(t, "| %s |", label);
         else
@@ -225,7 +223,7 @@ static void next_tokens(cli_text *t, const model_result *r, int markdown)
         const double *z = r->logits + (size_t)i * (size_t)vocab;
         attn_softmax_rows(p, z, 1, vocab);
         char label[16];
-        token_label(label, sizeof label, r->ids[i], markdown);
+        cli_token_label(label, sizeof label, r->ids[i], markdown);
         if (markdown) {
             cli_text_printf(t, "| %d | %s |", i, label);
         } else {
@@ -242,7 +240,7 @@ static void next_tokens(cli_text *t, const model_result *r, int markdown)
                 if (!taken && (best < 0 || z[j] > z[best])) best = j;
             }
             shown[k] = best;
-            token_label(label, sizeof label, best, markdown);
+            cli_token_label(label, sizeof label, best, markdown);
             cli_text_printf(t, "%s%s %.4f (%.4f)", k ? ", " : " ", label,
                             z[best], p[best]);
         }

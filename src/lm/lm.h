@@ -37,6 +37,13 @@ size_t attn__model_weight_bytes(const attn_decoder_config *config);
 /* The bytes of the largest tensor read at once while loading. */
 size_t attn__model_scratch_bytes(const attn_decoder_config *config);
 
+/* ---- run.c ---- */
+
+/* The tokens against the model, with a message: loaded, 1 to
+ * max_position_embeddings of them (`more` to come after them), each an
+ * id. */
+int attn__model_check_tokens(attn_model *m, const int *tokens, int n, int more);
+
 /* ATTN_ERR_STATE, with its message, once the model is loaded. */
 int attn__model_check_unloaded(attn_model *model);
 

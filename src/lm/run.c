@@ -44,9 +44,7 @@ static int allocate_run(attn_model *m, run_memory *r, int rows, int capacity,
     return ATTN_OK;
 }
 
-/* The tokens against the model: loaded, 1 to max_position_embeddings of
- * them (`more` to come after them), each a token id. */
-static int check_tokens(attn_model *m, const int *tokens, int n, int more)
+int attn__model_check_tokens(attn_model *m, const int *tokens, int n, int more)
 {
     if (!m->loaded)
         return attn__model_error(m, ATTN_ERR_STATE, "no model is loaded");
@@ -86,7 +84,7 @@ int attn_model_run(attn_model *model, double *weights, double *logits,
                    const int *tokens, int n)
 {
     if (model == NULL) return ATTN_ERR_NULL;
-    int status = check_tokens(model, tokens, n, 0);
+    int status = attn__model_check_tokens(model, tokens, n, 0);
     run_memory r;
     if (status == ATTN_OK) status = allocate_run(model, &r, n, n, 0);
     if (status != ATTN_OK) return status;
@@ -152,7 +150,7 @@ int attn_model_generate(attn_model *model, int *ids, const int *prompt, int n,
                         int use_cache)
 {
     if (model == NULL) return ATTN_ERR_NULL;
-    int status = check_tokens(model, prompt, n, count);
+    int status = attn__model_check_tokens(model, prompt, n, count);
     if (status != ATTN_OK) return status;
     if (ids == NULL) return attn__model_error(model, ATTN_ERR_NULL, "no ids");
     if (!isfinite(temperature) || temperature < 0.0)

@@ -112,3 +112,20 @@ test('generate follows the documented rule, greedy and sampled, the same with an
     assert.equal(cached.prompt, 2);
   }
 });
+
+test('--layer L --head H walks through that head: its weights are the run\u2019s, and the float64 Llama\u2019s', async () => {
+  const folder = join(dir, 'head');
+  const config = { ...TINY, num_hidden_layers: 3 };
+  const tensors = writeTinyModel(folder, config, { seed: 9 });
+  const text = 'the cat';
+  const whole = await attnModel(['run', '--model', folder, '--text', text]);
+  const want = llamaForward(config, tensors, [...Buffer.from(text)]);
+  for (const [layer, head] of [[0, 0], [1, 3], [2, 1]]) {
+    const walk = await attnModel(['run', '--model', folder, '--text', text, '--layer', String(layer), '--head', String(head)]);
+    assertClose(walk.weights, whole.attention[layer][head], `layer ${layer} head ${head}, the run`);
+    assertClose(walk.weights, want.attention[layer][head], `layer ${layer} head ${head}, the reference`);
+  }
+  const { stdout } = await run(ATTN, ['model', 'run', '--model', folder, '--text', text, '--layer', '1', '--head', '3', '--format', 'markdown']);
+  assert.match(stdout, /^# Layer 1, head 3 of the model\n/);
+  assert.match(stdout, /\| ␣ \|/, 'the space is labelled as in the run\u2019s tables');
+});

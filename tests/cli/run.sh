@@ -466,15 +466,27 @@ expect_error "attn model refuses a negative temperature" \
 expect_error "attn model run takes no generation options" \
     'attn model: --tokens, --temperature, --seed and --no-cache are options of attn model generate' '' \
     model run --model "$model" --text hi --tokens 2
-expect_error "attn model has no LaTeX format" \
-    'attn model: --format: expected json, text or markdown, got "latex"' '' \
-    model run --model "$model" --text hi --format latex
+expect_error "attn model names the formats" \
+    'attn model: --format: expected json, text, markdown, latex or steps, got "html"' '' \
+    model run --model "$model" --text hi --format html
 expect_error "attn model refuses a model above --max-bytes before reading it" \
     'attn model: the model needs 65205 bytes for model.safetensors read whole and its weights as doubles, more than its limit of 1000 bytes; raise the limit (--max-bytes in attn model)' '' \
     model run --model "$model" --text hi --max-bytes 1000
 expect_error "attn model run counts the weights and logits it prints within --max-bytes" \
     'attn model: the attention weights and logits of 32 tokens take 131840 bytes, more than --max-bytes 100000' '' \
     model run --model "$model" --text "$(printf 'a%.0s' $(seq 32))" --max-bytes 100000
+expect_error "attn model names a layer the model does not have" \
+    'attn model: layer 2 is not a layer of this model, whose layers are 0 to 1' '' \
+    model run --model "$model" --text cat --layer 2 --head 0
+expect_error "attn model names a head the model does not have" \
+    'attn model: head 4 is not a head of this model, whose heads are 0 to 3' '' \
+    model run --model "$model" --text cat --layer 0 --head 4
+expect_error "attn model takes --layer and --head together" \
+    'attn model: --layer L and --head H go together, with attn model run: the walkthrough of one head' '' \
+    model run --model "$model" --text cat --layer 1
+expect_error "attn model run has LaTeX only for one head's walkthrough" \
+    "attn model: --format: a run is json, text or markdown (latex and steps are for one head's walkthrough, --layer L --head H)" '' \
+    model run --model "$model" --text cat --format latex
 printf '{"hidden_size": 8}' >"$work/bad-config.json"
 mkdir -p "$work/bad" && cp "$work/bad-config.json" "$work/bad/config.json"
 expect_error "attn model names what config.json lacks" \
