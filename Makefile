@@ -16,7 +16,7 @@ LDLIBS_CORE := -lm
 BUILD   := build
 # The library's layers, lowest first (ARCHITECTURE.md): each includes only
 # the public header and the layers before it.
-LAYERS  := kernels text model problem walkthrough check train
+LAYERS  := kernels text model problem walkthrough check lm train
 LIB_SRC := $(foreach layer,$(LAYERS),$(wildcard src/$(layer)/*.c))
 LIB_HDR := src/attention.h $(foreach layer,$(LAYERS),$(wildcard src/$(layer)/*.h))
 CLI_SRC := $(wildcard src/cli/*.c)

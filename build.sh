@@ -36,7 +36,7 @@ cd "$(dirname "$0")"
 export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
 
 # The library's layers, as in the Makefile (ARCHITECTURE.md).
-ALL_LAYERS="kernels text model problem walkthrough check train"
+ALL_LAYERS="kernels text model problem walkthrough check lm train"
 PAGE_LAYERS="kernels text problem walkthrough check"
 
 sources_of() {

@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 
 // Lowest first: a layer may use the ones before it.
-export const C_LAYERS = ['kernels', 'text', 'model', 'problem', 'walkthrough', 'check', 'train', 'cli'];
+export const C_LAYERS = ['kernels', 'text', 'model', 'problem', 'walkthrough', 'check', 'lm', 'train', 'cli'];
 // Where `make` puts the object of src/<layer>/<name>.c.
 const OBJECTS = 'build/obj';
 const WEB_LAYERS = [

@@ -1377,6 +1377,84 @@ int attn_trainer_predict(attn_trainer *trainer, int *predicted, /* [length] */
                          const int *tokens,                     /* [length] */
                          int length);
 
+/* ---- A language model: a Llama-architecture checkpoint, run exactly ----
+ *
+ * A model object holds a checkpoint's weights as doubles (config.json and
+ * model.safetensors, read as attn_decoder_config_parse and
+ * attn_safetensors_* read them; F32, F16 and BF16 weights) and runs them
+ * through attn_decoder_forward. It allocates through its allocator, and
+ * before each allocation adds up, with overflow checks, what it would then
+ * hold: above its limit the call fails with ATTN_ERR_TOO_LARGE and a
+ * message giving both numbers, having allocated nothing. A token is an id
+ * from 0 to vocab_size − 1; a byte-level model's token for a byte is the
+ * byte's value, and nothing (no beginning-of-text token) is added.
+ */
+#define ATTN_MODEL_DEFAULT_MAX_BYTES ((size_t)256 * 1024 * 1024)
+
+typedef struct attn_model attn_model;
+
+/* allocator NULL = malloc and free (ATTN_ERR_NULL if it lacks allocate or
+ * release). The model starts empty, with the default limit. */
+int attn_model_create(attn_model **model, const attn_allocator *allocator);
+void attn_model_destroy(attn_model *model); /* NULL is fine */
+/* The most bytes the model may hold at once: the model, its weights and,
+ * while loading or running, the file read, the key/value cache and work
+ * memory; 0 restores ATTN_MODEL_DEFAULT_MAX_BYTES. */
+int attn_model_set_max_bytes(attn_model *model, size_t max_bytes);
+/* The last error as one line; "" when there is none. */
+const char *attn_model_error(const attn_model *model);
+
+/* Loads a checkpoint from its files' bytes (the caller's; the weights are
+ * copied). Every tensor the config implies must be in the file with the
+ * shape Hugging Face's LlamaForCausalLM gives it (model.embed_tokens.weight,
+ * model.layers.N.self_attn.q_proj.weight, ..., model.norm.weight, and
+ * lm_head.weight unless tie_word_embeddings), else ATTN_ERR_FORMAT and a
+ * message naming it. A model loads once (ATTN_ERR_STATE after). */
+int attn_model_load(attn_model *model, const char *config_json, /* [length] */
+                    size_t config_length,
+                    const unsigned char *safetensors, /* [size] */
+                    size_t safetensors_size);
+/* The same from a folder holding config.json and model.safetensors: the
+ * files' sizes are checked against the limit before they are read.
+ * ATTN_ERR_INPUT and a message naming the file when one cannot be read. */
+int attn_model_load_folder(attn_model *model, const char *folder);
+/* The loaded model's config (NULL before a load). */
+const attn_decoder_config *attn_model_config(const attn_model *model);
+
+/* Runs tokens [n] (1 ≤ n ≤ max_position_embeddings, each a token id) from
+ * an empty cache: every layer's and head's attention weights [layers,
+ * heads, n, n] (a row's entries after its query are 0) and the logits
+ * [n, vocab_size]. Either output may be NULL. */
+int attn_model_run(attn_model *model, double *weights, double *logits,
+                   const int *tokens, int n);
+
+/* What head `head` of layer `layer` attends with on tokens [n]: its
+ * queries and keys after the rotary embedding, and its values (those of
+ * the key/value head it reads), each [n, head_dim]. Scaled dot-product
+ * attention on them with a causal mask gives that head's weights in
+ * attn_model_run: its walkthrough on the text. ATTN_ERR_RANGE for a layer
+ * or head the model does not have. */
+int attn_model_head(attn_model *model, double *q, /* [n, head_dim] */
+                    double *k,                    /* [n, head_dim] */
+                    double *v,                    /* [n, head_dim] */
+                    const int *tokens,            /* [n] */
+                    int n, int layer, int head);
+
+/* Generates `count` tokens after prompt [n] (n ≥ 1, n + count at most
+ * max_position_embeddings) and writes ids [n + count]: the prompt, then
+ * the new tokens. temperature 0 is greedy: the highest logit, ties to the
+ * lowest id. temperature T > 0 samples from softmax(logits / T): each
+ * token takes one draw of splitmix64 seeded with `seed`, u = (draw >> 11)
+ * · 2^−53, and the first id whose running sum of e^((z − max z) / T)
+ * exceeds u times their total. With use_cache 1 the prompt runs once and
+ * each new token alone against the key/value cache; with 0 the whole text
+ * is run again for each token. Both give the same ids (the decoder's
+ * logits have the same bits either way). */
+int attn_model_generate(attn_model *model, int *ids, /* [n + count] */
+                        const int *prompt,           /* [n] */
+                        int n, int count, double temperature, uint64_t seed,
+                        int use_cache);
+
 /* ---- Limits ----
  *
  * A problem holds its tensor fields (copied by the setters), its results

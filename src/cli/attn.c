@@ -4,6 +4,7 @@
 #include "attention.h"
 #include "problem_json.h"
 #include "bytes.h"
+#include "model_cli.h"
 #include "train_cli.h"
 #include "output.h"
 
@@ -31,6 +32,8 @@ static const char help_text[] = USAGE
     "\n"
     "       attn check [--format json|text|markdown|latex] [-o FILE] [FILE]\n"
     "       attn train --task NAME [options]   (attn train --help)\n"
+    "       attn model run|generate --model DIR [options]   (attn model "
+    "--help)\n"
     "\n"
     "Reads one attention problem as JSON from FILE (standard input when FILE\n"
     "is missing or \"-\"), computes it exactly and prints the result.\n"
@@ -582,6 +585,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "train") == 0)
         return attn_cli_train(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "model") == 0)
+        return attn_cli_model(argc - 1, argv + 1);
     const int check = argc > 1 && strcmp(argv[1], "check") == 0;
     char error[ERROR_CAP] = "";
     cli_args args;

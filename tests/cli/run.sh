@@ -411,5 +411,89 @@ expect_error "attn check has no steps format" \
     'attn: attn check: --format is json, text, markdown or latex' \
     '{"kind": "softmax", "x": [1, 2], "printed": {}}' check --format steps
 
+# ---- attn model: a tiny checkpoint written by tests/cli/tiny-model.mjs ----
+# (its numbers against a float64 Llama: tests/cli/model.test.mjs)
+
+model=$work/tiny-model
+node tests/cli/tiny-model.mjs "$model" || exit 2
+for case in "run-text:txt:run --format text --text cat" \
+    "run-markdown:md:run --format markdown --text a|b" \
+    "generate-text:txt:generate --format text --text héllo --tokens 6" \
+    "generate-sampled:md:generate --format markdown --ids 72,105 --tokens 6 --temperature 0.8 --seed 5"; do
+    name=${case%%:*}
+    rest=${case#*:}
+    want=$golden/model-$name.${rest%%:*}
+    # shellcheck disable=SC2086 # the case's arguments, split on spaces
+    set -- ${rest#*:}
+    if [ "$update" -eq 1 ]; then
+        "$attn" model "$1" --model "$model" "${@:2}" >"$want" || exit 1
+        echo "updated $want"
+    fi
+    expect_output "attn model $* matches $want" "$want" model "$1" --model "$model" "${@:2}"
+done
+expect_output "attn model generate --no-cache prints the ids the cache gives" \
+    "$golden/model-generate-text.txt" model generate --no-cache --format text --model "$model" --text héllo --tokens 6
+expect_error "attn model names a missing model folder" \
+    "attn model: cannot read $work/none/config.json: No such file or directory" '' \
+    model run --model "$work/none" --text hi
+expect_error "attn model says a model folder is needed" \
+    'attn model: --model DIR is missing: a folder holding config.json and model.safetensors' '' \
+    model run --text hi
+expect_error "attn model names an id outside the vocabulary" \
+    'attn model: token 300 (at 1) is not an id of this model, whose ids are 0 to vocab_size - 1 = 258' '' \
+    model run --model "$model" --ids 1,300
+expect_error "attn model names ids it cannot read" \
+    'attn model: --ids: expected token ids (whole numbers) separated by commas, such as 3,14,15; got "1,,2"' '' \
+    model run --model "$model" --ids 1,,2
+expect_error "attn model refuses more tokens than max_position_embeddings" \
+    'attn model: the model reads at most max_position_embeddings = 32 tokens, got 33' '' \
+    model run --model "$model" --text "$(printf 'a%.0s' $(seq 33))"
+expect_error "attn model generate refuses a prompt and tokens past max_position_embeddings" \
+    "attn model: the model reads at most max_position_embeddings = 32 tokens; the prompt's 5 and 28 generated would be more" '' \
+    model generate --model "$model" --text hello --tokens 28
+expect_error "attn model generate needs --tokens" \
+    'attn model: generate needs --tokens N: how many tokens to generate' '' \
+    model generate --model "$model" --text hi
+expect_error "attn model takes the text or its ids, not both" \
+    'attn model: give the text as --text TEXT or its ids as --ids 3,14,15 (one of them)' '' \
+    model run --model "$model" --text hi --ids 1
+expect_error "attn model refuses an empty text" \
+    'attn model: the model needs at least one token, got 0' '' \
+    model run --model "$model" --text ''
+expect_error "attn model refuses a negative temperature" \
+    'attn model: --temperature: expected a number from 0 (0: the most likely token each time), got "-1"' '' \
+    model generate --model "$model" --text hi --tokens 2 --temperature -1
+expect_error "attn model run takes no generation options" \
+    'attn model: --tokens, --temperature, --seed and --no-cache are options of attn model generate' '' \
+    model run --model "$model" --text hi --tokens 2
+expect_error "attn model names the formats" \
+    'attn model: --format: expected json, text, markdown, latex or steps, got "html"' '' \
+    model run --model "$model" --text hi --format html
+expect_error "attn model refuses a model above --max-bytes before reading it" \
+    'attn model: the model needs 65205 bytes for model.safetensors read whole and its weights as doubles, more than its limit of 1000 bytes; raise the limit (--max-bytes in attn model)' '' \
+    model run --model "$model" --text hi --max-bytes 1000
+expect_error "attn model run counts the weights and logits it prints within --max-bytes" \
+    'attn model: the attention weights and logits of 32 tokens take 131840 bytes, more than --max-bytes 100000' '' \
+    model run --model "$model" --text "$(printf 'a%.0s' $(seq 32))" --max-bytes 100000
+expect_error "attn model names a layer the model does not have" \
+    'attn model: layer 2 is not a layer of this model, whose layers are 0 to 1' '' \
+    model run --model "$model" --text cat --layer 2 --head 0
+expect_error "attn model names a head the model does not have" \
+    'attn model: head 4 is not a head of this model, whose heads are 0 to 3' '' \
+    model run --model "$model" --text cat --layer 0 --head 4
+expect_error "attn model takes --layer and --head together" \
+    'attn model: --layer L and --head H go together, with attn model run: the walkthrough of one head' '' \
+    model run --model "$model" --text cat --layer 1
+expect_error "attn model run has LaTeX only for one head's walkthrough" \
+    "attn model: --format: a run is json, text or markdown (latex and steps are for one head's walkthrough, --layer L --head H)" '' \
+    model run --model "$model" --text cat --format latex
+printf '{"hidden_size": 8}' >"$work/bad-config.json"
+mkdir -p "$work/bad" && cp "$work/bad-config.json" "$work/bad/config.json"
+expect_error "attn model names what config.json lacks" \
+    'attn model: config.json: vocab_size is missing' '' \
+    model run --model "$work/bad" --text hi
+expect_error "attn model names its subcommands" \
+    'attn model: expected run or generate (attn model --help)' '' model walk
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
