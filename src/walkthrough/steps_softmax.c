@@ -1,6 +1,6 @@
 /* steps_softmax.c: the walkthrough of the softmax kind: scale and mask,
- * then for each row its largest entry, the exponentials, their sum and
- * the division. */
+ * then for the first row its largest entry, the exponentials, their sum
+ * and the division, and the other rows together, each a repeat of it. */
 #include "attention.h"
 #include "walkthrough/walker.h"
 
@@ -90,15 +90,17 @@ static const struct row_stage {
      ATTN__SOFTMAX_SUM | ATTN__SOFTMAX_WEIGHTS},
 };
 
-static void row_steps(attn__walker *walker, const attn__walk_block *block,
-                      const char *prefix, int i)
+/* The first row's three steps: largest entry, exponentials, sum and
+ * divide. */
+static void first_row_steps(attn__walker *walker, const attn__walk_block *block,
+                            const char *prefix, int shown_rows)
 {
     const attn__run_info *info = walker->info;
     char qt[ATTN__LABEL_CAP], id[ATTN__ID_CAP];
-    const char *ql = attn__walk_label(&info->queries, i, qt, sizeof qt);
+    const char *ql = attn__walk_label(&info->queries, 0, qt, sizeof qt);
     for (size_t s = 0; s < sizeof row_stages / sizeof row_stages[0]; s++) {
         const struct row_stage *stage = &row_stages[s];
-        snprintf(id, sizeof id, "%s%s-%d", prefix, stage->id, i);
+        snprintf(id, sizeof id, "%s%s-0", prefix, stage->id);
         /* Several rows: titles start with the row's label. */
         if (block->n_q > 1)
             attn__walk_step(walker, id, "%s: %s", ql, stage->title);
@@ -108,17 +110,50 @@ static void row_steps(attn__walker *walker, const attn__walk_block *block,
         attn__walk_sentence(walker, "%s", stage->sentence);
         attn__walk_formula(walker, TEX_SOFTMAX, PLAIN_SOFTMAX);
         attn__walk_region(walker, 0, stage->reads, block->batch,
-                          ATTN__REGION_ROWS, i, i);
+                          ATTN__REGION_ROWS, 0, 0);
         for (int p = 0; p < 2 && stage->produces[p] != NULL; p++)
             attn__walk_region(walker, 1, stage->produces[p], block->batch,
-                              ATTN__REGION_ROWS, i, i);
-        attn__softmax_equations(walker, block, i, stage->parts);
-        if (stage->produces[1] != NULL && i == block->n_q - 1)
+                              ATTN__REGION_ROWS, 0, 0);
+        attn__softmax_equations(walker, block, 0, stage->parts);
+        if (stage->produces[1] != NULL && shown_rows == 1)
             attn__walk_show(walker, "weights", "weights", NULL, block->weights,
                             (size_t)block->n_k, block->n_q, block->n_k,
                             &info->queries, &info->keys);
         attn__walk_step_end(walker);
     }
+}
+
+/* The other rows in one step, each a repeat of the first row's three. */
+static void other_rows_step(attn__walker *walker, const attn__walk_block *block,
+                            const char *prefix, int shown_rows)
+{
+    const attn__run_info *info = walker->info;
+    char qt[ATTN__LABEL_CAP], id[ATTN__ID_CAP], count[16];
+    snprintf(id, sizeof id, "%ssoftmax-others", prefix);
+    if (shown_rows == 2)
+        attn__walk_step(walker, id, "The other row");
+    else
+        attn__walk_step(walker, id, "The other %s rows",
+                        attn__count_word(shown_rows - 1, count, sizeof count));
+    attn__walk_sentence(walker,
+                        "Every other row goes the same way: its largest "
+                        "entry, the exponentials, their sum and the "
+                        "division. Each row's numbers are in its own "
+                        "equations.");
+    attn__walk_formula(walker, TEX_SOFTMAX, PLAIN_SOFTMAX);
+    attn__walk_region(walker, 0, "scaled", block->batch, ATTN__REGION_ROWS, 1,
+                      shown_rows - 1);
+    attn__walk_region(walker, 1, "weights", block->batch, ATTN__REGION_ROWS, 1,
+                      shown_rows - 1);
+    for (int i = 1; i < shown_rows; i++) {
+        attn__walk_repeat(walker, "Softmax of the row of %s",
+                          attn__walk_label(&info->queries, i, qt, sizeof qt));
+        attn__softmax_equations(walker, block, i, ATTN__SOFTMAX_ALL);
+    }
+    attn__walk_show(walker, "weights", "weights", NULL, block->weights,
+                    (size_t)block->n_k, block->n_q, block->n_k, &info->queries,
+                    &info->keys);
+    attn__walk_step_end(walker);
 }
 
 void attn__steps_softmax(attn__walker *walker)
@@ -170,8 +205,8 @@ void attn__steps_softmax(attn__walker *walker)
         snprintf(id, sizeof id, "%sscale", prefix);
         if (info->scale != 1.0 || masked)
             scale_step(walker, &block, id, masked);
-        for (int i = 0; i < shown_rows; i++)
-            row_steps(walker, &block, prefix, i);
+        first_row_steps(walker, &block, prefix, shown_rows);
+        if (shown_rows > 1) other_rows_step(walker, &block, prefix, shown_rows);
         static const char *const shown[] = {"x", "weights"};
         snprintf(id, sizeof id, "%sdone", prefix);
         attn__walk_done(walker, id, "The weights",

@@ -322,3 +322,33 @@ test('the first of a repeated operation is a step of its own and its repeats one
     }
   }
 });
+
+// The softmax walkthroughs too: the first row's largest entry, exponentials
+// and sum each a step, then every other row in one step of repeats.
+test('a softmax of several rows steps through the first row, then the other rows together, each with its weights', async () => {
+  const engine = await loadEngine();
+  for (const rows of [1, 2, 4]) {
+    const x = Array.from({ length: rows }, (_, i) => [0.5 * i, 1, -0.25 * i, 2]);
+    const queryTokens = x.map((_, i) => `r${i}`);
+    const { steps } = engine.walkthrough({ kind: 'softmax', x, queryTokens }).steps;
+    const ids = steps.map((step) => step.id);
+    const expected = ['inputs', 'max-0', 'exp-0', 'sum-0', ...(rows > 1 ? ['softmax-others'] : []), 'done'];
+    assert.deepEqual(ids, expected, `${rows} rows`);
+    if (rows === 1) continue;
+    const others = steps.find((step) => step.id === 'softmax-others');
+    assert.equal(others.title, rows === 2 ? 'The other row' : 'The other three rows');
+    assert.deepEqual(others.equations.filter((e) => e.repeat).map((e) => e.repeat),
+      queryTokens.slice(1).map((token) => `Softmax of the row of ${token}`));
+    // Each row's weights, computed here, end its equations.
+    const weights = others.equations.filter((e) => e.label.startsWith('weights['));
+    const exact = x.slice(1).flatMap((row) => {
+      const top = Math.max(...row);
+      const exps = row.map((v) => Math.exp(v - top));
+      const sum = exps.reduce((a, b) => a + b, 0);
+      return exps.map((e) => e / sum);
+    });
+    assert.equal(weights.length, exact.length, `${rows} rows: one equation a weight`);
+    weights.forEach((equation, k) => assert.ok(Math.abs(equation.chain.at(-1).v - exact[k]) <= 1e-15,
+      `${rows} rows: weight ${k} is ${equation.chain.at(-1).v}, not ${exact[k]}`));
+  }
+});
