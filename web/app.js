@@ -5,7 +5,8 @@
 // trainer's settings change, trainer=<its settings as JSON> (the run is
 // reproducible from its seed).
 
-import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
+import { WASM_OFF_MESSAGE, loadAttention, wasmSupport } from './lib/attention.js';
+import { pageEngineUrl } from './lib/engine-file.js';
 import { inlinedFile } from './lib/inlined-file.js';
 import { loadWidget, mountWidget, stepFromText } from './widgets/registry.js';
 import { BUILT_OFFLINE, createBuiltEngine, holdControls, loadBuilt } from './widgets/walkthrough-built.js';
@@ -20,7 +21,7 @@ const SECTIONS = [...document.querySelectorAll('main > .page-section')].map((sec
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 // The engine without the trainer (build.sh), its scalar build where WebAssembly
 // SIMD is missing: the trainer's worker loads the whole one.
-const PAGE_ENGINE = new URL(`./lib/${engineFile('attention-page')}`, import.meta.url);
+const PAGE_ENGINE = pageEngineUrl();
 // The one-file build (scripts/build-single.mjs) inlines the engine and presets here.
 const inlined = globalThis.attentionSingleFile;
 

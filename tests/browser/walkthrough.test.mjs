@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { presetInput } from '../../web/presets.js';
 import { equationText } from '../../web/ui/equation.js';
 import { canShowBackward, engineInput } from '../../web/widgets/walkthrough-steps.js';
