@@ -75,6 +75,16 @@ function writeUrlState(state) {
   if (!edited) replaceUrl(state);
 }
 
+// Chapter 1's "Try this" speaks of the default example with its own
+// numbers; on another example, or the learner's own numbers, it says so
+// instead.
+function followTryThis(state, defaultPreset) {
+  const tryThis = document.querySelector('#walkthrough .try-this');
+  const elsewhere = state.preset !== defaultPreset || Boolean(state.values);
+  tryThis.querySelector('ul').hidden = elsewhere;
+  tryThis.querySelector('.try-this-elsewhere').hidden = !elsewhere;
+}
+
 function replaceUrl(state) {
   const params = new URLSearchParams();
   params.set('preset', state.preset);
@@ -223,13 +233,17 @@ async function start() {
     return;
   }
   slot.replaceChildren();
+  const walkthroughChanged = (state) => {
+    writeUrlState(state);
+    followTryThis(state, presets.default);
+  };
   // Widgets follow the reader's light or dark preference, as the page does.
   const walkthrough = mountWidget('walkthrough', slot, {
     theme: 'auto',
     engine: built ?? engine,
     presets,
     state: initial,
-    onChange: writeUrlState,
+    onChange: walkthroughChanged,
   });
   // The mounted widgets, by section id, for tests and for the curious in a console.
   const widgets = { walkthrough };
@@ -239,6 +253,7 @@ async function start() {
   const multiHeadPreset = presets.presets.find((preset) => preset.id === initial.preset && isMultiHeadPreset(preset));
   // The address as the widget understood it (unknown preset, step past the end).
   if (!multiHeadPreset) writeUrlState(walkthrough.getState());
+  followTryThis(walkthrough.getState(), presets.default);
   if (built) {
     const root = slot.querySelector('.aw-walkthrough');
     const release = holdControls(root, offline ? BUILT_OFFLINE : BUILT_LOADING);
@@ -291,7 +306,7 @@ async function start() {
         },
         openWalkthrough: (state) => {
           walkthrough.setState(state);
-          writeUrlState(walkthrough.getState());
+          walkthroughChanged(walkthrough.getState());
           // Focus goes with the view, so that Tab continues in the walkthrough.
           const heading = document.getElementById('walkthrough-title');
           heading.tabIndex = -1;
