@@ -213,8 +213,9 @@ test: deps
 	./scripts/run-suites.sh $(SUITES)
 
 # ---- Python (python/, the package attention_explainer) ----
-# `make python-package` puts the shared library and the element's
-# self-contained notebook script beside the package's modules, where
+# `make python-package` puts the shared library, the element's
+# self-contained notebook script and the presets (whose ids show() checks)
+# beside the package's modules, where
 # `pip install ./python` picks them up. `make test-python` installs it,
 # offline, into a virtual environment on Debian's Python (PEP 668 keeps the
 # system one for Debian), runs its tests with Debian's pytest, executes the
@@ -226,6 +227,7 @@ PY_PKG  := python/attention_explainer
 python-package: shared element
 	cp $(BUILD)/libattention.so $(PY_PKG)/libattention.so
 	cp web/dist/attention-notebook.js $(PY_PKG)/attention-notebook.js
+	cp web/presets.json $(PY_PKG)/presets.json
 
 test-python: python-package
 	rm -rf $(PY_VENV) $(BUILD)/python

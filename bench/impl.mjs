@@ -29,7 +29,7 @@
 // thread, so the two agree on an idle machine.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { loadAttention, wasmSupport } from '../web/lib/attention.js';
+import { loadAttention, wasmSupport } from '../web/lib/attention-node.js';
 import { sdpaModel } from './onnx_model.mjs';
 import { D, engineCall, inputs, onnxRuntime, sideBySide, sideBySideLines, tfjs } from './side-by-side.mjs';
 

@@ -17,7 +17,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadAttention } from '../web/lib/attention.js';
+import { loadAttention } from '../web/lib/attention-node.js';
 import { seededRandom } from '../web/presets.js';
 import { plainModel } from './train_plain.mjs';
 

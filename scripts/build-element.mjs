@@ -113,8 +113,11 @@ async function main() {
     loader: { '.css': 'text' },
   });
   // The engine, and its builds for browsers without WebAssembly SIMD and
-  // with relaxed SIMD (web/lib/engine-file.js).
-  const engines = ['attention.wasm', 'attention-scalar.wasm', 'attention-relaxed.wasm'];
+  // with relaxed SIMD (web/lib/engine-file.js), whose literal URLs, bundled
+  // here, name these copies; the page's module (without the trainer) too,
+  // which the efficient section's long sequences run on (lib/long-sequences.js).
+  const engines = ['attention', 'attention-page']
+    .flatMap((name) => [`${name}.wasm`, `${name}-scalar.wasm`, `${name}-relaxed.wasm`]);
   for (const file of engines) await copyFile(join(WEB, 'lib', file), join(DIST, file));
   const contained = await buildSelfContained();
   console.log(`build-element: web/dist/attention-walkthrough.js ${kb(classic)}, attention-walkthrough.mjs ${kb(module)}, ${engines.join(', ')}, ${contained.join(', ')}`);

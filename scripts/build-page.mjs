@@ -96,6 +96,10 @@ async function main() {
     outdir: PAGE_DIST,
     splitting: true,
     chunkNames: '[name]-[hash]',
+    // page-first's bare imports are kept although package.json says these
+    // modules have no side effects (which lets an app's bundle drop those it
+    // does not use).
+    ignoreAnnotations: true,
     plugins: [pagePlugin(graph)],
   });
   const preload = await bundleModule({

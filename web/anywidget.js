@@ -43,9 +43,11 @@ export default {
     });
 
     // The reader's moves, back to the model (and the attributes, so that a
-    // later redraw, say of the theme, keeps them).
-    element.addEventListener('attention-change', ({ detail }) => {
-      const next = { step: detail.step, preset: detail.preset, values: detail.values ?? null };
+    // later redraw, say of the theme, keeps them); and, once it is drawn,
+    // where the widget is, so that a step past the last (999) reads the
+    // last, as the view shows it.
+    const sendBack = (state) => {
+      const next = { step: state.step, preset: state.preset, values: state.values ?? null };
       let changed = false;
       for (const [name, value] of Object.entries(next)) {
         if (value === undefined || JSON.stringify(model.get(name) ?? null) === JSON.stringify(value)) continue;
@@ -53,7 +55,9 @@ export default {
         changed = true;
       }
       if (changed) model.save_changes();
-    });
+    };
+    element.addEventListener('attention-change', ({ detail }) => sendBack(detail));
+    element.addEventListener('attention-ready', () => sendBack(element.widget.getState()));
 
     el.append(element);
     return () => {

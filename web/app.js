@@ -5,7 +5,8 @@
 // trainer's settings change, trainer=<its settings as JSON> (the run is
 // reproducible from its seed).
 
-import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
+import { WASM_OFF_MESSAGE, loadAttention, wasmSupport } from './lib/attention.js';
+import { pageEngineUrl } from './lib/engine-file.js';
 import { inlinedFile } from './lib/inlined-file.js';
 import { loadWidget, mountWidget, stepFromText } from './widgets/registry.js';
 import { BUILT_OFFLINE, createBuiltEngine, holdControls, loadBuilt } from './widgets/walkthrough-built.js';
@@ -20,7 +21,7 @@ const SECTIONS = [...document.querySelectorAll('main > .page-section')].map((sec
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 // The engine without the trainer (build.sh), its scalar build where WebAssembly
 // SIMD is missing: the trainer's worker loads the whole one.
-const PAGE_ENGINE = new URL(`./lib/${engineFile('attention-page')}`, import.meta.url);
+const PAGE_ENGINE = pageEngineUrl();
 // The one-file build (scripts/build-single.mjs) inlines the engine and presets here.
 const inlined = globalThis.attentionSingleFile;
 
@@ -72,6 +73,16 @@ function writeUrlState(state) {
   if (pendingWrite) cancelIdle(pendingWrite);
   pendingWrite = edited ? whenIdle(() => { pendingWrite = 0; replaceUrl(state); }, { timeout: 500 }) : 0;
   if (!edited) replaceUrl(state);
+}
+
+// Chapter 1's "Try this" speaks of the default example with its own
+// numbers; on another example, or the learner's own numbers, it says so
+// instead.
+function followTryThis(state, defaultPreset) {
+  const tryThis = document.querySelector('#walkthrough .try-this');
+  const elsewhere = state.preset !== defaultPreset || Boolean(state.values);
+  tryThis.querySelector('ul').hidden = elsewhere;
+  tryThis.querySelector('.try-this-elsewhere').hidden = !elsewhere;
 }
 
 function replaceUrl(state) {
@@ -222,13 +233,17 @@ async function start() {
     return;
   }
   slot.replaceChildren();
+  const walkthroughChanged = (state) => {
+    writeUrlState(state);
+    followTryThis(state, presets.default);
+  };
   // Widgets follow the reader's light or dark preference, as the page does.
   const walkthrough = mountWidget('walkthrough', slot, {
     theme: 'auto',
     engine: built ?? engine,
     presets,
     state: initial,
-    onChange: writeUrlState,
+    onChange: walkthroughChanged,
   });
   // The mounted widgets, by section id, for tests and for the curious in a console.
   const widgets = { walkthrough };
@@ -238,6 +253,7 @@ async function start() {
   const multiHeadPreset = presets.presets.find((preset) => preset.id === initial.preset && isMultiHeadPreset(preset));
   // The address as the widget understood it (unknown preset, step past the end).
   if (!multiHeadPreset) writeUrlState(walkthrough.getState());
+  followTryThis(walkthrough.getState(), presets.default);
   if (built) {
     const root = slot.querySelector('.aw-walkthrough');
     const release = holdControls(root, offline ? BUILT_OFFLINE : BUILT_LOADING);
@@ -290,7 +306,7 @@ async function start() {
         },
         openWalkthrough: (state) => {
           walkthrough.setState(state);
-          writeUrlState(walkthrough.getState());
+          walkthroughChanged(walkthrough.getState());
           // Focus goes with the view, so that Tab continues in the walkthrough.
           const heading = document.getElementById('walkthrough-title');
           heading.tabIndex = -1;

@@ -12,7 +12,7 @@
 // The notebook and anywidget builds put an inline engine in this module's
 // place (build-element.mjs).
 
-import { engineFile, wasmSupport } from './lib/attention.js';
+import { engineFile, engineUrl } from './lib/engine-file.js';
 
 // KaTeX's woff2 fonts (build-element.mjs checks this list against
 // web/vendor/katex/fonts/): each its own literal for the bundlers above.
@@ -55,11 +55,8 @@ export function elementAssets(base) {
   const fonts = bundledFonts();
   return {
     engine: () => {
-      const support = wasmSupport();
-      const url = support === 'relaxed' ? new URL('./attention-relaxed.wasm', import.meta.url)
-        : support === 'scalar' ? new URL('./attention-scalar.wasm', import.meta.url)
-          : new URL('./attention.wasm', import.meta.url);
-      return { wasmUrl: url.href };
+      // engine-file.js's literals, bundled here, name the copies beside the bundle.
+      return { wasmUrl: engineUrl().href };
     },
     katex: new URL('../vendor/katex/katex.mjs', import.meta.url),
     font: (name) => fonts[name],

@@ -14,7 +14,8 @@
 // https://course.example) only a parent of that origin receives it,
 // otherwise any parent does ('*': the height is no secret).
 
-import { WASM_OFF_MESSAGE, engineFile, loadAttention, wasmSupport } from './lib/attention.js';
+import { WASM_OFF_MESSAGE, loadAttention, wasmSupport } from './lib/attention.js';
+import { pageEngineUrl } from './lib/engine-file.js';
 import { WIDGETS, embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
 import { BUILT_OFFLINE, createBuiltEngine, holdControls, loadBuilt } from './widgets/walkthrough-built.js';
 import { walkthroughPresets } from './widgets/walkthrough-problem.js';
@@ -22,7 +23,7 @@ import { walkthroughPresets } from './widgets/walkthrough-problem.js';
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
 // The engine without the trainer (build.sh), its scalar build where WebAssembly
 // SIMD is missing: the trainer's worker loads the whole one.
-const PAGE_ENGINE = new URL(`./lib/${engineFile('attention-page')}`, import.meta.url);
+const PAGE_ENGINE = pageEngineUrl();
 const HEIGHT_MESSAGE = 'attention-embed:height';
 
 /** The origin height messages may go to: parentOrigin if it is one, else '*'. */

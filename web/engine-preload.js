@@ -3,11 +3,11 @@
 // browser runs (lib/engine-file.js: relaxed SIMD, SIMD or scalar), which
 // HTML cannot ask. app.js's fetch of the same URL takes this response.
 
-import { engineFile } from './lib/engine-file.js';
+import { pageEngineUrl } from './lib/engine-file.js';
 
 const link = document.createElement('link');
 link.rel = 'preload';
 link.as = 'fetch';
 link.crossOrigin = 'anonymous';
-link.href = new URL(`./lib/${engineFile('attention-page')}`, import.meta.url).href;
+link.href = pageEngineUrl().href;
 document.head.append(link);

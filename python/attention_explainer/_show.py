@@ -10,6 +10,7 @@ Every cell carries the script; the first to run defines the element and
 the others find it defined, so any number of walkthroughs share one page.
 """
 
+import difflib
 import html
 import json
 from functools import lru_cache
@@ -34,6 +35,26 @@ def _script():
         raise FileNotFoundError("attention_explainer: attention-notebook.js is not beside the package; "
                                 "build it with `make python-package` before `pip install ./python`")
     return path.read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def _preset_ids():
+    """The presets' ids, from the page's web/presets.json (staged beside this file too)."""
+    path = Path(__file__).with_name("presets.json")
+    if not path.exists():
+        raise FileNotFoundError("attention_explainer: presets.json is not beside the package; "
+                                "build it with `make python-package` before `pip install ./python`")
+    return tuple(preset["id"] for preset in json.loads(path.read_text(encoding="utf-8"))["presets"])
+
+
+def _preset(name):
+    """name, a preset's id; a ValueError naming the nearest ones otherwise (the cell would only show a notice)."""
+    ids = _preset_ids()
+    if name not in ids:
+        near = difflib.get_close_matches(name, ids, n=3)
+        hint = f"did you mean {' or '.join(repr(id) for id in near)}? " if near else ""
+        raise ValueError(f"show: no preset is named {name!r}; {hint}the presets are {', '.join(ids)}")
+    return name
 
 
 def _plain(value):
@@ -131,7 +152,7 @@ def show(problem_or_preset=None, step=1, layout="compact", controls="player", wi
     elif controls != "all":
         attributes["controls"] = controls
     if isinstance(problem_or_preset, str):
-        attributes["preset"] = problem_or_preset
+        attributes["preset"] = _preset(problem_or_preset)
     elif isinstance(problem_or_preset, dict):
         attributes["values"] = json.dumps(_values(problem_or_preset), separators=(",", ":"))
     elif problem_or_preset is not None:

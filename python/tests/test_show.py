@@ -64,6 +64,14 @@ def test_wrong_arguments_say_what_is_expected():
         ae.show("cat-sat-mat", controls=["player", "eidtor"])
 
 
+def test_a_preset_that_does_not_exist_raises_naming_the_nearest():
+    with pytest.raises(ValueError, match=r"^show: no preset is named 'no-such-preset'; the presets are three-tokens, "
+                                         r"cat-sat-mat, "):
+        ae.show("no-such-preset")
+    with pytest.raises(ValueError, match=r"no preset is named 'cat-sat-matt'; did you mean 'cat-sat-mat' or "):
+        ae.show("cat-sat-matt")
+
+
 def test_a_section_shows_by_its_widget_name():
     assert attributes(ae.show(widget="masks", controls="all")) == {
         "widget": "masks", "layout": "compact", "theme": "light", "step": "1"}

@@ -415,6 +415,16 @@ static int read_problem(attn_problem **problem, const cli_args *args,
                                       error_cap);
     if (exit_status != 0) return exit_status;
     free(text);
+    /* A check file (docs/check.md) given without "check": say so, rather
+     * than refuse "printed" as a field of the problem. */
+    if (cJSON_IsObject(root) &&
+        (cJSON_GetObjectItemCaseSensitive(root, "printed") != NULL ||
+         cJSON_GetObjectItemCaseSensitive(root, "printedDecimals") != NULL)) {
+        cJSON_Delete(root);
+        return fail(error, error_cap, EXIT_BAD_INPUT,
+                    "printed: this is a check file; run attn check on it "
+                    "(attn alone computes a problem without \"printed\")");
+    }
     const int status = attn_problem_from_json_limited(
         problem, root, NULL, args->max_bytes, error, error_cap);
     cJSON_Delete(root);

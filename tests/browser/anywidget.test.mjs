@@ -81,6 +81,24 @@ test('the reader\u2019s step goes back to the model, saved, and to the other vie
   assert.equal(parseShown((await counters())[1].split('/')[0]), 7);
 });
 
+test('a step past the last shows the last, and the model says so', async () => {
+  await page.evaluate(async () => {
+    const { createModel, loadModule } = await import('./host.js');
+    const widget = await loadModule('./widget.mjs');
+    const el = document.createElement('div');
+    el.id = 'out4';
+    document.body.append(el);
+    window.late = createModel({ widget: 'walkthrough', preset: 'cat-sat-mat', step: 999, values: null, layout: 'compact', controls: 'player', theme: 'light' });
+    window.lateCleanup = widget.render({ model: window.late, el });
+  });
+  await page.waitForFunction(() => window.late.get('step') !== 999);
+  const [shown, total] = (await page.textContent('#out4 attention-walkthrough .aw-counter')).split('/').map(parseShown);
+  assert.equal(shown, total);
+  assert.equal(await page.evaluate(() => window.late.get('step')), total);
+  assert.equal(await page.evaluate(() => window.late.saved.at(-1).step), total);
+  await page.evaluate(() => window.lateCleanup());
+});
+
 test('the widget trait mounts a section as well', async () => {
   await page.evaluate(async () => {
     const { createModel, loadModule } = await import('./host.js');

@@ -14,7 +14,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { labelValue, parseShown, startSession } from './harness.mjs';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { blockProblem, parametersFor, tokensOf } from '../../web/widgets/block.js';
 
 const ROOT = '[data-section="block"]';

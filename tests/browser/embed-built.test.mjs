@@ -10,7 +10,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { problemFromPreset } from '../../web/widgets/walkthrough-problem.js';
 import { engineInput } from '../../web/widgets/walkthrough-steps.js';
 import { WEB_ROOT, startSession } from './harness.mjs';

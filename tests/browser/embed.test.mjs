@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { presetInput } from '../../web/presets.js';
 import { REPO, WEB_ROOT, startHost, startSession } from './harness.mjs';
 

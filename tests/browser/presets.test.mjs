@@ -7,7 +7,7 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { generateFields, presetInput, seededRandom } from '../../web/presets.js';
 import { PRESETS_PATH, VECTORS_PATH, presetsText } from '../../scripts/make-presets.mjs';
 

@@ -70,6 +70,9 @@ test('what cannot be read is named by its line and column', () => {
     ['0.5 0.5\ncat sat', 'line 2, column 1: a row without numbers'],
     ['   \n', 'line 1, column 1: no numbers to check'],
     ['| a | b |\n|---|---|\n| 0.5 | 0.5 |\nthe end', 'line 4, column 1: text after the table; paste one table at a time'],
+    // As a formula is often written, in $$ or not: not read as rows.
+    ['$$\\begin{bmatrix} 0.4 & 0.6 \\\\ 0.5 & 0.5 \\end{bmatrix}$$',
+      'line 1, column 29: a LaTeX table on one line; put each row, ending in \\\\, on a line of its own'],
   ];
   for (const [text, message] of cases) {
     assert.throws(() => parsePrinted(text), { name: 'PasteError', message }, JSON.stringify(text));

@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { heatmapValues, parseShown, startSession } from './harness.mjs';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { inputsFor as maskInputs } from '../../web/widgets/masks.js';
 import { inputsFor as scalingInputs } from '../../web/widgets/scaling.js';
 import { inputsFor as multiheadInputs } from '../../web/widgets/multihead.js';

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { heatmapValues, parseShown, startSession, WEB_ROOT } from './harness.mjs';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { presetInput } from '../../web/presets.js';
 
 const ROOT = '[data-section="multihead"]';

@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { heatmapValues, parseShown, startSession } from './harness.mjs';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { inputsFor as multiheadInputs } from '../../web/widgets/multihead.js';
 
 const PLANE = '[data-section="plane"]';

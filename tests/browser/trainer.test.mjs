@@ -16,7 +16,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { heatmapValues, startSession } from './harness.mjs';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { SHOWN_EXAMPLE } from '../../web/lib/trainer-session.js';
 
 const ROOT = '#trainer [data-section="trainer"]';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WEB_ROOT, startSession } from './harness.mjs';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 
 let presets;
 let engine;

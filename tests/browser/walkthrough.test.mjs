@@ -11,7 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { presetInput } from '../../web/presets.js';
 import { equationText } from '../../web/ui/equation.js';
 import { canShowBackward, engineInput } from '../../web/widgets/walkthrough-steps.js';
@@ -370,6 +370,31 @@ test('editing a cell recomputes every downstream value and keeps the step', asyn
   })()`);
   assert.equal(earlier.at(-1).counter, `1 / ${count}`);
   for (const state of earlier) assertMatricesMatch(state, expected, `after the edit, at step ${state.counter}`);
+  await page.close();
+});
+
+test('chapter 1\u2019s \u201cTry this\u201d speaks of its example only while that example\u2019s own numbers are shown, and Reset to the example brings it back', async () => {
+  const page = await open('?preset=cat-sat-mat&step=2');
+  const tries = page.locator('#walkthrough .try-this li');
+  const elsewhere = page.locator('#walkthrough .try-this-elsewhere');
+  await tries.first().waitFor();
+  assert.match(await tries.first().textContent(), /cat/);
+  assert.equal(await elsewhere.isVisible(), false);
+
+  // Change the numbers is open on a wide screen.
+  await page.locator('#walkthrough .aw-editor').filter({ hasText: 'Q' }).first().locator('input').first().fill('2');
+  await elsewhere.waitFor();
+  assert.match(await elsewhere.textContent(), /^The tries for this chapter follow the example \u201ccat sat mat\u201d with its own numbers/);
+  assert.equal(await tries.first().isVisible(), false);
+
+  // Reset to the example: its own numbers again, and the address drops the edited ones.
+  await page.click('#walkthrough .aw-reset');
+  await tries.first().waitFor();
+  assert.equal(await elsewhere.isVisible(), false);
+  await page.waitForFunction(() => !new URLSearchParams(location.search).has('v'));
+
+  await page.selectOption('#walkthrough .aw-preset-label select', 'three-tokens');
+  await elsewhere.waitFor();
   await page.close();
 });
 

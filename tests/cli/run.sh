@@ -374,6 +374,9 @@ if [ "$status" -eq 1 ] && grep -q '"field":"weights","index":\[0\],"printed":0.1
 else
     fail "attn check reads the decimals as the file writes them (0.100 has 3)" "status $status: $(head -c 300 "$work/out")"
 fi
+expect_error "attn on a check file points to attn check" \
+    'attn: printed: this is a check file; run attn check on it (attn alone computes a problem without "printed")' \
+    "$(cat "$check_input")" --format markdown
 expect_error "attn check without printed numbers says what is missing" \
     'attn: printed: missing (the numbers to check, by result name, beside the problem'"'"'s fields)' \
     '{"kind": "softmax", "x": [1, 2]}' check

@@ -154,6 +154,15 @@ test('README.md is a front door of at most 250 lines', () => {
   assert.ok(lines <= README_MAX_LINES, `README.md has ${lines} lines; move detail into docs/`);
 });
 
+// web/anywidget.js is the module's source: loaded from text, as anywidget
+// loads a module, its imports have nowhere to resolve from.
+test('README.md names the anywidget module that hosts load, the self-contained build that build-element.mjs writes', () => {
+  const row = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').find((line) => line.includes('anywidget module'));
+  const [, where] = row.split('|').slice(1);
+  assert.match(where, /^ `web\/dist\/attention-anywidget\.mjs`/);
+  assert.match(readFileSync(join(ROOT, 'scripts', 'build-element.mjs'), 'utf8'), /out: 'attention-anywidget\.mjs'/);
+});
+
 test('every relative link and image in the documentation names a file and heading that exist', () => {
   const problems = brokenLinks(docFiles(), ROOT);
   assert.deepEqual(problems, [], `broken links:\n${problems.join('\n')}`);

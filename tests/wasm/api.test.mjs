@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { assertClose, loadEngine, randomSource, wasmPath } from './support.mjs';
 
 const Q = [[1, 0], [0, 1], [1, 1]];

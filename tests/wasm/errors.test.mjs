@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { haveNativeCli, loadEngine, runNative } from './support.mjs';
-import { AttentionError, loadAttention } from '../../web/lib/attention.js';
+import { AttentionError, loadAttention } from '../../web/lib/attention-node.js';
 
 const Q = [[1, 0], [0, 1], [1, 1]];
 const V = [[1, 2, 3], [4, 5, 6], [7, 8, 9]];

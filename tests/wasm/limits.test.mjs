@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { AttentionError, DEFAULT_MAX_BYTES, MAX_BLOCK_BYTES, loadAttention } from '../../web/lib/attention.js';
+import { AttentionError, DEFAULT_MAX_BYTES, MAX_BLOCK_BYTES, loadAttention } from '../../web/lib/attention-node.js';
 import { loadEngine, wasmPath } from './support.mjs';
 
 const TOO_LARGE = 12;

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { FULL_WEIGHTS_LIMIT, measureLongSequences } from '../../web/lib/long-sequences.js';
 
 const PAGE_MODULE = fileURLToPath(new URL('../../web/lib/attention-page.wasm', import.meta.url));

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { engineFile, loadAttention } from '../../web/lib/attention.js';
+import { engineFile, loadAttention } from '../../web/lib/attention-node.js';
 import { loadEngine, randomSource } from './support.mjs';
 import { randomProblems } from './problems.mjs';
 

@@ -7,7 +7,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { PoolClosedError, ROW_ALIGN, createAttentionPool, rowBlocks, workerCount } from '../../web/lib/parallel.js';
 import { seededRandom } from '../../web/presets.js';
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { engineFile, loadAttention, wasmSupport } from '../../web/lib/attention.js';
+import { engineFile, loadAttention, wasmSupport } from '../../web/lib/attention-node.js';
 import { randomSource } from './support.mjs';
 
 const lib = (file) => fileURLToPath(new URL(`../../web/lib/${file}`, import.meta.url));

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { AttentionError, loadAttention } from '../../web/lib/attention.js';
+import { AttentionError, loadAttention } from '../../web/lib/attention-node.js';
 import { haveNativeCli, loadEngine, nativeCli, wasmPath } from './support.mjs';
 import { changeOf, createTrainerSession, MAX_RECORDED, pace, SHOWN_EXAMPLE, SPEEDS } from '../../web/lib/trainer-session.js';
 

@@ -1,13 +1,13 @@
 // The JS API for CommonJS: require('attention-explainer') in Node 18, which
 // cannot require an ES module. loadAttention is asynchronous anyway; it
-// imports the ES module (web/lib/attention.js) and hands the call on.
+// imports the ES module for Node (web/lib/attention-node.js) and hands the call on.
 //
 //   const { loadAttention } = require('attention-explainer');
 //   const attn = await loadAttention();
 
 'use strict';
 
-const api = () => import('./attention.js');
+const api = () => import('./attention-node.js');
 
 exports.loadAttention = (options) => api().then((module) => module.loadAttention(options));
 /** The AttentionError class, once loaded: await loadAttentionError(). */

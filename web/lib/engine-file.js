@@ -7,6 +7,14 @@
 // float32 ones within the float32 tests' tolerance.
 //
 //   engineFile('attention-page')  // 'attention-page-relaxed.wasm' in Chrome
+//   engineUrl()                   // the URL of web/lib/attention-relaxed.wasm there
+//
+// engineUrl and pageEngineUrl name each build as a literal
+// new URL('./file', import.meta.url), the one form Vite, webpack and Parcel
+// follow to copy a file into an app and rewrite its address: a bundler
+// copies all three builds, and the one that runs is chosen among them here.
+// Bundled into web/dist/ (scripts/build-element.mjs), the same literals name
+// the copies of attention*.wasm beside the bundle.
 
 // A module of one function that makes a v128 (i32.const 0, i8x16.splat):
 // it validates only where the engine's WebAssembly SIMD runs.
@@ -44,4 +52,20 @@ const SUFFIX = { relaxed: '-relaxed', simd: '', scalar: '-scalar', none: '' };
 /** The file of the engine build `name` ('attention', 'attention-page') that runs here. */
 export function engineFile(name) {
   return `${name}${SUFFIX[wasmSupport()]}.wasm`;
+}
+
+/** The URL of the build of attention.wasm beside this file that runs here. */
+export function engineUrl() {
+  const support = wasmSupport();
+  if (support === 'relaxed') return new URL('./attention-relaxed.wasm', import.meta.url);
+  if (support === 'scalar') return new URL('./attention-scalar.wasm', import.meta.url);
+  return new URL('./attention.wasm', import.meta.url);
+}
+
+/** The same for attention-page.wasm, the page's module without the trainer. */
+export function pageEngineUrl() {
+  const support = wasmSupport();
+  if (support === 'relaxed') return new URL('./attention-page-relaxed.wasm', import.meta.url);
+  if (support === 'scalar') return new URL('./attention-page-scalar.wasm', import.meta.url);
+  return new URL('./attention-page.wasm', import.meta.url);
 }

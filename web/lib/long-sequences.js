@@ -29,7 +29,8 @@
 //
 //   await pageEngineBytes(): the page engine's bytes (for a pool's workers).
 
-import { engineFile, loadAttention } from './attention.js';
+import { loadAttention } from './attention.js';
+import { pageEngineUrl } from './engine-file.js';
 import { seededRandom } from '../presets.js';
 
 export const LONG_SIZES = [256, 512, 1024, 2048, 4096, 8192, 16384];
@@ -39,7 +40,7 @@ export const METHODS = ['full', 'online', 'linear'];
 export const FULL_WEIGHTS_LIMIT = 64 * 1024 * 1024;
 // The page's engine (attention-page.wasm); the one-file page carries its
 // own, gzipped, as base64 (scripts/build-single.mjs).
-const PAGE_ENGINE = new URL(`./${engineFile('attention-page')}`, import.meta.url);
+const PAGE_ENGINE = pageEngineUrl();
 const ROUND_MS = 20;
 const ENOUGH_MS = 250; // rounds until this much time has passed (at least one)
 

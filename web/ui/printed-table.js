@@ -32,6 +32,9 @@ const LATEX_LABEL = /^\\(text|textbf|textit|textrm|emph|mathrm|mathbf|mathit|ope
 const LATEX_FRAME = /^(\\\[|\\\]|\$\$|\\(begin|end|hline|toprule|midrule|bottomrule|setlength|renewcommand|centering|caption|label)\b)/;
 const ELLIPSIS = /^\s*(\u2026|\.\.\.|\\[lcvd]?dots)\s*$/; // what the engine prints for rows and columns left out
 const MARKDOWN_RULE = /^(?=.*-)\|?[\s:|-]+\|?$/; // |---|:---:|
+// LaTeX's row break with more of the table after it on the same line (not a
+// \\[2pt] or \hline closing the line): rows are read one per line.
+const ROW_BREAK_INSIDE = /\\\\(?!\s*(\[[^\]]*\])?\s*(\\hline)?\s*$)/;
 
 const bare = (word) => word.trim().replace(/^\$|\$$/g, ''); // LaTeX's $-\infty$
 
@@ -176,6 +179,11 @@ function numbersColumns(cells) {
 export function parsePrinted(text) {
   const lines = String(text).split(/\r?\n/).map((line, i) => ({ text: line, number: i + 1 }));
   const style = styleOf(lines);
+  const folded = style === 'latex' && lines.find((line) => ROW_BREAK_INSIDE.test(line.text));
+  if (folded) {
+    throw new PasteError('a LaTeX table on one line; put each row, ending in \\\\, on a line of its own', folded.number,
+      folded.text.search(ROW_BREAK_INSIDE) + 1);
+  }
   const separator = style === 'plain' ? plainSeparatorOf(lines) : null;
   const candidates = tableRows(lines, style, separator);
   const comma = decimalCommas(candidates);

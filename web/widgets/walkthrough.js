@@ -301,7 +301,14 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   const editor = createEditor(layout.editPanel, {
     widgetId,
     current: () => shown,
-    act: { edit, apply, notify, relabel, reset: () => loadPreset(shown.preset.id, { step: shown.current }) },
+    act: {
+      edit, apply, notify, relabel,
+      // The example's own numbers again, and the host told (the address drops them).
+      reset: () => {
+        loadPreset(shown.preset.id, { step: shown.current });
+        notify();
+      },
+    },
   });
   Object.assign(ui, { layout, editor });
 
