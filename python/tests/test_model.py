@@ -212,6 +212,7 @@ def test_a_folder_and_its_files_bytes_give_the_same_model(tmp_path):
     for name in ("ids", "attention", "logits"):
         np.testing.assert_array_equal(folder_run[name], bytes_run[name])
     assert from_folder.generate(text="He", tokens=5).tolist() == from_bytes.generate(text="He", tokens=5).tolist()
+    np.testing.assert_array_equal(from_bytes.run(ids=np.frombuffer(b"Hello", np.uint8))["logits"], bytes_run["logits"])
 
 
 def test_a_heads_queries_keys_and_values_give_the_runs_weights_for_that_head():
@@ -238,6 +239,20 @@ def test_a_missing_folder_raises_the_engines_message(tmp_path):
         ae.Model(tmp_path / "nowhere")
     assert error.value.status == 10
     assert "nowhere" in str(error.value) and "config.json" in str(error.value)
+
+
+def test_a_cut_file_a_huge_header_length_and_a_bad_config_raise_the_engines_messages():
+    model_files = files(TINY, tiny_weights(TINY))
+    weights = model_files["model.safetensors"]
+    cases = [({"model.safetensors": weights[:len(weights) // 2]}, 18, "are not within the"),
+             ({"model.safetensors": b"\xff" * 8 + weights[8:]}, 18,
+              "the header says it has 18446744073709551615 bytes"),
+             ({"config.json": json.dumps({**TINY, "num_key_value_heads": 3}).encode()}, 13,
+              "config.json: num_key_value_heads 3 does not divide num_attention_heads 4")]
+    for change, status, message in cases:
+        with pytest.raises(ae.AttentionError, match=message) as error:
+            ae.Model({**model_files, **change})
+        assert error.value.status == status
 
 
 def test_an_id_outside_the_vocabulary_raises_the_engines_message():
