@@ -10,6 +10,8 @@
     ae.steps(problem)                         # the walkthrough as data
     ae.show("cat-sat-mat", step=7)            # the live walkthrough in a notebook cell
     ae.check(problem, {"weights": [[0.5, 0.5]]})  # a worked example's printed numbers, checked
+    model = ae.Model("my-model")              # a Llama-format checkpoint (docs/models.md)
+    model.run(text="The cat")                 # ids, attention, logits
 
 Keyword arguments take Python's spelling of the JS API's field names
 (num_heads for numHeads, grad_output for gradOutput); a problem dict takes
@@ -23,9 +25,10 @@ message.
 
 from ._check import check
 from ._engine import AttentionError, format, library, run, steps  # noqa: A004 (format: the CLI's --format)
+from ._model import Model
 from ._show import Walkthrough, show
 
-__all__ = ["AttentionError", "Walkthrough", "additive", "check", "format", "library", "linear", "luong", "multihead",
+__all__ = ["AttentionError", "Model", "Walkthrough", "additive", "check", "format", "library", "linear", "luong", "multihead",
            "online_softmax", "run", "sdpa", "show", "softmax", "steps", "transformer_block", "weighted_sum"]
 __version__ = "0.1.0"
 
