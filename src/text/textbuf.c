@@ -62,15 +62,6 @@ void attn__text_repeat(attn__text *text, const char *string, int times)
     for (int i = 0; i < times; i++) attn__text_puts(text, string);
 }
 
-void attn__format_shortest(char out[ATTN__NUMBER_CAP], double x)
-{
-    for (int precision = 15; precision < 17; precision++) {
-        snprintf(out, ATTN__NUMBER_CAP, "%.*g", precision, x);
-        if (strtod(out, NULL) == x) return;
-    }
-    snprintf(out, ATTN__NUMBER_CAP, "%.17g", x);
-}
-
 const char *attn__cached_shortest(attn__number_cache *cache, double x)
 {
     uint64_t bits;

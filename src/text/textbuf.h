@@ -40,14 +40,15 @@ void attn__text_json_string(attn__text *text, const char *string,
  * shows when a walkthrough writes hundreds of thousands of indices. */
 void attn__text_int(attn__text *text, int n);
 
-/* The shortest of %.15g, %.16g and %.17g that reads back as exactly x
- * (x finite), so JSON readers recover the same double. */
+/* The shortest decimal that reads back as exactly x (x finite), so JSON
+ * readers recover the same double, in %g's layout at precision 15, or 16
+ * or 17 when it needs them ("0.1", "1e-05", "0.30000000000000004"); "-0"
+ * for -0 (shortest.c). */
 void attn__format_shortest(char out[ATTN__NUMBER_CAP], double x);
 
 /* Numbers attn__format_shortest wrote, by their bits, in a table indexed by
  * a hash (a newer number takes an older one's slot): a walkthrough writes
- * each input many times over, and formatting one number costs up to three
- * printf and two strtod calls. All zero bytes is an empty cache. */
+ * each input many times over. All zero bytes is an empty cache. */
 enum {
     ATTN__NUMBER_CACHE_BITS = 10,
     ATTN__NUMBER_CACHE_SLOTS = 1 << ATTN__NUMBER_CACHE_BITS
