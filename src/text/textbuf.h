@@ -17,16 +17,29 @@
 #define ATTN__PRINTF_LIKE(format_index, first_arg)
 #endif
 
+/* Where a streamed text's full buffer goes (attn_write in attention.h). */
+typedef void (*attn__text_sink)(void *context, const char *bytes, size_t count);
+
 typedef struct attn__text {
     char *buf; /* [cap] or NULL when cap is 0 */
     size_t cap;
     size_t length; /* full length written so far, without the NUL */
+    /* Streamed (attn__text_init_stream): buf holds what the sink has not
+     * had yet, from offset `sent` of the text; sink is NULL otherwise. */
+    attn__text_sink sink;
+    void *sink_context;
+    size_t sent;
 } attn__text;
 
 /* Longest text attn__format_shortest or attn__format_rounded writes. */
 enum { ATTN__NUMBER_CAP = 32 };
 
 void attn__text_init(attn__text *text, char *buf, size_t cap);
+/* A text that hands its bytes to sink, in order, whenever buf[cap] (cap >
+ * 0) fills, and the rest at attn__text_flush: its length is unbounded. */
+void attn__text_init_stream(attn__text *text, char *buf, size_t cap,
+                            attn__text_sink sink, void *context);
+void attn__text_flush(attn__text *text);
 void attn__text_append(attn__text *text, const char *bytes, size_t count);
 void attn__text_puts(attn__text *text, const char *string);
 void attn__text_printf(attn__text *text, const char *format, ...)
