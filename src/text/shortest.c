@@ -10,6 +10,7 @@
  * used under the Boost Software License, Version 1.0
  * (https://www.boost.org/LICENSE_1_0.txt), cut to the 128-bit path.
  */
+#include "attention.h"
 #include "text/shortest_table.h"
 #include "text/textbuf.h"
 
@@ -257,4 +258,9 @@ void attn__format_shortest(char out[ATTN__NUMBER_CAP], double x)
     int32_t power;
     shortest_digits(mantissa, exponent, &digits, &power);
     write_decimal(out, negative, digits, power);
+}
+
+void attn_number_text(double x, char out[ATTN_NUMBER_CAP])
+{
+    attn__format_shortest(out, x);
 }
