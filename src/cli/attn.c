@@ -467,13 +467,20 @@ static int run_problem(attn_problem *problem, const cli_args *args, char *error,
                                                  args->heading_level);
     if (status == ATTN_OK) status = attn_problem_run(problem);
     if (status == ATTN_OK && args->step > 0) {
+        /* One step's equations: measured, then written whole. */
         status = attn_problem_format_equations(problem, args->step, NULL, 0,
                                                &stream.length);
-        if (status == ATTN_OK && stream.length >= HOLD_BYTES)
-            status = ATTN_ERR_NOMEM; /* equations of one step: not met */
+        char *whole = status != ATTN_OK || stream.length < HOLD_BYTES
+                          ? stream.held
+                          : realloc(stream.held, stream.length + 1);
+        if (whole == NULL)
+            status = ATTN_ERR_NOMEM;
+        else
+            stream.held = whole;
         if (status == ATTN_OK)
             status = attn_problem_format_equations(
-                problem, args->step, stream.held, HOLD_BYTES, &stream.length);
+                problem, args->step, stream.held, stream.length + 1,
+                &stream.length);
     } else if (status == ATTN_OK) {
         status = attn_problem_format_to(problem, format, write_streamed,
                                         &stream);
