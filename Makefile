@@ -37,7 +37,7 @@ SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
         test-cli test-wasm test-browser test-engines test-dist wasm vendor presets bench bench-ab serve \
         clean install uninstall
 .PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p \
-        facts
+        facts test-bindings
 
 all: lib shared cli
 lib: $(BUILD)/libattention.a
@@ -143,6 +143,11 @@ facts: $(BUILD)/gen-facts
 # relaxed.test.mjs runs the relaxed-SIMD builds: again with the flag Node
 # 20 needs, where this Node knows it (elsewhere its tests say they skip).
 RELAXED_FLAG = $(shell node --experimental-wasm-relaxed-simd -e '' 2>/dev/null && echo --experimental-wasm-relaxed-simd)
+# The same bad problems through build/attn, the JS API and Python: the
+# same message from each (tests/bindings/messages.test.mjs).
+test-bindings: wasm $(BUILD)/attn $(BUILD)/libattention.so
+	node --test tests/bindings/
+
 test-wasm: wasm $(BUILD)/attn $(BUILD)/gen-facts
 	node --test $(filter-out tests/wasm/relaxed.test.mjs,$(wildcard tests/wasm/*.test.mjs))
 	node $(RELAXED_FLAG) --test tests/wasm/relaxed.test.mjs
@@ -205,7 +210,7 @@ test-single: single
 # The suites of `make test`, run in turn by scripts/run-suites.sh: each to
 # its end whatever the others did, every suite's result listed at the end.
 SUITES = lint test-layers test-docs test-native test-sanitize test-cli test-wasm test-browser \
-    test-engines test-dist test-python test-fuzz
+    test-engines test-dist test-python test-bindings test-fuzz
 
 test: deps
 	@# What the suites run, built first on both cores; the suites then run in turn.

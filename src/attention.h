@@ -67,6 +67,12 @@ typedef enum attn_status {
 /* English text for a status code; an unknown code gives "unknown status". */
 const char *attn_status_text(int status);
 
+/* x as the shortest decimal that reads back as the same double, the form
+ * every number of the library's JSON takes ("0.1", "1e-05",
+ * "0.30000000000000004"); "nan", "inf" or "-inf" for the others. */
+enum { ATTN_NUMBER_CAP = 32 }; /* the longest, with its NUL */
+void attn_number_text(double x, char out[ATTN_NUMBER_CAP]);
+
 /* ---- Softmax ---- */
 
 /*
@@ -1204,6 +1210,16 @@ const char *attn_format_name(int format);
  * working memory from the problem's allocator (ATTN_ERR_NOMEM without). */
 int attn_problem_format(const attn_problem *problem, int format, char *buf,
                         size_t cap, size_t *length);
+
+/* Where attn_problem_format_to writes: count bytes at a time, in order. */
+typedef void (*attn_write)(void *context, const char *bytes, size_t count);
+
+/* The same text as attn_problem_format, handed to write in pieces (of up
+ * to 64 KiB, from a buffer taken from the problem's allocator) as it is
+ * made: one pass, memory bounded whatever the result's length. A status
+ * other than ATTN_OK may come after some pieces were written. */
+int attn_problem_format_to(const attn_problem *problem, int format,
+                           attn_write write, void *context);
 
 /* Step `step`'s equations (steps counted from 1, as "number" counts them)
  * as JSON: the bytes of that step's "equations" array in the steps JSON

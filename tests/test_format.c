@@ -1,6 +1,7 @@
 /* attn_problem_format: exact JSON text (null for masked entries, shortest
  * round-trip numbers), the Markdown and LaTeX walkthroughs of small cases,
- * truncation and the needed length as snprintf reports it. */
+ * truncation and the needed length as snprintf reports it, and the same
+ * text streamed in pieces (attn_problem_format_to). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -718,6 +719,56 @@ static void test_large_problems_are_abbreviated(void **state)
     free(x);
 }
 
+/* Every piece attn_problem_format_to hands on, joined. */
+typedef struct joined {
+    char *text;
+    size_t length, pieces;
+} joined;
+
+static void join(void *context, const char *bytes, size_t count)
+{
+    joined *all = context;
+    all->text = realloc(all->text, all->length + count + 1);
+    assert_non_null(all->text);
+    memcpy(all->text + all->length, bytes, count);
+    all->length += count;
+    all->text[all->length] = '\0';
+    all->pieces++;
+}
+
+/* 24 × 24 with gradients: every format's text passes the 64 KiB pieces. */
+static void test_a_streamed_format_is_the_same_text_in_pieces(void **state)
+{
+    (void)state;
+    enum { N = 24 };
+    double x[N * N];
+    test_rng rng;
+    test_rng_seed(&rng, 11);
+    test_rng_fill(&rng, x, (size_t)N * N, -1, 1);
+    attn_problem *problem = problem_new("scaledDotProduct");
+    problem_matrix(problem, "q", N, N, x);
+    problem_matrix(problem, "k", N, N, x);
+    problem_matrix(problem, "v", N, N, x);
+    problem_matrix(problem, "gradOutput", N, N, x);
+    problem_run_ok(problem);
+    for (int format = ATTN_FORMAT_JSON; format <= ATTN_FORMAT_STEP_OUTLINE;
+         format++) {
+        char *whole = format_all(problem, format);
+        joined all = {NULL, 0, 0};
+        assert_int_equal(attn_problem_format_to(problem, format, join, &all),
+                         ATTN_OK);
+        assert_non_null(all.text);
+        assert_string_equal(all.text, whole);
+        if (strlen(whole) > 64 * 1024) assert_true(all.pieces > 1);
+        free(all.text);
+        free(whole);
+    }
+    assert_int_equal(
+        attn_problem_format_to(problem, ATTN_FORMAT_JSON, NULL, NULL),
+        ATTN_ERR_NULL);
+    attn_problem_destroy(problem);
+}
+
 /* A tall, narrow problem: the caption says only the rows are cut. */
 static void test_a_tall_matrix_caption_names_only_the_cut_rows(void **state)
 {
@@ -775,6 +826,7 @@ int main(void)
         cmocka_unit_test(test_a_long_label_is_cut_between_characters),
         cmocka_unit_test(test_large_problems_are_abbreviated),
         cmocka_unit_test(test_a_tall_matrix_caption_names_only_the_cut_rows),
+        cmocka_unit_test(test_a_streamed_format_is_the_same_text_in_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -176,7 +176,7 @@ class _Problem:
         if kind is None:
             raise AttentionError(ATTN_ERR_INPUT, f"kind: missing; expected one of {expected}")
         if not isinstance(kind, str):
-            raise AttentionError(ATTN_ERR_INPUT, f"kind: expected one of {expected}, got {type(kind).__name__}")
+            raise AttentionError(ATTN_ERR_INPUT, f"kind: expected one of {expected}, got {_json_kind(kind)}")
         self.lib = library()
         self.handle = ctypes.c_void_p()
         status = self.lib.attn_problem_create(ctypes.byref(self.handle), c_text(kind, "kind"), None)
@@ -344,6 +344,17 @@ def _refuse_rounding(field, array):
             where = "".join(f"[{i}]" for i in np.unravel_index(outside[0], array.shape))
             raise AttentionError(ATTN_ERR_INPUT, f"{field}{where}: {flat[outside[0]]} is past 2**53, where float64 "
                                                  f"would round it; convert it first")
+
+
+def _json_kind(value):
+    """What a value is, in the words of the C JSON reader's messages (attn_json_describe)."""
+    if isinstance(value, (bool, np.bool_)):
+        return "a boolean"
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return "a number"
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return "an array"
+    return "an object"
 
 
 def _kind_name(array):

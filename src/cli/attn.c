@@ -431,39 +431,91 @@ static int read_problem(attn_problem **problem, const cli_args *args,
     return status == ATTN_OK ? 0 : exit_status_for(status);
 }
 
-/* The formatted result into a new buffer (*output, *length); destroys
- * problem. */
-static int run_problem(attn_problem *problem, const cli_args *args,
-                       char **output, size_t *length, char *error,
+/* A result as it is formatted: held until it passes HOLD_BYTES, so that
+ * a result of that size (or one whose formatting fails) reaches the
+ * output whole or not at all; past that, written through in pieces, so
+ * that memory stays bounded whatever the result's length. */
+enum { HOLD_BYTES = 1 << 20 };
+
+typedef struct streamed {
+    const char *path;
+    char *held; /* [HOLD_BYTES] */
+    size_t length;
+    int opened;
+    attn_cli_output out;
+    int exit_status; /* of opening the output */
+    char *error;
+    size_t error_cap;
+} streamed;
+
+static void write_streamed(void *context, const char *bytes, size_t count)
+{
+    streamed *stream = context;
+    if (stream->exit_status != 0) return;
+    if (!stream->opened && stream->length + count <= HOLD_BYTES) {
+        memcpy(stream->held + stream->length, bytes, count);
+        stream->length += count;
+        return;
+    }
+    if (!stream->opened) {
+        stream->exit_status = attn_cli_output_open(
+            &stream->out, stream->path, stream->error, stream->error_cap);
+        if (stream->exit_status != 0) return;
+        stream->opened = 1;
+        attn_cli_output_write(&stream->out, stream->held, stream->length);
+    }
+    attn_cli_output_write(&stream->out, bytes, count);
+}
+
+/* The formatted result to the output; destroys problem. */
+static int run_problem(attn_problem *problem, const cli_args *args, char *error,
                        size_t error_cap)
 {
     const int format = args->outline ? ATTN_FORMAT_STEP_OUTLINE : args->format;
-    int status = attn_problem_set_document(problem, args->title,
-                                           args->heading_level);
+    streamed stream = {args->output, malloc(HOLD_BYTES), 0, 0, {0}, 0,
+                       error,        error_cap};
+    int status = stream.held == NULL
+                     ? ATTN_ERR_NOMEM
+                     : attn_problem_set_document(problem, args->title,
+                                                 args->heading_level);
     if (status == ATTN_OK) status = attn_problem_run(problem);
-    if (status == ATTN_OK)
-        status = args->step > 0
-                     ? attn_problem_format_equations(problem, args->step, NULL,
-                                                     0, length)
-                     : attn_problem_format(problem, format, NULL, 0, length);
-    *output = status == ATTN_OK ? malloc(*length + 1) : NULL;
-    if (status == ATTN_OK && *output == NULL) status = ATTN_ERR_NOMEM;
-    if (status == ATTN_OK)
-        status = args->step > 0
-                     ? attn_problem_format_equations(
-                           problem, args->step, *output, *length + 1, length)
-                     : attn_problem_format(problem, format, *output,
-                                           *length + 1, length);
-    if (status != ATTN_OK) {
+    if (status == ATTN_OK && args->step > 0) {
+        /* One step's equations: measured, then written whole. */
+        status = attn_problem_format_equations(problem, args->step, NULL, 0,
+                                               &stream.length);
+        char *whole = status != ATTN_OK || stream.length < HOLD_BYTES
+                          ? stream.held
+                          : realloc(stream.held, stream.length + 1);
+        if (whole == NULL)
+            status = ATTN_ERR_NOMEM;
+        else
+            stream.held = whole;
+        if (status == ATTN_OK)
+            status = attn_problem_format_equations(
+                problem, args->step, stream.held, stream.length + 1,
+                &stream.length);
+    } else if (status == ATTN_OK) {
+        status = attn_problem_format_to(problem, format, write_streamed,
+                                        &stream);
+    }
+    if (status != ATTN_OK)
         snprintf(error, error_cap, "%s",
                  *attn_problem_error(problem) != '\0'
                      ? attn_problem_error(problem)
                      : attn_status_text(status));
-        free(*output);
-        *output = NULL;
-    }
     attn_problem_destroy(problem);
-    return status == ATTN_OK ? 0 : exit_status_for(status);
+    int exit_status = status == ATTN_OK ? stream.exit_status
+                                        : exit_status_for(status);
+    if (stream.opened) {
+        const int finished = attn_cli_output_finish(
+            &stream.out, exit_status == 0, error, error_cap);
+        if (exit_status == 0) exit_status = finished;
+    } else if (exit_status == 0) {
+        exit_status = attn_cli_write_output(args->output, stream.held,
+                                            stream.length, error, error_cap);
+    }
+    free(stream.held);
+    return exit_status;
 }
 
 /* attn check: the check's report of the printed numbers beside the
@@ -545,14 +597,13 @@ static int run_check(cJSON *root, const char *text, size_t text_length,
     return status == ATTN_OK ? 0 : exit_status_for(status);
 }
 
-/* The input's problem, run and formatted into a new buffer. */
-static int solve_input(const cli_args *args, char **output, size_t *length,
-                       char *error, size_t error_cap)
+/* The input's problem, run and formatted to the output. */
+static int solve_input(const cli_args *args, char *error, size_t error_cap)
 {
     attn_problem *problem;
     const int exit_status = read_problem(&problem, args, error, error_cap);
     if (exit_status != 0) return exit_status;
-    return run_problem(problem, args, output, length, error, error_cap);
+    return run_problem(problem, args, error, error_cap);
 }
 
 /* attn check: the input read as for a problem, then checked (run_check
@@ -576,13 +627,12 @@ static int check_input(const cli_args *args, char **output, size_t *length,
 /* Input to output; 0, or an exit status with the message in error. */
 static int run_cli(const cli_args *args, char *error, size_t error_cap)
 {
+    if (!args->check) return solve_input(args, error, error_cap);
     char *output = NULL;
     size_t length = 0;
     int errata = 0;
-    int exit_status = args->check ? check_input(args, &output, &length, &errata,
-                                                error, error_cap)
-                                  : solve_input(args, &output, &length, error,
-                                                error_cap);
+    int exit_status = check_input(args, &output, &length, &errata, error,
+                                  error_cap);
     if (exit_status != 0) return exit_status;
     exit_status = attn_cli_write_output(args->output, output, length, error,
                                         error_cap);

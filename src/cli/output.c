@@ -57,15 +57,6 @@ static int write_all(int fd, const char *buffer, size_t length)
     return 0;
 }
 
-/* The result and a final newline if it lacks one; 0 or -1. */
-static int put_result(int fd, const char *output, size_t length)
-{
-    if (write_all(fd, output, length) != 0) return -1;
-    if (length == 0 || output[length - 1] != '\n')
-        return write_all(fd, "\n", 1);
-    return 0;
-}
-
 /* 1 or 2 when `target` is the file standard output or standard error
  * already is, else 0. */
 static int standard_stream(const struct stat *target)
@@ -77,38 +68,6 @@ static int standard_stream(const struct stat *target)
             return fd;
     }
     return 0;
-}
-
-static int write_descriptor(int fd, const char *path, const char *output,
-                            size_t length, char *error, size_t error_cap)
-{
-    if (put_result(fd, output, length) == 0) return 0;
-    if (path == NULL)
-        return fail(error, error_cap, EXIT_WRITE_FAILED, "the result",
-                    strerror(errno));
-    return fail(error, error_cap, EXIT_WRITE_FAILED, path, strerror(errno));
-}
-
-/* A device or a FIFO: opened as it is and written, never replaced. A FIFO
- * waits for a reader, as a shell's `>` does. */
-static int write_special(const char *path, const struct stat *target,
-                         const char *output, size_t length, char *error,
-                         size_t error_cap)
-{
-    if (S_ISSOCK(target->st_mode))
-        return fail(error, error_cap, EXIT_CANNOT_OPEN, path,
-                    "it is a socket, which is connected to, not opened");
-    int fd;
-    do fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return fail(error, error_cap, EXIT_CANNOT_OPEN, path, strerror(errno));
-    int failed = put_result(fd, output, length) != 0;
-    const int saved_errno = errno;
-    if (close(fd) != 0 && !failed && errno != EINTR) failed = 1;
-    if (!failed) return 0;
-    return fail(error, error_cap, EXIT_WRITE_FAILED, path,
-                strerror(saved_errno));
 }
 
 /* A number for a temporary file's name: from the system's random source
@@ -182,93 +141,174 @@ static int keep_ownership(int fd, const struct stat *replaced)
     return fchmod(fd, replaced->st_mode & 07777);
 }
 
-/* The result in a new file beside `file`, renamed over it once complete
- * and on disk. `replaced` is the regular file there, or NULL when there is
- * none; `path` is the name to report (what the user typed). */
-static int write_replacing(const char *file, const struct stat *replaced,
-                           const char *path, const char *output, size_t length,
-                           char *error, size_t error_cap)
+/* Standard output, or a stream standard output or standard error already
+ * is. */
+static int open_descriptor(attn_cli_output *out, int fd)
 {
-    char *partial = malloc(strlen(file) + PARTIAL_TAIL + 1);
-    if (partial == NULL)
-        return fail(error, error_cap, EXIT_WRITE_FAILED, path, "out of memory");
+    out->fd = fd;
+    out->owned = 0;
+    return 0;
+}
+
+/* A device or a FIFO: opened as it is and written, never replaced. A FIFO
+ * waits for a reader, as a shell's `>` does. */
+static int open_special(attn_cli_output *out, const struct stat *target,
+                        char *error, size_t error_cap)
+{
+    if (S_ISSOCK(target->st_mode))
+        return fail(error, error_cap, EXIT_CANNOT_OPEN, out->path,
+                    "it is a socket, which is connected to, not opened");
+    do out->fd = open(out->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    while (out->fd < 0 && errno == EINTR);
+    if (out->fd < 0)
+        return fail(error, error_cap, EXIT_CANNOT_OPEN, out->path,
+                    strerror(errno));
+    out->owned = 1;
+    return 0;
+}
+
+/* A new file beside `file` (which out->partial names), renamed over it
+ * once complete and on disk (finish). `replaced` is the regular file
+ * there, or NULL when there is none; file is taken (freed by finish). */
+static int open_replacing(attn_cli_output *out, char *file,
+                          const struct stat *replaced, char *error,
+                          size_t error_cap)
+{
+    out->file = file;
+    out->partial = malloc(strlen(file) + PARTIAL_TAIL + 1);
+    if (out->partial == NULL)
+        return fail(error, error_cap, EXIT_WRITE_FAILED, out->path,
+                    "out of memory");
     /* Owner-only until the permissions are FILE's: the result is never
      * readable by more people than FILE is. */
-    const int fd = create_beside(partial, file, replaced ? 0600 : 0666);
-    if (fd < 0) {
-        free(partial);
-        return fail(error, error_cap, EXIT_CANNOT_OPEN, path, strerror(errno));
+    out->fd = create_beside(out->partial, file, replaced ? 0600 : 0666);
+    if (out->fd < 0) {
+        free(out->partial);
+        out->partial = NULL;
+        return fail(error, error_cap, EXIT_CANNOT_OPEN, out->path,
+                    strerror(errno));
     }
-    int exit_status = 0;
-    if (replaced != NULL && keep_ownership(fd, replaced) != 0) {
-        exit_status = fail(error, error_cap, EXIT_CANNOT_OPEN, path,
-                           errno == EPERM
-                               ? "it belongs to another user or group, which "
-                                 "a file written in its place would not keep"
-                               : strerror(errno));
-    } else if (put_result(fd, output, length) != 0 || fsync(fd) != 0) {
-        exit_status = fail(error, error_cap, EXIT_WRITE_FAILED, path,
-                           strerror(errno));
-    }
-    if (close(fd) != 0 && exit_status == 0 && errno != EINTR)
-        exit_status = fail(error, error_cap, EXIT_WRITE_FAILED, path,
-                           strerror(errno));
-    if (exit_status == 0 && rename(partial, file) != 0)
-        exit_status = fail(error, error_cap, EXIT_CANNOT_OPEN, path,
-                           strerror(errno));
-    if (exit_status != 0) unlink(partial);
-    free(partial);
-    return exit_status;
+    out->owned = 1;
+    if (replaced != NULL && keep_ownership(out->fd, replaced) != 0)
+        return fail(error, error_cap, EXIT_CANNOT_OPEN, out->path,
+                    errno == EPERM
+                        ? "it belongs to another user or group, which a "
+                          "file written in its place would not keep"
+                        : strerror(errno));
+    return 0;
 }
 
-/* A regular file that `path` is or (through links) points at. */
-static int write_regular(const char *path, const struct stat *target,
-                         const char *output, size_t length, char *error,
-                         size_t error_cap)
+/* A regular file that out->path is or (through links) points at. */
+static int open_regular(attn_cli_output *out, const struct stat *target,
+                        char *error, size_t error_cap)
 {
     struct stat own;
-    if (lstat(path, &own) == 0 && !S_ISLNK(own.st_mode))
-        return write_replacing(path, target, path, output, length, error,
-                               error_cap);
-    char *file = realpath(path, NULL);
+    char *file = lstat(out->path, &own) == 0 && !S_ISLNK(own.st_mode)
+                     ? strdup(out->path)
+                     : realpath(out->path, NULL);
     if (file == NULL)
-        return fail(error, error_cap, EXIT_CANNOT_OPEN, path, strerror(errno));
-    const int exit_status = write_replacing(file, target, path, output, length,
-                                            error, error_cap);
-    free(file);
-    return exit_status;
+        return fail(error, error_cap, EXIT_CANNOT_OPEN, out->path,
+                    strerror(errno));
+    return open_replacing(out, file, target, error, error_cap);
 }
 
-/* Nothing at `path`, or a link to nothing. */
-static int write_new(const char *path, const char *output, size_t length,
-                     char *error, size_t error_cap)
+/* Nothing at out->path, or a link to nothing. */
+static int open_new(attn_cli_output *out, char *error, size_t error_cap)
 {
     struct stat own;
-    if (lstat(path, &own) == 0 && S_ISLNK(own.st_mode))
-        return fail(error, error_cap, EXIT_CANNOT_OPEN, path,
+    if (lstat(out->path, &own) == 0 && S_ISLNK(own.st_mode))
+        return fail(error, error_cap, EXIT_CANNOT_OPEN, out->path,
                     "it is a link to a file that does not exist (attn "
                     "writes through a link, never replaces it)");
-    return write_replacing(path, NULL, path, output, length, error, error_cap);
+    char *file = strdup(out->path);
+    if (file == NULL)
+        return fail(error, error_cap, EXIT_WRITE_FAILED, out->path,
+                    "out of memory");
+    return open_replacing(out, file, NULL, error, error_cap);
+}
+
+static int open_path(attn_cli_output *out, char *error, size_t error_cap)
+{
+    if (out->path == NULL) return open_descriptor(out, STDOUT_FILENO);
+    struct stat target;
+    if (stat(out->path, &target) != 0) {
+        if (errno == ENOENT) return open_new(out, error, error_cap);
+        return fail(error, error_cap, EXIT_CANNOT_OPEN, out->path,
+                    strerror(errno));
+    }
+    const int stream = standard_stream(&target);
+    if (stream != 0) return open_descriptor(out, stream);
+    if (S_ISDIR(target.st_mode))
+        return fail(error, error_cap, EXIT_CANNOT_OPEN, out->path,
+                    "it is a folder");
+    if (!S_ISREG(target.st_mode))
+        return open_special(out, &target, error, error_cap);
+    return open_regular(out, &target, error, error_cap);
+}
+
+int attn_cli_output_open(attn_cli_output *out, const char *path, char *error,
+                         size_t error_cap)
+{
+    memset(out, 0, sizeof *out);
+    out->fd = -1;
+    out->path = path == NULL || strcmp(path, "-") == 0 ? NULL : path;
+    const int exit_status = open_path(out, error, error_cap);
+    if (exit_status != 0) attn_cli_output_finish(out, 0, NULL, 0);
+    return exit_status;
+}
+
+void attn_cli_output_write(attn_cli_output *out, const char *bytes,
+                           size_t count)
+{
+    if (out->write_errno != 0 || count == 0) return;
+    if (write_all(out->fd, bytes, count) != 0)
+        out->write_errno = errno != 0 ? errno : EIO;
+    else
+        out->last = bytes[count - 1];
+}
+
+/* The write's failure, named by the path the user typed. */
+static int write_failed(const attn_cli_output *out, int saved_errno,
+                        char *error, size_t error_cap)
+{
+    return fail(error, error_cap, EXIT_WRITE_FAILED,
+                out->path != NULL ? out->path : "the result",
+                strerror(saved_errno));
+}
+
+int attn_cli_output_finish(attn_cli_output *out, int keep, char *error,
+                           size_t error_cap)
+{
+    int exit_status = 0;
+    if (keep) {
+        if (out->last != '\n') attn_cli_output_write(out, "\n", 1);
+        if (out->write_errno == 0 && out->partial != NULL && fsync(out->fd))
+            out->write_errno = errno;
+        if (out->write_errno != 0)
+            exit_status = write_failed(out, out->write_errno, error, error_cap);
+    }
+    if (out->owned && close(out->fd) != 0 && exit_status == 0 && keep &&
+        errno != EINTR)
+        exit_status = write_failed(out, errno, error, error_cap);
+    if (out->partial != NULL) {
+        if (keep && exit_status == 0 && rename(out->partial, out->file) != 0)
+            exit_status = fail(error, error_cap, EXIT_CANNOT_OPEN, out->path,
+                               strerror(errno));
+        if (!keep || exit_status != 0) unlink(out->partial);
+    }
+    free(out->partial);
+    free(out->file);
+    memset(out, 0, sizeof *out);
+    out->fd = -1;
+    return exit_status;
 }
 
 int attn_cli_write_output(const char *path, const char *output, size_t length,
                           char *error, size_t error_cap)
 {
-    if (path == NULL || strcmp(path, "-") == 0)
-        return write_descriptor(STDOUT_FILENO, NULL, output, length, error,
-                                error_cap);
-    struct stat target;
-    if (stat(path, &target) != 0) {
-        if (errno == ENOENT)
-            return write_new(path, output, length, error, error_cap);
-        return fail(error, error_cap, EXIT_CANNOT_OPEN, path, strerror(errno));
-    }
-    const int stream = standard_stream(&target);
-    if (stream != 0)
-        return write_descriptor(stream, path, output, length, error, error_cap);
-    if (S_ISDIR(target.st_mode))
-        return fail(error, error_cap, EXIT_CANNOT_OPEN, path, "it is a folder");
-    if (!S_ISREG(target.st_mode))
-        return write_special(path, &target, output, length, error, error_cap);
-    return write_regular(path, &target, output, length, error, error_cap);
+    attn_cli_output out;
+    const int exit_status = attn_cli_output_open(&out, path, error, error_cap);
+    if (exit_status != 0) return exit_status;
+    attn_cli_output_write(&out, output, length);
+    return attn_cli_output_finish(&out, 1, error, error_cap);
 }

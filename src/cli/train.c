@@ -159,6 +159,19 @@ static void print_ints(const char *key, const int *values, int n)
     printf("]");
 }
 
+/* x in its shortest round-trip form, as every JSON number the library
+ * writes: a value, so that one printf can hold several. */
+typedef struct number_text {
+    char text[ATTN_NUMBER_CAP];
+} number_text;
+
+static number_text number(double x)
+{
+    number_text out;
+    attn_number_text(x, out.text);
+    return out;
+}
+
 /* The last line: settings, then the example (ints: its tokens, targets and
  * counted positions, then room for the predictions, each [seqLength]) and
  * its attention. */
@@ -177,8 +190,8 @@ static int print_summary(attn_trainer *trainer, const train_args *args,
     if (status == ATTN_OK) {
         printf("{\"config\":{\"task\":\"%s\"", args->task);
         for (int s = 0; attn_trainer_setting(s) != NULL; s++)
-            printf(",\"%s\":%.17g", attn_trainer_setting(s),
-                   setting(trainer, attn_trainer_setting(s)));
+            printf(",\"%s\":%s", attn_trainer_setting(s),
+                   number(setting(trainer, attn_trainer_setting(s))).text);
         printf("},\"example\":{\"index\":%d,", args->example);
         print_ints("tokens", tokens, t);
         printf(",");
@@ -193,10 +206,10 @@ static int print_summary(attn_trainer *trainer, const train_args *args,
                 printf("%s[", l + h ? "," : "");
                 for (int i = 0; i < t; i++) {
                     printf("%s[", i ? "," : "");
+                    const double *row = weights +
+                                        (((size_t)l * heads + h) * t + i) * t;
                     for (int j = 0; j < t; j++)
-                        printf(
-                            "%s%.17g", j ? "," : "",
-                            weights[(((size_t)l * heads + h) * t + i) * t + j]);
+                        printf("%s%s", j ? "," : "", number(row[j]).text);
                     printf("]");
                 }
                 printf("]");
@@ -220,9 +233,10 @@ static int run_steps(attn_trainer *trainer, const train_args *args)
             status = attn_trainer_evaluate(trainer, &held_loss, &accuracy);
         if (status != ATTN_OK) return status;
         done += count;
-        printf("{\"step\":%d,\"loss\":%.17g,\"heldOutLoss\":%.17g,"
-               "\"accuracy\":%.17g}\n",
-               done, loss, held_loss, accuracy);
+        printf("{\"step\":%d,\"loss\":%s,\"heldOutLoss\":%s,"
+               "\"accuracy\":%s}\n",
+               done, number(loss).text, number(held_loss).text,
+               number(accuracy).text);
     }
     return ATTN_OK;
 }

@@ -12,11 +12,48 @@ void attn__text_init(attn__text *text, char *buf, size_t cap)
     text->buf = cap > 0 ? buf : NULL;
     text->cap = text->buf != NULL ? cap : 0;
     text->length = 0;
+    text->sink = NULL;
+    text->sink_context = NULL;
+    text->sent = 0;
     if (text->cap > 0) text->buf[0] = '\0';
+}
+
+void attn__text_init_stream(attn__text *text, char *buf, size_t cap,
+                            attn__text_sink sink, void *context)
+{
+    attn__text_init(text, buf, cap);
+    text->sink = sink;
+    text->sink_context = context;
+}
+
+void attn__text_flush(attn__text *text)
+{
+    if (text->sink == NULL || text->length == text->sent) return;
+    text->sink(text->sink_context, text->buf, text->length - text->sent);
+    text->sent = text->length;
+}
+
+/* A streamed text's append: what fits after the bytes held, else those
+ * bytes flushed first, and bytes as long as the buffer straight through. */
+static void stream_append(attn__text *text, const char *bytes, size_t count)
+{
+    if (text->length - text->sent + count > text->cap) attn__text_flush(text);
+    if (count >= text->cap) {
+        text->sink(text->sink_context, bytes, count);
+        text->length += count;
+        text->sent = text->length;
+        return;
+    }
+    memcpy(text->buf + (text->length - text->sent), bytes, count);
+    text->length += count;
 }
 
 void attn__text_append(attn__text *text, const char *bytes, size_t count)
 {
+    if (text->sink != NULL) {
+        stream_append(text, bytes, count);
+        return;
+    }
     if (text->cap > 0 && text->length < text->cap - 1) {
         const size_t room = text->cap - 1 - text->length;
         const size_t copied = count < room ? count : room;
@@ -33,6 +70,29 @@ void attn__text_puts(attn__text *text, const char *string)
 
 void attn__text_printf(attn__text *text, const char *format, ...)
 {
+    if (text->sink != NULL) { /* into the buffer's room, flushed first
+                                 when it has too little */
+        for (int attempt = 0; attempt < 2; attempt++) {
+            const size_t held = text->length - text->sent;
+            va_list args;
+            va_start(args, format);
+            const int needed = vsnprintf(text->buf + held, text->cap - held,
+                                         format, args);
+            va_end(args);
+            if (needed < 0) return;
+            /* Past a whole empty buffer a piece is cut to it: the pieces
+             * are short (a name, a formula), the buffer 64 KiB. */
+            if ((size_t)needed < text->cap - held || held == 0) {
+                const size_t kept = (size_t)needed < text->cap - held
+                                        ? (size_t)needed
+                                        : text->cap - 1;
+                text->length += kept;
+                return;
+            }
+            attn__text_flush(text);
+        }
+        return;
+    }
     const int writable = text->cap > 0 && text->length < text->cap - 1;
     va_list args;
     va_start(args, format);
@@ -60,15 +120,6 @@ void attn__text_int(attn__text *text, int n)
 void attn__text_repeat(attn__text *text, const char *string, int times)
 {
     for (int i = 0; i < times; i++) attn__text_puts(text, string);
-}
-
-void attn__format_shortest(char out[ATTN__NUMBER_CAP], double x)
-{
-    for (int precision = 15; precision < 17; precision++) {
-        snprintf(out, ATTN__NUMBER_CAP, "%.*g", precision, x);
-        if (strtod(out, NULL) == x) return;
-    }
-    snprintf(out, ATTN__NUMBER_CAP, "%.17g", x);
 }
 
 const char *attn__cached_shortest(attn__number_cache *cache, double x)

@@ -17,16 +17,29 @@
 #define ATTN__PRINTF_LIKE(format_index, first_arg)
 #endif
 
+/* Where a streamed text's full buffer goes (attn_write in attention.h). */
+typedef void (*attn__text_sink)(void *context, const char *bytes, size_t count);
+
 typedef struct attn__text {
     char *buf; /* [cap] or NULL when cap is 0 */
     size_t cap;
     size_t length; /* full length written so far, without the NUL */
+    /* Streamed (attn__text_init_stream): buf holds what the sink has not
+     * had yet, from offset `sent` of the text; sink is NULL otherwise. */
+    attn__text_sink sink;
+    void *sink_context;
+    size_t sent;
 } attn__text;
 
 /* Longest text attn__format_shortest or attn__format_rounded writes. */
 enum { ATTN__NUMBER_CAP = 32 };
 
 void attn__text_init(attn__text *text, char *buf, size_t cap);
+/* A text that hands its bytes to sink, in order, whenever buf[cap] (cap >
+ * 0) fills, and the rest at attn__text_flush: its length is unbounded. */
+void attn__text_init_stream(attn__text *text, char *buf, size_t cap,
+                            attn__text_sink sink, void *context);
+void attn__text_flush(attn__text *text);
 void attn__text_append(attn__text *text, const char *bytes, size_t count);
 void attn__text_puts(attn__text *text, const char *string);
 void attn__text_printf(attn__text *text, const char *format, ...)
@@ -40,14 +53,15 @@ void attn__text_json_string(attn__text *text, const char *string,
  * shows when a walkthrough writes hundreds of thousands of indices. */
 void attn__text_int(attn__text *text, int n);
 
-/* The shortest of %.15g, %.16g and %.17g that reads back as exactly x
- * (x finite), so JSON readers recover the same double. */
+/* The shortest decimal that reads back as exactly x (x finite), so JSON
+ * readers recover the same double, in %g's layout at precision 15, or 16
+ * or 17 when it needs them ("0.1", "1e-05", "0.30000000000000004"); "-0"
+ * for -0 (shortest.c). */
 void attn__format_shortest(char out[ATTN__NUMBER_CAP], double x);
 
 /* Numbers attn__format_shortest wrote, by their bits, in a table indexed by
  * a hash (a newer number takes an older one's slot): a walkthrough writes
- * each input many times over, and formatting one number costs up to three
- * printf and two strtod calls. All zero bytes is an empty cache. */
+ * each input many times over. All zero bytes is an empty cache. */
 enum {
     ATTN__NUMBER_CACHE_BITS = 10,
     ATTN__NUMBER_CACHE_SLOTS = 1 << ATTN__NUMBER_CACHE_BITS

@@ -34,27 +34,64 @@ const char *attn_format_name(int format)
                : NULL;
 }
 
+static int check_format(const attn_problem *problem, int format)
+{
+    if (format < ATTN_FORMAT_JSON || format > ATTN_FORMAT_STEP_OUTLINE)
+        return attn__fail(problem, ATTN_ERR_OPTION,
+                          "format: unknown format %d (0 JSON, 1 text, "
+                          "2 Markdown, 3 LaTeX, 4 steps, 5 step outline)",
+                          format);
+    return check_run(problem);
+}
+
+static int write_format(const attn_problem *problem, int format,
+                        attn__text *text)
+{
+    if (format == ATTN_FORMAT_JSON) {
+        attn__format_json(problem, text);
+        return ATTN_OK;
+    }
+    return attn__format_walkthrough(problem, format, 0, text);
+}
+
 int attn_problem_format(const attn_problem *problem, int format, char *buf,
                         size_t cap, size_t *length)
 {
     if (problem == NULL) return ATTN_ERR_NULL;
     attn__clear_error(problem);
     int status = check_output(problem, "attn_problem_format", buf, cap, length);
-    if (status != ATTN_OK) return status;
-    if (format < ATTN_FORMAT_JSON || format > ATTN_FORMAT_STEP_OUTLINE)
-        return attn__fail(problem, ATTN_ERR_OPTION,
-                          "format: unknown format %d (0 JSON, 1 text, "
-                          "2 Markdown, 3 LaTeX, 4 steps, 5 step outline)",
-                          format);
-    status = check_run(problem);
+    if (status == ATTN_OK) status = check_format(problem, format);
     if (status != ATTN_OK) return status;
     attn__text text;
     attn__text_init(&text, buf, cap);
-    if (format == ATTN_FORMAT_JSON)
-        attn__format_json(problem, &text);
-    else
-        status = attn__format_walkthrough(problem, format, 0, &text);
+    status = write_format(problem, format, &text);
     *length = text.length;
+    return status;
+}
+
+enum { STREAM_CHUNK = 64 * 1024 };
+
+int attn_problem_format_to(const attn_problem *problem, int format,
+                           attn_write write, void *context)
+{
+    if (problem == NULL) return ATTN_ERR_NULL;
+    attn__clear_error(problem);
+    if (write == NULL)
+        return attn__fail(problem, ATTN_ERR_NULL,
+                          "attn_problem_format_to: write must not be NULL");
+    int status = check_format(problem, format);
+    if (status != ATTN_OK) return status;
+    const attn_allocator *allocator = &problem->allocator;
+    char *chunk = allocator->allocate(allocator->context, STREAM_CHUNK);
+    if (chunk == NULL)
+        return attn__fail(problem, ATTN_ERR_NOMEM,
+                          "format: out of memory for a %d-byte buffer",
+                          STREAM_CHUNK);
+    attn__text text;
+    attn__text_init_stream(&text, chunk, STREAM_CHUNK, write, context);
+    status = write_format(problem, format, &text);
+    if (status == ATTN_OK) attn__text_flush(&text);
+    allocator->release(allocator->context, chunk);
     return status;
 }
 

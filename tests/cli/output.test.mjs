@@ -28,7 +28,9 @@ function sh(shell) {
 
 /** Runs `shell` in bash with $ATTN and $INPUT set; { status, stdout, stderr }. */
 function shWithOutput(shell) {
-  const run = spawnSync('bash', ['-c', shell], { env: { ...process.env, ATTN, INPUT }, encoding: 'utf8' });
+  const run = spawnSync('bash', ['-c', shell], {
+    env: { ...process.env, ATTN, INPUT }, encoding: 'utf8', maxBuffer: 2 ** 26,
+  });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -222,4 +224,36 @@ test('a failed run creates nothing, and a new FILE is not created when the write
   run = sh(`ulimit -f 1; trap '' XFSZ; "$ATTN" --format steps -o '${file}' "$INPUT"`);
   assert.equal(run.status, 1);
   assert.deepEqual(readdirSync(dir), []);
+});
+
+/** A scaled dot-product problem of n × n queries, keys and values whose rows are one-hot (row i has 1 at i % n). */
+function oneHotProblem(n) {
+  const rows = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (j === i ? 1 : 0)));
+  return JSON.stringify({ kind: 'scaledDotProduct', q: rows, k: rows, v: rows });
+}
+
+test('a result past the 1 MiB held in memory streams whole to FILE and to a pipe, and a write failing part way still leaves FILE as it was', (t) => {
+  const dir = folder(t);
+  const input = join(dir, 'problem.json');
+  const file = join(dir, 'result.json');
+  const n = 300; // scores, scaled and weights: 3 × 90,000 numbers, about 2.6 MB
+  writeFileSync(input, oneHotProblem(n));
+  const piped = shWithOutput(`"$ATTN" '${input}'`);
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.ok(piped.stdout.length > 2 ** 21, `${piped.stdout.length} bytes`);
+  assert.deepEqual(sh(`"$ATTN" -o '${file}' '${input}'`), { status: 0, stderr: '' });
+  assert.equal(readFileSync(file, 'utf8'), piped.stdout);
+  // q_i · k_j is 1 where i = j, else 0, scaled by 1/√n; weights e^s / Σ e^s.
+  const result = JSON.parse(piped.stdout);
+  const on = Math.exp(1 / Math.sqrt(n)) / (Math.exp(1 / Math.sqrt(n)) + n - 1);
+  assert.equal(result.weights.length, n);
+  assert.ok(Math.abs(result.weights[7][7] - on) < 1e-15, `${result.weights[7][7]} ≠ ${on}`);
+  assert.ok(Math.abs(result.weights[7][8] - (1 - on) / (n - 1)) < 1e-15);
+  assert.equal(result.scores[n - 1][n - 1], 1);
+
+  writeFileSync(file, 'previous');
+  const failed = sh(`ulimit -f 2048; trap '' XFSZ; "$ATTN" -o '${file}' '${input}'`);
+  assert.deepEqual(failed, { status: 1, stderr: `attn: cannot write ${file}: File too large\n` });
+  assert.equal(readFileSync(file, 'utf8'), 'previous');
+  assert.deepEqual(readdirSync(dir).sort(), ['problem.json', 'result.json']);
 });

@@ -138,3 +138,13 @@ test('attn train, its --help and attn --help and --version exit 1 with a message
     });
   }
 });
+
+/** A number's significant digits as written: "1.2812409748816797e-06" → "12812409748816797", "0.01" → "1". */
+const digitsOf = (text) => text.replace(/e.*$/i, '').replace(/[-.]/g, '').replace(/^0+/, '').replace(/0+$/, '');
+
+test('every number attn train prints is the shortest that reads back as the same double, as JavaScript writes it', async () => {
+  const { stdout } = await run(ATTN, ['train', '--task', 'copy', '--steps', '20', '--log-every', '10']);
+  const numbers = stdout.match(/-?\d+(\.\d+)?(e[-+]?\d+)?/gi);
+  assert.ok(numbers.length > 100, `${numbers.length} numbers`);
+  for (const text of numbers) assert.equal(digitsOf(text), digitsOf(String(Number(text))), text);
+});
