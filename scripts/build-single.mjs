@@ -40,8 +40,10 @@ const OUTPUT = join(REPO, 'build', 'attention.html');
 // figure's landing and one scale, the walkthrough that reads from the
 // build's steps and the check box's readers of every format the project
 // writes. Raised from 500 to 520 KiB then: it leaves 15 KB for what
-// comes next.
-const BUDGET_BYTES = 520 * 1024;
+// comes next. 529 KB on 28 Nov with the shortest-number tables (Ryu's, 10.7
+// KB of the engine, which gzip hardly shrinks): raised to 540 KiB. Bringing
+// it under 400 KB is issue 36's third item.
+const BUDGET_BYTES = 540 * 1024;
 
 // Exports emscripten adds to every standalone module by itself.
 const RUNTIME_EXPORTS = new Set(['_initialize', '__errno_location', 'stackSave', 'stackRestore', 'stackAlloc']);
