@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadAttention } from '../../web/lib/attention.js';
+import { loadAttention } from '../../web/lib/attention-node.js';
 import { BAD_INPUTS } from './bad-inputs.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

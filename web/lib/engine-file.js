@@ -9,8 +9,8 @@
 //   engineFile('attention-page')  // 'attention-page-relaxed.wasm' in Chrome
 //   engineUrl()                   // the URL of web/lib/attention-relaxed.wasm there
 //
-// engineUrl and pageEngineUrl name each build as a literal
-// new URL('./file', import.meta.url), the one form Vite, webpack and Parcel
+// engineUrl and pageEngineUrl name each build as a new URL() of a literal
+// relative path and import.meta.url, the one form Vite, webpack and Parcel
 // follow to copy a file into an app and rewrite its address: a bundler
 // copies all three builds, and the one that runs is chosen among them here.
 // Bundled into web/dist/ (scripts/build-element.mjs), the same literals name
