@@ -165,16 +165,22 @@ async function launchFirefox(viewport) {
   const browser = await puppeteer.launch({
     browser: 'firefox', executablePath: FIREFOX_PATH, protocol: 'webDriverBiDi', headless: true,
   });
-  const page = await browser.newPage();
-  // puppeteer sends a screen orientation with the viewport, a command
-  // Firefox has only since 141: Debian 12's ESR (140) refuses it, having
-  // set the viewport itself.
-  await page.setViewport(viewport).catch((error) => {
-    if (!/setScreenOrientationOverride/.test(error.message)) throw error;
-  });
-  const width = await page.evaluate(() => window.innerWidth);
-  if (width !== viewport.width) throw new Error(`Firefox's viewport is ${width} px wide, not ${viewport.width}`);
-  return pageAdapter(browser, page, `Firefox ${(await browser.version()).split('/')[1]}`);
+  try {
+    const page = await browser.newPage();
+    // puppeteer sends a screen orientation with the viewport, a command
+    // Firefox has only since 141: Debian 12's ESR (140) refuses it, having
+    // set the viewport itself.
+    await page.setViewport(viewport).catch((error) => {
+      if (!/setScreenOrientationOverride/.test(error.message)) throw error;
+    });
+    const width = await page.evaluate(() => window.innerWidth);
+    if (width !== viewport.width) throw new Error(`Firefox's viewport is ${width} px wide, not ${viewport.width}`);
+    return pageAdapter(browser, page, `Firefox ${(await browser.version()).split('/')[1]}`);
+  } catch (error) {
+    // A browser left open keeps the test file's process, and the suite, from ending.
+    await browser.close();
+    throw error;
+  }
 }
 
 /** A TCP port that was free a moment ago (WebKitWebDriver takes a port number, not 0). */
