@@ -78,8 +78,13 @@ static void json_ints(cli_text *t, const int *values, int n)
 static void json_row(cli_text *t, const double *row, int n)
 {
     cli_text_printf(t, "[");
-    for (int j = 0; j < n; j++)
-        cli_text_printf(t, "%s%.17g", j ? "," : "", row[j]);
+    char number[ATTN_NUMBER_CAP];
+    for (int j = 0; j < n; j++) {
+        /* The shortest form that reads back, as every JSON number the
+         * library writes. */
+        attn_number_text(row[j], number);
+        cli_text_printf(t, "%s%s", j ? "," : "", number);
+    }
     cli_text_printf(t, "]");
 }
 
