@@ -29,6 +29,12 @@ static const char *query_label(const attn__walker *walker, int i, char *tmp,
     return attn__walk_label(&walker->info->queries, i, tmp, cap);
 }
 
+static const char *row_of(const attn__walker *walker, int i, char *tmp,
+                          size_t cap)
+{
+    return attn__walk_row_of(&walker->info->queries, i, tmp, cap);
+}
+
 static const char *key_label(const attn__walker *walker, int j, char *tmp,
                              size_t cap)
 {
@@ -185,7 +191,7 @@ static void score_steps(attn__walker *walker, const attn__walk_block *block,
     const int repeats = by_cell ? rows * block->n_k - 1 : rows - 1;
     const int whole = rows == block->n_q; /* no rows left for a rest step */
     const attn__matrix_view table = scores_view(walker, block, n);
-    char qt[ATTN__LABEL_CAP], kt[ATTN__LABEL_CAP], id[ATTN__ID_CAP], count[16];
+    char qt[ATTN__LABEL_CAP], kt[ATTN__LABEL_CAP], id[ATTN__ID_CAP];
     const char *ql = query_label(walker, 0, qt, sizeof qt);
     const char *kl = key_label(walker, 0, kt, sizeof kt);
     if (by_cell) {
@@ -218,16 +224,12 @@ static void score_steps(attn__walker *walker, const attn__walk_block *block,
     if (repeats == 0 && whole) attn__walk_table(walker, &table);
     attn__walk_step_end(walker);
     if (repeats > 0) {
-        const char *many = attn__count_word(repeats, count, sizeof count);
         snprintf(id, sizeof id, "%sscore-others", block->id_prefix);
-        if (by_cell && repeats == 1)
-            attn__walk_step(walker, id, "The other dot product");
-        else if (by_cell)
-            attn__walk_step(walker, id, "The other %s dot products", many);
-        else if (repeats == 1)
-            attn__walk_step(walker, id, "Scores of the other row");
+        if (by_cell)
+            attn__walk_others(walker, id, repeats, "", "dot product",
+                              "dot products");
         else
-            attn__walk_step(walker, id, "Scores of the other %s rows", many);
+            attn__walk_others(walker, id, repeats, "Scores of ", "row", "rows");
         attn__walk_sentence(
             walker, "%s",
             by_cell ? "Every other query–key pair is scored the same way: "
@@ -595,10 +597,11 @@ void attn__walk_softmax_rows(attn__walker *walker,
     const int rows = block->n_q < ATTN__STEP_ROWS ? block->n_q
                                                   : ATTN__STEP_ROWS;
     const attn__matrix_view table = weights_view(walker, block, &n);
-    char qt[ATTN__LABEL_CAP], id[ATTN__ID_CAP], count[16];
+    char qt[ATTN__LABEL_CAP], rt[ATTN__ROW_OF_CAP], id[ATTN__ID_CAP];
     const char *ql = query_label(walker, 0, qt, sizeof qt);
     snprintf(id, sizeof id, "%ssoftmax-0", block->id_prefix);
-    attn__walk_step(walker, id, "Softmax of the row of %s", ql);
+    attn__walk_step(walker, id, "Softmax of %s",
+                    row_of(walker, 0, rt, sizeof rt));
     if (row_closed(block, 0))
         closed_row_sentence(walker, ql);
     else
@@ -621,11 +624,7 @@ void attn__walk_softmax_rows(attn__walker *walker,
     attn__walk_step_end(walker);
     if (rows > 1) {
         snprintf(id, sizeof id, "%ssoftmax-others", block->id_prefix);
-        if (rows == 2)
-            attn__walk_step(walker, id, "Softmax of the other row");
-        else
-            attn__walk_step(walker, id, "Softmax of the other %s rows",
-                            attn__count_word(rows - 1, count, sizeof count));
+        attn__walk_others(walker, id, rows - 1, "Softmax of ", "row", "rows");
         attn__walk_sentence(walker,
                             "Every other row goes the same way: subtract "
                             "its largest entry, take exp of each entry, add "
@@ -641,8 +640,8 @@ void attn__walk_softmax_rows(attn__walker *walker,
         attn__walk_region(walker, 1, n.weights, block->batch, ATTN__REGION_ROWS,
                           1, rows - 1);
         for (int i = 1; i < rows; i++) {
-            attn__walk_repeat(walker, "Softmax of the row of %s",
-                              query_label(walker, i, qt, sizeof qt));
+            attn__walk_repeat(walker, "Softmax of %s",
+                              row_of(walker, i, rt, sizeof rt));
             attn__softmax_equations(walker, block, i, ATTN__SOFTMAX_ALL);
         }
         if (rows == block->n_q) attn__walk_table(walker, &table);
@@ -726,7 +725,7 @@ void attn__walk_output_rows(attn__walker *walker, const attn__walk_block *block,
     const int spelled = block->n_k <= ATTN__MAX_TERMS &&
                         block->d_v <= ATTN__MAX_TERMS;
     const attn__matrix_view table = output_view(walker, block, &n, output_name);
-    char qt[ATTN__LABEL_CAP], id[ATTN__ID_CAP], count[16];
+    char qt[ATTN__LABEL_CAP], id[ATTN__ID_CAP];
     for (int group = 0; group < 2 && (group == 0 || rows > 1); group++) {
         /* rows first .. last: the first row, then the others */
         const int first = group, last = group == 0 ? 0 : rows - 1;
@@ -736,12 +735,8 @@ void attn__walk_output_rows(attn__walker *walker, const attn__walk_block *block,
             attn__walk_step(walker, id, "Output for %s", ql);
         } else {
             snprintf(id, sizeof id, "%soutput-others", block->id_prefix);
-            if (rows == 2)
-                attn__walk_step(walker, id, "Output for the other row");
-            else
-                attn__walk_step(
-                    walker, id, "Outputs for the other %s rows",
-                    attn__count_word(rows - 1, count, sizeof count));
+            attn__walk_others(walker, id, rows - 1, "Output for ", "row",
+                              "rows");
         }
         if (sentence != NULL)
             attn__walk_sentence(walker, "%s", sentence);

@@ -6,6 +6,9 @@
 #include <math.h>
 #include <stdio.h>
 
+#define TEX_OUTPUT "o_i = \\frac{\\varphi(q_i)\\, S}{\\varphi(q_i) \\cdot z}"
+#define PLAIN_OUTPUT "output_i = φ(q_i) S ÷ (φ(q_i) · z)"
+
 enum { MAX_SPELLED = 8 }; /* d_k and d_v up to this get S and z spelled out */
 
 /* elu(x) + 1, the feature map. */
@@ -109,15 +112,20 @@ static void sums_step(attn__walker *walker, const linear_item *it,
     attn__walk_step_end(walker);
 }
 
-/* output_i = (Σ_a φ(q_ia) S[a]) ÷ (Σ_a φ(q_ia) z_a) for each row. */
+/* output_i = (Σ_a φ(q_ia) S[a]) ÷ (Σ_a φ(q_ia) z_a) for rows first to
+ * last. */
 static void output_equations(attn__walker *walker, const linear_item *it,
                              double s[MAX_SPELLED][MAX_SPELLED],
-                             const double *z)
+                             const double *z, int first, int last)
 {
     const attn__run_info *info = walker->info;
     const int d_k = info->d_k, d_v = info->d_v;
     char qt[ATTN__LABEL_CAP];
-    for (int i = 0; i < info->n_q && i < ATTN__STEP_ROWS; i++) {
+    for (int i = first; i <= last; i++) {
+        if (first > 0)
+            attn__walk_repeat(
+                walker, "Output for %s",
+                attn__walk_label(&info->queries, i, qt, sizeof qt));
         const double *q = it->q + attn__item(i, 1, d_k);
         attn__eq_begin(walker, "output[%s]",
                        attn__walk_label(&info->queries, i, qt, sizeof qt));
@@ -148,6 +156,53 @@ static void output_equations(attn__walker *walker, const linear_item *it,
                                    1, d_v, cell("output", it->batch, i, 0)));
         attn__eq_emit(walker);
     }
+}
+
+/* The output of the first query in full, then the other queries stepped
+ * through together, each a repeat of it. */
+static void output_steps(attn__walker *walker, const linear_item *it,
+                         double s[MAX_SPELLED][MAX_SPELLED], const double *z,
+                         int spelled)
+{
+    const attn__run_info *info = walker->info;
+    const int n_q = info->n_q, d_v = info->d_v;
+    const int rows = n_q < ATTN__STEP_ROWS ? n_q : ATTN__STEP_ROWS;
+    char id[ATTN__ID_CAP], qt[ATTN__LABEL_CAP];
+    snprintf(id, sizeof id, "%soutput-0", it->prefix);
+    attn__walk_step(walker, id, "Output for %s",
+                    attn__walk_label(&info->queries, 0, qt, sizeof qt));
+    attn__walk_sentence(walker,
+                        "Each query reads its output from the two "
+                        "sums: φ(q_i) times S, divided by φ(q_i) · z, which "
+                        "is positive, so the division is always defined.");
+    attn__walk_formula(walker, TEX_OUTPUT, PLAIN_OUTPUT);
+    attn__walk_region(walker, 0, "q", it->batch, ATTN__REGION_ROWS, 0, 0);
+    attn__walk_region(walker, 1, "output", it->batch, ATTN__REGION_ROWS, 0, 0);
+    if (spelled) output_equations(walker, it, s, z, 0, 0);
+    if (n_q == 1)
+        attn__walk_show(walker, "output", "output", "n_q × d_v", it->output,
+                        (size_t)d_v, n_q, d_v, &info->queries,
+                        &attn__index_labels);
+    attn__walk_step_end(walker);
+    if (n_q == 1) return;
+    snprintf(id, sizeof id, "%soutput-others", it->prefix);
+    attn__walk_others(walker, id, n_q - 1, "Output for ", "query", "queries");
+    attn__walk_sentence(walker,
+                        "Every other query reads its output from the same "
+                        "two sums, with its own φ(q_i).%s",
+                        rows < n_q ? " The equations are spelled out for the "
+                                     "first rows; the others go the same "
+                                     "way."
+                                   : " Each one's numbers are in its own "
+                                     "equation.");
+    attn__walk_formula(walker, TEX_OUTPUT, PLAIN_OUTPUT);
+    attn__walk_region(walker, 0, "q", it->batch, ATTN__REGION_ROWS, 1, n_q - 1);
+    attn__walk_region(walker, 1, "output", it->batch, ATTN__REGION_ROWS, 1,
+                      n_q - 1);
+    if (spelled) output_equations(walker, it, s, z, 1, rows - 1);
+    attn__walk_show(walker, "output", "output", "n_q × d_v", it->output,
+                    (size_t)d_v, n_q, d_v, &info->queries, &attn__index_labels);
+    attn__walk_step_end(walker);
 }
 
 static void item_steps(attn__walker *walker, const linear_item *it)
@@ -206,18 +261,7 @@ static void item_steps(attn__walker *walker, const linear_item *it)
     sums_step(walker, it, s, z);
     const int spelled = !info->causal && d_k <= MAX_SPELLED &&
                         d_v <= MAX_SPELLED && n_k <= ATTN__MAX_KIDS;
-    snprintf(id, sizeof id, "%soutput", it->prefix);
-    attn__walk_step(walker, id, "Output: φ(q_i) S ÷ (φ(q_i) · z)");
-    attn__walk_sentence(walker,
-                        "Each query reads its output from the two "
-                        "sums: φ(q_i) times S, divided by φ(q_i) · z, which "
-                        "is positive, so the division is always defined.");
-    attn__walk_region(walker, 0, "q", it->batch, ATTN__REGION_ALL, 0, 0);
-    attn__walk_region(walker, 1, "output", it->batch, ATTN__REGION_ALL, 0, 0);
-    if (spelled) output_equations(walker, it, s, z);
-    attn__walk_show(walker, "output", "output", "n_q × d_v", it->output,
-                    (size_t)d_v, n_q, d_v, &info->queries, &attn__index_labels);
-    attn__walk_step_end(walker);
+    output_steps(walker, it, s, z, spelled);
 }
 
 void attn__steps_linear(attn__walker *walker)

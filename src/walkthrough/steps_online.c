@@ -228,6 +228,9 @@ static void tile_step(attn__walker *walker, const online_data *d, int t)
     const int spelled = keys < ATTN__MAX_KIDS &&
                         rows * (keys + 3) <= ATTN__DETAIL_CELLS;
     for (int i = 0; i < rows && spelled; i++) {
+        if (i > 0)
+            attn__walk_repeat(walker, "Tile %d for %s", t + 1,
+                              attn__walk_label(&info->queries, i, a, sizeof a));
         for (int j = first; j <= last; j++) score_equation(walker, d, i, j);
         state_equations(walker, d, i, t, first, last);
     }
@@ -296,6 +299,10 @@ static void divide_step(attn__walker *walker, const online_data *d)
     attn__walk_region(walker, 1, "output", -1, ATTN__REGION_ALL, 0, 0);
     for (int i = 0; i < shown_rows(info); i++) {
         const size_t at = (size_t)i * (size_t)tiles + (size_t)last;
+        if (i > 0)
+            attn__walk_repeat(
+                walker, "Output for %s",
+                attn__walk_label(&info->queries, i, qt, sizeof qt));
         attn__eq_begin(walker, "output[%s]",
                        attn__walk_label(&info->queries, i, qt, sizeof qt));
         attn__eq_chain(
@@ -355,6 +362,10 @@ static void compare_step(attn__walker *walker, const online_data *d)
     attn__walk_region(walker, 1, "weights", -1, ATTN__REGION_ALL, 0, 0);
     attn__walk_region(walker, 1, "plainOutput", -1, ATTN__REGION_ALL, 0, 0);
     for (int i = 0; i < shown_rows(info) && n_k <= ATTN__MAX_KIDS; i++) {
+        if (i > 0)
+            attn__walk_repeat(
+                walker, "Plain output for %s",
+                attn__walk_label(&info->queries, i, qt, sizeof qt));
         attn__eq_begin(walker, "plain output[%s]",
                        attn__walk_label(&info->queries, i, qt, sizeof qt));
         int terms[ATTN__MAX_KIDS];

@@ -128,13 +128,9 @@ static void other_rows_step(attn__walker *walker, const attn__walk_block *block,
                             const char *prefix, int shown_rows)
 {
     const attn__run_info *info = walker->info;
-    char qt[ATTN__LABEL_CAP], id[ATTN__ID_CAP], count[16];
+    char qt[ATTN__ROW_OF_CAP], id[ATTN__ID_CAP];
     snprintf(id, sizeof id, "%ssoftmax-others", prefix);
-    if (shown_rows == 2)
-        attn__walk_step(walker, id, "The other row");
-    else
-        attn__walk_step(walker, id, "The other %s rows",
-                        attn__count_word(shown_rows - 1, count, sizeof count));
+    attn__walk_others(walker, id, shown_rows - 1, "", "row", "rows");
     attn__walk_sentence(walker,
                         "Every other row goes the same way: its largest "
                         "entry, the exponentials, their sum and the "
@@ -146,8 +142,8 @@ static void other_rows_step(attn__walker *walker, const attn__walk_block *block,
     attn__walk_region(walker, 1, "weights", block->batch, ATTN__REGION_ROWS, 1,
                       shown_rows - 1);
     for (int i = 1; i < shown_rows; i++) {
-        attn__walk_repeat(walker, "Softmax of the row of %s",
-                          attn__walk_label(&info->queries, i, qt, sizeof qt));
+        attn__walk_repeat(walker, "Softmax of %s",
+                          attn__walk_row_of(&info->queries, i, qt, sizeof qt));
         attn__softmax_equations(walker, block, i, ATTN__SOFTMAX_ALL);
     }
     attn__walk_show(walker, "weights", "weights", NULL, block->weights,

@@ -115,6 +115,34 @@ void attn__walk_repeat(attn__walker *walker, const char *format, ...)
     if (walker->repeats < ATTN__REPEAT_SPAN - 1) walker->repeats++;
 }
 
+void attn__walk_others(attn__walker *walker, const char *id, int others,
+                       const char *lead, const char *noun, const char *nouns)
+{
+    char count[16];
+    if (others == 1)
+        attn__walk_step(walker, id, "%s%s other %s", lead,
+                        lead[0] ? "the" : "The", noun);
+    else
+        attn__walk_step(walker, id, "%s%s other %s %s", lead,
+                        lead[0] ? "the" : "The",
+                        attn__count_word(others, count, sizeof count), nouns);
+}
+
+const char *attn__walk_row_of(const attn__labels *labels, int i, char *tmp,
+                              size_t cap)
+{
+    char plain[ATTN__LABEL_CAP], marked[ATTN__LABEL_CAP];
+    const char *label = attn__label(labels, i, plain, sizeof plain);
+    const char *name = attn__walk_label(labels, i, marked, sizeof marked);
+    /* A label that names a row already ("row 2", as the page labels the
+     * softmax's rows) is not "the row of row 2". */
+    if (strncmp(label, "row ", 4) == 0 || strncmp(label, "Row ", 4) == 0)
+        snprintf(tmp, cap, "%s", name);
+    else
+        snprintf(tmp, cap, "the row of %s", name);
+    return tmp;
+}
+
 const char *attn__count_word(int count, char *tmp, size_t cap)
 {
     static const char *const words[] = {

@@ -160,7 +160,7 @@ const char *attn__label(const attn__labels *labels, int i, char *tmp,
  * escapes it as text from the user (LaTeX: literally, not as notation). */
 #define ATTN__LABEL_OPEN '\x01'
 #define ATTN__LABEL_CLOSE '\x02'
-enum { ATTN__LABEL_CAP = 100 };
+enum { ATTN__LABEL_CAP = 100, ATTN__ROW_OF_CAP = ATTN__LABEL_CAP + 16 };
 const char *attn__walk_label(const attn__labels *labels, int i, char *tmp,
                              size_t cap);
 /* Plain column labels 1, 2, 3, ... */
@@ -196,6 +196,15 @@ static inline int attn__walk_place(const attn__walker *walker)
 {
     return walker->step * ATTN__REPEAT_SPAN + walker->repeats;
 }
+/* Starts step `id` that gathers the `others` repeats of an operation whose
+ * first was a step of its own: titled `lead` and "the other row" or "the
+ * other three rows" (`noun`, `nouns`); "The other …" when lead is "". */
+void attn__walk_others(attn__walker *walker, const char *id, int others,
+                       const char *lead, const char *noun, const char *nouns);
+/* Row i in a title: "the row of cat", or the label itself when it names a
+ * row already ("row 2"). */
+const char *attn__walk_row_of(const attn__labels *labels, int i, char *tmp,
+                              size_t cap);
 /* "one" to "twelve", else digits: a count in a title or sentence. */
 const char *attn__count_word(int count, char *tmp, size_t cap);
 

@@ -47,11 +47,14 @@ test('the Backward pass checkbox adds the backward steps, and dQ on screen is th
   await page.waitForFunction(() => window.location.search.includes('backward=1'));
   for (let i = 0; i < 80; i++) {
     const title = await page.textContent('#walkthrough .aw-step-title');
-    if (title.includes('dQ')) break;
+    if (title.includes('dQ of the other')) break;
     await page.click('#walkthrough .aw-forward');
   }
-  assert.match(await page.textContent('#walkthrough .aw-step-title'), /Gradient of the queries: dQ/);
-  // The step computes dQ: its numbers show once the step's figure has landed.
+  // dQ's first row had a step of its own; this one computes the other
+  // rows, each a repeat: dQ is whole once the step's figure has landed.
+  assert.match(await page.textContent('#walkthrough .aw-step-title'), /dQ of the other two rows/);
+  const repeats = await page.$$eval('#walkthrough .aw-fig-repeat-line .aw-fig-what', (names) => names.map((n) => n.textContent));
+  assert.deepEqual(repeats, ['dQ of sat', 'dQ of mat']);
   await page.waitForSelector('#walkthrough .aw-fig:not([data-moving])', { state: 'attached' });
   const shown = await page.$$eval('#walkthrough [data-matrix="gradQ"] tbody tr', (rows) => rows.map((tr) => [...tr.querySelectorAll('.aw-num')].map((n) => Number(n.dataset.value.replace(/\u2212/g, '-')))));
   const expected = gradQByHand(preset.input);

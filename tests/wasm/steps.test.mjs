@@ -196,7 +196,7 @@ test('the backward steps compute dO, dV, dP, dS, dQ and dK as the engine\u2019s 
     const byHand = backwardByHand(input);
     let cells = 0;
     for (const step of steps.steps) {
-      const tensor = stepTensor[step.id];
+      const tensor = stepTensor[step.id.replace(/-others$/, '')];
       if (!tensor) continue;
       for (const equation of step.equations ?? []) {
         const [name, row, column] = equation.chain[equation.chain.length - 1].ref;
@@ -209,7 +209,10 @@ test('the backward steps compute dO, dV, dP, dS, dQ and dK as the engine\u2019s 
     }
     const [nQ, nK, dK, dV] = [input.q.length, input.k.length, input.q[0].length, input.v[0].length];
     assert.equal(cells, (input.target ? nQ * dV : 0) + nK * dV + 2 * nQ * nK + nQ * dK + nK * dK, `problem ${i}: an equation per cell`);
-    if (input.target) assert.equal(steps.steps.find((s) => s.id === 'grad-output').equations.length, 9);
+    if (input.target) {
+      assert.equal(steps.steps.find((s) => s.id === 'grad-output').equations.length, dV, `problem ${i}: dO's first row`);
+      assert.equal(steps.steps.find((s) => s.id === 'grad-output-others').equations.length, (nQ - 1) * dV);
+    }
   }
 });
 
@@ -314,7 +317,7 @@ test('the first of a repeated operation is a step of its own and its repeats one
     } else {
       const count = nq === 2 ? 'other row' : `other ${many(nq - 1)} rows`;
       assert.equal(rows.title, `Softmax of the ${count}`, where);
-      assert.equal(outputs.title, nq === 2 ? 'Output for the other row' : `Outputs for the ${count}`, where);
+      assert.equal(outputs.title, `Output for the ${count}`, where);
       assert.deepEqual(rows.equations.filter((e) => e.repeat).map((e) => e.repeat),
         queryTokens.slice(1).map((token) => `Softmax of the row of ${token}`), where);
       assert.deepEqual(outputs.equations.map((e) => e.repeat),
@@ -351,4 +354,96 @@ test('a softmax of several rows steps through the first row, then the other rows
     weights.forEach((equation, k) => assert.ok(Math.abs(equation.chain.at(-1).v - exact[k]) <= 1e-15,
       `${rows} rows: weight ${k} is ${equation.chain.at(-1).v}, not ${exact[k]}`));
   }
+});
+
+test('the backward steps give each gradient\u2019s first row a step and its other rows one step of repeats', async () => {
+  const engine = await loadEngine();
+  const r = randomSource(29);
+  const input = { ...backwardProblems(r)[0], queryTokens: ['a', 'b', 'c'], keyTokens: ['w', 'x', 'y', 'z'] };
+  const byHand = backwardByHand(input);
+  const { steps } = engine.walkthrough(input).steps;
+  const backward = steps.slice(steps.findIndex((s) => s.id === 'grad-output'));
+  const stages = [['grad-output', 'dO', 'gradOutput', ['a', 'b', 'c']], ['grad-v', 'dV', 'gradV', ['w', 'x', 'y', 'z']],
+    ['grad-weights', 'dP', 'gradWeights', ['a', 'b', 'c']], ['grad-scaled', 'dS', 'gradScaled', ['a', 'b', 'c']],
+    ['grad-q', 'dQ', 'gradQ', ['a', 'b', 'c']], ['grad-k', 'dK', 'gradK', ['w', 'x', 'y', 'z']]];
+  assert.deepEqual(backward.map((s) => s.id), stages.flatMap(([id]) => [id, `${id}-others`]));
+  for (const [id, name, tensor, labels] of stages) {
+    const first = backward.find((s) => s.id === id);
+    const others = backward.find((s) => s.id === `${id}-others`);
+    assert.equal(others.title, `${name} of the other ${labels.length === 3 ? 'two' : 'three'} rows`);
+    assert.ok(first.equations.every((e) => e.repeat === undefined && e.chain.at(-1).ref[1] === 0), `${id}: row 0 alone`);
+    assert.deepEqual(others.equations.filter((e) => e.repeat).map((e) => e.repeat),
+      labels.slice(1).map((label) => `${name} of ${label}`));
+    // Every row's entries, in order, are the gradient computed by hand.
+    const values = [...first.equations, ...others.equations].map((e) => e.chain.at(-1).v);
+    const expected = byHand[tensor].flat();
+    assert.equal(values.length, expected.length, id);
+    values.forEach((v, c) => assert.ok(Math.abs(v - expected[c]) < 1e-12, `${id} entry ${c}: ${v}, by hand ${expected[c]}`));
+  }
+});
+
+test('linear attention gives the first query\u2019s output a step and the other queries one step of repeats', async () => {
+  const engine = await loadEngine();
+  const phi = (x) => (x > 0 ? x + 1 : Math.exp(x));
+  for (const rows of [1, 2, 4]) {
+    const q = Array.from({ length: rows }, (_, i) => [0.5 - i, 0.25 * i]);
+    const k = [[1, -1], [0.5, 2], [-0.75, 0.1]];
+    const v = [[1, 2], [3, -1], [0, 0.5]];
+    const queryTokens = q.map((_, i) => `t${i}`);
+    const { steps } = engine.walkthrough({ kind: 'linear', q, k, v, queryTokens }).steps;
+    assert.deepEqual(steps.map((s) => s.id), ['inputs', 'phi', 'sums', 'output-0', ...(rows > 1 ? ['output-others'] : [])]);
+    assert.equal(steps[3].title, 'Output for t0');
+    const equations = [...steps[3].equations];
+    if (rows > 1) {
+      const others = steps[4];
+      assert.equal(others.title, rows === 2 ? 'Output for the other query' : 'Output for the other three queries');
+      assert.deepEqual(others.equations.map((e) => e.repeat), queryTokens.slice(1).map((t) => `Output for ${t}`));
+      equations.push(...others.equations);
+    }
+    // output_i = Σ_j (φ(q_i)·φ(k_j)) v_j ÷ Σ_j φ(q_i)·φ(k_j), computed here.
+    q.forEach((qi, i) => {
+      const weights = k.map((kj) => qi.reduce((s, x, a) => s + phi(x) * phi(kj[a]), 0));
+      const total = weights.reduce((a, b) => a + b, 0);
+      const exact = v[0].map((_, c) => weights.reduce((s, w, j) => s + w * v[j][c], 0) / total);
+      equations[i].chain.at(-1).args.forEach((entry, c) => assert.ok(Math.abs(entry.v - exact[c]) <= 1e-14,
+        `${rows} rows: output[${i}, ${c}] is ${entry.v}, not ${exact[c]}`));
+    });
+  }
+});
+
+test('the online softmax\u2019s tile steps show the first query in full and each other query as a repeat', async () => {
+  const engine = await loadEngine();
+  const q = [[1, 0], [0, 1], [0.5, -0.5]];
+  const k = [[1, 1], [-1, 0.5], [0.25, 2], [0, -1]];
+  const v = [[1, 0], [0, 1], [1, 1], [2, -1]];
+  const tokens = ['a', 'b', 'c'];
+  const { steps } = engine.walkthrough({ kind: 'onlineSoftmax', q, k, v, queryTokens: tokens, keyTokens: ['w', 'x', 'y', 'z'], tile: 2 }).steps;
+  for (const t of [1, 2]) {
+    const step = steps.find((s) => s.id === `tile-${t}`);
+    const named = step.equations.filter((e) => e.repeat !== undefined);
+    assert.deepEqual(named.map((e) => e.repeat), [`Tile ${t} for b`, `Tile ${t} for c`]);
+    assert.equal(step.equations[0].repeat, undefined);
+    // The running sum after tile t, per query, computed here: Σ e^(s − m) over the keys read.
+    const sums = step.equations.filter((e) => e.chain.at(-1).ref?.[0] === 'tileSum').map((e) => e.chain.at(-1).v);
+    const exact = q.map((qi) => {
+      const scores = k.slice(0, 2 * t).map((kj) => (qi[0] * kj[0] + qi[1] * kj[1]) / Math.SQRT2);
+      const top = Math.max(...scores);
+      return scores.reduce((s, x) => s + Math.exp(x - top), 0);
+    });
+    sums.forEach((sum, i) => assert.ok(Math.abs(sum - exact[i]) <= 1e-14, `tile ${t}, ${tokens[i]}: ${sum}, not ${exact[i]}`));
+  }
+  assert.deepEqual(steps.find((s) => s.id === 'divide').equations.map((e) => e.repeat), [undefined, 'Output for b', 'Output for c']);
+});
+
+test('a row labelled as a row is "row 2" in a title, not "the row of row 2"', async () => {
+  const engine = await loadEngine();
+  const x = [[1, 2], [3, 0], [0.5, 0.5]];
+  const labels = ['row 1', 'row 2', 'row 3'];
+  const softmax = engine.walkthrough({ kind: 'softmax', x, queryTokens: labels }).steps.steps;
+  assert.equal(softmax.find((s) => s.id === 'softmax-others').title, 'The other two rows');
+  assert.deepEqual(softmax.find((s) => s.id === 'softmax-others').equations.filter((e) => e.repeat).map((e) => e.repeat),
+    ['Softmax of row 2', 'Softmax of row 3']);
+  const attention = engine.walkthrough({ kind: 'scaledDotProduct', q: x, k: x, v: x, queryTokens: labels }).steps.steps;
+  assert.equal(attention.find((s) => s.id === 'softmax-0').title, 'Softmax of row 1');
+  assert.equal(attention.find((s) => s.id === 'softmax-others').title, 'Softmax of the other two rows');
 });

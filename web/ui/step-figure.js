@@ -381,12 +381,17 @@ export function repeatsOf(equations) {
 }
 
 // The pieces a repeat's line lays end to end and the number it ends on: a
-// dot product's products into its sum, a softmax row's weights into 1; an
-// output row's entries are a strip of small bars.
+// dot product's products into its sum, a softmax row's weights into 1; any
+// other repeat's results (an output row's entries, a gradient's row) are a
+// strip of small bars.
 function repeatLine(make, repeat, kind, { scale, delay }) {
   const { equations } = repeat;
-  if (kind === 'weighted-sum') {
-    const values = resultOf(equations[0]).args.map((arg) => arg.v);
+  const stacked = kind === 'dot' || kind === 'softmax';
+  if (!stacked) {
+    const values = equations.flatMap((equation) => {
+      const result = resultOf(equation);
+      return result.op === 'vec' ? result.args.map((arg) => arg.v) : [result.v];
+    });
     const shown = values.slice(0, FIGURE_DIMENSIONS).map((v) => formatNumber(v, 3)).join(', ');
     return [strip(make, repeat.title, values, scale ?? Math.max(...values.map(Math.abs), 1e-300), { delay }),
       `[${shown}${values.length > FIGURE_DIMENSIONS ? ', \u2026' : ''}]`];
@@ -412,24 +417,32 @@ function repeatLine(make, repeat, kind, { scale, delay }) {
 }
 
 function drawRepeats(make, equations, options) {
-  // Every repeat at once, a fast sweep down the lines; each opens onto its
-  // own figure (drawn when first opened: a closed one has nothing to move).
+  // Every repeat at once, a fast sweep down the lines; each that has a
+  // figure of its own opens onto it (drawn when first opened: a closed one
+  // has nothing to move); the others are their line alone.
   const repeats = repeatsOf(equations);
   const list = make('div', 'aw-fig-repeats');
+  let openable = 0;
   repeats.forEach((repeat, k) => {
     const kind = figureKind(repeat.equations.map((e) => ({ ...e, repeat: undefined })));
     const delay = 0.1 * k;
-    const details = make('details', 'aw-fig-repeat');
-    const summary = make('summary', 'aw-fig-row');
-    summary.style.setProperty('--delay', `${delay}s`);
+    const opens = Boolean(DRAW[kind]);
+    const row = make(opens ? 'summary' : 'div', opens ? 'aw-fig-row' : 'aw-fig-row aw-fig-repeat-line');
+    row.style.setProperty('--delay', `${delay}s`);
     const [line, text] = repeatLine(make, repeat, kind, { scale: options.scale, delay });
     const result = make('span', 'aw-fig-result', text);
     result.style.setProperty('--delay', `${delay + 0.5}s`);
-    summary.append(make('span', 'aw-fig-what', repeat.title), line, result);
+    row.append(make('span', 'aw-fig-what', repeat.title), line, result);
+    if (!opens) {
+      list.append(row);
+      return;
+    }
+    openable += 1;
+    const details = make('details', 'aw-fig-repeat');
     const body = make('div', 'aw-fig-repeat-body');
-    details.append(summary, body);
+    details.append(row, body);
     details.addEventListener('toggle', () => {
-      if (!details.open || body.childElementCount > 0 || !DRAW[kind]) return;
+      if (!details.open || body.childElementCount > 0) return;
       body.append(...DRAW[kind](make, repeat.equations, options));
       const rate = options.rate?.() ?? 1;
       if (rate !== 1) for (const animation of body.getAnimations({ subtree: true })) animation.playbackRate = rate;
@@ -437,7 +450,8 @@ function drawRepeats(make, equations, options) {
     list.append(details);
   });
   const count = ['The other one', 'Both'][repeats.length - 1] ?? `All ${repeats.length}`;
-  return [caption(make, `${count} at once, each laid out end to end into its result; open one to see it move on its own`), list];
+  const open = openable > 0 ? '; open one to see it move on its own' : '';
+  return [caption(make, `${count} at once, each laid out end to end into its result${open}`), list];
 }
 
 // The figures whose bars are on the walkthrough's one scale (options.scale).

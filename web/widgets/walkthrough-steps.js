@@ -239,7 +239,7 @@ export function stagesOf(steps) {
   const stages = [];
   steps.forEach((step, index) => {
     const id = step.id.replace(/^h\d+-/, '');
-    const word = id.startsWith('grad-') ? id : id.split('-')[0];
+    const word = id.startsWith('grad-') ? id.replace(/-others$/, '') : id.split('-')[0];
     const label = STAGE_LABELS[word] ?? step.title;
     if (stages.at(-1)?.label !== label) stages.push({ label, first: index });
   });
