@@ -1,7 +1,8 @@
 // The page's entry: loads the engine once, mounts the widgets into their
 // sections and keeps the address in step with what the learner sees, so a
 // link reproduces the view: ?preset=ID&step=N (N counts from 1, as on
-// screen) and, after edits, v=<the edited inputs as compact JSON>; once the
+// screen), view=NAME when a view other than the figure is chosen
+// (matrices, heatmaps, lines, equations) and, after edits, v=<the edited inputs as compact JSON>; once the
 // trainer's settings change, trainer=<its settings as JSON> (the run is
 // reproducible from its seed).
 
@@ -31,6 +32,7 @@ function readUrlState(location) {
   if (params.has('preset')) state.preset = params.get('preset');
   if (params.has('step')) state.step = stepFromText(params.get('step'));
   if (params.get('backward') === '1') state.backward = true;
+  if (params.has('view')) state.view = params.get('view');
   if (params.has('trainer')) {
     try {
       trainerState = JSON.parse(params.get('trainer'));
@@ -90,6 +92,7 @@ function replaceUrl(state) {
   params.set('preset', state.preset);
   params.set('step', String(state.step + 1));
   if (state.values) params.set('v', JSON.stringify(state.values));
+  if (state.view) params.set('view', state.view);
   if (state.backward) params.set('backward', '1');
   if (state.check) params.set('check', JSON.stringify(state.check));
   if (trainerState) params.set('trainer', JSON.stringify(trainerState));

@@ -40,9 +40,10 @@ import sectionsCss from './sections.css';
 import katexCss from './vendor/katex/katex.min.css';
 
 const SCRIPT_URL = import.meta.url;
-const ATTRIBUTES = ['widget', 'preset', 'step', 'values', 'backward', 'check', 'controls', 'theme', 'autoplay', 'layout'];
+const ATTRIBUTES = ['widget', 'preset', 'step', 'view', 'values', 'backward', 'check', 'controls', 'theme', 'autoplay',
+  'layout'];
 // What a walkthrough's setState takes: changing one of these moves it without a redraw.
-const STATE_ATTRIBUTES = ['preset', 'step', 'values', 'backward'];
+const STATE_ATTRIBUTES = ['preset', 'step', 'view', 'values', 'backward'];
 
 // The host element is a block whatever the host's CSS says; inside it, an
 // `all: initial` shell stops inherited properties (fonts, line height,
@@ -113,7 +114,7 @@ class AttentionWalkthrough extends ElementBase {
       if (widget === 'walkthrough') {
         const current = this.#widget.getState();
         const same = (key) => JSON.stringify(current[key] ?? null) === JSON.stringify(state[key] ?? null);
-        if (!['preset', 'step', 'values', 'backward'].every(same)) this.#widget.setState(state);
+        if (!STATE_ATTRIBUTES.every(same)) this.#widget.setState(state);
         return;
       }
     }

@@ -190,3 +190,32 @@ test('a number typed into a cell of Q while the step\u2019s figure moves stays i
     await session.close();
   }
 });
+
+test('the view chosen is kept in the address, and following that link opens the same step in the same view', async () => {
+  const input = presetInput('cat-sat-mat');
+  const ids = stepIds(input);
+  const session = await startSession();
+  try {
+    const page = await session.openReady('index.html?preset=cat-sat-mat');
+    await goTo(page, ids, 'scale');
+    await chooseView(page, 'heatmaps');
+    await page.waitForFunction(() => new URLSearchParams(window.location.search).get('view') === 'heatmaps');
+    const link = new URL(page.url());
+    assert.equal(link.searchParams.get('step'), String(ids.indexOf('scale') + 1));
+    const again = await session.openReady(link.pathname.slice(1) + link.search);
+    await again.waitForSelector(`${W} [role="tabpanel"][data-view="heatmaps"]:not([hidden])`);
+    assert.equal(await again.getAttribute(`${W} [role="tab"][data-view="heatmaps"]`, 'aria-selected'), 'true');
+    assert.equal(await assertOneHome(again, 'the linked step'), 'heatmaps');
+    assert.match(await again.textContent(`${W} .aw-counter`), new RegExp(`^${ids.indexOf('scale') + 1} /`));
+    // Back to the figure: the address drops the view, as it names only what differs.
+    await again.locator(`${W} [role="tab"][data-view="figure"]`).click();
+    await again.waitForFunction(() => !new URLSearchParams(window.location.search).has('view'));
+    // A view that does not exist is named in the message line, and the figure shows.
+    const wrong = await session.openReady('index.html?preset=cat-sat-mat&step=2&view=table');
+    assert.match(await wrong.textContent(`${W} .aw-message`), /no view called \u201ctable\u201d; the views are figure, matrices/);
+    assert.equal(await wrong.getAttribute(`${W} [role="tab"][data-view="figure"]`, 'aria-selected'), 'true');
+    session.assertQuiet();
+  } finally {
+    await session.close();
+  }
+});

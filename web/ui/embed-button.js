@@ -17,6 +17,7 @@ const webRoot = () => new URL('../', import.meta.url);
 export function stateToParams(widget, state) {
   if (widget !== 'walkthrough') return { v: JSON.stringify(state) };
   const params = { preset: state.preset, step: String(state.step + 1) };
+  if (state.view) params.view = state.view;
   if (state.values) params.v = JSON.stringify(state.values);
   if (state.backward) params.backward = '1';
   if (state.check) params.check = JSON.stringify(state.check);
@@ -43,9 +44,10 @@ const attributeText = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot
 const attribute = (name, value) => `${name}="${attributeText(value)}"`;
 
 /** The main page's address that opens the walkthrough in this state ({ preset,
- * step, values?, backward?, check? }), as app.js reads it. */
-export function walkthroughLink({ preset, step = 0, values, backward = false, check }, base = webRoot()) {
+ * step, view?, values?, backward?, check? }), as app.js reads it. */
+export function walkthroughLink({ preset, step = 0, view, values, backward = false, check }, base = webRoot()) {
   const params = new URLSearchParams({ preset, step: String(step + 1) });
+  if (view) params.set('view', view);
   if (values) params.set('v', JSON.stringify(values));
   if (backward) params.set('backward', '1');
   if (check) params.set('check', JSON.stringify(check));

@@ -83,7 +83,7 @@ export function parseControls(text) {
 
 // Every option's name (embed.js also reads id and parentOrigin; an element
 // has its base and the attributes of any HTML element).
-const OPTION_NAMES = ['widget', 'preset', 'step', 'v', 'values', 'backward', 'controls', 'theme', 'autoplay', 'layout'];
+const OPTION_NAMES = ['widget', 'preset', 'step', 'view', 'v', 'values', 'backward', 'controls', 'theme', 'autoplay', 'layout'];
 const NOT_OPTIONS = new Set(['id', 'parentorigin', 'base', 'class', 'style', 'title', 'hidden', 'lang', 'dir', 'tabindex',
   'slot', 'part', 'role', 'nonce', 'is', 'inert', 'autofocus', 'draggable', 'translate', 'spellcheck', 'exportparts']);
 
@@ -153,6 +153,7 @@ export function embedOptions(get, { names = [], write = (name, value) => `${name
     if (get('step') !== null) state.step = stepFromText(get('step'));
     if (values !== undefined) state.values = values;
     if (get('backward') === '1') state.backward = true;
+    if (get('view') !== null) state.view = get('view');
     // The numbers pasted into Check your own numbers, as typed.
     try {
       if (get('check') !== null) state.check = JSON.parse(get('check'));

@@ -103,7 +103,10 @@ const VIEWS = [
   ['figure', 'Figure'], ['matrices', 'Matrices'], ['heatmaps', 'Heatmaps'], ['lines', 'Lines'], ['equations', 'Equations'],
 ];
 
-function createViews(make, visuals, widgetId) {
+/** The views' names, as a link or a host names them (view=matrices). */
+export const VIEW_NAMES = VIEWS.map(([name]) => name);
+
+function createViews(make, visuals, widgetId, onChoose) {
   const tablist = make('div', 'aw-views');
   tablist.setAttribute('role', 'tablist');
   tablist.setAttribute('aria-label', 'Show this step as');
@@ -148,10 +151,12 @@ function createViews(make, visuals, widgetId) {
     for (const listener of onShow) listener(current);
     return current;
   }
+  // A learner's choice is reported (onChoose): the address keeps it.
   function choose(name, { focus = false } = {}) {
     chosen = name;
     render();
     if (focus) tabs[name].focus();
+    onChoose(name);
   }
   tablist.addEventListener('click', (event) => {
     const tab = event.target.closest('[role="tab"]');
@@ -176,6 +181,15 @@ function createViews(make, visuals, widgetId) {
     /** listener(name) hears which view is on screen after every change. */
     onShow(listener) { onShow.add(listener); },
     tab: (name) => tabs[name],
+    /** The view chosen (shown whenever the step has it). */
+    chosen: () => chosen,
+    /** Chooses a view by name, as a link or a host does; an unknown name leaves the choice as it is. */
+    set(name) {
+      if (!VIEW_NAMES.includes(name)) return false;
+      chosen = name;
+      render();
+      return true;
+    },
   };
 }
 
@@ -433,7 +447,7 @@ export function createLayout(element, { list, widgetId, on }) {
   const visuals = make('div', 'aw-visuals');
   stage.append(explain.element, visuals);
   root.append(stage);
-  const views = createViews(make, visuals, widgetId);
+  const views = createViews(make, visuals, widgetId, on.view);
   // What the step computes, moving (drawn from the step's equations).
   const figure = createStepFigure(views.panels.figure);
   const equations = createEquations(make, doc, views.panels.equations, views.tab('equations'));
@@ -486,7 +500,8 @@ export function createLayout(element, { list, widgetId, on }) {
 
   return {
     // The learner's own numbers are checked in the check box's verdict.
-    presetSelect: header.presetSelect, player, checker, editPanel, view, errataBox: { ...errata, own: checker.verdict },
+    presetSelect: header.presetSelect, player, checker, editPanel, view, views,
+    errataBox: { ...errata, own: checker.verdict },
         stepErrataBox: explain.errata,
     /** Shows text in the widget's message line; empty text hides it. */
     say(text) {

@@ -17,7 +17,7 @@ import {
   errataOf, errataSection, groupErrata, misprintMarks, renderErrataList, renderStepErrata, roundingDifferences,
 } from './walkthrough-errata.js';
 import { problemFromPreset, problemFromValues, walkthroughPresets } from './walkthrough-problem.js';
-import { createLayout } from './walkthrough-layout.js';
+import { VIEW_NAMES, createLayout } from './walkthrough-layout.js';
 import { createEditor } from './walkthrough-editor.js';
 import { NeedsEngine } from './walkthrough-built.js';
 
@@ -159,8 +159,9 @@ function showPresetProblem({ presets, byId, list, shown, apply }, id, { values, 
 }
 
 /** The widget's state, for the address: the edited problem only when it is edited. */
-function stateOf({ preset, problem, current, edited }, ownTexts) {
+function stateOf({ preset, problem, current, edited }, ownTexts, view) {
   const state = { preset: preset.id, step: current };
+  if (view !== 'figure') state.view = view;
   if (problem.backward) state.backward = true;
   if (Object.keys(ownTexts).length > 0) state.check = ownTexts;
   if (edited) {
@@ -290,6 +291,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       jump,
       step: (index, reason) => { showStep(index, { reason }); notify(); },
       describeStep: (index) => shown.steps[index]?.title ?? '',
+      view: () => notify(),
       editCell,
       check(change) {
         checks.setOwn(change);
@@ -316,7 +318,7 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     onChange(getState());
   }
 
-  function loadPreset(id, { step = 0, values, backward = false } = {}) {
+  function loadPreset(id, { step = 0, values, backward = false, more = [] } = {}) {
     const notices = showPresetProblem({ presets, byId, list, shown, apply }, id, { values, backward });
     if (!notices) {
       if (shown.preset) layout.presetSelect.value = shown.preset.id;
@@ -326,17 +328,20 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     editor.build();
     const opened = openingStep(step, shown.steps.length);
     showStep(opened.index);
-    layout.say([...notices, ...opened.notices].join(' '));
+    layout.say([...notices, ...opened.notices, ...more].join(' '));
   }
 
   function getState() {
-    return stateOf(shown, checks.state.ownTexts);
+    return stateOf(shown, checks.state.ownTexts, layout.views.chosen());
   }
 
   function setState(next = {}) {
     layout.player.pause();
     checks.setOwn({ texts: {}, printed: {} });
-    loadPreset(next.preset, { step: next.step ?? 0, values: next.values, backward: Boolean(next.backward) });
+    const view = String(next.view ?? 'figure');
+    const more = layout.views.set(view) ? [] : [`There is no view called \u201c${view.slice(0, 40)}\u201d; `
+      + `the views are ${VIEW_NAMES.join(', ')}.`];
+    loadPreset(next.preset, { step: next.step ?? 0, values: next.values, backward: Boolean(next.backward), more });
     const read = layout.checker.setTexts(next.check ?? {});
     checks.setOwn(read);
     if (checks.state.own) refreshErrata();
