@@ -367,7 +367,7 @@ test('"Copy as Markdown" copies what build/attn --format markdown prints for the
       assert.equal(rest.split('\n').filter((line) => line.startsWith('- ')).length, listed);
     }
     if (preset === 'cat-sat-mat') {
-      assert.ok(rest.includes('- scores\\[sat\\]\\[mat\\]: the tutorial prints 0.65; the exact value is 0.550. (step 3, The other eight dot products)'), rest);
+      assert.ok(rest.includes('- scores\\[sat\\]\\[mat\\]: the tutorial prints 0.65; the exact value is 0.550. (step 3, Score of sat against mat)'), rest);
     }
     assert.match(await walkthrough.locator('.aw-export .aw-export-status').textContent(), /Markdown copied/);
   }
@@ -389,7 +389,7 @@ test('"Copy as LaTeX" copies what build/attn --format latex prints, then the err
   assert.equal(copied.slice(0, engineText.length), engineText);
   const rest = copied.slice(engineText.length);
   assert.match(rest, /^\n\\subsubsection\*\{Errata: \d+ of the tutorial's printed values differ from the exact ones\}/);
-  assert.ok(rest.includes('  \\item scores[sat][mat]: the tutorial prints 0.65; the exact value is 0.550. (step 3, The other eight dot products)'), rest);
+  assert.ok(rest.includes('  \\item scores[sat][mat]: the tutorial prints 0.65; the exact value is 0.550. (step 3, Score of sat against mat)'), rest);
   assert.equal(rest.split('\\begin{itemize}').length, rest.split('\\end{itemize}').length);
   await page.close();
   session.assertQuiet();

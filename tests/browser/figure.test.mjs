@@ -248,7 +248,29 @@ test('the last step sums the computation up: every token named, every weight and
         `${where}: the printed number under it`);
     }));
   }
-  assert.match(await page.textContent('#walkthrough .aw-fig-marked'), /The first slip is scores\[sat\]\[mat\] at step 3/);
+  assert.match(await page.textContent('#walkthrough .aw-fig-marked'),
+    /The first slip is scores\[sat\]\[mat\] at step 3, Score of sat against mat;/);
+  await page.close();
+});
+
+test('an erratum in a step of repeats names its repeat, and following it opens that repeat onto its figure', async () => {
+  const page = await open(still, '?preset=cat-sat-mat');
+  const errata = page.locator('#walkthrough .aw-errata');
+  await errata.locator('summary').first().click();
+  const item = errata.locator('.aw-errata-items li').filter({ hasText: /^scores\[sat\]\[mat\]:/ });
+  const go = item.getByRole('button');
+  assert.equal(await go.textContent(), 'Go to step 3, Score of sat against mat');
+  await go.click();
+  await page.locator('#walkthrough .aw-counter').filter({ hasText: /^3 \// }).waitFor();
+  // The repeat of sat against mat is open, drawn as its own dot product: q[sat] · k[mat] = 0.550, not the 0.65 printed.
+  const opened = page.locator('#walkthrough .aw-fig-repeat[open]');
+  assert.equal(await opened.count(), 1);
+  assert.equal(await opened.locator('summary .aw-fig-what').textContent(), 'Score of sat against mat');
+  await opened.locator('.aw-fig-repeat-body .aw-fig-bar').first().waitFor({ state: 'attached' });
+  const [q, k] = [input.q[1], input.k[2]];
+  const dot = q.reduce((sum, x, t) => sum + x * k[t], 0);
+  assert.match(await opened.locator('.aw-fig-repeat-body').textContent(), new RegExp(dot.toFixed(3).replace('.', '\\.')));
+  assert.equal(await page.getAttribute('#walkthrough [role="tab"][data-view="figure"]', 'aria-selected'), 'true');
   await page.close();
 });
 

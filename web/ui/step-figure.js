@@ -484,6 +484,11 @@ export function createStepFigure(root) {
      * options.still, or under reduced motion); hides the figure for other
      * steps. Returns whether it moves (data-moving="true" until it lands).
      */
+    /** Opens repeat `index` of a step of repeats onto its own figure (one that has one). */
+    openRepeat(index) {
+      const repeat = element.querySelectorAll('.aw-fig-repeats > *')[index];
+      if (repeat?.localName === 'details') repeat.open = true;
+    },
     show(step, options) {
       const kind = step.picture?.kind ?? figureKind(step.equations);
       shows += 1;

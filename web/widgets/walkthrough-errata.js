@@ -35,9 +35,10 @@ function pageCell({ field, index }, vector) {
 
 /**
  * The engine's check of the preset's printed numbers against `input` (the
- * problem on screen), in step order: { stepIndex, field, path, printed,
- * exact, decimals, group }, group being { cause, explanation } shared by
- * the errata of one cause.
+ * problem on screen), in step order: { stepIndex, repeat, field, path,
+ * printed, exact, decimals, group }, repeat being the { index, title } of
+ * the repeat of the step that computes it (null outside one), group
+ * { cause, explanation } shared by the errata of one cause.
  */
 export function errataOf(preset, model, steps, { vector = false, engine, input } = {}) {
   if (!preset.printed || typeof preset.printed !== 'object') return [];
@@ -50,16 +51,20 @@ export function errataOf(preset, model, steps, { vector = false, engine, input }
   const seen = new Set();
   const list = [];
   steps.forEach((step, stepIndex) => {
+    // Each cell checked, with the cell the step computes it from (itself,
+    // or the weight its percent, exponential and row sum go with).
     const checks = step.produces.flatMap(({ field, cells }) => [
-      ...cells.map((path) => [field, path]),
-      ...(CHECKED_WITH[field] ?? []).flatMap(([derived, pathOf]) => cells.map((path) => [derived, pathOf(path)])),
-    ]);
-    for (const [field, path] of checks) {
+      ...cells.map((path) => [field, path, path]),
+      ...(CHECKED_WITH[field] ?? []).flatMap(([derived, pathOf]) => cells.map((path) => [derived, pathOf(path), path])),
+    ].map(([checked, path, from]) => [checked, path, `${field},${from.join(',')}`]));
+    for (const [field, path, source] of checks) {
       const key = `${field}:${path.join(',')}`;
       const found = byCell.get(key);
       if (!found || seen.has(key)) continue;
       seen.add(key);
-      list.push({ stepIndex, field, path, printed: found.printed, exact: found.exact, decimals: found.decimals,
+      // Where the step shows it: a step of repeats names the repeat.
+      const repeat = model.repeatOf?.(stepIndex, source) ?? null;
+      list.push({ stepIndex, repeat, field, path, printed: found.printed, exact: found.exact, decimals: found.decimals,
           group: found.group });
     }
   });
@@ -126,8 +131,14 @@ export function causeText(group) {
 // { errata, groups, rounding, model, own, ownError, edited, printed }, own
 // when they are the learner's (ownError: why the engine could not check
 // them), edited when the inputs are no longer the example's, printed when
-// the example has a tutorial's numbers. onGo(stepIndex) follows an erratum
-// to its step.
+// the example has a tutorial's numbers. onGo(stepIndex, repeatIndex)
+// follows an erratum to its step, and opens the repeat it is in.
+
+/** Where an erratum is: "step 6, Softmax of the row of sat" (its repeat's title, else its step's). */
+function whereText(item, steps) {
+  const title = item.repeat?.title ?? steps?.[item.stepIndex]?.title;
+  return `step ${item.stepIndex + 1}${title ? `, ${title}` : ''}`;
+}
 
 /** One erratum: where, and what was printed against the exact value; with onGo, a way to its step. */
 function errataLine(make, check, item, onGo) {
@@ -136,9 +147,9 @@ function errataLine(make, check, item, onGo) {
   const where = make('span', 'aw-erratum-where', erratumName(check.model, item));
   line.append(where, doc.createTextNode(`: ${erratumText(item, check.own ? 'you wrote' : undefined)}`));
   if (onGo) {
-    const go = make('button', 'aw-link', `Go to step ${item.stepIndex + 1}`);
+    const go = make('button', 'aw-link', `Go to ${item.repeat ? whereText(item) : `step ${item.stepIndex + 1}`}`);
     go.type = 'button';
-    go.addEventListener('click', () => onGo(item.stepIndex));
+    go.addEventListener('click', () => onGo(item.stepIndex, item.repeat?.index));
     line.append(doc.createTextNode(' '), go);
   }
   return line;
@@ -245,7 +256,7 @@ export function misprintMarks(check) {
   const whose = check.own ? 'your numbers give' : 'the tutorial prints';
   const markedNote = first
     ? `Outlined: values ${whose} wrong, the printed number struck through under the exact one. `
-      + `The first slip is ${erratumName(check.model, first)} at step ${first.stepIndex + 1}; the errata below list every one.`
+      + `The first slip is ${erratumName(check.model, first)} at ${whereText(first)}; the errata below list every one.`
     : '';
   return { marked, markedNote };
 }
@@ -291,7 +302,7 @@ export function errataSection(style, model, steps, groups, { own = false } = {})
     + (slips > 0 ? `They come from ${slips} ${slips === 1 ? 'slip' : 'slips'}, each followed by what was computed from it; rounding differences last.` : 'All are rounding differences.')));
   for (const group of groups) {
     text += out.paragraph(out.escape(causeText(group)));
-    text += out.list(group.items.map((item) => out.escape(`${erratumName(model, item)}: ${erratumText(item, own ? 'you wrote' : undefined)} (step ${item.stepIndex + 1}, ${steps[item.stepIndex].title})`)));
+    text += out.list(group.items.map((item) => out.escape(`${erratumName(model, item)}: ${erratumText(item, own ? 'you wrote' : undefined)} (${whereText(item, steps)})`)));
   }
   return text;
 }

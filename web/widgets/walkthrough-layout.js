@@ -503,6 +503,11 @@ export function createLayout(element, { list, widgetId, on }) {
     presetSelect: header.presetSelect, player, checker, editPanel, view, views,
     errataBox: { ...errata, own: checker.verdict },
         stepErrataBox: explain.errata,
+    /** Shows the figure with the step's repeat `index` opened onto its own figure. */
+    openRepeat(index) {
+      views.set('figure');
+      figure.openRepeat(index);
+    },
     /** Shows text in the widget's message line; empty text hides it. */
     say(text) {
       header.message.textContent = text;

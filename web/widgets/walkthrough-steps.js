@@ -17,6 +17,7 @@
 // step on screen, or the step that computes a cell being hovered.
 
 import { equationElement, equationText } from '../ui/equation.js';
+import { repeatsOf } from '../ui/step-figure.js';
 
 export const KIND_OF_MODE = {
   projections: 'multiHead',
@@ -142,6 +143,15 @@ export function buildModel(engine, problem) {
     }
     const asked = [...equations.keys()].sort((a, b) => b - a);
     return asked.map((at) => producedBy(at, key)).find(Boolean);
+  };
+  // Where in step `index` the cell "name,i,j" is computed: the repeat
+  // ({ index, title }) its equation belongs to, or null outside a repeat.
+  model.repeatOf = (index, key) => {
+    const produced = model.equationsOf(index).length ? producedBy(index, key) : undefined;
+    if (!produced) return null;
+    const repeats = repeatsOf(equations.get(index));
+    const at = repeats.findIndex((repeat) => repeat.equations.includes(produced));
+    return repeats[at].title ? { index: at, title: repeats[at].title } : null;
   };
   model.barScale = barScale(model);
   model.isInput = (ref) => Boolean(ref) && mats[pageName(ref[0])]?.input === true;

@@ -179,7 +179,13 @@ function stateOf({ preset, problem, current, edited }, ownTexts, view) {
  * notify() reports the new state.
  */
 function createController({ engine, shown, checks, ui, notify }) {
-  const jump = (index) => { ui.layout.player.pause(); showStep(index); notify(); };
+  // To a step, and with `repeat` (an erratum's), open onto that repeat's figure.
+  const jump = (index, repeat) => {
+    ui.layout.player.pause();
+    showStep(index);
+    if (repeat !== undefined) ui.layout.openRepeat(repeat);
+    notify();
+  };
 
   // still: the same step again after an edit, whose figure then shows its
   // new numbers at once; reason: the player's, 'play' for a step playing shows.
