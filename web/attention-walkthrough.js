@@ -18,6 +18,10 @@
 // or, before any element renders,
 // customElements.get('attention-walkthrough').assetBase = '…'.
 // The notebook and anywidget builds carry the engine inside instead.
+// Where WebAssembly is off, the walkthrough reads step by step from the
+// build's steps (dist/walkthroughs/, beside the engine), its controls that
+// need the engine held with a message, as on the page; data-ready is then
+// "unable" rather than "true".
 //
 // Each change of the widget's state (a step, a preset, edited values)
 // dispatches 'attention-change' with the state ({ preset, step from 1, … })
@@ -33,7 +37,8 @@ import { WASM_OFF_MESSAGE, loadAttention, wasmSupport } from './lib/attention.js
 import { elementAssets } from './element-assets.js';
 import { loadMath } from './ui/math.js';
 import { embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
-import { SDPA_MODES } from './widgets/walkthrough-problem.js';
+import { BUILT_OFFLINE, BUILT_OFFLINE_WALKTHROUGH, createBuiltEngine, holdControls, loadBuilt } from './widgets/walkthrough-built.js';
+import { SDPA_MODES, walkthroughPresets } from './widgets/walkthrough-problem.js';
 import presets from './presets.json' with { type: 'json' };
 import pageCss from './style.css';
 import sectionsCss from './sections.css';
@@ -48,11 +53,14 @@ const STATE_ATTRIBUTES = ['preset', 'step', 'view', 'values', 'backward'];
 // The host element is a block whatever the host's CSS says; inside it, an
 // `all: initial` shell stops inherited properties (fonts, line height,
 // letter spacing, text transforms) from coming in. (In the compact layout
-// the shell is the widget's height from the start: style.css.)
+// the shell is the widget's height from the start: style.css.) Its
+// messages above the widget (loading, notices, WebAssembly off) are in the
+// widget's font.
 const SHELL_CSS = ':host{display:block!important}:host([hidden]){display:none!important}'
-  + '.aw-shell{all:initial;display:block}';
+  + '.aw-shell{all:initial;display:block;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif}';
 
 let engineLoading = null;
+let builtLoading = null;
 let sheets = null;
 
 // KaTeX's @font-face sources: its woff2 (the only format vendored), at the
@@ -160,12 +168,21 @@ class AttentionWalkthrough extends ElementBase {
     if (!this.#widget) shell.replaceChildren(message('Loading the engine\u2026', false));
     const options = this.#options();
     let engine;
+    // Where WebAssembly is off, a walkthrough reads from the build's steps, as the page's does.
+    let built = false;
     try {
       const assets = this.#assets();
       loadMath(assets.katex);
-      engineLoading ??= Promise.resolve(assets.engine()).then(loadAttention);
-      [engine] = await Promise.all([engineLoading, loadWidget(options.name)]);
+      built = options.name === 'walkthrough' && wasmSupport() === 'none' && Boolean(assets.walkthroughs);
+      if (built) {
+        const ids = walkthroughPresets(presets).map((preset) => preset.id);
+        builtLoading ??= loadBuilt(ids, assets.walkthroughs).then((files) => createBuiltEngine(files, BUILT_OFFLINE));
+      } else {
+        engineLoading ??= Promise.resolve(assets.engine()).then(loadAttention);
+      }
+      [engine] = await Promise.all([built ? builtLoading : engineLoading, loadWidget(options.name)]);
     } catch (error) {
+      builtLoading = null;
       engineLoading = null;
       if (generation === this.#generation) {
         shell.replaceChildren(message(wasmSupport() === 'none' ? WASM_OFF_MESSAGE : `The widget could not start: ${error.message}`, true));
@@ -179,7 +196,12 @@ class AttentionWalkthrough extends ElementBase {
     this.#widget = mountWidget(options.name, shell, { engine, presets, ...options, onChange });
     this.#shown = options.name;
     if (options.notices.length) shell.prepend(message(options.notices.join(' '), false));
-    this.dataset.ready = 'true';
+    if (built) {
+      holdControls(shell.querySelector('.aw-walkthrough'), BUILT_OFFLINE);
+      shell.prepend(message(BUILT_OFFLINE_WALKTHROUGH, false));
+    }
+    // 'unable': on screen, from the build's numbers, without the engine (as the page says it).
+    this.dataset.ready = built ? 'unable' : 'true';
     this.dispatchEvent(new Event('attention-ready'));
   }
 }

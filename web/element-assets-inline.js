@@ -15,5 +15,7 @@ export function elementAssets() {
     font: () => {
       throw new Error('the self-contained element has no KaTeX fonts');
     },
+    // No build's walkthroughs: without WebAssembly it says so.
+    walkthroughs: null,
   };
 }

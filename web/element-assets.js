@@ -1,6 +1,7 @@
 // Where the custom element (attention-walkthrough.js) finds what it loads
 // at run time: the engine (the build that runs here: lib/engine-file.js),
-// KaTeX's module and KaTeX's fonts.
+// KaTeX's module and KaTeX's fonts, and where WebAssembly is off the
+// build's walkthroughs.
 //
 // This file is only ever bundled into web/dist/ (scripts/build-element.mjs),
 // so each URL is written relative to the built script there, as
@@ -42,7 +43,8 @@ const bundledFonts = () => ({
 /**
  * base: a URL (the folder of attention.wasm) or null for the bundled places.
  * -> { engine(): loadAttention's options (or a promise of them), katex: KaTeX's module URL or null
- *      (formulas only as typeset in advance), font(name): a font's URL }
+ *      (formulas only as typeset in advance), font(name): a font's URL, walkthroughs: the folder of
+ *      the build's walkthroughs (web/dist/walkthroughs/), read where WebAssembly is off }
  */
 export function elementAssets(base) {
   if (base) {
@@ -50,6 +52,7 @@ export function elementAssets(base) {
       engine: () => ({ wasmUrl: new URL(engineFile('attention'), base).href }),
       katex: new URL('../vendor/katex/katex.mjs', base),
       font: (name) => new URL(`../vendor/katex/fonts/${name}`, base),
+      walkthroughs: new URL('walkthroughs/', base),
     };
   }
   const fonts = bundledFonts();
@@ -60,5 +63,7 @@ export function elementAssets(base) {
     },
     katex: new URL('../vendor/katex/katex.mjs', import.meta.url),
     font: (name) => fonts[name],
+    // The build's walkthroughs, beside the bundle (a bundler copies no folder: an app that wants them gives a base).
+    walkthroughs: new URL('./walkthroughs/', import.meta.url),
   };
 }

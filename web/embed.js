@@ -17,7 +17,7 @@
 import { WASM_OFF_MESSAGE, loadAttention, wasmSupport } from './lib/attention.js';
 import { pageEngineUrl } from './lib/engine-file.js';
 import { WIDGETS, embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
-import { BUILT_OFFLINE, createBuiltEngine, holdControls, loadBuilt } from './widgets/walkthrough-built.js';
+import { BUILT_OFFLINE, BUILT_OFFLINE_WALKTHROUGH, createBuiltEngine, holdControls, loadBuilt } from './widgets/walkthrough-built.js';
 import { walkthroughPresets } from './widgets/walkthrough-problem.js';
 
 const PRESETS_URL = new URL('./presets.json', import.meta.url);
@@ -67,9 +67,6 @@ async function loadPresets() {
 
 // Where WebAssembly is off the walkthrough reads from the build's steps
 // (widgets/walkthrough-built.js), as on the page.
-const BUILT_OFFLINE_NOTE = 'WebAssembly is turned off in this browser, so the engine cannot run here: the walkthrough '
-  + 'reads step by step with the numbers it computed when the page was built. Changing them needs WebAssembly.';
-
 /** The walkthrough's engine from the build, where WebAssembly is off; null for any other widget. */
 async function builtEngine(name) {
   if (name !== 'walkthrough' || wasmSupport() !== 'none') return null;
@@ -111,7 +108,7 @@ async function start() {
   if (options.notices.length) showMessage(box, options.notices.join(' '), false);
   if (built) {
     holdControls(box.querySelector('.aw-walkthrough'), BUILT_OFFLINE);
-    showMessage(box, BUILT_OFFLINE_NOTE, false);
+    showMessage(box, BUILT_OFFLINE_WALKTHROUGH, false);
     document.documentElement.dataset.ready = 'unable';
     return;
   }

@@ -48,3 +48,35 @@ test('the embedded walkthrough with WebAssembly off shows the engine\u2019s step
   await page.close();
   session.assertQuiet();
 });
+
+test('the custom element with WebAssembly off reads step by step from the build\u2019s steps, its controls saying why', async () => {
+  const page = await session.newPage();
+  await page.addInitScript(() => { delete globalThis.WebAssembly; });
+  await page.route(session.url('host.html'), (route) => route.fulfill({
+    contentType: 'text/html',
+    body: '<!doctype html><title>A course page</title><script src="dist/attention-walkthrough.js"></script>\n'
+      + '<attention-walkthrough preset="cat-sat-mat" step="2"></attention-walkthrough>',
+  }));
+  await page.goto(session.url('host.html'));
+  const element = page.locator('attention-walkthrough');
+  await page.waitForSelector('attention-walkthrough[data-ready="unable"]');
+  const input = engineInput(problemFromPreset(presets.presets.find((preset) => preset.id === 'cat-sat-mat')));
+  const { steps } = engine.walkthrough(input, { equations: false });
+  assert.equal(await element.locator('.aw-step-title').textContent(), `2. ${steps.steps[1].title}`);
+  const total = element.locator('.aw-view-figure .aw-fig .aw-fig-total .aw-fig-result');
+  const [equation] = engine.stepEquations(input, 2);
+  await total.filter({ hasText: `= ${equation.chain.at(-1).v.toFixed(3)}` }).waitFor();
+  // Step by step, as a person does: the next step is the engine's too, its figure drawn.
+  await element.locator('.aw-forward').click();
+  assert.equal(await element.locator('.aw-step-title').textContent(), `3. ${steps.steps[2].title}`);
+  const repeats = await element.locator('.aw-fig-repeat .aw-fig-what').allTextContents();
+  assert.deepEqual(repeats, engine.stepEquations(input, 3).filter((e) => e.repeat).map((e) => e.repeat));
+  assert.match(await element.locator('.aw-shell > .aw-message').first().textContent(), /WebAssembly is turned off/);
+  const notes = await element.locator('.aw-needs-engine').allTextContents();
+  assert.equal(notes.length, 3);
+  for (const note of notes) assert.match(note, /needs the engine.*WebAssembly is turned off/);
+  // Held: the editor's cells take no input.
+  assert.equal(await element.locator('.aw-edit input').first().evaluate((input) => input.closest('[inert]') !== null), true);
+  await page.close();
+  session.assertQuiet();
+});

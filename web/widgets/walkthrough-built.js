@@ -6,7 +6,8 @@
 // WebAssembly is off. Nothing is computed here: each answer is the engine's
 // text, parsed as the JS API parses it.
 //
-//   loadBuilt(ids) -> Promise<the examples' files>
+//   loadBuilt(ids, folder?) -> Promise<the examples' files> (from web/dist/walkthroughs/,
+//     or the folder given: the custom element's, found as its engine is)
 //   createBuiltEngine(files, why) -> the engine calls the walkthrough makes
 //     (walkthrough, stepEquations, check, format), answered from the build
 //     for an example's own input (any other throws a NeedsEngine error
@@ -23,6 +24,10 @@ const BUILT = new URL('../dist/walkthroughs/', import.meta.url);
 export const BUILT_OFFLINE = 'This needs the engine, which runs on WebAssembly, and WebAssembly is turned off in this '
   + 'browser.';
 
+/** What a walkthrough alone (an embed, the element) says above it where WebAssembly is off. */
+export const BUILT_OFFLINE_WALKTHROUGH = 'WebAssembly is turned off in this browser, so the engine cannot run here: the '
+  + 'walkthrough reads step by step with the numbers it computed when the page was built. Changing them needs WebAssembly.';
+
 /** What a control that needs the engine is, before the engine arrives. */
 export class NeedsEngine extends Error {
   constructor(message) {
@@ -31,9 +36,9 @@ export class NeedsEngine extends Error {
   }
 }
 
-export async function loadBuilt(ids) {
+export async function loadBuilt(ids, folder = BUILT) {
   return Promise.all(ids.map(async (id) => {
-    const response = await fetch(new URL(`${encodeURIComponent(id)}.json`, BUILT));
+    const response = await fetch(new URL(`${encodeURIComponent(id)}.json`, folder));
     if (!response.ok) throw new Error(`the build's walkthrough of ${id}: HTTP ${response.status}`);
     return response.json();
   }));
