@@ -266,6 +266,10 @@ test('an erratum in a step of repeats names its repeat, and following it opens t
   const opened = page.locator('#walkthrough .aw-fig-repeat[open]');
   assert.equal(await opened.count(), 1);
   assert.equal(await opened.locator('summary .aw-fig-what').textContent(), 'Score of sat against mat');
+  assert.ok(await opened.evaluate((repeat) => {
+    const { top, bottom } = repeat.getBoundingClientRect();
+    return top >= 0 && bottom <= window.innerHeight;
+  }), 'the repeat opened is in view, not where the errata list was');
   await opened.locator('.aw-fig-repeat-body .aw-fig-bar').first().waitFor({ state: 'attached' });
   const [q, k] = [input.q[1], input.k[2]];
   const dot = q.reduce((sum, x, t) => sum + x * k[t], 0);

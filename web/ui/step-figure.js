@@ -484,10 +484,12 @@ export function createStepFigure(root) {
      * options.still, or under reduced motion); hides the figure for other
      * steps. Returns whether it moves (data-moving="true" until it lands).
      */
-    /** Opens repeat `index` of a step of repeats onto its own figure (one that has one). */
+    /** Opens repeat `index` of a step of repeats onto its own figure (one that has one), and brings it into view:
+     * the learner asked for it from elsewhere (an erratum's button). */
     openRepeat(index) {
       const repeat = element.querySelectorAll('.aw-fig-repeats > *')[index];
       if (repeat?.localName === 'details') repeat.open = true;
+      repeat?.scrollIntoView({ block: 'center', behavior: 'instant' });
     },
     show(step, options) {
       const kind = step.picture?.kind ?? figureKind(step.equations);
