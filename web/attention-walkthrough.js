@@ -23,6 +23,9 @@
 // need the engine held with a message, as on the page; data-ready is then
 // "unable" rather than "true".
 //
+// On a Reveal.js slide the presenter's keys step a walkthrough before they
+// move the deck (deck-keys.js); deck-keys="off" leaves them to the deck.
+//
 // Each change of the widget's state (a step, a preset, edited values)
 // dispatches 'attention-change' with the state ({ preset, step from 1, … })
 // as its detail, for hosts that keep it (anywidget.js).
@@ -34,6 +37,7 @@
 // text, which only the bundler understands.
 
 import { WASM_OFF_MESSAGE, loadAttention, wasmSupport } from './lib/attention.js';
+import { followDeckKeys } from './deck-keys.js';
 import { elementAssets } from './element-assets.js';
 import { loadMath } from './ui/math.js';
 import { embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
@@ -92,6 +96,7 @@ class AttentionWalkthrough extends ElementBase {
   #shown = null;
   #shell = null;
   #generation = 0;
+  #stopDeckKeys = () => {};
 
   connectedCallback() {
     if (!this.shadowRoot) {
@@ -110,6 +115,7 @@ class AttentionWalkthrough extends ElementBase {
 
   disconnectedCallback() {
     this.#generation++;
+    this.#stopDeckKeys();
     this.#widget?.destroy();
     this.#widget = null;
   }
@@ -191,10 +197,19 @@ class AttentionWalkthrough extends ElementBase {
     }
     if (generation !== this.#generation) return;
     this.#widget?.destroy();
+    this.#stopDeckKeys();
     shell.replaceChildren();
     const onChange = (state) => this.dispatchEvent(new CustomEvent('attention-change', { detail: shiftStep(state, 1) }));
     this.#widget = mountWidget(options.name, shell, { engine, presets, ...options, onChange });
     this.#shown = options.name;
+    const deckKeys = this.getAttribute('deck-keys');
+    if (deckKeys !== null && !['on', 'off'].includes(deckKeys)) {
+      options.notices.push(`deck-keys \u201c${deckKeys.slice(0, 40)}\u201d is not one of on, off; `
+        + 'the presenter\u2019s keys step the walkthrough.');
+    }
+    if (options.name === 'walkthrough' && deckKeys !== 'off') {
+      this.#stopDeckKeys = followDeckKeys(this, { stepBy: (delta) => this.#widget?.stepBy(delta) ?? false });
+    }
     if (options.notices.length) shell.prepend(message(options.notices.join(' '), false));
     if (built) {
       holdControls(shell.querySelector('.aw-walkthrough'), BUILT_OFFLINE);

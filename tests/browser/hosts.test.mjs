@@ -1,8 +1,9 @@
 // The embeds where courses are taught, from the first paste: a Reveal.js
 // slide (reveal.js from npm) opened directly at the element's slide,
 // reloaded there, reached from the slide before, and scaled to a smaller
-// window; an LMS page whose iframe follows the height messages, sandboxed
-// or not, in every layout; the compact layout at 1280 × 720 showing every
+// window, and stepped by a presenter's keys before the deck moves on; an
+// LMS page whose iframe follows the height messages, sandboxed or not, in
+// every layout; the compact layout at 1280 × 720 showing every
 // step's payoff with no scrolling; and a notice for an option that is not one.
 
 import { test, before, after } from 'node:test';
@@ -14,12 +15,12 @@ import { REPO, startHost, startSession } from './harness.mjs';
 let session;
 let host;
 
-const deck = (elementScript) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lecture 5</title>
+const deck = (elementScript, attributes = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lecture 5</title>
 <link rel="stylesheet" href="reveal/reveal.css"><link rel="stylesheet" href="reveal/theme/white.css"></head>
 <body><div class="reveal"><div class="slides">
 <section><h2>Attention</h2></section>
 <section><h3>Step by step</h3>
-<attention-walkthrough preset="cat-sat-mat" step="7" layout="compact" controls="player"></attention-walkthrough></section>
+<attention-walkthrough preset="cat-sat-mat" step="7" layout="compact" controls="player"${attributes}></attention-walkthrough></section>
 <section><h2>Questions?</h2></section>
 </div></div>
 <script src="reveal/reveal.js"></script><script src="${elementScript}"></script>
@@ -29,6 +30,7 @@ before(async () => {
   session = await startSession({ viewport: { width: 1280, height: 720 } });
   host = await startHost(session, {
     'deck.html': deck(session.url('dist/attention-walkthrough.js')),
+    'deck-keys-off.html': deck(session.url('dist/attention-walkthrough.js'), ' deck-keys="off"'),
     'lms.html': `<!doctype html><html lang="en"><title>LMS</title><body style="margin:0">
 <script>
   window.heights = {};
@@ -95,6 +97,64 @@ test('on a Reveal.js slide the compact element fits, opened at its slide, reload
   await page.close();
   session.assertQuiet();
 });
+
+/** The element's step counter ("8 / 9") once it reads step n. */
+const counterAt = (page, n) => page.waitForFunction((step) => document.querySelector('attention-walkthrough')
+  .shadowRoot.querySelector('.aw-counter').textContent.startsWith(`${step} /`), n);
+
+const atSlide = (page, n) => page.waitForFunction((slide) => window.Reveal.getIndices().h === slide, n);
+
+test('on a Reveal.js slide a presenter\u2019s keys step the walkthrough to its end before the deck moves, '
+  + 'and back from the next slide it shows its last step and steps back to its first', async () => {
+  const page = await session.newPage();
+  await page.goto(`${host.url('deck.html')}#/1`);
+  await page.waitForSelector('attention-walkthrough[data-ready="true"]');
+  await page.waitForFunction(() => window.Reveal.isReady());
+  const total = Number((await page.locator('attention-walkthrough .aw-counter').textContent()).split('/')[1]);
+  assert.ok(total > 8, `cat-sat-mat has ${total} steps`);
+  // What a clicker and a keyboard send for "next", the page focused, not the widget.
+  const next = ['ArrowRight', 'Space', 'PageDown', 'n'];
+  for (let step = 8; step <= total; step++) {
+    await page.keyboard.press(next[step % next.length]);
+    await counterAt(page, step);
+    assert.equal(await page.evaluate(() => window.Reveal.getIndices().h), 1, `step ${step} keeps the deck on the slide`);
+  }
+  await page.keyboard.press('PageDown');
+  await atSlide(page, 2);
+  await page.keyboard.press('PageUp');
+  await atSlide(page, 1);
+  await counterAt(page, total);
+  const back = ['ArrowLeft', 'p', 'PageUp', 'Shift+Space'];
+  for (let step = total - 1; step >= 1; step--) {
+    await page.keyboard.press(back[step % back.length]);
+    await counterAt(page, step);
+  }
+  assert.equal(await page.evaluate(() => window.Reveal.getIndices().h), 1);
+  await page.keyboard.press('ArrowLeft');
+  await atSlide(page, 0);
+  await page.close();
+  session.assertQuiet();
+});
+
+test('with deck-keys="off" the presenter\u2019s keys move the deck at once, and a value that is not on or off gets a notice',
+  async () => {
+    const page = await session.newPage();
+    await page.goto(`${host.url('deck-keys-off.html')}#/1`);
+    await page.waitForSelector('attention-walkthrough[data-ready="true"]');
+    await page.waitForFunction(() => window.Reveal.isReady());
+    await page.keyboard.press('ArrowRight');
+    await atSlide(page, 2);
+    await page.keyboard.press('ArrowLeft');
+    await atSlide(page, 1);
+    await counterAt(page, 7);
+
+    await page.setContent(`<script src="${session.url('dist/attention-walkthrough.js')}"></script>
+      <attention-walkthrough preset="cat-sat-mat" deck-keys="no"></attention-walkthrough>`);
+    await page.waitForSelector('attention-walkthrough[data-ready="true"]');
+    assert.match(await page.locator('attention-walkthrough .aw-shell > .aw-message').textContent(),
+                 /deck-keys \u201cno\u201d is not one of on, off; the presenter\u2019s keys step the walkthrough\./);
+    await page.close();
+  });
 
 for (const sandboxed of [false, true]) {
   for (const query of ['widget=walkthrough&preset=cat-sat-mat&step=4', 'widget=walkthrough&preset=cat-sat-mat&step=4&layout=compact&controls=player', 'widget=block']) {

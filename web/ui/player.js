@@ -254,6 +254,13 @@ export function createPlayer(root, {
       bar.dataset.standingStep = String(index);
       bar.dataset.standingMs = String(standingMs(movementMs));
     },
+    /** Steps delta steps (clamped at either end) as the step buttons do; true if it moved. */
+    stepBy(delta) {
+      pause();
+      const before = current;
+      go(current + delta, Math.abs(delta) > 1 ? 'scrub' : delta > 0 ? 'forward' : 'back');
+      return current !== before;
+    },
     play,
     pause,
     destroy() {

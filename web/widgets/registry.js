@@ -82,10 +82,10 @@ export function parseControls(text) {
 }
 
 // Every option's name (embed.js also reads id and parentOrigin; an element
-// has its base and the attributes of any HTML element).
+// has its base, deck-keys and the attributes of any HTML element).
 const OPTION_NAMES = ['widget', 'preset', 'step', 'view', 'v', 'values', 'backward', 'controls', 'theme', 'autoplay', 'layout'];
-const NOT_OPTIONS = new Set(['id', 'parentorigin', 'base', 'class', 'style', 'title', 'hidden', 'lang', 'dir', 'tabindex',
-  'slot', 'part', 'role', 'nonce', 'is', 'inert', 'autofocus', 'draggable', 'translate', 'spellcheck', 'exportparts']);
+const NOT_OPTIONS = new Set(['id', 'parentorigin', 'base', 'deck-keys', 'class', 'style', 'title', 'hidden', 'lang',
+  'dir', 'tabindex', 'slot', 'part', 'role', 'nonce', 'is', 'inert', 'autofocus', 'draggable', 'translate', 'spellcheck', 'exportparts']);
 
 /**
  * The notice for a name that is not an option, naming the one it most

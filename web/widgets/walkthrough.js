@@ -365,6 +365,8 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   return {
     getState,
     setState,
+    /** Moves delta steps as the player's step buttons do (Infinity: to the last); true if it moved. */
+    stepBy: (delta) => layout.player.stepBy(delta),
     /** The engine input of the problem on screen, token labels included (for exports). */
     exportInput() {
       return engineInput(shown.problem);
