@@ -816,6 +816,49 @@ int attn_gqa_backward(double *grad_q,         /* [n_q, num_heads, head_dim]
                       int head_dim,
                       double *work); /* [attn_gqa_backward_work_size(n_k)] */
 
+/* A decoder's token embedding: output row r = table row tokens[r].
+ * ATTN_ERR_TOKEN for a token outside 0..vocab − 1. */
+int attn_embedding(double *output,      /* [n, d] */
+                   const double *table, /* [vocab, d] */
+                   const int *tokens,   /* [n] */
+                   int n, int vocab, int d);
+
+/* The gradient of attn_embedding, added to grad_table: row tokens[r] +=
+ * d_output row r (added, so that a table tied to the unembedding collects
+ * both gradients). */
+int attn_embedding_backward(double *grad_table,     /* [vocab, d] added to */
+                            const double *d_output, /* [n, d] */
+                            const int *tokens,      /* [n] */
+                            int n, int vocab, int d);
+
+/* The unembedding: logits[r][t] = hidden row r · table row t, the table
+ * being the lm_head or, tied, the embedding (the bits of
+ * attn_decoder_forward's logits). */
+int attn_unembedding(double *logits,       /* [n, vocab] */
+                     const double *hidden, /* [n, d] */
+                     const double *table,  /* [vocab, d] */
+                     int n, int vocab, int d);
+
+/* The gradient of attn_unembedding: grad_hidden = d_logits @ table
+ * (overwritten), grad_table += d_logitsᵀ @ hidden (added, as
+ * attn_embedding_backward). */
+int attn_unembedding_backward(double *grad_hidden,    /* [n, d] or NULL */
+                              double *grad_table,     /* [vocab, d] or NULL */
+                              const double *d_logits, /* [n, vocab] */
+                              const double *hidden,   /* [n, d] */
+                              const double *table,    /* [vocab, d] */
+                              int n, int vocab, int d);
+
+/* Cross-entropy over tokens (a byte-level model's are bytes): *loss = the
+ * mean over the n rows of −log softmax(logits row)[targets[r]], and
+ * grad_logits (or NULL) its gradient, (softmax(row) − onehot(target)) / n.
+ * ATTN_ERR_TOKEN for a target outside 0..vocab − 1. */
+int attn_cross_entropy(double *loss,
+                       double *grad_logits,  /* [n, vocab] or NULL */
+                       const double *logits, /* [n, vocab] */
+                       const int *targets,   /* [n] */
+                       int n, int vocab);
+
 /* A decoder's sizes, named as Hugging Face's LlamaConfig (hidden_act is
  * always SiLU). head_dim = hidden_size / num_attention_heads. */
 typedef struct attn_decoder_config {
