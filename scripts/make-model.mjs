@@ -5,7 +5,9 @@
 // text and its licence, the settings, the time, the held-out loss, sample
 // continuations and the heads found by the scores below.
 //
-//   node scripts/make-model.mjs [DIR]     default models/kjv-genesis
+//   node scripts/make-model.mjs [DIR]          retrain (default models/kjv-genesis)
+//   node scripts/make-model.mjs --card [DIR]   only rewrite the card, from the
+//                                              weights and DIR/training.json
 //
 // Every number in the card comes from the engine: `attn model train`'s
 // summary, `attn model generate`'s ids and `attn model run`'s attention.
@@ -17,11 +19,12 @@ import { fileURLToPath } from 'node:url';
 
 const repo = fileURLToPath(new URL('../', import.meta.url));
 const attn = join(repo, 'build/attn');
-const dir = process.argv[2] ?? join(repo, 'models/kjv-genesis');
+const cardOnly = process.argv[2] === '--card';
+const dir = process.argv[cardOnly ? 3 : 2] ?? join(repo, 'models/kjv-genesis');
 const TEXT = 'genesis.txt';
 
 // The shipped model's settings: `attn model train`'s options.
-export const SETTINGS = {
+const SETTINGS = {
   hidden: 64, intermediate: 192, layers: 2, heads: 4, 'kv-heads': 2,
   seq: 64, batch: 16, steps: 1500, lr: 0.003, seed: 1,
 };
@@ -76,8 +79,13 @@ function findHeads(passage) {
   }).join('');
   const twice = attention(letters + letters);
   const n = letters.length;
+  // Mean over the queries of Σ_k weight · (q − k): how far back a head looks.
+  const distance = plain.map((layer) => layer.map((head) => head.slice(1)
+    .reduce((sum, row, i) => sum + row.reduce((s, w, k) => s + w * (i + 1 - k), 0), 0) / (head.length - 1)));
   return {
     previous: headScores(plain, 1, (q) => q - 1),
+    self: headScores(plain, 1, (q) => q),
+    distance,
     first: headScores(plain, 1, () => 0),
     induction: headScores(twice, n, (q) => q - n + 1),
     letters,
@@ -88,12 +96,13 @@ const NAMES = [['previous', 'previous-token'], ['first', 'first-token'], ['induc
 const THRESHOLD = 0.4;
 
 function headTable(scores) {
-  const rows = ['| head | previous-token | first-token | induction | looks like |', '|---|---|---|---|---|'];
+  const rows = ['| head | previous-token | first-token | induction | itself | mean distance | looks like |',
+    '|---|---|---|---|---|---|---|'];
   scores.previous.forEach((layer, l) => layer.forEach((_, h) => {
     const values = NAMES.map(([key]) => scores[key][l][h]);
     const names = NAMES.filter((_, i) => values[i] > THRESHOLD).map(([, name]) => name);
     rows.push(`| layer ${l}, head ${h} | ${values.map((v) => v.toFixed(3)).join(' | ')} | `
-      + `${names.join(', ') || '—'} |`);
+      + `${scores.self[l][h].toFixed(3)} | ${scores.distance[l][h].toFixed(2)} | ${names.join(', ') || '—'} |`);
   }));
   return rows.join('\n');
 }
@@ -132,7 +141,7 @@ the Bible is expired". ${summary.text_bytes} bytes train it; the last ${summary.
 | optimiser | Adam (β₁ 0.9, β₂ 0.95, ε 1e-8), gradient norm clipped to 1 |
 | learning rate | ${s.lr}, falling along a cosine to a tenth |
 | initial weights | normal, σ = 1/√fan-in (o_proj and down_proj / √(2·layers)), embedding σ 0.02; seed ${s.seed} |
-| time | ${summary.seconds} s on this machine (2 shared cores) |
+| time | ${summary.seconds} s on this machine's 2 cores, shared with other work (${summary.cpu_seconds} s of CPU) |
 | loss of the last step | ${summary.last_step_loss} nats per byte |
 | held-out loss | **${summary.held_out_loss} nats per byte** (${(summary.held_out_loss / Math.LN2).toFixed(3)} bits; a uniform guess is ${Math.log(256).toFixed(3)}) |
 
@@ -147,8 +156,9 @@ At temperature 0.8, seed 1: ${quote(sampled.prompt)} → ${quote(sampled.continu
 ## Its heads
 
 Each head's mean attention weight, over the queries after the first, on the key a kind of head
-looks for: the previous position (previous-token), position 0 (first-token), both on the first
-held-out verses; and on 40 random letters seen twice (${quote(scores.letters)} twice), the
+looks for: the previous position (previous-token), position 0 (first-token), its own position
+(itself), and the mean distance back it looks (Σ weight · (query − key)), on the first 200
+held-out bytes; and on 40 random letters seen twice (${quote(scores.letters)} twice), the
 position just after the query's own earlier occurrence, over the queries of the second copy
 (induction). A head is named when its score passes ${THRESHOLD}. Computed by
 \`scripts/make-model.mjs\` from \`attn model run\`'s attention weights; look at one with
@@ -161,7 +171,11 @@ Regenerate with \`make model\` (its time and this card's time vary; the weights 
 }
 
 const flags = Object.entries(SETTINGS).flatMap(([k, v]) => [`--${k}`, String(v)]);
-const summary = JSON.parse(run(['model', 'train', '--text', join(dir, TEXT), '--out', dir, ...flags], true));
+const summaryPath = join(dir, 'training.json');
+if (!cardOnly) {
+  writeFileSync(summaryPath, run(['model', 'train', '--text', join(dir, TEXT), '--out', dir, ...flags], true));
+}
+const summary = JSON.parse(readFileSync(summaryPath, 'utf8'));
 const samples = PROMPTS.map((p) => generate(p));
 const sampled = generate('And the LORD', ['--temperature', '0.8', '--seed', '1']);
 const text = readFileSync(join(dir, TEXT), 'utf8');
