@@ -67,13 +67,13 @@ function headScores(weights, from, key) {
 }
 
 // Previous-token and first-token scores on a held-out passage; the
-// induction score on a passage of random letters seen twice: a query in
-// the second copy attending to the key just after its own earlier
-// occurrence is what an induction head does.
+// induction score on random letters seen twice, within the 64 positions the
+// model was trained on: a query in the second copy attending to the key
+// just after its own earlier occurrence is what an induction head does.
 function findHeads(passage) {
   const plain = attention(passage);
   let state = 12345;
-  const letters = Array.from({ length: 40 }, () => {
+  const letters = Array.from({ length: 24 }, () => {
     state = (state * 1103515245 + 12345) % 2147483648;
     return String.fromCharCode(97 + (state % 26));
   }).join('');
@@ -89,10 +89,12 @@ function findHeads(passage) {
     first: headScores(plain, 1, () => 0),
     induction: headScores(twice, n, (q) => q - n + 1),
     letters,
+    passage,
   };
 }
 
-const NAMES = [['previous', 'previous-token'], ['first', 'first-token'], ['induction', 'induction']];
+const NAMES = [['previous', 'previous-token'], ['first', 'first-token'], ['induction', 'induction'],
+  ['self', 'current-token']];
 const THRESHOLD = 0.4;
 
 function headTable(scores) {
@@ -102,9 +104,20 @@ function headTable(scores) {
     const values = NAMES.map(([key]) => scores[key][l][h]);
     const names = NAMES.filter((_, i) => values[i] > THRESHOLD).map(([, name]) => name);
     rows.push(`| layer ${l}, head ${h} | ${values.map((v) => v.toFixed(3)).join(' | ')} | `
-      + `${scores.self[l][h].toFixed(3)} | ${scores.distance[l][h].toFixed(2)} | ${names.join(', ') || '—'} |`);
+      + `${scores.distance[l][h].toFixed(2)} | ${names.join(', ') || '—'} |`);
   }));
   return rows.join('\n');
+}
+
+// For each kind of head, the heads that pass the threshold, or none and
+// the highest score.
+function findings(scores) {
+  return NAMES.map(([key, name]) => {
+    const heads = scores[key].flatMap((layer, l) => layer.map((v, h) => ({ v, at: `layer ${l}, head ${h}` })));
+    const found = heads.filter(({ v }) => v > THRESHOLD).map(({ at }) => at);
+    const best = heads.reduce((a, b) => (b.v > a.v ? b : a));
+    return `- ${name}: ${found.length ? found.join('; ') : `none (the highest, ${best.at}, scores ${best.v.toFixed(3)})`}`;
+  }).join('\n');
 }
 
 function quote(text) {
@@ -157,14 +170,18 @@ At temperature 0.8, seed 1: ${quote(sampled.prompt)} → ${quote(sampled.continu
 
 Each head's mean attention weight, over the queries after the first, on the key a kind of head
 looks for: the previous position (previous-token), position 0 (first-token), its own position
-(itself), and the mean distance back it looks (Σ weight · (query − key)), on the first 200
-held-out bytes; and on 40 random letters seen twice (${quote(scores.letters)} twice), the
+(itself), and the mean distance back it looks (Σ weight · (query − key)), on the first ${s.seq}
+held-out bytes (${quote(scores.passage)}); and on 24 random letters seen twice (${quote(scores.letters)} twice), the
 position just after the query's own earlier occurrence, over the queries of the second copy
 (induction). A head is named when its score passes ${THRESHOLD}. Computed by
 \`scripts/make-model.mjs\` from \`attn model run\`'s attention weights; look at one with
 \`build/attn model run --model models/kjv-genesis --text "..." --layer L --head H --format text\`.
 
 ${headTable(scores)}
+
+What that finds:
+
+${findings(scores)}
 
 Regenerate with \`make model\` (its time and this card's time vary; the weights do not).
 `;
@@ -179,7 +196,8 @@ const summary = JSON.parse(readFileSync(summaryPath, 'utf8'));
 const samples = PROMPTS.map((p) => generate(p));
 const sampled = generate('And the LORD', ['--temperature', '0.8', '--seed', '1']);
 const text = readFileSync(join(dir, TEXT), 'utf8');
-const passage = text.slice(text.length - summary.held_out_bytes).slice(0, 200);
+// As many bytes as a training window: the positions the model has learnt.
+const passage = text.slice(text.length - summary.held_out_bytes).slice(0, SETTINGS.seq);
 const scores = findHeads(passage);
 writeFileSync(join(dir, 'README.md'), card(summary, samples, sampled, scores));
 console.log(`wrote ${dir}: held-out loss ${summary.held_out_loss} nats per byte in ${summary.seconds} s`);
