@@ -36,7 +36,7 @@ SAN_TESTS   := $(TEST_SRC:tests/%.c=$(BUILD)/san/tests/%)
 .PHONY: all lib shared cli test deps lint format test-layers test-docs test-native test-sanitize \
         test-cli test-wasm test-browser test-engines test-dist wasm vendor presets bench bench-ab serve \
         clean install uninstall
-.PHONY: single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p \
+.PHONY: model single test-single element fuzz test-fuzz fuzz-build python-package test-python h5p \
         facts test-bindings
 
 all: lib shared cli
@@ -274,6 +274,11 @@ test-docs:
 
 bench: lib shared wasm
 	./bench/run.sh
+
+# `make model`: retrains the shipped model, models/kjv-genesis, from scratch
+# (the same seed writes the same weights, byte for byte) and writes its card.
+model: $(BUILD)/attn
+	node scripts/make-model.mjs
 
 # `make bench-ab BASE=<commit>`: the engine's own timings against BASE's,
 # alternating (ROUNDS=3 rounds): is a change within noise?

@@ -816,6 +816,49 @@ int attn_gqa_backward(double *grad_q,         /* [n_q, num_heads, head_dim]
                       int head_dim,
                       double *work); /* [attn_gqa_backward_work_size(n_k)] */
 
+/* A decoder's token embedding: output row r = table row tokens[r].
+ * ATTN_ERR_TOKEN for a token outside 0..vocab − 1. */
+int attn_embedding(double *output,      /* [n, d] */
+                   const double *table, /* [vocab, d] */
+                   const int *tokens,   /* [n] */
+                   int n, int vocab, int d);
+
+/* The gradient of attn_embedding, added to grad_table: row tokens[r] +=
+ * d_output row r (added, so that a table tied to the unembedding collects
+ * both gradients). */
+int attn_embedding_backward(double *grad_table,     /* [vocab, d] added to */
+                            const double *d_output, /* [n, d] */
+                            const int *tokens,      /* [n] */
+                            int n, int vocab, int d);
+
+/* The unembedding: logits[r][t] = hidden row r · table row t, the table
+ * being the lm_head or, tied, the embedding (the bits of
+ * attn_decoder_forward's logits). */
+int attn_unembedding(double *logits,       /* [n, vocab] */
+                     const double *hidden, /* [n, d] */
+                     const double *table,  /* [vocab, d] */
+                     int n, int vocab, int d);
+
+/* The gradient of attn_unembedding: grad_hidden = d_logits @ table
+ * (overwritten), grad_table += d_logitsᵀ @ hidden (added, as
+ * attn_embedding_backward). */
+int attn_unembedding_backward(double *grad_hidden,    /* [n, d] or NULL */
+                              double *grad_table,     /* [vocab, d] or NULL */
+                              const double *d_logits, /* [n, vocab] */
+                              const double *hidden,   /* [n, d] */
+                              const double *table,    /* [vocab, d] */
+                              int n, int vocab, int d);
+
+/* Cross-entropy over tokens (a byte-level model's are bytes): *loss = the
+ * mean over the n rows of −log softmax(logits row)[targets[r]], and
+ * grad_logits (or NULL) its gradient, (softmax(row) − onehot(target)) / n.
+ * ATTN_ERR_TOKEN for a target outside 0..vocab − 1. */
+int attn_cross_entropy(double *loss,
+                       double *grad_logits,  /* [n, vocab] or NULL */
+                       const double *logits, /* [n, vocab] */
+                       const int *targets,   /* [n] */
+                       int n, int vocab);
+
 /* A decoder's sizes, named as Hugging Face's LlamaConfig (hidden_act is
  * always SiLU). head_dim = hidden_size / num_attention_heads. */
 typedef struct attn_decoder_config {
@@ -984,6 +1027,36 @@ int attn_safetensors_find(attn_tensor_info *info,
 int attn_safetensors_read(double *out,               /* [info->count] */
                           const unsigned char *file, /* [size] */
                           size_t size, const attn_tensor_info *info);
+
+/* Writes config.json for a config attn_decoder_config_check accepts (its
+ * status otherwise): the LlamaConfig names attn_decoder_config_parse
+ * reads, with hidden_act "silu", and rope_theta and rms_norm_eps in their
+ * shortest round-trip form, so the file reads back as the same config.
+ * *length = the text's length without its NUL; json [cap] holds it and
+ * its NUL, or ATTN_ERR_TOO_LARGE (json NULL and cap 0 measure it). */
+int attn_decoder_config_write(char *json, /* [cap] or NULL */
+                              size_t cap, size_t *length,
+                              const attn_decoder_config *config);
+
+/* One tensor to write: values in row-major order of `shape`, or with
+ * transpose 1 (rank 2 only) of its transpose, [shape[1], shape[0]] (an x
+ * @ W weight written as the checkpoint's nn.Linear [out, in]). */
+typedef struct attn_tensor_out {
+    const char *name;
+    int rank;
+    int shape[ATTN_TENSOR_MAX_RANK];
+    const double *values; /* finite */
+    int transpose;
+} attn_tensor_out;
+
+/* Writes a safetensors file of the tensors as F32 (each value rounded to
+ * the nearest float), in the order given, its header padded with spaces
+ * to a multiple of 8 bytes. *size = the file's bytes; file [cap] holds it,
+ * or ATTN_ERR_TOO_LARGE (file NULL and cap 0 measure it). */
+int attn_safetensors_write(unsigned char *file, /* [cap] or NULL */
+                           size_t cap, size_t *size,
+                           const attn_tensor_out *tensors, /* [count] */
+                           int count);
 
 /* ---- Float32 fast path ----
  *
@@ -1392,6 +1465,66 @@ int attn_trainer_predict(attn_trainer *trainer, int *predicted, /* [length] */
                          double *weights,                       /* or NULL */
                          const int *tokens,                     /* [length] */
                          int length);
+
+/* ---- Training a byte-level Llama decoder ----
+ *
+ * A decoder of attn_decoder_config's sizes trained from seeded weights on
+ * windows of a text, its bytes the tokens (a byte's id is its value; no
+ * beginning-of-text token), through the Llama pieces' kernels and their
+ * gradients in float64: the mean cross-entropy of predicting each next
+ * byte, its gradient scaled to a norm of at most 1, Adam (β₁ 0.9, β₂
+ * 0.95, ε 1e-8) at a rate falling along a cosine from learning_rate to a
+ * tenth of it over `steps` steps. The same settings and calls give the
+ * same bits. The trainer allocates once, at create, through its allocator.
+ */
+typedef struct attn_lm_settings {
+    attn_decoder_config config; /* vocab_size above every byte of the text */
+    int seq_length;             /* tokens per window, at most
+                                   max_position_embeddings */
+    int batch_size;             /* windows per step */
+    int steps;                  /* the schedule's length */
+    double learning_rate;       /* finite, > 0 */
+    uint64_t seed;              /* the initial weights, the windows drawn */
+} attn_lm_settings;
+
+typedef struct attn_lm_trainer attn_lm_trainer;
+
+/* ATTN_OK, or the config's status, ATTN_ERR_SIZE for a length, batch or
+ * step count not positive, ATTN_ERR_POSITION for windows longer than the
+ * positions, ATTN_ERR_RANGE for the rate, ATTN_ERR_NOMEM. */
+int attn_lm_trainer_create(attn_lm_trainer **trainer,
+                           const attn_lm_settings *settings,
+                           const attn_allocator *allocator); /* or NULL */
+void attn_lm_trainer_destroy(attn_lm_trainer *trainer);      /* NULL is fine */
+
+/* One step on batch_size windows of seq_length + 1 bytes at starts drawn
+ * uniformly from text [length] (more than seq_length bytes, else
+ * ATTN_ERR_SIZE); *loss = their mean cross-entropy before the step. */
+int attn_lm_trainer_step(attn_lm_trainer *trainer, double *loss,
+                         const unsigned char *text, size_t length);
+
+/* *loss = the mean cross-entropy of predicting every byte after the
+ * first of text's consecutive windows of seq_length + 1 bytes (each
+ * starting where the last one's inputs ended), in nats per byte. */
+int attn_lm_trainer_loss(attn_lm_trainer *trainer, double *loss,
+                         const unsigned char *text, size_t length);
+
+/* The trainer's forward pass: logits [n, vocab_size] of tokens [n], n at
+ * most seq_length. */
+int attn_lm_trainer_logits(attn_lm_trainer *trainer, double *logits,
+                           const int *tokens, int n);
+
+/* Writes the model as config.json (attn_decoder_config_write) and
+ * model.safetensors in Hugging Face's LlamaForCausalLM names, F32
+ * (attn_safetensors_write), each measured when its buffer is too small
+ * (ATTN_ERR_TOO_LARGE). The trainer's weights are first rounded to float32,
+ * those of the file, so that the trainer's logits and those of the
+ * checkpoint loaded by attn_model_load are the same. */
+int attn_lm_trainer_write(attn_lm_trainer *trainer,
+                          char *config_json, /* [json_cap] or NULL */
+                          size_t json_cap, size_t *json_length,
+                          unsigned char *safetensors, /* [cap] or NULL */
+                          size_t cap, size_t *size);
 
 /* ---- A language model: a Llama-architecture checkpoint, run exactly ----
  *

@@ -25,6 +25,8 @@ static const char model_help[] =
     "                      --tokens N [--temperature T --seed S] [--no-cache]\n"
     "                      [--format json|text|markdown] [-o FILE]\n"
     "                      [--max-bytes N]\n"
+    "       attn model train --text FILE --out DIR [options]\n"
+    "                      (attn model train --help)\n"
     "\n"
     "Runs a Llama-architecture model exactly, in float64: DIR holds its\n"
     "config.json and model.safetensors (F32, F16 or BF16), as Hugging Face\n"
@@ -333,6 +335,8 @@ static int model_command(model_args *a, char *error)
 
 int attn_cli_model(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "train") == 0)
+        return cli_model_train(argc, argv);
     char error[MODEL_ERROR_CAP] = "";
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -350,8 +354,8 @@ int attn_cli_model(int argc, char **argv)
     int exit_status = 0;
     if (argc < 2 ||
         (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "generate") != 0))
-        exit_status = usage(error, "%s",
-                            "expected run or generate (attn model --help)");
+        exit_status = usage(
+            error, "%s", "expected run, generate or train (attn model --help)");
     else
         a.generate = strcmp(argv[1], "generate") == 0;
     for (int i = 2; i < argc && exit_status == 0;) {

@@ -1,5 +1,6 @@
 /* model_cli.h: `attn model run` and `attn model generate` (model.c, the
- * arguments and the calls; model_format.c, their output). */
+ * arguments and the calls; model_format.c, their output) and `attn model
+ * train` (model_train.c). */
 #ifndef ATTN_MODEL_CLI_H
 #define ATTN_MODEL_CLI_H
 
@@ -9,6 +10,9 @@
 
 /* argv[0] is "model"; returns the exit status. */
 int attn_cli_model(int argc, char **argv);
+
+/* `attn model train` (model_train.c): argv[1] is "train". */
+int cli_model_train(int argc, char **argv);
 
 /* Text that grows as it is written; on running out of memory it stops
  * growing and says so in failed. */

@@ -496,7 +496,36 @@ expect_error "attn model names what config.json lacks" \
     'attn model: config.json: vocab_size is missing' '' \
     model run --model "$work/bad" --text hi
 expect_error "attn model names its subcommands" \
-    'attn model: expected run or generate (attn model --help)' '' model walk
+    'attn model: expected run, generate or train (attn model --help)' '' model walk
+
+# ---- attn model train: a small run twice writes the same bytes (make model's
+# promise, on a run that takes a second), which attn model run then loads ----
+trained=$work/trained
+mkdir -p "$trained/a" "$trained/b"
+head -c 4000 models/kjv-genesis/genesis.txt >"$trained/text.txt"
+for copy in a b; do
+    "$attn" model train --text "$trained/text.txt" --out "$trained/$copy" --hidden 16 \
+        --intermediate 32 --layers 1 --heads 2 --kv-heads 1 --seq 16 --batch 2 --steps 8 \
+        >"$trained/$copy.json" 2>"$trained/$copy.err" ||
+        fail "attn model train trains a small model" "$(cat "$trained/$copy.err")"
+done
+if cmp -s "$trained/a/model.safetensors" "$trained/b/model.safetensors" &&
+    cmp -s "$trained/a/config.json" "$trained/b/config.json"; then
+    pass
+else
+    fail "attn model train writes the same bytes from the same seed"
+fi
+if grep -q '"held_out_bytes": 400, .*"held_out_loss": [0-9]' "$trained/a.json" &&
+    "$attn" model run --model "$trained/a" --text "And God" >/dev/null; then
+    pass
+else
+    fail "attn model train reports the held-out loss and writes a model attn model run loads" \
+        "$(cat "$trained/a.json")"
+fi
+expect_error "attn model train needs its text and folder" \
+    'attn model train: --text FILE and --out DIR are needed' '' model train --steps 3
+expect_error "attn model train names an option it does not know" \
+    'attn model train: unknown option --layerz (attn model train --help)' '' model train --layerz 2
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
