@@ -40,7 +40,8 @@ import sectionsCss from './sections.css';
 import katexCss from './vendor/katex/katex.min.css';
 
 const SCRIPT_URL = import.meta.url;
-const ATTRIBUTES = ['widget', 'preset', 'step', 'values', 'backward', 'check', 'controls', 'theme', 'autoplay', 'layout'];
+const ATTRIBUTES = ['widget', 'preset', 'step', 'values', 'backward', 'check', 'controls', 'theme', 'autoplay', 'layout',
+  'exercises'];
 // What a walkthrough's setState takes: changing one of these moves it without a redraw.
 const STATE_ATTRIBUTES = ['preset', 'step', 'values', 'backward'];
 
@@ -175,7 +176,10 @@ class AttentionWalkthrough extends ElementBase {
     this.#widget?.destroy();
     shell.replaceChildren();
     const onChange = (state) => this.dispatchEvent(new CustomEvent('attention-change', { detail: shiftStep(state, 1) }));
-    this.#widget = mountWidget(options.name, shell, { engine, presets, ...options, onChange });
+    // Your turn's xAPI statements, for the host to store (docs/embedding.md).
+    const onStatement = (statement) => this.dispatchEvent(
+      new CustomEvent('attention-xapi', { detail: statement, bubbles: true, composed: true }));
+    this.#widget = mountWidget(options.name, shell, { engine, presets, ...options, onChange, onStatement });
     this.#shown = options.name;
     if (options.notices.length) shell.prepend(message(options.notices.join(' '), false));
     this.dataset.ready = 'true';
