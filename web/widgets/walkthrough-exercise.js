@@ -11,7 +11,7 @@
 //     for (chosen, an author's, keeping those the model has; else a score, a
 //     weight and an output of the first query)
 //   mount(element, { grade }) -> { element, ask(exercise, { label, onSolved(outcome) }),
-//     show(exercise, { label }), hide(), solved(exercise), reset() }
+//     show(exercise, { label }), hide(), restore(exercise, outcome), solved(exercise), reset() }
 //   grade(exercise, typed) -> attn.answer's verdict ({ right, readable,
 //     verdict, hint, rounded, cause }); it throws the engine's error.
 
@@ -169,6 +169,18 @@ export function mount(element, { grade }) {
     hide() {
       current = null;
       box.hidden = true;
+    },
+    /**
+     * An answer given before (H5P's saved state), as it was left: the
+     * engine's verdict on the response again, or the value shown.
+     */
+    restore(exercise, { state, response }) {
+      const graded = grade(exercise, state === 'right' ? response : '');
+      answers.set(keyOf(exercise), {
+        tries: state === 'right' ? 0 : 2, state, hint: '',
+        typed: state === 'right' ? response : graded.rounded,
+        verdict: state === 'right' ? graded.verdict : `It is ${graded.rounded}.`,
+      });
     },
     /** Whether the exercise has been answered right or shown. */
     solved: (exercise) => (answers.get(keyOf(exercise))?.state ?? 'asked') !== 'asked',

@@ -210,6 +210,18 @@ function createTurn(shown, cells, onStatement) {
         onStatement(completedStatement({ walkthrough, outcomes: [...outcomes.values()], ms: Date.now() - started }));
       }
     },
+    /** Each exercise with its outcome: { matrix, row, col, state: 'right' | 'shown' | null, response }. */
+    outcomes: () => list.map((exercise) => {
+      const outcome = outcomes.get(keyOf(exercise));
+      return { ...exercise, state: outcome?.state ?? null, response: outcome?.response ?? '' };
+    }),
+    /** Outcomes given before, kept without statements (they were sent then). */
+    restore(saved) {
+      for (const { matrix, row, col, state, response } of saved) {
+        const exercise = list.find((e) => keyOf(e) === keyOf({ matrix, row, col }));
+        if (exercise && (state === 'right' || state === 'shown')) outcomes.set(keyOf(exercise), { state, response });
+      }
+    },
     /** The exercise step `index` asks for, while on. */
     at(index) {
       return this.on ? list.find((exercise) => stepOf.get(keyOf(exercise)) === index) : undefined;
@@ -451,6 +463,32 @@ export function mount(element, {
   return {
     getState,
     setState,
+    /**
+     * Your turn's score, as a graded host asks (H5P): { score, max,
+     * exercises: turn.outcomes() }; restoreExercises(exercises) brings saved
+     * answers back, showSolutions() shows every value not answered yet,
+     * resetExercises() asks them all again from the first step.
+     */
+    exercises() {
+      const exercises = turn.outcomes();
+      return { score: exercises.filter((e) => e.state === 'right').length, max: exercises.length, exercises };
+    },
+    restoreExercises(saved) {
+      turn.restore(saved);
+      for (const outcome of turn.outcomes()) if (outcome.state) exercise.restore(outcome, outcome);
+      showStep(shown.current);
+    },
+    showSolutions() {
+      const open = turn.outcomes().filter((e) => !e.state).map((e) => ({ ...e, state: 'shown' }));
+      turn.restore(open);
+      for (const outcome of open) exercise.restore(outcome, outcome);
+      showStep(shown.current);
+    },
+    resetExercises() {
+      turn.update();
+      exercise.reset();
+      jump(0);
+    },
     /** The engine input of the problem on screen, token labels included (for exports). */
     exportInput() {
       return engineInput(shown.problem);
