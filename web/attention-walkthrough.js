@@ -50,7 +50,7 @@ import katexCss from './vendor/katex/katex.min.css';
 
 const SCRIPT_URL = import.meta.url;
 const ATTRIBUTES = ['widget', 'preset', 'step', 'view', 'values', 'backward', 'check', 'controls', 'theme', 'autoplay',
-  'layout'];
+  'layout', 'exercises'];
 // What a walkthrough's setState takes: changing one of these moves it without a redraw.
 const STATE_ATTRIBUTES = ['preset', 'step', 'view', 'values', 'backward'];
 
@@ -200,7 +200,10 @@ class AttentionWalkthrough extends ElementBase {
     this.#stopDeckKeys();
     shell.replaceChildren();
     const onChange = (state) => this.dispatchEvent(new CustomEvent('attention-change', { detail: shiftStep(state, 1) }));
-    this.#widget = mountWidget(options.name, shell, { engine, presets, ...options, onChange });
+    // Your turn's xAPI statements, for the host to store (docs/embedding.md).
+    const onStatement = (statement) => this.dispatchEvent(
+      new CustomEvent('attention-xapi', { detail: statement, bubbles: true, composed: true }));
+    this.#widget = mountWidget(options.name, shell, { engine, presets, ...options, onChange, onStatement });
     this.#shown = options.name;
     const deckKeys = this.getAttribute('deck-keys');
     if (deckKeys !== null && !['on', 'off'].includes(deckKeys)) {
