@@ -148,8 +148,12 @@ RELAXED_FLAG = $(shell node --experimental-wasm-relaxed-simd -e '' 2>/dev/null &
 test-bindings: wasm $(BUILD)/attn $(BUILD)/libattention.so
 	node --test tests/bindings/
 
+# Two files at a time, the longest first (scripts/run-tests.mjs).
+WASM_LONGEST = tests/wasm/trainer.test.mjs tests/wasm/steps.test.mjs tests/wasm/limits.test.mjs \
+    tests/wasm/native.test.mjs tests/wasm/parallel.test.mjs
 test-wasm: wasm $(BUILD)/attn $(BUILD)/gen-facts
-	node --test $(filter-out tests/wasm/relaxed.test.mjs,$(wildcard tests/wasm/*.test.mjs))
+	node scripts/run-tests.mjs $(WASM_LONGEST) \
+	    $(filter-out $(WASM_LONGEST) tests/wasm/relaxed.test.mjs,$(wildcard tests/wasm/*.test.mjs))
 	node $(RELAXED_FLAG) --test tests/wasm/relaxed.test.mjs
 
 # KaTeX's built files, copied from node_modules (after npm ci) into web/vendor/katex/,
@@ -207,15 +211,20 @@ single: wasm
 test-single: single
 	node --test tests/browser/single-file.test.mjs
 
-# The suites of `make test`, run in turn by scripts/run-suites.sh: each to
-# its end whatever the others did, every suite's result listed at the end.
+# The suites of `make test`, run by scripts/run-suites.sh: each to its end
+# whatever the others did, every suite's result listed at the end.
 SUITES = lint test-layers test-docs test-native test-sanitize test-cli test-wasm test-browser \
     test-engines test-dist test-python test-bindings test-fuzz
 
+# What the suites run is built first, on both cores; the suites then run
+# two at a time, the browser suite alone (scripts/run-suites.sh), with the
+# page's builds marked done (make -o), so that no suite rewrites a file
+# another suite is reading.
+BUILT_FOR_SUITES = wasm vendor single element h5p python-package
+
 test: deps
-	@# What the suites run, built first on both cores; the suites then run in turn.
-	$(MAKE) -j2 $(TESTS) $(SAN_TESTS) $(BUILD)/attn $(FUZZ_BIN)
-	./scripts/run-suites.sh $(SUITES)
+	$(MAKE) -j2 $(TESTS) $(SAN_TESTS) $(BUILD)/attn $(FUZZ_BIN) $(FUZZ_SEEDS) $(BUILT_FOR_SUITES)
+	SUITE_MAKEFLAGS="$(BUILT_FOR_SUITES:%=-o %)" ./scripts/run-suites.sh $(SUITES)
 
 # ---- Python (python/, the package attention_explainer) ----
 # `make python-package` puts the shared library, the element's
