@@ -209,6 +209,23 @@ test('the compact layout at 1280 × 720 shows each step\u2019s payoff (the sum, 
   await page.close();
 });
 
+test('the compact layout with every control keeps most of its height for the step, with the editor closed and the rest a scroll away', async () => {
+  const page = await session.newPage();
+  await page.goto(session.url('embed.html?widget=walkthrough&preset=cat-sat-mat&step=4&layout=compact'));
+  await page.waitForSelector('html[data-ready="true"]');
+  const box = (selector) => page.locator(selector).evaluate((element) => element.getBoundingClientRect().toJSON());
+  const [root, stage, player, notes] = await Promise.all(['.aw-root', '.aw-stage', '.aw-player-slot', '.aw-notes'].map(box));
+  assert.ok(stage.height >= 0.5 * root.height, `the step is ${stage.height} px of the widget's ${root.height} px`);
+  assert.ok(notes.top >= player.bottom, `the example's sentence starts at ${notes.top} px, under the player's end at ${player.bottom} px`);
+  assert.equal(await page.locator('details.aw-edit').evaluate((details) => details.open), false);
+  // The errata, the claims and the editor follow the step inside the widget.
+  await page.locator('details.aw-edit > summary').scrollIntoViewIfNeeded();
+  const summary = await box('details.aw-edit > summary');
+  const inside = await box('.aw-root');
+  assert.ok(summary.top >= inside.top && summary.bottom <= inside.bottom, 'the editor is reached by scrolling the widget');
+  await page.close();
+});
+
 test('an option that is not one gets a notice naming the right one, in the iframe and on the element', async () => {
   const page = await session.newPage();
   await page.goto(session.url('embed.html?widget=walkthrough&compact=1&Step=3&layout=slide'));

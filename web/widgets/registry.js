@@ -226,6 +226,9 @@ export function mountWidget(name, element, {
   if (theme) root.dataset.awTheme = theme;
   if (layout === 'compact') {
     root.dataset.awLayout = 'compact';
+    // The step first: the editor, open beside it on a wide page, starts closed here.
+    const editor = root.querySelector('details.aw-edit');
+    if (editor) editor.open = false;
     // Its step and its views (figure, matrices, ...) scroll inside: named regions a keyboard can reach.
     const regions = { 'aw-explain': 'The step', 'aw-visuals': 'The step\u2019s views' };
     for (const [className, label] of Object.entries(regions)) {
