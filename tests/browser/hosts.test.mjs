@@ -203,7 +203,7 @@ test('the compact layout at 1280 × 720 shows each step\u2019s payoff (the sum, 
       const pane = document.querySelector('.aw-stage > .aw-visuals').getBoundingClientRect();
       const end = document.querySelector(selector).getBoundingClientRect();
       return end.top >= pane.top && end.bottom <= pane.bottom && end.bottom <= innerHeight;
-    }, payoff, { timeout: 5000 }).catch(() => assert.fail(`step ${step}: its payoff is below the fold`));
+    }, payoff).catch(() => assert.fail(`step ${step}: its payoff is below the fold`));
   }
   assert.ok(withPayoff >= 6, `${withPayoff} steps have a payoff row`);
   await page.close();
