@@ -124,3 +124,39 @@ test('text that is no number asks for one, and counts as no try', async () => {
   await answer(page, input, weights[0].toFixed(3));
   await page.locator('#walkthrough .aw-exercise[data-state="right"]').waitFor();
 });
+
+test('while an exercise waits no view shows its value, and the Equations view that would show it comes back once answered',
+     async () => {
+  const page = await open();
+  await yourTurn(page);
+  const value = weights[0].toFixed(3);
+  const walkthrough = page.locator('#walkthrough');
+  const equationsTab = page.locator('#walkthrough [role="tab"][data-view="equations"]');
+  // The learner reads the equations of the first step that has some, then steps on with the keyboard.
+  await page.focus('#walkthrough .aw-forward');
+  for (let i = 0; i < 40 && !(await equationsTab.isVisible()); i++) await page.keyboard.press('Enter');
+  await equationsTab.click();
+  await page.focus('#walkthrough .aw-forward');
+  const input = page.locator('#walkthrough input[data-exercise][data-matrix="weights"]');
+  for (let i = 0; i < 40 && !(await input.isVisible()); i++) await page.keyboard.press('Enter');
+  assert.ok(await input.isVisible(), 'the step that computes the weights asks for one, in the figure');
+  assert.equal(await equationsTab.isVisible(), false, 'the Equations tab waits with the figure');
+  assert.equal(await page.getAttribute('#walkthrough [role="tab"][data-view="figure"]', 'aria-selected'), 'true');
+  // Every view the tabs offer, reached with the arrow keys, holds the value back.
+  await page.focus('#walkthrough [role="tab"][aria-selected="true"]');
+  const offered = await page.locator('#walkthrough [role="tab"]:visible').count();
+  for (let i = 0; i < offered; i++) {
+    const view = await page.getAttribute('#walkthrough [role="tab"][aria-selected="true"]', 'data-view');
+    assert.equal((await walkthrough.innerText()).includes(value), false, `the ${view} view does not show ${value}`);
+    await page.keyboard.press('ArrowRight');
+  }
+  await page.keyboard.press('Home');
+  await answer(page, input, value);
+  await page.locator('#walkthrough .aw-exercise[data-state="right"]').waitFor();
+  // Answered, the Equations tab is back, last of the tabs, its lines giving the weight.
+  await equationsTab.waitFor();
+  await page.focus('#walkthrough [role="tab"][aria-selected="true"]');
+  await page.keyboard.press('End');
+  await page.locator('#walkthrough [role="tab"][data-view="equations"][aria-selected="true"]').waitFor();
+  await page.locator('#walkthrough .aw-view-equations .aw-step-lines').filter({ hasText: value }).waitFor();
+});
