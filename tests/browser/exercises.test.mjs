@@ -160,3 +160,20 @@ test('while an exercise waits no view shows its value, and the Equations view th
   await page.locator('#walkthrough [role="tab"][data-view="equations"][aria-selected="true"]').waitFor();
   await page.locator('#walkthrough .aw-view-equations .aw-step-lines').filter({ hasText: value }).waitFor();
 });
+
+test('the address keeps Your turn on, so a shared link opens with the exercises asked', async () => {
+  const page = await open();
+  const toggle = page.locator('#walkthrough .aw-turn-toggle');
+  await toggle.scrollIntoViewIfNeeded();
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => new URLSearchParams(window.location.search).get('exercises') === 'on');
+  const shared = await session.open(`index.html${await page.evaluate(() => window.location.search)}`);
+  await shared.waitForSelector('html[data-ready="true"]');
+  assert.equal(await shared.locator('#walkthrough .aw-turn-toggle').isChecked(), true);
+  await stepTo(shared, 'weights');
+  // Switched off again, the address says nothing of it.
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => !new URLSearchParams(window.location.search).has('exercises'));
+});
