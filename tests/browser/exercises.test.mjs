@@ -177,3 +177,18 @@ test('the address keeps Your turn on, so a shared link opens with the exercises 
   await page.keyboard.press('Space');
   await page.waitForFunction(() => !new URLSearchParams(window.location.search).has('exercises'));
 });
+
+test('a preset that names its exercises asks those: "it" against "animal" in the it-animal example', async () => {
+  const page = await session.open('index.html?preset=it-animal&exercises=on');
+  await page.waitForSelector('html[data-ready="true"]');
+  const asked = [];
+  for (const matrix of ['scores', 'weights', 'output']) {
+    const input = await stepTo(page, matrix);
+    asked.push([matrix, await input.getAttribute('data-row'), await input.getAttribute('data-col')]);
+    assert.match(await input.getAttribute('aria-label'), /it/, 'the question names the query "it"');
+    await page.click('#walkthrough .aw-exercise-show');
+    await page.locator('#walkthrough .aw-exercise[data-state="shown"]').waitFor();
+  }
+  // Row 7 is "it", column 1 "animal" (make-presets.mjs): the preset's cells, not the first query's.
+  assert.deepEqual(asked, [['scores', '7', '1'], ['weights', '7', '1'], ['output', '7', '0']]);
+});

@@ -6,7 +6,8 @@
 //   exercises: 'off' (the default: "Your turn" is the learner's to switch
 //   on), 'on', or the cells to ask for ("weights:0:1,output:0:0", or
 //   [{ matrix, row, col }]), which switch it on; by default a score, a
-//   weight and an output of the first query. onStatement(statement): an
+//   weight and an output of the first query, or those the preset names
+//   ("exercises" in presets.json). onStatement(statement): an
 //   xAPI statement (ui/xapi.js) as each is answered, and when all are.
 //     -> { destroy(), getState(), setState(state), exportInput(), exportErrata(style) }
 //   state: { preset, step, values?, backward?, check?, turn? } (values: the edited problem, for URLs;
@@ -181,6 +182,15 @@ function stateOf({ preset, problem, current, edited }, ownTexts, view, turnOn) {
   return state;
 }
 
+// The exercises the preset on screen names ("exercises": "weights:7:1,...",
+// as an embed's option writes them), those its problem has; null when it
+// names none or none is left (an edit took the cells away): the defaults.
+function presetCells({ preset, model }) {
+  if (!preset?.exercises) return null;
+  const named = parseExercises(preset.exercises);
+  return exercisesFor(model, named).length > 0 ? named : null;
+}
+
 /**
  * "Your turn": the exercises of the problem on screen and the step that
  * asks each (the first that computes its cell), while the learner has it on.
@@ -195,7 +205,7 @@ function createTurn(shown, cells, onStatement) {
     on: false,
     /** The problem on screen changed: its exercises, asked afresh. */
     update() {
-      list = exercisesFor(shown.model, cells);
+      list = exercisesFor(shown.model, cells ?? presetCells(shown));
       stepOf = firstComputed(shown.model, shown.steps);
       outcomes = new Map();
       started = 0;
