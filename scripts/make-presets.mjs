@@ -185,6 +185,8 @@ const PAGE_ONLY = [
         + 'checked as an erratum.',
     },
     printedDecimals: { illustrativeItRow: 2 },
+    // Your turn asks about "it" (row 7) and "animal" (column 1), the pair the example is about.
+    exercises: 'scores:7:1,weights:7:1,output:7:0',
     notes: 'Our own Q, K and V with d_k = 4, made up so that the query of "it" matches the key of '
       + '"animal" best and its own key second, as the tutorial describes. The tutorial draws '
       + 'about 0.45 on "animal" and 0.30 on "it" as an illustration; our numbers give a similar row.',

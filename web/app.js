@@ -2,7 +2,8 @@
 // sections and keeps the address in step with what the learner sees, so a
 // link reproduces the view: ?preset=ID&step=N (N counts from 1, as on
 // screen), view=NAME when a view other than the figure is chosen
-// (matrices, heatmaps, lines, equations) and, after edits, v=<the edited inputs as compact JSON>; once the
+// (matrices, heatmaps, lines, equations), exercises=on while Your turn is on
+// and, after edits, v=<the edited inputs as compact JSON>; once the
 // trainer's settings change, trainer=<its settings as JSON> (the run is
 // reproducible from its seed).
 
@@ -33,6 +34,7 @@ function readUrlState(location) {
   if (params.has('step')) state.step = stepFromText(params.get('step'));
   if (params.get('backward') === '1') state.backward = true;
   if (params.has('view')) state.view = params.get('view');
+  if (params.get('exercises') === 'on') state.turn = true;
   if (params.has('trainer')) {
     try {
       trainerState = JSON.parse(params.get('trainer'));
@@ -94,6 +96,7 @@ function replaceUrl(state) {
   if (state.values) params.set('v', JSON.stringify(state.values));
   if (state.view) params.set('view', state.view);
   if (state.backward) params.set('backward', '1');
+  if (state.turn) params.set('exercises', 'on');
   if (state.check) params.set('check', JSON.stringify(state.check));
   if (trainerState) params.set('trainer', JSON.stringify(trainerState));
   const url = `${window.location.pathname}?${params.toString()}${window.location.hash}`;

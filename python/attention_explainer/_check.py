@@ -112,6 +112,38 @@ def _report(text):
     return report
 
 
+class _Check:
+    """A check (attn_check_create) of the problem, run: its lib, its handle and
+    checked(status), which raises the check's message for a status; the check
+    and the problem are destroyed when the with block ends."""
+
+    def __init__(self, problem, max_bytes=None):
+        self._problem = _Problem(problem, max_bytes)
+        self.lib = self._problem.lib
+        self.handle = ctypes.c_void_p()
+
+    def checked(self, status):
+        if status != ATTN_OK:
+            raise AttentionError(status, self.lib.attn_check_error(self.handle).decode())
+
+    def __enter__(self):
+        try:
+            self._problem.run()
+            status = self.lib.attn_check_create(ctypes.byref(self.handle), self._problem.handle)
+            if status != ATTN_OK:
+                raise AttentionError(status, self.lib.attn_status_text(status).decode())
+        except BaseException:
+            self._problem.close()
+            raise
+        return self
+
+    def __exit__(self, *_):
+        if self.handle:
+            self.lib.attn_check_destroy(self.handle)
+            self.handle = ctypes.c_void_p()
+        self._problem.close()
+
+
 def check(problem, printed, decimals=None, format="json", max_bytes=None):  # noqa: A002 (the CLI's --format)
     """Checks a worked example's printed numbers against the engine's exact ones.
 
@@ -135,32 +167,19 @@ def check(problem, printed, decimals=None, format="json", max_bytes=None):  # no
         stray = next((name for name in decimals if name not in names), None)
         if stray is not None:
             raise AttentionError(ATTN_ERR_INPUT, f'decimals.{stray}: no printed table is named "{stray}"')
-    with _Problem(problem, max_bytes) as made:
-        made.run()
-        lib = made.lib
-        handle = ctypes.c_void_p()
-        status = lib.attn_check_create(ctypes.byref(handle), made.handle)
-        if status != ATTN_OK:
-            raise AttentionError(status, lib.attn_status_text(status).decode())
-
-        def checked(status):
-            if status != ATTN_OK:
-                raise AttentionError(status, lib.attn_check_error(handle).decode())
-
-        try:
-            for key, plain, value in tables:
-                if isinstance(value, str):  # a note, unless the key names a result
-                    checked(lib.attn_check_set_note(handle, c_text(key, f"printed key {json.dumps(key)}")))
-                    continue
-                dims, values = _flatten(value, f"printed.{key}", _printed_leaf)
-                places = _decimals_of(decimals, key, plain, len(values))
-                checked(lib.attn_check_set_printed(
-                    handle, c_text(key, f"printed key {json.dumps(key)}"), len(dims), _ints(dims), (ctypes.c_double * len(values))(*values),
-                    None if places is None else _ints(places)))
-            checked(lib.attn_check_run(handle, None))
-            text = formatted(lib.attn_check_format, handle, formats()[format], checked)
-        finally:
-            lib.attn_check_destroy(handle)
+    with _Check(problem, max_bytes) as made:
+        lib, handle, checked = made.lib, made.handle, made.checked
+        for key, plain, value in tables:
+            if isinstance(value, str):  # a note, unless the key names a result
+                checked(lib.attn_check_set_note(handle, c_text(key, f"printed key {json.dumps(key)}")))
+                continue
+            dims, values = _flatten(value, f"printed.{key}", _printed_leaf)
+            places = _decimals_of(decimals, key, plain, len(values))
+            checked(lib.attn_check_set_printed(
+                handle, c_text(key, f"printed key {json.dumps(key)}"), len(dims), _ints(dims), (ctypes.c_double * len(values))(*values),
+                None if places is None else _ints(places)))
+        checked(lib.attn_check_run(handle, None))
+        text = formatted(lib.attn_check_format, handle, formats()[format], checked)
     return _report(text) if format == "json" else text
 
 
@@ -176,24 +195,10 @@ def answer(problem, result, row, col, typed, max_bytes=None):
     for name, value in (("row", row), ("col", col)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**31:
             raise AttentionError(ATTN_ERR_INPUT, f"answer: {name} must be a whole number from 0, got {_describe(value)}")
-    with _Problem(problem, max_bytes) as made:
-        made.run()
-        lib = made.lib
-        handle = ctypes.c_void_p()
-        status = lib.attn_check_create(ctypes.byref(handle), made.handle)
-        if status != ATTN_OK:
-            raise AttentionError(status, lib.attn_status_text(status).decode())
-
-        def checked(status):
-            if status != ATTN_OK:
-                raise AttentionError(status, lib.attn_check_error(handle).decode())
-
+    with _Check(problem, max_bytes) as made:
         name = c_text(result, "answer.result")
         text = c_text(typed, "answer.typed")
-        try:
-            return json.loads(formatted(
-                lambda made_check, _format, buffer, cap, length: lib.attn_check_answer(
-                    made_check, name, int(row), int(col), text, buffer, cap, length),
-                handle, 0, checked))
-        finally:
-            lib.attn_check_destroy(handle)
+        return json.loads(formatted(
+            lambda made_check, _format, buffer, cap, length: made.lib.attn_check_answer(
+                made_check, name, int(row), int(col), text, buffer, cap, length),
+            made.handle, 0, made.checked))

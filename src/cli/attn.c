@@ -2,6 +2,7 @@
  * input), runs it and prints the result as JSON, a text walkthrough,
  * Markdown or LaTeX. Every failure is one line on standard error. */
 #include "attention.h"
+#include "answer_cli.h"
 #include "problem_json.h"
 #include "bytes.h"
 #include "model_cli.h"
@@ -31,6 +32,7 @@ enum {
 static const char help_text[] = USAGE
     "\n"
     "       attn check [--format json|text|markdown|latex] [-o FILE] [FILE]\n"
+    "       attn answer CELL VALUE [--format text|json] [-o FILE] [FILE]\n"
     "       attn train --task NAME [options]   (attn train --help)\n"
     "       attn model run|generate --model DIR [options]   (attn model "
     "--help)\n"
@@ -88,6 +90,12 @@ static const char help_text[] = USAGE
     "unless --allow-none: then its report says none was checked and lists\n"
     "the keys under \"unchecked\", as the JS API's check() does.\n"
     "\n"
+    "attn answer grades one learner's VALUE for CELL (result:row:column,\n"
+    "from 0, as weights:0:1) of the problem, by the check's rule at the\n"
+    "decimals typed (at least 2): it prints the verdict and a hint, the\n"
+    "JS API's answer() and Python's answer() word for word (--format json:\n"
+    "their whole object); exit status 0 when right, 1 when not.\n"
+    "\n"
     "Exit status: 0 on success; 2 for a bad option, an unreadable file or a\n"
     "bad or too large problem (one line on standard error); 1 when memory\n"
     "runs out or the result cannot be written.\n";
@@ -100,10 +108,12 @@ typedef struct cli_args {
     const char *title;  /* NULL = the walkthrough's own */
     int heading_level;  /* 0 = the default, 1 */
     int help, version;
-    int check;      /* attn check: the printed numbers checked */
-    int outline;    /* --outline: the steps without their equations */
-    int step;       /* --step N: step N's equations; 0 = every step's */
-    int allow_none; /* attn check --allow-none: a report of nothing checked */
+    int check;        /* attn check: the printed numbers checked */
+    int outline;      /* --outline: the steps without their equations */
+    int step;         /* --step N: step N's equations; 0 = every step's */
+    int allow_none;   /* attn check --allow-none: a report of nothing checked */
+    int format_given; /* --format was given (attn answer prints text unless) */
+    const char *cell, *typed; /* attn answer's CELL and VALUE; NULL otherwise */
 } cli_args;
 
 #if defined(__GNUC__)
@@ -252,6 +262,7 @@ static int parse_args(cli_args *args, int argc, char **argv, char *error,
         if (taken > 0) {
             if (parse_format(value, &args->format, error, error_cap) != 0)
                 return EXIT_BAD_INPUT;
+            args->format_given = 1;
             i += taken - 1;
             continue;
         }
@@ -624,9 +635,33 @@ static int check_input(const cli_args *args, char **output, size_t *length,
     return checked;
 }
 
+/* attn answer: the verdict on the learner's value; 0 when right, 1 when
+ * not, 2 for bad input. */
+static int answer_input(const cli_args *args, char *error, size_t error_cap)
+{
+    if (args->format != ATTN_FORMAT_JSON && args->format != ATTN_FORMAT_TEXT)
+        return fail(error, error_cap, EXIT_BAD_INPUT,
+                    "attn answer: --format is text or json");
+    attn_problem *problem;
+    int exit_status = read_problem(&problem, args, error, error_cap);
+    if (exit_status != 0) return exit_status;
+    char *output;
+    size_t length;
+    int right;
+    exit_status = attn_cli_answer(problem, args->cell, args->typed,
+                                  args->format == ATTN_FORMAT_JSON, &output,
+                                  &length, &right, error, error_cap);
+    if (output == NULL) return exit_status;
+    const int written = attn_cli_write_output(args->output, output, length,
+                                              error, error_cap);
+    free(output);
+    return written != 0 ? written : exit_status;
+}
+
 /* Input to output; 0, or an exit status with the message in error. */
 static int run_cli(const cli_args *args, char *error, size_t error_cap)
 {
+    if (args->cell != NULL) return answer_input(args, error, error_cap);
     if (!args->check) return solve_input(args, error, error_cap);
     char *output = NULL;
     size_t length = 0;
@@ -648,11 +683,25 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "model") == 0)
         return attn_cli_model(argc - 1, argv + 1);
     const int check = argc > 1 && strcmp(argv[1], "check") == 0;
+    /* attn answer CELL VALUE: both before any option (a VALUE may be
+     * negative, "-0.25"). */
+    const int answer = argc > 1 && strcmp(argv[1], "answer") == 0;
     char error[ERROR_CAP] = "";
     cli_args args;
-    int exit_status = parse_args(&args, argc - check, argv + check, error,
+    if (answer && (argc < 4 || (argv[2][0] == '-' && argv[2][1] != '\0')))
+        return fprintf(stderr,
+                       "attn: attn answer needs CELL and VALUE first, as "
+                       "attn answer weights:0:1 0.40 problem.json\n"),
+               EXIT_BAD_INPUT;
+    const int skipped = answer ? 3 : check;
+    int exit_status = parse_args(&args, argc - skipped, argv + skipped, error,
                                  sizeof error);
     args.check = check;
+    if (answer) {
+        args.cell = argv[2];
+        args.typed = argv[3];
+        if (!args.format_given) args.format = ATTN_FORMAT_TEXT;
+    }
     if (exit_status == 0)
         exit_status = check_step_options(&args, error, sizeof error);
     if (exit_status == 0 && (args.help || args.version)) {

@@ -124,3 +124,71 @@ test('text that is no number asks for one, and counts as no try', async () => {
   await answer(page, input, weights[0].toFixed(3));
   await page.locator('#walkthrough .aw-exercise[data-state="right"]').waitFor();
 });
+
+test('while an exercise waits no view shows its value, and the Equations view that would show it comes back once answered',
+     async () => {
+  const page = await open();
+  await yourTurn(page);
+  const value = weights[0].toFixed(3);
+  const walkthrough = page.locator('#walkthrough');
+  const equationsTab = page.locator('#walkthrough [role="tab"][data-view="equations"]');
+  // The learner reads the equations of the first step that has some, then steps on with the keyboard.
+  await page.focus('#walkthrough .aw-forward');
+  for (let i = 0; i < 40 && !(await equationsTab.isVisible()); i++) await page.keyboard.press('Enter');
+  await equationsTab.click();
+  await page.focus('#walkthrough .aw-forward');
+  const input = page.locator('#walkthrough input[data-exercise][data-matrix="weights"]');
+  for (let i = 0; i < 40 && !(await input.isVisible()); i++) await page.keyboard.press('Enter');
+  assert.ok(await input.isVisible(), 'the step that computes the weights asks for one, in the figure');
+  assert.equal(await equationsTab.isVisible(), false, 'the Equations tab waits with the figure');
+  assert.equal(await page.getAttribute('#walkthrough [role="tab"][data-view="figure"]', 'aria-selected'), 'true');
+  // Every view the tabs offer, reached with the arrow keys, holds the value back.
+  await page.focus('#walkthrough [role="tab"][aria-selected="true"]');
+  const offered = await page.locator('#walkthrough [role="tab"]:visible').count();
+  for (let i = 0; i < offered; i++) {
+    const view = await page.getAttribute('#walkthrough [role="tab"][aria-selected="true"]', 'data-view');
+    assert.equal((await walkthrough.innerText()).includes(value), false, `the ${view} view does not show ${value}`);
+    await page.keyboard.press('ArrowRight');
+  }
+  await page.keyboard.press('Home');
+  await answer(page, input, value);
+  await page.locator('#walkthrough .aw-exercise[data-state="right"]').waitFor();
+  // Answered, the Equations tab is back, last of the tabs, its lines giving the weight.
+  await equationsTab.waitFor();
+  await page.focus('#walkthrough [role="tab"][aria-selected="true"]');
+  await page.keyboard.press('End');
+  await page.locator('#walkthrough [role="tab"][data-view="equations"][aria-selected="true"]').waitFor();
+  await page.locator('#walkthrough .aw-view-equations .aw-step-lines').filter({ hasText: value }).waitFor();
+});
+
+test('the address keeps Your turn on, so a shared link opens with the exercises asked', async () => {
+  const page = await open();
+  const toggle = page.locator('#walkthrough .aw-turn-toggle');
+  await toggle.scrollIntoViewIfNeeded();
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => new URLSearchParams(window.location.search).get('exercises') === 'on');
+  const shared = await session.open(`index.html${await page.evaluate(() => window.location.search)}`);
+  await shared.waitForSelector('html[data-ready="true"]');
+  assert.equal(await shared.locator('#walkthrough .aw-turn-toggle').isChecked(), true);
+  await stepTo(shared, 'weights');
+  // Switched off again, the address says nothing of it.
+  await toggle.focus();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => !new URLSearchParams(window.location.search).has('exercises'));
+});
+
+test('a preset that names its exercises asks those: "it" against "animal" in the it-animal example', async () => {
+  const page = await session.open('index.html?preset=it-animal&exercises=on');
+  await page.waitForSelector('html[data-ready="true"]');
+  const asked = [];
+  for (const matrix of ['scores', 'weights', 'output']) {
+    const input = await stepTo(page, matrix);
+    asked.push([matrix, await input.getAttribute('data-row'), await input.getAttribute('data-col')]);
+    assert.match(await input.getAttribute('aria-label'), /it/, 'the question names the query "it"');
+    await page.click('#walkthrough .aw-exercise-show');
+    await page.locator('#walkthrough .aw-exercise[data-state="shown"]').waitFor();
+  }
+  // Row 7 is "it", column 1 "animal" (make-presets.mjs): the preset's cells, not the first query's.
+  assert.deepEqual(asked, [['scores', '7', '1'], ['weights', '7', '1'], ['output', '7', '0']]);
+});

@@ -156,3 +156,38 @@ test('H5P brings a learner\u2019s saved answers back from previousState', async 
   assert.equal(await frame.locator('input[data-exercise]').inputValue(), SCORE.toFixed(2));
   await page.close();
 });
+
+test('H5P completes Your turn once every exercise is answered or shown: the completed statement with score and duration',
+     async () => {
+  const page = await session.newPage();
+  const { frame, instance } = await openPlayer(page, 'index.html');
+  const box = frame.locator('.aw-exercise');
+  const forward = frame.getByRole('button', { name: 'Step forward' });
+  // The score typed right; the weight and the output, Show me.
+  for (const [matrix, act] of [['scores', 'type'], ['weights', 'show'], ['output', 'show']]) {
+    const input = frame.locator(`input[data-exercise][data-matrix="${matrix}"]`);
+    while (!(await input.isVisible())) await forward.click();
+    if (act === 'type') {
+      await input.click();
+      await page.keyboard.type(SCORE.toFixed(2));
+      await page.keyboard.press('Enter');
+    } else {
+      await frame.getByRole('button', { name: 'Show me' }).click();
+    }
+    await frame.locator(`.aw-exercise[data-state="${act === 'type' ? 'right' : 'shown'}"]`).waitFor();
+    await box.locator(`input[data-matrix="${matrix}"][readonly]`).waitFor();
+  }
+  await page.waitForFunction(() => window.statements.some((s) => s.verb.id.endsWith('/completed')));
+  const statements = await page.evaluate(() => window.statements);
+  assert.deepEqual(statements.map((s) => s.verb.id.split('/').pop()), ['answered', 'answered', 'answered', 'completed']);
+  const completed = statements.at(-1);
+  assert.equal(completed.verb.id, 'http://adlnet.gov/expapi/verbs/completed');
+  assert.deepEqual(completed.result.score, { raw: 1, min: 0, max: 3, scaled: 1 / 3 });
+  assert.equal(completed.result.success, false, 'two of the values were shown');
+  assert.equal(completed.result.completion, true);
+  assert.match(completed.result.duration, /^PT(\d+H)?(\d+M)?\d+(\.\d+)?S$/, 'an ISO 8601 duration');
+  assert.ok(completed.actor, 'H5P adds the learner');
+  assert.equal(completed.object.id, statements[0].object.id, 'the content\u2019s activity, as H5P names it');
+  assert.equal(await instance('getScore'), 1);
+  await page.close();
+});

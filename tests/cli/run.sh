@@ -414,6 +414,50 @@ expect_error "attn check has no steps format" \
     'attn: attn check: --format is json, text, markdown or latex' \
     '{"kind": "softmax", "x": [1, 2], "printed": {}}' check --format steps
 
+# ---- attn answer ----
+
+# A learner's values for cells of cat sat mat, each as run and answered
+# (its command, its output, its exit status), in one golden file.
+answers=$golden/answer-cat-sat-mat.txt
+: >"$work/answers"
+answer_failed=0
+for case in "scores:0:0 1.93" "weights:0:0 0.43" "weights:0:0 0.433" "weights:0:0 0.54" \
+    "weights:0:0 0.38" "weights:2:1 0.28" "output:0:0 0.69" "output:0:3 -0.54" "weights:0:0 forty" \
+    "weights:0:0 0.54 --format json"; do
+    # shellcheck disable=SC2086 # the case's arguments, split on spaces
+    set -- $case
+    status=0
+    "$attn" answer "$@" "$input" >>"$work/answers.out" 2>"$work/err" || status=$?
+    [ -s "$work/err" ] && answer_failed=1
+    { echo "\$ attn answer $case cat-sat-mat.json"; cat "$work/answers.out"; echo "exit $status"; echo; } >>"$work/answers"
+    : >"$work/answers.out"
+done
+if [ "$update" -eq 1 ]; then
+    cp "$work/answers" "$answers"
+    echo "updated $answers"
+fi
+if [ "$answer_failed" -eq 0 ] && cmp -s "$work/answers" "$answers"; then
+    pass
+else
+    fail "attn answer grades each value as the JS and Python answer() do, exit 0 when right and 1 when not" \
+        "$(diff -u "$answers" "$work/answers" | head -n 20)"
+fi
+expect_error "attn answer names the cell it cannot read" \
+    'attn: cell: expected result:row:column (from 0), as weights:0:1, got "weights"' \
+    "$(cat "$input")" answer weights 0.43
+expect_error "attn answer names a cell the result does not have" \
+    'attn: answer: weights has no cell [9][0]: rows 0 to 2, columns 0 to 2 (counted from 0)' \
+    "$(cat "$input")" answer weights:9:0 0.43
+expect_error "attn answer names a result the problem does not have" \
+    'attn: answer: this problem has no result named "nope"' \
+    "$(cat "$input")" answer nope:0:0 0.43
+expect_error "attn answer needs its cell and value before any option" \
+    'attn: attn answer needs CELL and VALUE first, as attn answer weights:0:1 0.40 problem.json' \
+    "$(cat "$input")" answer --format json
+expect_error "attn answer prints text or JSON" \
+    'attn: attn answer: --format is text or json' \
+    "$(cat "$input")" answer weights:0:0 0.43 --format markdown
+
 # ---- attn model: a tiny checkpoint written by tests/cli/tiny-model.mjs ----
 # (its numbers against a float64 Llama: tests/cli/model.test.mjs)
 

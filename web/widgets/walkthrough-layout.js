@@ -553,11 +553,14 @@ export function createLayout(element, { list, widgetId, on }) {
       // that computes them has landed: until then the other views (the
       // matrices, heatmaps, attention lines and the overview) show the steps
       // before it, with this step's cells marked. The equation list, which
-      // the learner opens to read them all at once, is not held back.
+      // the learner opens to read them all at once, is not held back by the
+      // movement; while an exercise waits it is not offered at all (its
+      // lines hold the value asked for), so the view falls back to the
+      // figure, where the question is.
       step.enter(view, { pending: moves || held });
       const lines = Boolean(model.mats.weights) && model.mode !== 'softmax';
       views.offer((name) => ({
-        figure: held || !figure.element.hidden, lines, equations: equations.count > 0,
+        figure: held || !figure.element.hidden, lines, equations: !held && equations.count > 0,
       })[name] ?? true);
       const through = moves || held ? current - 1 : current;
       matrices.tokenLines.show(model, steps, through);

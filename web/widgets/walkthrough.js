@@ -6,10 +6,12 @@
 //   exercises: 'off' (the default: "Your turn" is the learner's to switch
 //   on), 'on', or the cells to ask for ("weights:0:1,output:0:0", or
 //   [{ matrix, row, col }]), which switch it on; by default a score, a
-//   weight and an output of the first query. onStatement(statement): an
+//   weight and an output of the first query, or those the preset names
+//   ("exercises" in presets.json). onStatement(statement): an
 //   xAPI statement (ui/xapi.js) as each is answered, and when all are.
 //     -> { destroy(), getState(), setState(state), exportInput(), exportErrata(style) }
-//   state: { preset, step, values?, backward?, check? } (values: the edited problem, for URLs)
+//   state: { preset, step, values?, backward?, check?, turn? } (values: the edited problem, for URLs;
+//   turn: true while Your turn is on)
 //
 // Everything lives inside `element`; nothing here touches the page around it.
 // This file is the controller: what is on screen (the preset, the problem,
@@ -166,9 +168,10 @@ function showPresetProblem({ presets, byId, list, shown, apply }, id, { values, 
 }
 
 /** The widget's state, for the address: the edited problem only when it is edited. */
-function stateOf({ preset, problem, current, edited }, ownTexts, view) {
+function stateOf({ preset, problem, current, edited }, ownTexts, view, turnOn) {
   const state = { preset: preset.id, step: current };
   if (view !== 'figure') state.view = view;
+  if (turnOn) state.turn = true;
   if (problem.backward) state.backward = true;
   if (Object.keys(ownTexts).length > 0) state.check = ownTexts;
   if (edited) {
@@ -177,6 +180,15 @@ function stateOf({ preset, problem, current, edited }, ownTexts, view) {
     if (problem.vector) state.values.vector = true;
   }
   return state;
+}
+
+// The exercises the preset on screen names ("exercises": "weights:7:1,...",
+// as an embed's option writes them), those its problem has; null when it
+// names none or none is left (an edit took the cells away): the defaults.
+function presetCells({ preset, model }) {
+  if (!preset?.exercises) return null;
+  const named = parseExercises(preset.exercises);
+  return exercisesFor(model, named).length > 0 ? named : null;
 }
 
 /**
@@ -193,7 +205,7 @@ function createTurn(shown, cells, onStatement) {
     on: false,
     /** The problem on screen changed: its exercises, asked afresh. */
     update() {
-      list = exercisesFor(shown.model, cells);
+      list = exercisesFor(shown.model, cells ?? presetCells(shown));
       stepOf = firstComputed(shown.model, shown.steps);
       outcomes = new Map();
       started = 0;
@@ -427,6 +439,7 @@ export function mount(element, {
   layout.turn.addEventListener('change', () => {
     turn.on = layout.turn.checked;
     showStep(shown.current);
+    notify();
   });
 
   function notify() {
@@ -447,12 +460,14 @@ export function mount(element, {
   }
 
   function getState() {
-    return stateOf(shown, checks.state.ownTexts, layout.views.chosen());
+    return stateOf(shown, checks.state.ownTexts, layout.views.chosen(), turn.on);
   }
 
   function setState(next = {}) {
     layout.player.pause();
     checks.setOwn({ texts: {}, printed: {} });
+    // A state that names Your turn switches it on (a shared link); one that does not leaves it as it is.
+    if (next.turn) layout.turn.checked = turn.on = true;
     const view = String(next.view ?? 'figure');
     const more = layout.views.set(view) ? [] : [`There is no view called \u201c${view.slice(0, 40)}\u201d; `
       + `the views are ${VIEW_NAMES.join(', ')}.`];

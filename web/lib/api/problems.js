@@ -251,6 +251,25 @@ function printedTables(printed) {
   return tables;
 }
 
+// Runs the problem, makes a check of it (attn_check_create) and hands
+// use(check, memory, fail) the check, the call's memory and fail(status): the
+// Error for a status, with the check's message. The check is destroyed after.
+function withCheck(core, input, use) {
+  const { engine } = core;
+  return withRunProblem(core, input, {}, (problem, memory) => {
+    const slot = memory.bytes(4);
+    const created = engine.attn_check_create(slot, problem);
+    if (created !== 0) throw core.engineError(created);
+    const made = core.readU32(slot);
+    const fail = (status) => core.engineError(status, core.readCString(engine.attn_check_error(made)));
+    try {
+      return use(made, memory, fail);
+    } finally {
+      engine.attn_check_destroy(made);
+    }
+  });
+}
+
 // The printed numbers against the exact ones, with their decimals:
 // options.decimals is a number, or { key: a number or nested arrays shaped
 // like the numbers }; otherwise each number's shortest form says.
@@ -279,36 +298,27 @@ export function check(core, input, printed, options = {}) {
     if (stray !== undefined) throw inputError(`printedDecimals.${stray}: no printed table is named ${JSON.stringify(stray)}`);
   }
   const { engine } = core;
-  return withRunProblem(core, input, {}, (problem, memory) => {
-    const slot = memory.bytes(4);
-    const created = engine.attn_check_create(slot, problem);
-    if (created !== 0) throw core.engineError(created);
-    const made = core.readU32(slot);
-    const fail = (status) => core.engineError(status, core.readCString(engine.attn_check_error(made)));
-    try {
-      for (const [key, plain, value] of tables) {
-        if (value === undefined) continue;
-        if (typeof value === 'string') { // a note, unless the key names a result
-          const noted = engine.attn_check_set_note(made, memory.string(key, `printed key ${JSON.stringify(key)}`));
-          if (noted !== 0) throw fail(noted);
-          continue;
-        }
-        const path = `printed.${key}`;
-        const { dims, data } = isList(value) ? tensorOf(path, value, { held: 0, maxBytes: core.maxBytes }, printedLeaf)
-          : { dims: [], data: [printedLeaf(value, path)] };
-        const places = decimalsOf(core, key, plain, decimals, data.length);
-        const status = engine.attn_check_set_printed(made, memory.string(key, `printed key ${JSON.stringify(key)}`), dims.length,
-                                                     memory.ints(dims, `${path} (its shape)`), memory.doubles(data),
-                                                     places ? memory.ints(places, `printedDecimals.${key}`) : 0);
-        if (status !== 0) throw fail(status);
+  return withCheck(core, input, (made, memory, fail) => {
+    for (const [key, plain, value] of tables) {
+      if (value === undefined) continue;
+      if (typeof value === 'string') { // a note, unless the key names a result
+        const noted = engine.attn_check_set_note(made, memory.string(key, `printed key ${JSON.stringify(key)}`));
+        if (noted !== 0) throw fail(noted);
+        continue;
       }
-      const ran = engine.attn_check_run(made, 0);
-      if (ran !== 0) throw fail(ran);
-      const text = core.formatted(engine.attn_check_format, made, FORMATS[style], memory, fail, 'check');
-      return style === 'json' ? parseReport(text) : text;
-    } finally {
-      engine.attn_check_destroy(made);
+      const path = `printed.${key}`;
+      const { dims, data } = isList(value) ? tensorOf(path, value, { held: 0, maxBytes: core.maxBytes }, printedLeaf)
+        : { dims: [], data: [printedLeaf(value, path)] };
+      const places = decimalsOf(core, key, plain, decimals, data.length);
+      const status = engine.attn_check_set_printed(made, memory.string(key, `printed key ${JSON.stringify(key)}`), dims.length,
+                                                   memory.ints(dims, `${path} (its shape)`), memory.doubles(data),
+                                                   places ? memory.ints(places, `printedDecimals.${key}`) : 0);
+      if (status !== 0) throw fail(status);
     }
+    const ran = engine.attn_check_run(made, 0);
+    if (ran !== 0) throw fail(ran);
+    const text = core.formatted(engine.attn_check_format, made, FORMATS[style], memory, fail, 'check');
+    return style === 'json' ? parseReport(text) : text;
   });
 }
 
@@ -328,21 +338,12 @@ export function answer(core, input, cell) {
   checkWhole('answer', 'row', row, 0, MAX_INT32);
   checkWhole('answer', 'col', col, 0, MAX_INT32);
   const { engine } = core;
-  return withRunProblem(core, input, {}, (problem, memory) => {
-    const slot = memory.bytes(4);
-    const created = engine.attn_check_create(slot, problem);
-    if (created !== 0) throw core.engineError(created);
-    const made = core.readU32(slot);
-    const fail = (status) => core.engineError(status, core.readCString(engine.attn_check_error(made)));
-    try {
-      const name = memory.string(result, 'answer.result');
-      const text = memory.string(typed, 'answer.typed');
-      const grade = (check, _format, buffer, capacity, length) => engine.attn_check_answer(check, name, row, col, text,
-                                                                                            buffer, capacity, length);
-      return JSON.parse(core.formatted(grade, made, 0, memory, fail, 'answer'));
-    } finally {
-      engine.attn_check_destroy(made);
-    }
+  return withCheck(core, input, (made, memory, fail) => {
+    const name = memory.string(result, 'answer.result');
+    const text = memory.string(typed, 'answer.typed');
+    const grade = (check, _format, buffer, capacity, length) => engine.attn_check_answer(check, name, row, col, text,
+                                                                                          buffer, capacity, length);
+    return JSON.parse(core.formatted(grade, made, 0, memory, fail, 'answer'));
   });
 }
 
