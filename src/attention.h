@@ -1660,6 +1660,31 @@ int attn_model_generate(attn_model *model, int *ids, /* [n + count] */
  * set even when they exceed a lowered limit: the next setter or run says. */
 int attn_problem_set_max_bytes(attn_problem *problem, size_t max_bytes);
 
+/* ---- A problem from JSON text ----
+ *
+ * The problem written as JSON, as build/attn, the JS API and Python take it:
+ * {"kind": ..., field: value, ...}, each value a number, a boolean, a
+ * string, an array of strings, or nested arrays of numbers and booleans
+ * (true = 1) up to 3 levels deep. text[length] need not end in a NUL. Every
+ * front end hands its user's problem here, so that the rules and their
+ * messages are these: one line naming the path of the bad value ("q[1]:
+ * expected an array, got a number"). Refused besides: a NUL byte or the
+ * escape \u0000, nesting deeper than 64, a key repeated in an object, and
+ * text whose parse would take more than max_bytes (0 = the default,
+ * ATTN_PROBLEM_DEFAULT_MAX_BYTES), which also becomes the problem's limit.
+ * limit_option names the caller's option for that limit in messages
+ * ("--max-bytes", "maxBytes", "max_bytes"; NULL: both front ends').
+ * On failure *problem is NULL, error holds the line (truncated to error_cap
+ * bytes) and the status says why: ATTN_ERR_INPUT for text that is not JSON
+ * or a value of the wrong shape or type, ATTN_ERR_OPTION for an unknown
+ * kind, ATTN_ERR_TOO_LARGE, ATTN_ERR_NOMEM, or the status of the setter that
+ * refused a value. allocator NULL = malloc and free.
+ */
+int attn_problem_read_json(attn_problem **problem, char *error,
+                           const char *text, const attn_allocator *allocator,
+                           const char *limit_option, size_t length,
+                           size_t max_bytes, size_t error_cap);
+
 /* ---- The walkthrough as part of a document ----
  *
  * How a walkthrough (text, Markdown, LaTeX, steps) fits into the document it

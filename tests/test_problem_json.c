@@ -65,17 +65,14 @@ static const double *result_of(const attn_problem *problem, const char *name,
     return data;
 }
 
-/* The status and message attn_problem_from_json gives for `json`. */
+/* The status and message attn_problem_read_json gives for `json`. */
 static void assert_rejected(const char *json, int expected_status,
                             const char *message)
 {
-    cJSON *root = cJSON_Parse(json);
-    assert_non_null(root);
     attn_problem *problem = (attn_problem *)&problem; /* must become NULL */
     char error[ERROR_CAP];
-    const int status = attn_problem_from_json(&problem, root, NULL, error,
-                                              sizeof error);
-    cJSON_Delete(root);
+    const int status = attn_problem_read_json(&problem, error, json, NULL, NULL,
+                                              strlen(json), 0, sizeof error);
     assert_null(problem);
     assert_string_equal(error, message);
     assert_int_equal(status, expected_status);
@@ -405,7 +402,7 @@ test_mixed_arrays_are_reported_by_the_field_they_are_for(void **state)
 }
 
 static void
-test_from_json_limited_applies_the_limit_before_any_field(void **state)
+test_from_json_limited_applies_the_limit_before_the_tree_is_read(void **state)
 {
     (void)state;
     cJSON *root = cJSON_Parse("{\"kind\": \"softmax\", \"x\": [1, 2, 3]}");
@@ -415,11 +412,14 @@ test_from_json_limited_applies_the_limit_before_any_field(void **state)
                                                     error, sizeof error),
                      ATTN_ERR_TOO_LARGE);
     assert_null(problem);
+    /* The tree written back as {"kind":"softmax","x":[1,2,3]}: 30 bytes,
+     * twice, 2 x 2 containers + 3 commas + 1 = 8 nodes of 80 bytes, and
+     * 3 strings of 12 bytes with 1 + 32 more each: 60 + 640 + 12 + 99. */
     assert_string_equal(error,
-                        "x: a vector of 3 would make the problem hold 24 "
-                        "bytes, more than its limit of 16 bytes; use smaller "
-                        "inputs or raise the limit (maxBytes in the JS API, "
-                        "--max-bytes in build/attn)");
+                        "the input's JSON (30 bytes) would take about 811 "
+                        "bytes to read and parse, more than the limit of 16 "
+                        "bytes; use a smaller input or raise the limit "
+                        "(--max-bytes)");
     cJSON_Delete(root);
 }
 
@@ -571,7 +571,7 @@ int main(void)
         cmocka_unit_test(
             test_mixed_arrays_are_reported_by_the_field_they_are_for),
         cmocka_unit_test(
-            test_from_json_limited_applies_the_limit_before_any_field),
+            test_from_json_limited_applies_the_limit_before_the_tree_is_read),
         cmocka_unit_test(
             test_the_parse_limit_counts_the_text_and_the_tree_exactly),
         cmocka_unit_test(test_the_parse_limit_refuses_before_cjson_allocates),

@@ -1,10 +1,10 @@
 """The C library through ctypes: problems in, results out.
 
 A problem is a dict as build/attn and the JS API take it: "kind" and the
-fields by the JS API's names. Each value goes to the setter of its type
-(attn_problem_set_number, _bool, _string, _strings, _tensor), as the CLI's
-JSON adapter (src/cli/problem_json.c) sends JSON members. No number goes
-through text:
+fields by the JS API's names. The library reads it as JSON text
+(attn_problem_read_json), with the rules and messages build/attn's input
+gets; None leaves a field out. Numbers in numpy arrays do not go through
+text:
 
 - An array reaches attn_problem_set_tensor as a buffer: a C-contiguous
   float64 array as it is (no copy here; the problem keeps one copy), any
@@ -84,6 +84,8 @@ def _load():
         "attn_problem_run": (ctypes.c_int, [p]),
         "attn_problem_error": (c_str, [p]),
         "attn_problem_set_max_bytes": (ctypes.c_int, [p, ctypes.c_size_t]),
+        "attn_problem_read_json": (ctypes.c_int, [ctypes.POINTER(p), ctypes.c_char_p, c_str, p, c_str,
+                                                  ctypes.c_size_t, ctypes.c_size_t, ctypes.c_size_t]),
         "attn_problem_result_name": (c_str, [p, ctypes.c_int, ctypes.POINTER(ctypes.c_int)]),
         "attn_problem_result": (ctypes.c_int, [p, c_str, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int),
                                                ctypes.POINTER(ctypes.POINTER(ctypes.c_double))]),
@@ -120,14 +122,6 @@ def library():
     return _lib
 
 
-def kinds():
-    """The kinds the library knows, in its order (attn_problem_kind)."""
-    names = []
-    while (name := library().attn_problem_kind(len(names))) is not None:
-        names.append(name.decode())
-    return tuple(names)
-
-
 def formats():
     """The formats a user names, name -> attn_format number (attn_format_name)."""
     numbers = {}
@@ -161,41 +155,94 @@ def _max_bytes(max_bytes):
     return int(max_bytes)
 
 
-# The C message names the other front ends' option for the limit; Python's
-# is max_bytes.
-_OTHER_LIMIT_OPTIONS = "maxBytes in the JS API, --max-bytes in build/attn"
+# What the library's messages call Python's option for the limit.
+_LIMIT_OPTION = b"max_bytes"
+
+
+def _json_value(value):
+    """json.dumps' fallback: numpy scalars and arrays nested in lists as the
+    Python values they hold; anything else is not a value a problem takes."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError
+
+
+def _first_non_finite(value, path):
+    """The path and value of the first NaN or infinity in value, or None."""
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        return path, value
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f" and not np.isfinite(value).all():
+        index = np.argwhere(~np.isfinite(value))[0]
+        return path + "".join(f"[{i}]" for i in index), value[tuple(index)]
+    if isinstance(value, (list, tuple)):
+        for i, entry in enumerate(value):
+            found = _first_non_finite(entry, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _problem_json(fields):
+    """fields (a dict, or whatever else was given as the problem) as the
+    JSON text the library reads: JSON has no NaN or infinity, and no values
+    of other Python types."""
+    named = fields.items() if isinstance(fields, dict) else [("problem", fields)]
+    try:
+        return json.dumps(fields, allow_nan=False, ensure_ascii=False, separators=(",", ":"),
+                          default=_json_value).encode("utf-8", "surrogatepass")
+    except ValueError:
+        for field, value in named:
+            if found := _first_non_finite(value, field):
+                raise AttentionError(ATTN_ERR_INPUT, f"{found[0]}: expected a finite number, got "
+                                                     f"{float(found[1])}") from None
+        raise
+    except TypeError:
+        for field, value in named:
+            try:
+                json.dumps(value, default=_json_value)
+            except TypeError:
+                raise AttentionError(ATTN_ERR_INPUT, f"{field}: expected a number, a boolean, a string or an array, "
+                                                     f"got {type(value).__name__} {value!r:.40}") from None
+        raise
+
+
+def _takes_buffer(value):
+    """An array of numbers goes to the library as a buffer, not as text."""
+    return isinstance(value, np.ndarray) and not (value.dtype.kind == "U" and value.ndim == 1)
 
 
 class _Problem:
     """One attn_problem, destroyed when the with block ends unless results()
-    handed it to the arrays that view its results."""
+    handed it to the arrays that view its results. The library reads the
+    problem from JSON text (attn_problem_read_json: its rules and messages
+    are build/attn's and the JS API's); numpy arrays of numbers then go to
+    it as buffers."""
 
     def __init__(self, problem, max_bytes=None):
-        if not isinstance(problem, dict):
-            raise AttentionError(ATTN_ERR_INPUT, f"expected a problem dict, got {type(problem).__name__}")
-        kind = problem.get("kind")
-        expected = ", ".join(f'"{name}"' for name in kinds())
-        if kind is None:
-            raise AttentionError(ATTN_ERR_INPUT, f"kind: missing; expected one of {expected}")
-        if not isinstance(kind, str):
-            raise AttentionError(ATTN_ERR_INPUT, f"kind: expected one of {expected}, got {_json_kind(kind)}")
-        self.lib = library()
-        self.handle = ctypes.c_void_p()
-        status = self.lib.attn_problem_create(ctypes.byref(self.handle), c_text(kind, "kind"), None)
-        if status == ATTN_ERR_OPTION:
-            raise AttentionError(status, f'kind: unknown kind "{kind}"; expected one of {expected}')
-        if status != ATTN_OK:
-            raise AttentionError(status, self.lib.attn_status_text(status).decode())
-        try:
-            if max_bytes is not None:
-                self._check(self.lib.attn_problem_set_max_bytes(self.handle, _max_bytes(max_bytes)))
-            for field, value in problem.items():
+        if isinstance(problem, dict):
+            for field in problem:
                 if not isinstance(field, str):
                     raise AttentionError(ATTN_ERR_INPUT, f"field names must be strings, got {type(field).__name__} "
                                                          f"{field!r:.40}")
-                # None leaves a field out, as undefined does in JS.
-                if field != "kind" and value is not None:
-                    self._set(field, value)
+            # None leaves a field out, as undefined does in JS.
+            fields = {field: value for field, value in problem.items() if value is not None and not _takes_buffer(value)}
+            buffers = {field: value for field, value in problem.items() if _takes_buffer(value)}
+        else:
+            fields, buffers = problem, {}
+        text = _problem_json(fields)
+        self.lib = library()
+        self.handle = ctypes.c_void_p()
+        error = ctypes.create_string_buffer(512)
+        status = self.lib.attn_problem_read_json(ctypes.byref(self.handle), error, text, None, _LIMIT_OPTION,
+                                                 len(text), 0 if max_bytes is None else _max_bytes(max_bytes),
+                                                 len(error))
+        if status != ATTN_OK:
+            raise AttentionError(status, error.value.decode())
+        try:
+            for field, value in buffers.items():
+                self._set_tensor(field, value)
         except BaseException:
             self.close()
             raise
@@ -213,27 +260,7 @@ class _Problem:
 
     def _check(self, status):
         if status != ATTN_OK:
-            message = self.lib.attn_problem_error(self.handle).decode()
-            if status == ATTN_ERR_TOO_LARGE:
-                message = message.replace(_OTHER_LIMIT_OPTIONS, "max_bytes in Python")
-            raise AttentionError(status, message)
-
-    def _set(self, field, value):
-        name = c_text(field, f"{json.dumps(field)} (a field name)")
-        lib = self.lib
-        if isinstance(value, (bool, np.bool_)):
-            self._check(lib.attn_problem_set_bool(self.handle, name, int(value)))
-        elif isinstance(value, (int, float, np.integer, np.floating)):
-            self._check(lib.attn_problem_set_number(self.handle, name, float(value)))
-        elif isinstance(value, str):
-            self._check(lib.attn_problem_set_string(self.handle, name, c_text(value, field)))
-        elif isinstance(value, np.ndarray) and value.dtype.kind == "U" and value.ndim == 1:  # labels from numpy
-            self._set(field, value.tolist())
-        elif isinstance(value, (list, tuple)) and value and all(isinstance(entry, str) for entry in value):
-            strings = (ctypes.c_char_p * len(value))(*(c_text(entry, f"{field}[{i}]") for i, entry in enumerate(value)))
-            self._check(lib.attn_problem_set_strings(self.handle, name, len(value), strings))
-        else:
-            self._set_tensor(field, value)
+            raise AttentionError(status, self.lib.attn_problem_error(self.handle).decode())
 
     def _set_tensor(self, field, value):
         try:
@@ -346,17 +373,6 @@ def _refuse_rounding(field, array):
             where = "".join(f"[{i}]" for i in np.unravel_index(outside[0], array.shape))
             raise AttentionError(ATTN_ERR_INPUT, f"{field}{where}: {flat[outside[0]]} is past 2**53, where float64 "
                                                  f"would round it; convert it first")
-
-
-def _json_kind(value):
-    """What a value is, in the words of the C JSON reader's messages (attn_json_describe)."""
-    if isinstance(value, (bool, np.bool_)):
-        return "a boolean"
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return "a number"
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return "an array"
-    return "an object"
 
 
 def _kind_name(array):

@@ -414,31 +414,46 @@ static int read_json(const cli_args *args, char **text, size_t *length,
     return exit_status_for(status);
 }
 
-/* The input's problem, built within args->max_bytes; the text and its
- * JSON tree are freed before the problem runs. */
+/* 1 when the text is a check file (docs/check.md): an object with
+ * "printed" or "printedDecimals". */
+static int is_check_file(const char *text, size_t length)
+{
+    cJSON *root = NULL;
+    char ignored[1];
+    if (attn_json_parse(&root, text, length, ignored, sizeof ignored) !=
+        ATTN_OK)
+        return 0;
+    const int check =
+        cJSON_IsObject(root) &&
+        (cJSON_GetObjectItemCaseSensitive(root, "printed") != NULL ||
+         cJSON_GetObjectItemCaseSensitive(root, "printedDecimals") != NULL);
+    cJSON_Delete(root);
+    return check;
+}
+
+/* The input's problem, read by the library within args->max_bytes (the
+ * text and its parse count against it); the text is freed before the
+ * problem runs. */
 static int read_problem(attn_problem **problem, const cli_args *args,
                         char *error, size_t error_cap)
 {
     char *text;
     size_t length;
-    cJSON *root;
-    const int exit_status = read_json(args, &text, &length, &root, error,
-                                      error_cap);
+    const int exit_status = read_input(args->path, args->max_bytes, &text,
+                                       &length, error, error_cap);
     if (exit_status != 0) return exit_status;
+    const int status = attn_problem_read_json(problem, error, text, NULL,
+                                              "--max-bytes", length,
+                                              args->max_bytes, error_cap);
+    /* A check file given without "check": say so, rather than refuse
+     * "printed" as a field of the problem. */
+    const int check = status != ATTN_OK && status != ATTN_ERR_TOO_LARGE &&
+                      status != ATTN_ERR_NOMEM && is_check_file(text, length);
     free(text);
-    /* A check file (docs/check.md) given without "check": say so, rather
-     * than refuse "printed" as a field of the problem. */
-    if (cJSON_IsObject(root) &&
-        (cJSON_GetObjectItemCaseSensitive(root, "printed") != NULL ||
-         cJSON_GetObjectItemCaseSensitive(root, "printedDecimals") != NULL)) {
-        cJSON_Delete(root);
+    if (check)
         return fail(error, error_cap, EXIT_BAD_INPUT,
                     "printed: this is a check file; run attn check on it "
                     "(attn alone computes a problem without \"printed\")");
-    }
-    const int status = attn_problem_from_json_limited(
-        problem, root, NULL, args->max_bytes, error, error_cap);
-    cJSON_Delete(root);
     return status == ATTN_OK ? 0 : exit_status_for(status);
 }
 

@@ -1,6 +1,5 @@
-/* problem_json.c: JSON problems into attn_problem, walking the members
- * generically so that every kind and field the library knows works here
- * without a table of its own. */
+/* problem_json.c: JSON through cJSON for check files (problem_json.h);
+ * problems themselves are the library's to read (attn_problem_read_json). */
 #include "problem_json.h"
 
 #include <math.h>
@@ -364,8 +363,6 @@ static int read_leaf(tensor_reader *reader, const cJSON *leaf, const char *path)
     double value;
     if (cJSON_IsNumber(leaf))
         value = leaf->valuedouble;
-    else if ((reader->leaves & ATTN_JSON_BOOLEANS) && cJSON_IsBool(leaf))
-        value = cJSON_IsTrue(leaf) ? 1.0 : 0.0;
     else if ((reader->leaves & ATTN_JSON_NULL_IS_MINUS_INF) &&
              cJSON_IsNull(leaf))
         value = -INFINITY;
@@ -546,160 +543,7 @@ void attn_json_tensor_free(attn_json_tensor *tensor,
     tensor->data = NULL;
 }
 
-/* ---- Members into problem fields ---- */
-
-/* The problem's own message for a setter that failed. */
-static int setter_failed(const attn_problem *problem, int status, char *error,
-                         size_t error_cap)
-{
-    return fail(error, error_cap, status, "%s", attn_problem_error(problem));
-}
-
-static int set_tensor_member(attn_problem *problem, const cJSON *member,
-                             const attn_allocator *allocator, char *error,
-                             size_t error_cap)
-{
-    attn_json_tensor tensor;
-    int status = attn_json_read_tensor(&tensor, member, member->string,
-                                       ATTN_JSON_BOOLEANS, allocator, error,
-                                       error_cap);
-    if (status != ATTN_OK) return status;
-    status = attn_problem_set_tensor(problem, member->string, tensor.rank,
-                                     tensor.dims, tensor.data);
-    attn_json_tensor_free(&tensor, allocator);
-    return status == ATTN_OK ? ATTN_OK
-                             : setter_failed(problem, status, error, error_cap);
-}
-
-/* An array whose first entry is a string: every entry must be one. */
-static int set_strings_member(attn_problem *problem, const cJSON *member,
-                              const attn_allocator *allocator, char *error,
-                              size_t error_cap)
-{
-    const int count = cJSON_GetArraySize(member);
-    /* [count] pointers into member's strings */
-    const char **values = allocate(allocator, (size_t)count * sizeof *values);
-    if (values == NULL)
-        return fail(error, error_cap, ATTN_ERR_NOMEM, "%s: out of memory",
-                    member->string);
-    int status = ATTN_OK;
-    int i = 0;
-    const cJSON *entry;
-    cJSON_ArrayForEach(entry, member)
-    {
-        if (!cJSON_IsString(entry)) {
-            status = fail(error, error_cap, ATTN_ERR_INPUT,
-                          "%s[%d]: expected a string, got %s", member->string,
-                          i, attn_json_describe(entry));
-            break;
-        }
-        values[i++] = entry->valuestring;
-    }
-    if (status == ATTN_OK) {
-        status = attn_problem_set_strings(problem, member->string, count,
-                                          values);
-        if (status != ATTN_OK)
-            status = setter_failed(problem, status, error, error_cap);
-    }
-    release(allocator, values);
-    return status;
-}
-
-/* For an array whose first entry is a string: 1 when every entry is one,
- * or when the field takes a list of strings (then a later entry that is
- * not a string is reported by its index); 0 when the field takes a tensor
- * (read as one, the first string is reported). An unknown field gives 1
- * with its setter's status in *status. The probe sets an empty list, which
- * the error that follows discards with the problem. */
-static int takes_strings(attn_problem *problem, const cJSON *member,
-                         int *status)
-{
-    *status = ATTN_OK;
-    const cJSON *entry;
-    int all_strings = 1;
-    cJSON_ArrayForEach(entry, member) all_strings &= cJSON_IsString(entry);
-    if (all_strings) return 1;
-    const char *none[1] = {NULL};
-    const int probe = attn_problem_set_strings(problem, member->string, 0,
-                                               none);
-    if (probe == ATTN_OK) return 1;
-    if (strstr(attn_problem_error(problem), ": unknown field for kind") !=
-        NULL) {
-        *status = probe;
-        return 1;
-    }
-    return 0;
-}
-
-static int set_member(attn_problem *problem, const cJSON *member,
-                      const attn_allocator *allocator, char *error,
-                      size_t error_cap)
-{
-    const char *field = member->string;
-    int status;
-    if (cJSON_IsNumber(member))
-        status = attn_problem_set_number(problem, field, member->valuedouble);
-    else if (cJSON_IsBool(member))
-        status = attn_problem_set_bool(problem, field, cJSON_IsTrue(member));
-    else if (cJSON_IsString(member))
-        status = attn_problem_set_string(problem, field, member->valuestring);
-    else if (cJSON_IsArray(member) && cJSON_IsString(member->child) &&
-             takes_strings(problem, member, &status))
-        return status != ATTN_OK
-                   ? setter_failed(problem, status, error, error_cap)
-                   : set_strings_member(problem, member, allocator, error,
-                                        error_cap);
-    else if (cJSON_IsArray(member))
-        return set_tensor_member(problem, member, allocator, error, error_cap);
-    else
-        return fail(error, error_cap, ATTN_ERR_INPUT,
-                    "%s: expected a number, a boolean, a string or an array, "
-                    "got %s",
-                    field, attn_json_describe(member));
-    return status == ATTN_OK ? ATTN_OK
-                             : setter_failed(problem, status, error, error_cap);
-}
-
-/* "\"scaledDotProduct\", \"weightedSum\", ...": the library's kinds, in
- * its order, so that the messages list every kind it knows. */
-static void kind_names(char names[KIND_NAMES_CAP])
-{
-    size_t used = 0;
-    names[0] = '\0';
-    for (int i = 0; attn_problem_kind(i) != NULL; i++) {
-        const int wrote = snprintf(names + used, KIND_NAMES_CAP - used,
-                                   "%s\"%s\"", i > 0 ? ", " : "",
-                                   attn_problem_kind(i));
-        if (wrote < 0 || (size_t)wrote >= KIND_NAMES_CAP - used) return;
-        used += (size_t)wrote;
-    }
-}
-
-static int create_of_kind(attn_problem **problem, const cJSON *kind,
-                          const attn_allocator *allocator, char *error,
-                          size_t error_cap)
-{
-    char names[KIND_NAMES_CAP];
-    kind_names(names);
-    if (kind == NULL)
-        return fail(error, error_cap, ATTN_ERR_INPUT,
-                    "kind: missing; expected one of %s", names);
-    if (!cJSON_IsString(kind))
-        return fail(error, error_cap, ATTN_ERR_INPUT,
-                    "kind: expected one of %s, got %s", names,
-                    attn_json_describe(kind));
-    const int status = attn_problem_create(problem, kind->valuestring,
-                                           allocator);
-    if (status == ATTN_ERR_OPTION)
-        return fail(error, error_cap, status,
-                    "kind: unknown kind \"%s\"; expected one of %s",
-                    kind->valuestring, names);
-    if (status != ATTN_OK)
-        return fail(error, error_cap, status, "%s",
-                    status == ATTN_ERR_NOMEM ? "out of memory"
-                                             : attn_status_text(status));
-    return ATTN_OK;
-}
+/* ---- A tree into a problem ---- */
 
 int attn_problem_from_json(attn_problem **problem, const cJSON *root,
                            const attn_allocator *allocator, char *error,
@@ -717,29 +561,16 @@ int attn_problem_from_json_limited(attn_problem **problem, const cJSON *root,
     if (problem == NULL || (error == NULL && error_cap > 0))
         return ATTN_ERR_NULL;
     *problem = NULL;
-    if (error_cap > 0) error[0] = '\0';
-    if (!cJSON_IsObject(root))
-        return fail(error, error_cap, ATTN_ERR_INPUT,
-                    "expected a problem object, got %s",
-                    attn_json_describe(root));
-    attn_problem *made;
-    int status = create_of_kind(&made,
-                                cJSON_GetObjectItemCaseSensitive(root, "kind"),
-                                allocator, error, error_cap);
-    if (status != ATTN_OK) return status;
-    attn_problem_set_max_bytes(made, max_bytes);
-    const cJSON *member;
-    cJSON_ArrayForEach(member, root)
-    {
-        if (strcmp(member->string, "kind") == 0) continue;
-        status = set_member(made, member, allocator, error, error_cap);
-        if (status != ATTN_OK) {
-            attn_problem_destroy(made);
-            return status;
-        }
-    }
-    *problem = made;
-    return ATTN_OK;
+    /* The library reads problems from text, with its rules and messages:
+     * the tree written back (numbers in a form that reads back the same). */
+    char *text = cJSON_PrintUnformatted(root);
+    if (text == NULL)
+        return fail(error, error_cap, ATTN_ERR_NOMEM, "out of memory");
+    const int status = attn_problem_read_json(problem, error, text, allocator,
+                                              "--max-bytes", strlen(text),
+                                              max_bytes, error_cap);
+    cJSON_free(text);
+    return status;
 }
 
 /* ---- Printed numbers into a check ---- */

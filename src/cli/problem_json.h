@@ -1,8 +1,9 @@
 /*
- * problem_json.h: a problem written as JSON ({"kind": ..., fields...}, as
- * the JS API takes it) turned into an attn_problem. Shared by the CLI and
- * the vector tests. Errors are one line naming the path of the bad value,
- * with the same words as the JS API (web/lib/attention.js).
+ * problem_json.h: JSON through cJSON for what the library does not read
+ * from text itself: a check file's printed numbers and their decimals, and
+ * a problem held as a cJSON tree (written back as text for
+ * attn_problem_read_json, whose rules and messages every front end
+ * shares). Shared by the CLI and the vector tests.
  */
 #ifndef PROBLEM_JSON_H
 #define PROBLEM_JSON_H
@@ -13,13 +14,9 @@
 #include <stddef.h>
 
 /*
- * Creates a problem of root's "kind" and sets every other member of root:
- * a number, a boolean, a string, an array of strings, or nested arrays of
- * numbers and booleans (true = 1) up to 3 levels deep. On failure *problem
- * is NULL, error holds one line (truncated to error_cap bytes) and the
- * status says why: ATTN_ERR_INPUT for a value of the wrong shape or type,
- * ATTN_ERR_OPTION for an unknown kind, or the status of the setter that
- * failed. allocator NULL = malloc and free.
+ * The problem root holds, read by attn_problem_read_json from the tree
+ * written back as text (its limit named "--max-bytes"). allocator NULL =
+ * malloc and free.
  */
 int attn_problem_from_json(attn_problem **problem, const cJSON *root,
                            const attn_allocator *allocator, char *error,
@@ -72,7 +69,6 @@ typedef struct attn_json_tensor {
 
 /* How leaves other than numbers read. */
 enum {
-    ATTN_JSON_BOOLEANS = 1u << 0, /* true = 1, false = 0 (problem fields) */
     ATTN_JSON_NULL_IS_MINUS_INF = 1u << 1, /* null = -INFINITY (results) */
     ATTN_JSON_ALLOW_SCALAR = 1u << 2 /* a bare number is a rank 0 tensor */
 };

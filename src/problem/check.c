@@ -266,9 +266,9 @@ int attn__fail_nomem(const attn_problem *problem)
             problem, ATTN_ERR_TOO_LARGE,
             "%s: its results and scratch space would make the problem hold %zu "
             "bytes, more than its limit of %zu bytes; use "
-            "smaller inputs or raise the limit (maxBytes in "
-            "the JS API, --max-bytes in build/attn)",
-            problem->kind->name, problem->over_limit, problem->max_bytes);
+            "smaller inputs or raise the limit (%s)",
+            problem->kind->name, problem->over_limit, problem->max_bytes,
+            problem->limit_option);
     return attn__fail(problem, ATTN_ERR_NOMEM, "%s: out of memory",
                       problem->kind->name);
 }

@@ -235,6 +235,8 @@ int attn_problem_create(attn_problem **problem, const char *kind,
     made->allocator = *use;
     made->kind = spec;
     made->max_bytes = ATTN_PROBLEM_DEFAULT_MAX_BYTES;
+    snprintf(made->limit_option, sizeof made->limit_option,
+             "maxBytes in the JS API, --max-bytes in build/attn");
     made->values = attn__allocate(made, (size_t)spec->field_count *
                                             sizeof made->values[0]);
     made->error = attn__allocate(made, ATTN__ERROR_CAP);
@@ -448,9 +450,9 @@ int attn_problem_set_tensor(attn_problem *problem, const char *field, int rank,
         return attn__fail(problem, ATTN_ERR_TOO_LARGE,
                           "%s: %s would make the problem hold %zu bytes, "
                           "more than its limit of %zu bytes; use smaller "
-                          "inputs or raise the limit (maxBytes in the JS "
-                          "API, --max-bytes in build/attn)",
-                          field, shape, total, problem->max_bytes);
+                          "inputs or raise the limit (%s)",
+                          field, shape, total, problem->max_bytes,
+                          problem->limit_option);
     }
     status = check_finite(problem, field, data, &value);
     if (status != ATTN_OK) return status;

@@ -126,6 +126,9 @@ struct attn_problem {
     int *key_length;        /* [batch] for the key padding mask */
     unsigned char *allowed; /* mask entries, shaped like the mask field */
     size_t max_bytes;       /* limit on tensor fields + results, bytes */
+    /* The caller's option for it, as messages name it: "max_bytes" when
+     * attn_problem_read_json was told so, both front ends' otherwise. */
+    char limit_option[64];
     size_t over_limit;      /* bytes a refused result would have made the
                                problem hold; 0 = no refusal in this run */
     char title[ATTN_TITLE_MAX + 1]; /* the walkthrough's title, "" = its own */

@@ -171,7 +171,7 @@ kinds='"scaledDotProduct", "weightedSum", "multiHead", "additive", "luong", "lin
 usage='usage: attn [--format json|text|markdown|latex|steps] [-o FILE] [--max-bytes N] [--title TEXT] [--heading-level N] [FILE]'
 
 expect_error "invalid JSON names its line and column" \
-    'attn: invalid JSON at line 2, column 18, near " [1, 2, 3],, ]}"' \
+    'attn: invalid JSON at line 2, column 17, near ": [1, 2, 3],, ]}"' \
     $'{"kind": "softmax",\n "x": [1, 2, 3],, ]}'
 expect_error "a comma after an object's last member is named where it is, not at the end of the input" \
     'attn: invalid JSON at line 2, column 13: a comma after the last entry, which JSON does not allow' \
@@ -293,7 +293,7 @@ expect_error "deep nesting says how deep, not where cJSON gave up" \
 # parse tree of under 50,000 bytes, and weights of 64 x 64 that are not.
 rows="[$(seq -s, 64 | sed 's/[0-9][0-9]*/[&]/g')]"
 expect_error "a problem above --max-bytes fails before its results are allocated" \
-    'attn: scaledDotProduct: its results and scratch space would make the problem hold 67072 bytes, more than its limit of 50000 bytes; use smaller inputs or raise the limit (maxBytes in the JS API, --max-bytes in build/attn)' \
+    'attn: scaledDotProduct: its results and scratch space would make the problem hold 67072 bytes, more than its limit of 50000 bytes; use smaller inputs or raise the limit (--max-bytes)' \
     "{\"kind\": \"scaledDotProduct\", \"q\": $rows, \"k\": $rows, \"v\": $rows}" --max-bytes 50000
 # 2 x 32 bytes of text, 2 x 2 containers + 4 commas + 1 = 9 nodes of 80
 # bytes, and 3 strings ("kind", "softmax", "x": 12 bytes) of 1 + 32 more
