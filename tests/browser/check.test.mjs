@@ -91,6 +91,15 @@ test('"Copy as Markdown" ends with the errata of the pasted numbers, in the lear
   await page.close();
 });
 
+test('an embed given the pasted numbers in its address (check=) checks them, with no notice that check is not an option', async () => {
+  const typed = '0.40 0.20 0.40\n0.25 0.50 0.25\n0.25 0.25 0.50';
+  const page = await session.open(`embed.html?widget=walkthrough&preset=three-tokens&check=${encodeURIComponent(JSON.stringify({ weights: typed }))}`);
+  await page.waitForSelector('html[data-ready="true"]');
+  await page.locator('.aw-check-verdict-title').filter({ hasText: 'Your numbers: 3 of them differ' }).waitFor();
+  assert.deepEqual(await page.locator('.aw-message[role="status"]:visible').allTextContents(), []);
+  await page.close();
+});
+
 test('a paste it cannot read gets a message at the box naming its line and column', async () => {
   const page = await open('?preset=three-tokens');
   await page.selectOption('#walkthrough .aw-check-field', 'weights');

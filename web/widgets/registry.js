@@ -84,8 +84,8 @@ export function parseControls(text) {
 
 // Every option's name (embed.js also reads id and parentOrigin; an element
 // has its base, deck-keys and the attributes of any HTML element).
-const OPTION_NAMES = ['widget', 'preset', 'step', 'view', 'v', 'values', 'backward', 'controls', 'theme', 'autoplay', 'layout',
-  'exercises'];
+const OPTION_NAMES = ['widget', 'preset', 'step', 'view', 'v', 'values', 'check', 'backward', 'controls', 'theme', 'autoplay',
+  'layout', 'exercises'];
 const NOT_OPTIONS = new Set(['id', 'parentorigin', 'base', 'deck-keys', 'class', 'style', 'title', 'hidden', 'lang',
   'dir', 'tabindex', 'slot', 'part', 'role', 'nonce', 'is', 'inert', 'autofocus', 'draggable', 'translate', 'spellcheck', 'exportparts']);
 
