@@ -125,7 +125,7 @@ test('text that is no number asks for one, and counts as no try', async () => {
   await page.locator('#walkthrough .aw-exercise[data-state="right"]').waitFor();
 });
 
-test('while an exercise waits no view shows its value, and the Equations view that would show it comes back once answered',
+test('while an exercise waits every view keeps its question in sight and none shows its value, and the Equations view that would show it comes back once answered',
      async () => {
   const page = await open();
   await yourTurn(page);
@@ -139,14 +139,15 @@ test('while an exercise waits no view shows its value, and the Equations view th
   await page.focus('#walkthrough .aw-forward');
   const input = page.locator('#walkthrough input[data-exercise][data-matrix="weights"]');
   for (let i = 0; i < 40 && !(await input.isVisible()); i++) await page.keyboard.press('Enter');
-  assert.ok(await input.isVisible(), 'the step that computes the weights asks for one, in the figure');
+  assert.ok(await input.isVisible(), 'the step that computes the weights asks for one');
   assert.equal(await equationsTab.isVisible(), false, 'the Equations tab waits with the figure');
   assert.equal(await page.getAttribute('#walkthrough [role="tab"][data-view="figure"]', 'aria-selected'), 'true');
-  // Every view the tabs offer, reached with the arrow keys, holds the value back.
+  // Every view the tabs offer, reached with the arrow keys, asks and holds the value back.
   await page.focus('#walkthrough [role="tab"][aria-selected="true"]');
   const offered = await page.locator('#walkthrough [role="tab"]:visible').count();
   for (let i = 0; i < offered; i++) {
     const view = await page.getAttribute('#walkthrough [role="tab"][aria-selected="true"]', 'data-view');
+    assert.ok(await input.isVisible(), `the ${view} view keeps the question in sight`);
     assert.equal((await walkthrough.innerText()).includes(value), false, `the ${view} view does not show ${value}`);
     await page.keyboard.press('ArrowRight');
   }

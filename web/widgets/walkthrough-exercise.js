@@ -1,6 +1,6 @@
 // "Your turn": the walkthrough asks the learner for a value before the step
-// that computes it shows it. The box sits in the step's figure, where the
-// value will appear: an <input data-exercise data-matrix data-row data-col>
+// that computes it shows it. The box sits above the step's views, whichever
+// is chosen, over the figure where the value will appear: an <input data-exercise data-matrix data-row data-col>
 // (rows and columns from 0), Enter submits. The engine grades the typed
 // text (attn.answer: the check's rule, at the precision typed) and says what
 // a wrong value is, with a hint; the second wrong try, or "Show me", shows

@@ -459,9 +459,10 @@ export function createLayout(element, { list, widgetId, on }) {
   const views = createViews(make, visuals, widgetId, on.view);
   // What the step computes, moving (drawn from the step's equations).
   const figure = createStepFigure(views.panels.figure);
-  // Your turn's exercise, in the figure where the value will appear.
+  // Your turn's exercise, under the views' tabs: in sight whichever view
+  // the learner picks while it waits, above the figure where the value will appear.
   const exerciseSlot = make('div', 'aw-exercise-slot');
-  views.panels.figure.prepend(exerciseSlot);
+  views.panels.figure.before(exerciseSlot);
   const equations = createEquations(make, doc, views.panels.equations, views.tab('equations'));
   views.onShow((name) => equations.show(name === 'equations'));
   const matrices = createMatrices(make, views.panels, on.editCell);
