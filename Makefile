@@ -334,8 +334,8 @@ uninstall:
 
 # ---- Fuzzing (fuzz/*.c, libFuzzer) ----
 # Each target links the library built with clang for libFuzzer, ASan and
-# UBSan. `make fuzz` runs each for FUZZ_SECONDS (default 90, so about eight
-# minutes for the five), keeping what it finds in build/fuzz/corpus/<target>/ (and
+# UBSan. `make fuzz` runs each for FUZZ_SECONDS (default 90, so about nine
+# minutes for the six), keeping what it finds in build/fuzz/corpus/<target>/ (and
 # a crashing input in build/fuzz/artifacts/); `make test-fuzz`, part of
 # `make test`, runs each for FUZZ_SMOKE_SECONDS (default 5) from the seeds.
 FUZZ_CC ?= clang-14
@@ -347,7 +347,7 @@ FUZZ_RUNS ?=
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all \
             -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 $(filter-out -Werror,$(WARN)) -Werror -g -O1 -Isrc -Isrc/cli
-FUZZ_TARGETS := problem_json kernels float32 trainer steps_json
+FUZZ_TARGETS := problem_json kernels float32 trainer steps_json model_load
 FUZZ_LIB_OBJ := $(LIB_SRC:src/%.c=$(BUILD)/fuzz/obj/%.o)
 FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SEEDS := $(BUILD)/fuzz/seeds
@@ -364,6 +364,9 @@ FUZZ_OPTIONS_kernels := -max_len=2048
 FUZZ_OPTIONS_float32 := -max_len=4096
 FUZZ_OPTIONS_trainer := -max_len=128 -len_control=0
 FUZZ_OPTIONS_steps_json := -max_len=1024 -len_control=0
+# model_load: checkpoints up to 2 MiB (the seeds include one of 1.4 MB),
+# their config.json mutated with the JSON dictionary.
+FUZZ_OPTIONS_model_load := -max_len=2097152 -dict=fuzz/json.dict
 
 $(BUILD)/fuzz/obj/%.o: src/%.c $(LIB_HDR)
 	@mkdir -p $(dir $@)
@@ -383,7 +386,8 @@ $(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz_reader.h $(FUZZ_LIB_OBJ)
 
 fuzz-build: $(FUZZ_BIN)
 
-$(FUZZ_SEEDS): fuzz/seed-corpus.mjs tests/vectors/tutorials.json web/presets.json tests/wasm/fixtures/local-vectors.json
+$(FUZZ_SEEDS): fuzz/seed-corpus.mjs tests/vectors/tutorials.json web/presets.json tests/wasm/fixtures/local-vectors.json \
+    tests/cli/tiny-model.mjs
 	rm -rf $@ && node fuzz/seed-corpus.mjs $@
 
 # run_fuzz TARGET SECONDS: new inputs go to build/fuzz/corpus/TARGET.

@@ -7,9 +7,10 @@
 #                                module (Node, the trainer's Web Worker, the
 #                                custom element), exporting src/wasm/exports.txt
 #   web/lib/attention-page.wasm  the page's first load (web/app.js, embed.js):
-#                                no train/ layer, only the exports that
-#                                the JS API calls (web/lib/attention.js and
-#                                web/lib/api/; no attn_trainer_*), the
+#                                no train/, lm/ or model/ layer, only the
+#                                exports that the JS API calls
+#                                (web/lib/attention.js and web/lib/api/; no
+#                                attn_trainer_* nor attn_model_*), the
 #                                float64 kernels and problem/ at -Oz (tiny
 #                                problems there), the float32 kernels and the
 #                                step lists' writers at -O2: two thirds of the
@@ -120,7 +121,7 @@ if [ -n "${ATTN_WASM_OUT:-}" ]; then
 else
     # The two modules of each variant side by side, one per core: each
     # build is one emcc at a time, and `make test` waits on all six.
-    page_filter="^attn_trainer_\\|$(not_called_by_page)"
+    page_filter="^attn_trainer_\\|^attn_model_\\|$(not_called_by_page)"
     for variant in '' -scalar -relaxed; do
         build "web/lib/attention$variant.wasm" -O2 "$ALL_LAYERS" '^$' '' &
         whole=$!

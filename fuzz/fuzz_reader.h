@@ -36,7 +36,7 @@ static inline void check_failed(const char *file, int line, const char *what)
 /* A status is one of attention.h's codes, with its own text. */
 static inline void check_status(int status)
 {
-    check(status >= ATTN_OK && status <= ATTN_ERR_TOO_LARGE);
+    check(status >= ATTN_OK && status <= ATTN_ERR_FORMAT); /* the last */
     check(strcmp(attn_status_text(status), "unknown status") != 0);
 }
 

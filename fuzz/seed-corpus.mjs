@@ -13,11 +13,15 @@
 //                      small settings
 //   DIR/steps_json/    labels with quotes, backslashes, control characters,
 //                      U+2028, emoji, and ones that are not UTF-8
+//   DIR/model_load/    whole checkpoints (tests/cli/tiny-model.mjs): grouped,
+//                      multi-query and tied ones, F32 and F16, and a 1.4 MB
+//                      one
 //
 //   node fuzz/seed-corpus.mjs build/fuzz/seeds
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TINY, safetensorsBytes, tinyWeights } from '../tests/cli/tiny-model.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const out = process.argv[2];
@@ -121,4 +125,20 @@ stepsJson('truncated', four(['ok', [0xe2, 0x82], 'x', 'y']));
 // n_q = n_k = 2 (shape 1 + 0x10): one list of tokens for both
 stepsJson('plain', [0x11, ...bytes(12), ...['the', 'cat'].flatMap(label)]);
 
-console.log(`seed-corpus: ${problems.size} problems, 20 kernel programs and the float32, trainer and steps_json seeds in ${out}`);
+// fuzz_model_load: a limit byte (64 KiB << (byte % 8)), the config's
+// length in two bytes (little-endian), config.json, model.safetensors.
+const modelLoad = seedDir('model_load');
+const checkpoint = (name, config, dtype, limit) => {
+  const json = Buffer.from(JSON.stringify({ ...config, hidden_act: 'silu' }));
+  const file = safetensorsBytes(tinyWeights(config), dtype);
+  modelLoad(name, Buffer.concat([Buffer.from([limit, json.length & 0xff, json.length >> 8]), json, file]));
+};
+checkpoint('grouped-f32', TINY, 'F32', 1);
+checkpoint('multi-query-tied-f16', { ...TINY, num_key_value_heads: 1, tie_word_embeddings: true }, 'F16', 1);
+checkpoint('multi-head-3-layers', { ...TINY, num_attention_heads: 2, num_key_value_heads: 2, num_hidden_layers: 3 },
+           'F32', 2);
+// Inputs of 1 MB and more (the fuzzer's -max_len allows 2 MiB): 360,000
+// weights in F32, loaded within 8 MiB.
+checkpoint('large-f32', { ...TINY, hidden_size: 128, intermediate_size: 256 }, 'F32', 7);
+
+console.log(`seed-corpus: ${problems.size} problems, 20 kernel programs and the float32, trainer, steps_json and model_load seeds in ${out}`);

@@ -191,6 +191,9 @@ static void put_layouts(void)
     printf("};\nexport const MALLINFO_LAYOUT = {\n  bytes: %d,\n",
            ATTN__WASM_MALLINFO_BYTES);
     ATTN__WASM_MALLINFO_FIELDS(PUT_OFFSET)
+    printf("};\nexport const DECODER_CONFIG_LAYOUT = {\n  bytes: %d,\n",
+           ATTN__WASM_DECODER_CONFIG_BYTES);
+    ATTN__WASM_DECODER_CONFIG_FIELDS(PUT_OFFSET)
     printf("};\n");
 }
 

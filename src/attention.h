@@ -73,6 +73,15 @@ const char *attn_status_text(int status);
 enum { ATTN_NUMBER_CAP = 32 }; /* the longest, with its NUL */
 void attn_number_text(double x, char out[ATTN_NUMBER_CAP]);
 
+/* A token as a reader sees it, the label every model walkthrough and
+ * table gives it: a printable ASCII byte as itself, a space as "␣",
+ * "\n" and "\t" for those controls, "\xNN" for other bytes, "<id>"
+ * for an id past 255 (or negative); markdown 1 also puts a backslash
+ * before | \ ` * and _. ATTN_TOKEN_LABEL_CAP holds any label with its
+ * NUL. */
+enum { ATTN_TOKEN_LABEL_CAP = 16 };
+void attn_token_label(char out[ATTN_TOKEN_LABEL_CAP], int id, int markdown);
+
 /* ---- Softmax ---- */
 
 /*
@@ -1588,6 +1597,17 @@ int attn_model_head(attn_model *model, double *q, /* [n, head_dim] */
                     double *v,                    /* [n, head_dim] */
                     const int *tokens,            /* [n] */
                     int n, int layer, int head);
+
+/* The walkthrough of head `head` of layer `layer` on tokens [n], as a
+ * problem: scaled dot-product attention with a causal mask on that head's
+ * q, k and v (attn_model_head), its tokens labelled by attn_token_label,
+ * titled "Layer L, head H of the model", already run: format it with
+ * attn_problem_format, then attn_problem_destroy it. It allocates through
+ * the model's allocator, within the model's limit. On failure *problem is
+ * NULL and attn_model_error says why. */
+int attn_model_head_problem(attn_model *model, attn_problem **problem,
+                            const int *tokens, /* [n] */
+                            int n, int layer, int head);
 
 /* Generates `count` tokens after prompt [n] (n ≥ 1, n + count at most
  * max_position_embeddings) and writes ids [n + count]: the prompt, then

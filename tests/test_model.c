@@ -4,6 +4,7 @@
  * greedy and sampled with and without the key/value cache, its errors,
  * its byte limit and every allocation failure. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -442,6 +443,76 @@ test_a_heads_queries_keys_and_values_give_its_weights_in_the_run(void **state)
     checkpoint_free(&c);
 }
 
+static void test_a_token_label_shows_the_byte_a_reader_would_see(void **state)
+{
+    (void)state;
+    const struct {
+        int id, markdown;
+        const char *want;
+    } cases[] = {
+        {'a', 0, "a"},     {' ', 0, "\xe2\x90\xa3"},
+        {'\n', 0, "\\n"},  {'\t', 1, "\\t"},
+        {'|', 0, "|"},     {'|', 1, "\\|"},
+        {'_', 1, "\\_"},   {0, 1, "\\x00"},
+        {200, 0, "\\xc8"}, {127, 0, "\\x7f"},
+        {300, 0, "<300>"}, {'|' + 256, 1, "<380>"},
+        {-1, 0, "<-1>"},   {INT_MIN, 1, "<-2147483648>"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char label[ATTN_TOKEN_LABEL_CAP];
+        attn_token_label(label, cases[i].id, cases[i].markdown);
+        assert_string_equal(label, cases[i].want);
+    }
+}
+
+/* The weights a head's problem computes are the run's, its tokens
+ * labelled and its first step saying where q, k and v came from. */
+static void
+test_a_heads_walkthrough_problem_computes_its_weights_in_the_run(void **state)
+{
+    (void)state;
+    checkpoint c;
+    const attn_decoder_config config = config_of(4, 2, 10000.0, 0);
+    checkpoint_make(&c, &config, 5, 0);
+    attn_model *model = loaded(&c);
+    static const int text[4] = {3, 10, 1, 5}; /* within vocab_size 11 */
+    double weights[2 * 4 * 4 * 4];
+    assert_int_equal(attn_model_run(model, weights, NULL, text, 4), ATTN_OK);
+    attn_problem *problem;
+    assert_int_equal(attn_model_head_problem(model, &problem, text, 4, 1, 3),
+                     ATTN_OK);
+    int rank, dims[3];
+    const double *got;
+    assert_int_equal(attn_problem_result(problem, "weights", &rank, dims, &got),
+                     ATTN_OK);
+    assert_int_equal(rank, 2);
+    assert_allclose(got, weights + (1 * 4 + 3) * 16, 16, 1e-13, 1e-15);
+    size_t length;
+    assert_int_equal(
+        attn_problem_format(problem, ATTN_FORMAT_TEXT, NULL, 0, &length),
+        ATTN_OK);
+    char *text_out = malloc(length + 1);
+    assert_non_null(text_out);
+    assert_int_equal(attn_problem_format(problem, ATTN_FORMAT_TEXT, text_out,
+                                         length + 1, &length),
+                     ATTN_OK);
+    assert_non_null(strstr(text_out, "Layer 1, head 3 of the model"));
+    assert_non_null(strstr(text_out, "\\x03"));
+    assert_non_null(strstr(text_out, "\\x05"));
+    free(text_out);
+    attn_problem_destroy(problem);
+    /* A head it does not have: no problem, and the model says why. */
+    problem = (attn_problem *)model;
+    assert_int_equal(attn_model_head_problem(model, &problem, text, 4, 0, 4),
+                     ATTN_ERR_RANGE);
+    assert_null(problem);
+    assert_string_equal(attn_model_error(model),
+                        "head 4 is not a head of this model, whose heads are "
+                        "0 to 3");
+    attn_model_destroy(model);
+    checkpoint_free(&c);
+}
+
 static void test_bad_calls_get_a_status_and_a_message(void **state)
 {
     (void)state;
@@ -643,6 +714,10 @@ test_every_allocation_failure_is_reported_and_frees_everything(void **state)
         double q[N * 2], k[N * 2], v[N * 2];
         if (status == ATTN_OK)
             status = attn_model_head(model, q, k, v, TEXT, N, 1, 3);
+        attn_problem *problem = NULL;
+        if (status == ATTN_OK)
+            status = attn_model_head_problem(model, &problem, TEXT, N, 1, 3);
+        attn_problem_destroy(problem);
         attn_model_destroy(model);
         assert_int_equal(counts.live, 0);
         if (status == ATTN_OK) {
@@ -665,6 +740,9 @@ int main(void)
         cmocka_unit_test(test_greedy_ties_go_to_the_lowest_id),
         cmocka_unit_test(
             test_a_heads_queries_keys_and_values_give_its_weights_in_the_run),
+        cmocka_unit_test(test_a_token_label_shows_the_byte_a_reader_would_see),
+        cmocka_unit_test(
+            test_a_heads_walkthrough_problem_computes_its_weights_in_the_run),
         cmocka_unit_test(test_bad_calls_get_a_status_and_a_message),
         cmocka_unit_test(
             test_a_checkpoint_that_disagrees_with_its_config_names_the_tensor),

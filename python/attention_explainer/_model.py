@@ -12,8 +12,8 @@ import os
 
 import numpy as np
 
-from ._engine import (ATTN_ERR_INPUT, ATTN_ERR_RANGE, ATTN_ERR_TOO_LARGE, ATTN_OK, AttentionError, _max_bytes,
-                      c_text, format, library)
+from ._engine import (ATTN_ERR_INPUT, ATTN_ERR_OPTION, ATTN_ERR_RANGE, ATTN_ERR_TOO_LARGE, ATTN_OK, AttentionError,
+                      _max_bytes, c_text, formats, formatted, library)
 
 _C_INT = 2**31
 # The C message names the command line's option for the limit; Python's is
@@ -46,6 +46,7 @@ def _model_library():
             "attn_model_config": (ctypes.POINTER(_Config), [p]),
             "attn_model_run": (c_int, [p, doubles, doubles, ints, c_int]),
             "attn_model_head": (c_int, [p, doubles, doubles, doubles, ints, c_int, c_int, c_int]),
+            "attn_model_head_problem": (c_int, [p, ctypes.POINTER(p), ints, c_int, c_int, c_int]),
             "attn_model_generate": (c_int, [p, ints, ints, c_int, c_int, ctypes.c_double, ctypes.c_uint64, c_int]),
         }
         for name, (restype, argtypes) in signatures.items():
@@ -71,17 +72,6 @@ def _file_bytes(files, name):
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise AttentionError(ATTN_ERR_INPUT, f"{name}: expected the file's bytes, got {type(data).__name__}")
     return bytes(data)
-
-
-def _label(token):
-    """A token's label in the walkthrough, as attn model prints it: a byte as
-    its character, a space as ␣, other bytes as \\xNN, ids past 255 as <id>."""
-    named = {ord(" "): "\u2423", ord("\n"): "\\n", ord("\t"): "\\t"}
-    if token in named:
-        return named[token]
-    if 32 < token < 127:
-        return chr(token)
-    return f"\\x{token:02x}" if token < 256 else f"<{token}>"
 
 
 class Model:
@@ -194,13 +184,25 @@ class Model:
 
     def walkthrough(self, layer, head, text=None, ids=None, fmt="markdown"):
         """That head's walkthrough on the text, as `attn model run --layer L
-        --head H` prints it: scaled dot-product attention with a causal mask
-        on its q, k and v, in text, markdown, latex or json; "steps" gives
-        the engine's list of steps as data (docs/steps-json.md)."""
+        --head H` prints it (the library's attn_model_head_problem: scaled
+        dot-product attention with a causal mask on its q, k and v), in text,
+        markdown, latex or json; "steps" gives the engine's list of steps as
+        data (docs/steps-json.md)."""
+        numbers = formats()
+        if fmt not in numbers:
+            raise AttentionError(ATTN_ERR_OPTION, f"format: expected one of {', '.join(numbers)}, got {fmt!r:.40}")
         tokens, n = self._ids(text, ids)
-        problem = {"kind": "scaledDotProduct", **self.head(layer, head, ids=tokens[:n]), "mask": "causal",
-                   "tokens": [_label(token) for token in tokens[:n]]}
-        printed = format(problem, fmt, title=f"Layer {layer}, head {head} of the model")
+        layer = _whole(layer, "layer", -_C_INT, _C_INT - 1)
+        head = _whole(head, "head", -_C_INT, _C_INT - 1)
+        problem = ctypes.c_void_p()
+        self._check(self._lib.attn_model_head_problem(self._handle, ctypes.byref(problem), tokens, n, layer, head))
+        try:
+            def check(status):
+                if status != ATTN_OK:
+                    raise AttentionError(status, self._lib.attn_problem_error(problem).decode())
+            printed = formatted(self._lib.attn_problem_format, problem, numbers[fmt], check)
+        finally:
+            self._lib.attn_problem_destroy(problem)
         return json.loads(printed) if fmt == "steps" else printed
 
 

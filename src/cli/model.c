@@ -261,8 +261,7 @@ static int compute(attn_model *model, cli_text *out, const model_args *a,
     double *memory = NULL;
     int *all = NULL;
     if (a->layer >= 0)
-        return cli_model_head(model, out, ids, n, a->layer, a->head, a->format,
-                              error);
+        return cli_model_head(model, out, ids, n, a->layer, a->head, a->format);
     if (!a->generate) {
         /* The weights, then the logits, within --max-bytes too (the
          * library refuses n beyond max_position_embeddings first). */

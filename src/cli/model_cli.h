@@ -41,14 +41,9 @@ typedef struct model_result {
 /* The result in format (ATTN_FORMAT_JSON, _TEXT or _MARKDOWN). */
 void cli_model_format(cli_text *text, const model_result *result, int format);
 
-/* A token as a reader sees it: its byte when printable ASCII, "␣" for a
- * space, "\n" and such for controls, \xNN for other bytes, <id> past 255;
- * markdown escapes what Markdown would read. */
-void cli_token_label(char *out, size_t cap, int id, int markdown);
-
 /* The walkthrough of head `head` of layer `layer` on ids [n] in format
- * (model_head.c): an attn_status, with error set for a problem's error. */
+ * (model_head.c): an attn_status, the model's error saying why. */
 int cli_model_head(attn_model *model, cli_text *out, const int *ids, int n,
-                   int layer, int head, int format, char *error);
+                   int layer, int head, int format);
 
 #endif

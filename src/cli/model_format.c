@@ -38,25 +38,6 @@ void cli_text_printf(cli_text *text, const char *format, ...)
     text->length += (size_t)n;
 }
 
-void cli_token_label(char *out, size_t cap, int id, int markdown)
-{
-    if (id == ' ')
-        snprintf(out, cap, "\xe2\x90\xa3");
-    else if (id == '\n')
-        snprintf(out, cap, "\\n");
-    else if (id == '\t')
-        snprintf(out, cap, "\\t");
-    else if (markdown &&
-             (id == '|' || id == '\\' || id == '`' || id == '*' || id == '_'))
-        snprintf(out, cap, "\\%c", id);
-    else if (id > ' ' && id < 127)
-        snprintf(out, cap, "%c", id);
-    else if (id >= 0 && id < 256)
-        snprintf(out, cap, "\\x%02x", id);
-    else
-        snprintf(out, cap, "<%d>", id);
-}
-
 /* label right-aligned in `width` columns (a column per character, not per
  * byte: "␣" is three bytes). */
 static void padded(cli_text *t, const char *label, int width)
@@ -129,8 +110,8 @@ static void tokens_line(cli_text *t, const model_result *r, int markdown)
         cli_text_printf(t, "%s%d", i ? " " : "", r->ids[i]);
     cli_text_printf(t, markdown ? "  \n**Tokens:** " : "\nTokens: ");
     for (int i = 0; i < r->n; i++) {
-        char label[16];
-        cli_token_label(label, sizeof label, r->ids[i], markdown);
+        char label[ATTN_TOKEN_LABEL_CAP];
+        attn_token_label(label, r->ids[i], markdown);
         cli_text_printf(t, "%s%s", i ? " " : "", label);
     }
     /* A generation's text follows on the next line of the paragraph. */
@@ -153,7 +134,7 @@ static int utf8_length(const int *ids, int i, int n)
 }
 
 /* The ids read as the bytes of a text: its characters where they are
- * UTF-8, other ids as the labels of cli_token_label. */
+ * UTF-8, other ids as the labels of attn_token_label. */
 static void text_line(cli_text *t, const model_result *r, int markdown)
 {
     cli_text_printf(t, markdown ? "**Text:** `" : "Text:   ");
@@ -165,11 +146,11 @@ static void text_line(cli_text *t, const model_result *r, int markdown)
             i += length;
             continue;
         }
-        char label[16];
+        char label[ATTN_TOKEN_LABEL_CAP];
         if (r->ids[i] == ' ')
             snprintf(label, sizeof label, " ");
         else
-            cli_token_label(label, sizeof label, r->ids[i], 0);
+            attn_token_label(label, r->ids[i], 0);
         cli_text_printf(t, "%s", label);
         i++;
     }
@@ -181,10 +162,10 @@ static void head_table(cli_text *t, const model_result *r, const double *w,
                        int markdown)
 {
     const int n = r->n;
-    char label[16];
+    char label[ATTN_TOKEN_LABEL_CAP];
     cli_text_printf(t, markdown ? "| query \\ key |" : "%8s", "");
     for (int j = 0; j < n; j++) {
-        cli_token_label(label, sizeof label, r->ids[j], markdown);
+        attn_token_label(label, r->ids[j], markdown);
         if (markdown) {
             cli_text_printf(t, " %s |", label);
         } else {
@@ -199,7 +180,7 @@ static void head_table(cli_text *t, const model_result *r, const double *w,
         cli_text_printf(t, "\n");
     }
     for (int i = 0; i < n; i++) {
-        cli_token_label(label, sizeof label, r->ids[i], markdown);
+        attn_token_label(label, r->ids[i], markdown);
         if (markdown)
             cli_text_printf(t, "| %s |", label);
         else
@@ -227,8 +208,8 @@ static void next_tokens(cli_text *t, const model_result *r, int markdown)
     for (int i = 0; i < r->n; i++) {
         const double *z = r->logits + (size_t)i * (size_t)vocab;
         attn_softmax_rows(p, z, 1, vocab);
-        char label[16];
-        cli_token_label(label, sizeof label, r->ids[i], markdown);
+        char label[ATTN_TOKEN_LABEL_CAP];
+        attn_token_label(label, r->ids[i], markdown);
         if (markdown) {
             cli_text_printf(t, "| %d | %s |", i, label);
         } else {
@@ -245,7 +226,7 @@ static void next_tokens(cli_text *t, const model_result *r, int markdown)
                 if (!taken && (best < 0 || z[j] > z[best])) best = j;
             }
             shown[k] = best;
-            cli_token_label(label, sizeof label, best, markdown);
+            attn_token_label(label, best, markdown);
             cli_text_printf(t, "%s%s %.4f (%.4f)", k ? ", " : " ", label,
                             z[best], p[best]);
         }

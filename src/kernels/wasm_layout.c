@@ -16,6 +16,8 @@
     PINNED(attn_options, js, member, offset, size)
 #define PINNED_MALLINFO(js, member, offset, size) \
     PINNED(struct mallinfo, js, member, offset, size)
+#define PINNED_DECODER_CONFIG(js, member, offset, size) \
+    PINNED(attn_decoder_config, js, member, offset, size)
 
 ATTN__WASM_OPTIONS_FIELDS(PINNED_OPTIONS)
 _Static_assert(sizeof(attn_options) == ATTN__WASM_OPTIONS_BYTES,
@@ -24,5 +26,9 @@ _Static_assert(sizeof(attn_options) == ATTN__WASM_OPTIONS_BYTES,
 ATTN__WASM_MALLINFO_FIELDS(PINNED_MALLINFO)
 _Static_assert(sizeof(struct mallinfo) == ATTN__WASM_MALLINFO_BYTES,
                "struct mallinfo changed size: change wasm_layout.h, "
+               "then `make facts`");
+ATTN__WASM_DECODER_CONFIG_FIELDS(PINNED_DECODER_CONFIG)
+_Static_assert(sizeof(attn_decoder_config) == ATTN__WASM_DECODER_CONFIG_BYTES,
+               "attn_decoder_config changed size: change wasm_layout.h, "
                "then `make facts`");
 #endif

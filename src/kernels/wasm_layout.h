@@ -29,4 +29,19 @@
 #define ATTN__WASM_MALLINFO_BYTES 40
 #define ATTN__WASM_MALLINFO_FIELDS(X) X(uordblks, uordblks, 28, 4)
 
+/* attn_decoder_config, which a model's config is read from (LlamaConfig's
+ * names in JS too). */
+#define ATTN__WASM_DECODER_CONFIG_BYTES 56
+#define ATTN__WASM_DECODER_CONFIG_FIELDS(X)                    \
+    X(vocab_size, vocab_size, 0, 4)                            \
+    X(hidden_size, hidden_size, 4, 4)                          \
+    X(intermediate_size, intermediate_size, 8, 4)              \
+    X(num_hidden_layers, num_hidden_layers, 12, 4)             \
+    X(num_attention_heads, num_attention_heads, 16, 4)         \
+    X(num_key_value_heads, num_key_value_heads, 20, 4)         \
+    X(max_position_embeddings, max_position_embeddings, 24, 4) \
+    X(rope_theta, rope_theta, 32, 8)                           \
+    X(rms_norm_eps, rms_norm_eps, 40, 8)                       \
+    X(tie_word_embeddings, tie_word_embeddings, 48, 4)
+
 #endif /* ATTN_KERNELS_WASM_LAYOUT_H */

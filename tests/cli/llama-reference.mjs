@@ -86,3 +86,39 @@ export function llamaForward(config, tensors, ids) {
   const logits = x.map((row) => linear(head, rmsNorm(row, t('model.norm.weight'), eps)));
   return { attention, logits };
 }
+
+/** splitmix64, as the documented sampling rule draws. */
+function splitmix(seed) {
+  let state = BigInt.asUintN(64, BigInt(seed));
+  return () => {
+    state = BigInt.asUintN(64, state + 0x9e3779b97f4a7c15n);
+    let z = state;
+    z = BigInt.asUintN(64, (z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n);
+    z = BigInt.asUintN(64, (z ^ (z >> 27n)) * 0x94d049bb133111ebn);
+    return z ^ (z >> 31n);
+  };
+}
+
+/**
+ * `count` ids after the prompt by attn_model_generate's documented rule on
+ * the reference's logits: greedy at temperature 0 (ties to the lowest id),
+ * else splitmix64 draws from softmax(logits / temperature).
+ */
+export function llamaGenerate(config, tensors, prompt, count, temperature, seed) {
+  const ids = [...prompt];
+  const draw = splitmix(seed);
+  for (let t = 0; t < count; t++) {
+    const z = llamaForward(config, tensors, ids).logits.at(-1);
+    let best = 0;
+    z.forEach((v, j) => { if (v > z[best]) best = j; });
+    if (temperature > 0) {
+      const u = Number(draw() >> 11n) * 2 ** -53;
+      const p = z.map((v) => Math.exp((v - z[best]) / temperature));
+      const target = u * p.reduce((s, v) => s + v, 0);
+      let running = 0;
+      best = p.findIndex((v) => (running += v) > target);
+    }
+    ids.push(best);
+  }
+  return ids;
+}

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { TINY, writeTinyModel } from './tiny-model.mjs';
-import { llamaForward } from './llama-reference.mjs';
+import { llamaForward, llamaGenerate } from './llama-reference.mjs';
 
 const ATTN = fileURLToPath(new URL('../../build/attn', import.meta.url));
 const run = promisify(execFile);
@@ -67,38 +67,6 @@ for (const { name, config, dtype } of CASES) {
   });
 }
 
-/** splitmix64, as the documented sampling rule draws. */
-function splitmix(seed) {
-  let state = BigInt.asUintN(64, BigInt(seed));
-  return () => {
-    state = BigInt.asUintN(64, state + 0x9e3779b97f4a7c15n);
-    let z = state;
-    z = BigInt.asUintN(64, (z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n);
-    z = BigInt.asUintN(64, (z ^ (z >> 27n)) * 0x94d049bb133111ebn);
-    return z ^ (z >> 31n);
-  };
-}
-
-/** The documented rule on the reference's logits. */
-function referenceGenerate(config, tensors, prompt, count, temperature, seed) {
-  const ids = [...prompt];
-  const draw = splitmix(seed);
-  for (let t = 0; t < count; t++) {
-    const z = llamaForward(config, tensors, ids).logits.at(-1);
-    let best = 0;
-    z.forEach((v, j) => { if (v > z[best]) best = j; });
-    if (temperature > 0) {
-      const u = Number(draw() >> 11n) * 2 ** -53;
-      const p = z.map((v) => Math.exp((v - z[best]) / temperature));
-      const target = u * p.reduce((s, v) => s + v, 0);
-      let running = 0;
-      best = p.findIndex((v) => (running += v) > target);
-    }
-    ids.push(best);
-  }
-  return ids;
-}
-
 test('generate follows the documented rule, greedy and sampled, the same with and without the cache', async () => {
   const folder = join(dir, 'generate');
   const tensors = writeTinyModel(folder, TINY, { seed: 3 });
@@ -106,7 +74,7 @@ test('generate follows the documented rule, greedy and sampled, the same with an
     const args = ['generate', '--model', folder, '--ids', '72,105', '--tokens', '8'];
     if (temperature > 0) args.push('--temperature', String(temperature), '--seed', String(seed));
     const [cached, recomputed] = await Promise.all([attnModel(args), attnModel([...args, '--no-cache'])]);
-    const want = referenceGenerate(TINY, tensors, [72, 105], 8, temperature, seed);
+    const want = llamaGenerate(TINY, tensors, [72, 105], 8, temperature, seed);
     assert.deepEqual(cached.ids, want, `temperature ${temperature}, seed ${seed}`);
     assert.deepEqual(recomputed.ids, want, `temperature ${temperature}, seed ${seed}, --no-cache`);
     assert.equal(cached.prompt, 2);

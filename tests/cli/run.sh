@@ -422,7 +422,8 @@ node tests/cli/tiny-model.mjs "$model" || exit 2
 for case in "run-text:txt:run --format text --text cat" \
     "run-markdown:md:run --format markdown --text a|b" \
     "generate-text:txt:generate --format text --text héllo --tokens 6" \
-    "generate-sampled:md:generate --format markdown --ids 72,105 --tokens 6 --temperature 0.8 --seed 5"; do
+    "generate-sampled:md:generate --format markdown --ids 72,105 --tokens 6 --temperature 0.8 --seed 5" \
+    "head-markdown:md:run --format markdown --text a|b --layer 1 --head 3"; do
     name=${case%%:*}
     rest=${case#*:}
     want=$golden/model-$name.${rest%%:*}

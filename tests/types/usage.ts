@@ -254,3 +254,15 @@ const reportText: string = attn.check({ kind: 'softmax', x: [1, 2] }, { weights:
 // @ts-expect-error a check's format has no steps
 attn.check({ kind: 'softmax', x: [1, 2] }, {}, { format: 'steps' });
 void cause; void where; void reportText;
+
+// A language model: its run, generation and a head's walkthrough are typed.
+const lm = attn.model({ config: '{}', weights: new Uint8Array(0) });
+const heads: number = lm.config.num_attention_heads;
+const firstWeight: number = lm.run({ text: 'the cat' }).attention[0][0][0][0];
+const generated: number[] = lm.generate({ ids: [1, 2], tokens: 3, seed: 2n ** 60n, cache: false }).ids;
+const headSteps: WalkthroughStep[] = lm.walkthrough(0, 1, { text: 'cat' }).steps;
+const headText: string = lm.walkthrough(0, 1, { text: 'cat', format: 'latex' });
+// @ts-expect-error the text or its ids, not both
+lm.run({ text: 'cat', ids: [1] });
+lm.dispose();
+void heads; void firstWeight; void generated; void headSteps; void headText;

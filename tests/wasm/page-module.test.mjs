@@ -43,3 +43,10 @@ test('the page\u2019s module has no trainer and says which module has one', asyn
   // It stays usable after the refusal.
   assert.deepEqual(page.softmax({ x: [[0, 0]] }).weights, [[0.5, 0.5]]);
 });
+
+test('the page\u2019s module has no language model and says which module has one', async () => {
+  const page = await loadPageEngine();
+  assert.throws(() => page.model({ config: '{}', weights: new Uint8Array(8) }),
+    { name: 'AttentionError', status: 11, message: /built without the model; load attention\.wasm/ });
+  assert.deepEqual(page.softmax({ x: [[0, 0]] }).weights, [[0.5, 0.5]]);
+});

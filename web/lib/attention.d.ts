@@ -833,6 +833,16 @@ export interface Attention {
    * nor any of its methods reachable, which may be much later. */
   createTrainer(settings: TrainerSettings): Trainer;
 
+  /** A Llama-architecture checkpoint (docs/models.md), run exactly in
+   * float64: its config.json (text or bytes) and model.safetensors (F32,
+   * F16 or BF16), or in Node (attention-node.js) the path of a folder
+   * holding them. The engine checks every size against the file and the
+   * engine's maxBytes before it allocates; a bad file throws an
+   * AttentionError naming what is wrong. Not in attention-page.wasm. Its
+   * memory belongs to the returned object, freed by dispose() (or, later,
+   * by the garbage collector). */
+  model(source: ModelFiles | string): LanguageModel;
+
   memoryStats(): MemoryStats;
 
   /** The float32 kernel sdpaFlat runs in this build of the engine:
@@ -894,6 +904,53 @@ export interface Trainer {
    * attends with: scaled dot-product attention on them gives its weights. */
   head(layer: number, head: number, tokens: number[]): { q: number[][]; k: number[][]; v: number[][] };
   /** Frees the trainer's engine memory now (a second call does nothing);
+   * every other method then throws ATTN_ERR_STATE. */
+  dispose(): void;
+}
+
+export interface ModelFiles {
+  /** config.json: Hugging Face's LlamaConfig names. */
+  config: string | Uint8Array | ArrayBuffer;
+  /** model.safetensors. */
+  weights: Uint8Array | ArrayBuffer;
+}
+
+/** LlamaConfig's names, as the engine read them. */
+export interface LanguageModelConfig {
+  vocab_size: number;
+  hidden_size: number;
+  intermediate_size: number;
+  num_hidden_layers: number;
+  num_attention_heads: number;
+  num_key_value_heads: number;
+  max_position_embeddings: number;
+  rope_theta: number;
+  rms_norm_eps: number;
+  tie_word_embeddings: boolean;
+}
+
+/** The text's UTF-8 bytes (a byte's id is its value, nothing added), or the ids. */
+export type ModelTokens = { text: string; ids?: undefined } | { ids: number[]; text?: undefined };
+
+export interface LanguageModel {
+  readonly config: LanguageModelConfig;
+  /** As `attn model run --format json`: a row of attention has an entry
+   * per position, 0 after the query. */
+  run(input: ModelTokens): { ids: number[]; attention: number[][][][]; logits: number[][] };
+  /** As `attn model generate --format json`: the prompt's ids, then
+   * `tokens` more; greedy at temperature 0 (ties to the lowest id), else
+   * drawn with the seed (0 to 2^53 - 1, or a BigInt to 2^64 - 1); the same
+   * ids with cache false. */
+  generate(input: ModelTokens & { tokens: number; temperature?: number; seed?: number | bigint; cache?: boolean }):
+    { ids: number[]; prompt: number };
+  /** What a head attends with: q and k after the rotary embedding, v as
+   * projected, each [position][head_dim]. */
+  head(layer: number, head: number, input: ModelTokens): { q: number[][]; k: number[][]; v: number[][] };
+  /** That head's walkthrough on the text: the steps, as steps() gives them. */
+  walkthrough(layer: number, head: number, input: ModelTokens & { format?: 'steps' }): WalkthroughSteps;
+  walkthrough(layer: number, head: number, input: ModelTokens & { format: 'json' }): AttentionResult;
+  walkthrough(layer: number, head: number, input: ModelTokens & { format: 'text' | 'markdown' | 'latex' }): string;
+  /** Frees the model's engine memory now (a second call does nothing);
    * every other method then throws ATTN_ERR_STATE. */
   dispose(): void;
 }

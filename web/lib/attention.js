@@ -48,6 +48,15 @@
 //     attention(layer, head, i), head(layer, head, tokens) -> { q, k, v },
 //     dispose() (frees it now; a trainer dropped without it is freed once
 //     garbage-collected)
+//   attn.model({ config, weights }) -> a Llama-architecture checkpoint (not
+//     in attention-page.wasm): config.json (text or bytes) and
+//     model.safetensors (bytes), or in Node a folder holding them; config
+//     (LlamaConfig's names), run({ text } | { ids }) -> { ids,
+//     attention[layer][head][query][key], logits[position][vocab] },
+//     generate({ text | ids, tokens, temperature?, seed?, cache? }) -> { ids,
+//     prompt }, head(layer, head, { text | ids }) -> { q, k, v },
+//     walkthrough(layer, head, { text | ids, format? }) -> the steps (as
+//     steps() gives them), dispose()
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
 //   attn.kernelName() -> the float32 kernel sdpaFlat runs ('wasm-relaxed-simd',
 //                  'wasm-simd128' or 'scalar': the build engineFile picked)

@@ -278,3 +278,16 @@ export const MALLINFO_LAYOUT = {
   bytes: 40,
   uordblks: 28,
 };
+export const DECODER_CONFIG_LAYOUT = {
+  bytes: 56,
+  vocab_size: 0,
+  hidden_size: 4,
+  intermediate_size: 8,
+  num_hidden_layers: 12,
+  num_attention_heads: 16,
+  num_key_value_heads: 20,
+  max_position_embeddings: 24,
+  rope_theta: 32,
+  rms_norm_eps: 40,
+  tie_word_embeddings: 48,
+};

@@ -25,6 +25,22 @@ function textFlaw(text) {
   return `an unpaired surrogate (U+${code} at index ${surrogate.index}), which is not text`;
 }
 
+/**
+ * `text` as UTF-8 bytes, refused when it holds what the engine cannot take
+ * as text (a NUL, which would end it early in C; an unpaired
+ * surrogate, which UTF-8 cannot carry: the encoder would put U+FFFD in its
+ * place), naming `what` the text is.
+ */
+export function encodeText(text, what) {
+  checkText(text, what);
+  return encoder.encode(text);
+}
+
+function checkText(text, what) {
+  const flaw = textFlaw(text);
+  if (flaw) throw inputError(`${what}: must not contain ${flaw}`);
+}
+
 /** The exports of the module `bytes`, instantiated, its static constructors run. */
 export async function instantiate(bytes) {
   const module = await WebAssembly.compile(bytes);
@@ -279,13 +295,10 @@ class Allocations {
 
   /**
    * `text` as NUL-terminated UTF-8. Every string the engine is given comes
-   * through here, so here a NUL (which would end it early in C) and an
-   * unpaired surrogate (which UTF-8 cannot carry: the encoder would put
-   * U+FFFD in its place) are refused, naming `what` the text is.
+   * through here or encodeText, which refuses what C or UTF-8 cannot carry.
    */
   string(text, what) {
-    const flaw = textFlaw(text);
-    if (flaw) throw inputError(`${what}: must not contain ${flaw}`);
+    checkText(text, what);
     return this.u8(encoder.encode(`${text}\0`));
   }
 

@@ -3,8 +3,8 @@
 // writes from the library's own tables), imported from here by every module
 // of the API. Only MAX_BLOCK_BYTES is the API's own.
 import {
-  FORMAT, FORMAT_NAMES, KINDS, LIMITS, MALLINFO_LAYOUT, MASK, OPTIONS_LAYOUT, SCALE, STATUS, TASKS,
-  TRAINER_SETTINGS as SETTINGS,
+  DECODER_CONFIG_LAYOUT, FORMAT, FORMAT_NAMES, KINDS, LIMITS, MALLINFO_LAYOUT, MASK, OPTIONS_LAYOUT, SCALE, STATUS,
+  TASKS, TRAINER_SETTINGS as SETTINGS,
 } from '../facts.js';
 
 /** The default limit in bytes of one problem or one *Flat call (ATTN_PROBLEM_DEFAULT_MAX_BYTES). */
@@ -41,6 +41,11 @@ export const {
 } = OPTIONS_LAYOUT;
 // Emscripten's struct mallinfo: its size and where uordblks (bytes in use) is.
 export const { bytes: MALLINFO_BYTES, uordblks: MALLINFO_UORDBLKS } = MALLINFO_LAYOUT;
+// attn_decoder_config: where each of its fields (LlamaConfig's names) is,
+// and which are doubles (the others are ints).
+export const DECODER_CONFIG_OFFSETS = Object.fromEntries(Object.entries(DECODER_CONFIG_LAYOUT)
+  .filter(([name]) => name !== 'bytes'));
+export const DECODER_CONFIG_DOUBLES = ['rope_theta', 'rms_norm_eps'];
 // attn_scale_kind, and the ATTN_MASK_* kinds of attn_mask
 export const { ATTN_SCALE_INV_SQRT_DK, ATTN_SCALE_NONE, ATTN_SCALE_FACTOR } = SCALE;
 export const { ATTN_MASK_CAUSAL, ATTN_MASK_KEY_PADDING, ATTN_MASK_CUSTOM, ATTN_MASK_LOCAL, ATTN_MASK_STRIDED } = MASK;

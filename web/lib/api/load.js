@@ -13,6 +13,7 @@ import { ATTN_ERR_STATE } from './engine-constants.js';
 import * as problems from './problems.js';
 import * as flat from './flat.js';
 import { createTrainer } from './trainer.js';
+import { createModel } from './model.js';
 
 /** What a page says where WebAssembly is off, in place of its figures. */
 export const WASM_OFF_MESSAGE = 'This browser has WebAssembly turned off (Safari\u2019s Lockdown Mode and some '
@@ -23,10 +24,12 @@ export const WASM_OFF_MESSAGE = 'This browser has WebAssembly turned off (Safari
 const LOAD_OPTIONS = new Set(['maxBytes', 'wasmBinary', 'wasmUrl']);
 
 /**
- * loadAttention(options) with readFile(url) -> the bytes of a file: URL
- * (Node's fetch reads none), or null where there are no files to read.
+ * loadAttention(options) with `files` where there are files to read (Node:
+ * attention-node.js), else null: { readFile(url) -> the bytes of a file:
+ * URL (Node's fetch reads none), folder: { size(path), read(path) } for a
+ * model's folder }.
  */
-export async function load(options, readFile) {
+export async function load(options, files) {
   if (options === null || typeof options !== 'object' || isList(options)) {
     throw inputError(`loadAttention: expected an object of options, got ${describe(options)}`);
   }
@@ -34,8 +37,8 @@ export async function load(options, readFile) {
     readInput('loadAttention: options', () => ({ ...options })), LOAD_OPTIONS);
   const maxBytes = checkMaxBytes('loadAttention', limit);
   if (wasmSupport() === 'none') throw new AttentionError(WASM_OFF_MESSAGE, ATTN_ERR_STATE);
-  const exports = await instantiate(await wasmBytes(wasmBinary, wasmUrl, readFile));
-  return createApi(new Core(exports, maxBytes));
+  const exports = await instantiate(await wasmBytes(wasmBinary, wasmUrl, files?.readFile));
+  return createApi(new Core(exports, maxBytes), files?.folder);
 }
 
 async function wasmBytes(wasmBinary, wasmUrl, readFile) {
@@ -98,7 +101,7 @@ function withKind(kind, fields) {
   return input;
 }
 
-function createApi(core) {
+function createApi(core, folder) {
   const mechanism = (kind) => (fields = {}) => problems.run(core, withKind(kind, fields));
   return Object.freeze({
     scaledDotProduct: mechanism('scaledDotProduct'),
@@ -118,6 +121,7 @@ function createApi(core) {
     sdpaFlat: (input) => flat.sdpaFlat(core, input),
     linearFlat: (input) => flat.linearFlat(core, input),
     createTrainer: (options) => createTrainer(core, options),
+    model: (source) => createModel(core, source, folder),
     memoryStats: () => core.memoryStats(),
     kernelName: () => core.kernelName(),
   });

@@ -3,6 +3,7 @@
 // attention-page.wasm, the page's module without the trainer.
 
 import { AttentionError, inputError } from './errors.js';
+import { adopt, release } from './handles.js';
 import { checkWhole, describe, isList, readInput } from './describe-input.js';
 import {
   ATTN_ERR_INPUT, ATTN_ERR_OPTION, ATTN_ERR_RANGE, ATTN_ERR_STATE, ATTN_TRAINER_HELD_OUT, TRAINER_SETTINGS,
@@ -11,21 +12,6 @@ import {
 
 // The settings that may be booleans, and that config gives as booleans.
 const FLAG_SETTINGS = ['scale', 'causal'];
-
-// A trainer dropped without dispose() is destroyed once the garbage
-// collector finds it unreachable: one registry per engine. The target is
-// the handle every method of the trainer refers to, so that a method kept
-// on its own (const { step } = trainer) keeps the trainer too; the held
-// value is its pointer.
-const registries = new WeakMap();
-
-function registryOf(core) {
-  if (!registries.has(core)) {
-    const { engine } = core;
-    registries.set(core, new FinalizationRegistry((pointer) => engine.attn_trainer_destroy(pointer)));
-  }
-  return registries.get(core);
-}
 
 export function createTrainer(core, options = {}) {
   if (options === null || typeof options !== 'object' || isList(options)) {
@@ -85,10 +71,10 @@ function trainerError(core, trainer, status) {
 }
 
 // The trainer's methods, each given `session`: { core, trainer (its
-// pointer), handle, config }.
+// pointer), handle, config }. The handle (handles.js) is what keeps the
+// trainer: a method kept on its own (const { step } = trainer) keeps it too.
 function trainerApi(core, task, trainer) {
-  const handle = { live: true };
-  registryOf(core).register(handle, trainer, handle);
+  const handle = adopt(core, 'attn_trainer_destroy', trainer);
   const session = { core, trainer, handle, config: null };
   const config = { task };
   for (const name of TRAINER_SETTINGS) {
@@ -224,9 +210,6 @@ function attention(session, layer, index, exampleIndex) {
   return predict(session, example(session, exampleIndex).tokens).attention[layer][index];
 }
 
-function dispose({ core, trainer, handle }) {
-  if (!handle.live) return;
-  handle.live = false;
-  registryOf(core).unregister(handle);
-  core.engine.attn_trainer_destroy(trainer);
+function dispose({ core, handle }) {
+  release(core, 'attn_trainer_destroy', handle);
 }
