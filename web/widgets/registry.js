@@ -38,6 +38,7 @@ export const WIDGETS = {
   online: { load: () => import('./online.js'), title: 'The online softmax, tile by tile' },
   block: { load: () => import('./block.js'), title: 'A whole transformer block' },
   trainer: { load: () => import('./trainer.js'), title: 'Watch attention learn' },
+  model: { load: () => import('./model.js'), title: 'Attention in a real model' },
 };
 
 const mounts = { walkthrough };
