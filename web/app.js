@@ -294,8 +294,18 @@ async function start() {
       return;
     }
     element.replaceChildren();
+    // A head of the trainer or of the model, opened in the walkthrough above.
+    const openWalkthrough = (state) => {
+      walkthrough.setState(state);
+      walkthroughChanged(walkthrough.getState());
+      // Focus goes with the view, so that Tab continues in the walkthrough.
+      const heading = document.getElementById('walkthrough-title');
+      heading.tabIndex = -1;
+      heading.focus({ preventScroll: true });
+      document.getElementById('walkthrough').scrollIntoView({ block: 'start' });
+    };
     // The multi-head section shares the address while it shows a shapes
-    // preset; the trainer opens a head's pass in the walkthrough above.
+    // preset; the trainer and the model open a head in the walkthrough.
     const addressed = {
       multihead: {
         state: multiHeadPreset ? { preset: multiHeadPreset.id, step: initial.step ?? 0 } : {},
@@ -307,16 +317,9 @@ async function start() {
           trainerState = state;
           replaceUrl(walkthrough.getState());
         },
-        openWalkthrough: (state) => {
-          walkthrough.setState(state);
-          walkthroughChanged(walkthrough.getState());
-          // Focus goes with the view, so that Tab continues in the walkthrough.
-          const heading = document.getElementById('walkthrough-title');
-          heading.tabIndex = -1;
-          heading.focus({ preventScroll: true });
-          document.getElementById('walkthrough').scrollIntoView({ block: 'start' });
-        },
+        openWalkthrough,
       },
+      model: { openWalkthrough },
     }[id] ?? {};
     // The page's chapter heading names the section; the widget's own title is for embeds.
     widgets[id] = mountWidget(id, element, { engine, presets, theme: 'auto', heading: `${id}-title`, ...addressed });

@@ -3,14 +3,15 @@
 // gives the next byte's ten likeliest values and every head's weights, and
 // the temperature slider moved by keys changes the probabilities; the grid
 // is 2 layers × 4 heads, all on one 1440 × 900 screen; pointing at a cell or
-// moving through a head with the arrow keys names the exact weight. What is
+// moving through a head with the arrow keys names the exact weight; a click
+// on a head opens it in the walkthrough on the text. What is
 // right is the engine's own run in Node on models/kjv-genesis, the file the
 // page serves a copy of.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { REPO, startSession } from './harness.mjs';
+import { REPO, heatmapValues, startSession } from './harness.mjs';
 import { loadAttention } from '../../web/lib/attention-node.js';
 
 const ROOT = '#model [data-section="model"]';
@@ -146,6 +147,44 @@ test('every layer and head is a heatmap in a 2 × 4 grid on one screen, each cel
   await page.keyboard.press('ArrowRight');
   assert.equal(await page.textContent(detail), `Layer 1, head 1: \u201c${labels[2]}\u201d (token 3) cannot read `
     + `\u201c${labels[3]}\u201d (token 4), which comes after it (weight 0).`);
+  await page.close();
+  session.assertQuiet();
+});
+
+test('a click on a head opens it in the walkthrough on the text, whose weights are the head\u2019s', async () => {
+  const page = await openChapter();
+  const text = 'God saw';
+  await typeText(page, text);
+  await page.waitForFunction(([root, n]) => document.querySelectorAll(`${root} .aw-model-token`).length === n,
+                             [ROOT, text.length]);
+  await page.click(`${ROOT} .aw-model-canvas[data-layer="1"][data-head="2"]`);
+  await page.waitForFunction(() => /[?&]v=/.test(window.location.search));
+  const shown = await page.evaluate(() => window.awWidgets.walkthrough.getState());
+  assert.match(await page.textContent('#walkthrough .aw-source'), /^Not the example\u2019s numbers/);
+  const { q, k, v } = model.head(1, 2, { text });
+  assert.deepEqual(shown.values.tokens, model.labels({ text }));
+  assert.deepEqual(shown.values.fields, { q, k, v, mask: 'causal' });
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'walkthrough-title');
+  await page.locator('#walkthrough .aw-stage-button', { hasText: 'Weights \u00b7 V' }).click();
+  await page.locator('#walkthrough').getByRole('tab', { name: 'Heatmaps' }).click();
+  const weights = await heatmapValues(page, '#walkthrough figure.aw-heatmap:has(figcaption:text-is("Attention weights"))');
+  const { attention } = model.run({ text });
+  weights.forEach((row, i) => row.forEach((w, j) => {
+    assert.ok(Math.abs(w - attention[1][2][i][j]) < 1e-12, `weight [${i}][${j}]: ${w} and ${attention[1][2][i][j]}`);
+  }));
+  await page.close();
+  session.assertQuiet();
+});
+
+test('a head of a text longer than the walkthrough takes says so under the heads', async () => {
+  const page = await openChapter();
+  await typeText(page, 'In the beginning God');
+  await page.waitForFunction((root) => document.querySelectorAll(`${root} .aw-model-token`).length === 20, ROOT);
+  await page.focus(`${ROOT} .aw-model-canvas[data-layer="0"][data-head="3"]`);
+  await page.keyboard.press('Enter');
+  assert.equal(await page.textContent(`${ROOT} .aw-model-open`), 'The walkthrough follows up to 16 tokens, and this '
+    + 'text has 20: shorten it to open layer 1, head 4 there.');
+  assert.ok(!new URL(page.url()).searchParams.has('v'), 'the walkthrough kept its example\u2019s numbers');
   await page.close();
   session.assertQuiet();
 });

@@ -5,16 +5,21 @@
 // (BertViz's model view, exact). The model and the whole engine (the page's
 // own module has no model) are fetched when the chapter mounts, not before.
 //
-//   mount(element, { state?, onChange? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { state?, onChange?, openWalkthrough? }) -> { destroy(), getState(), setState(state) }
 //   state: { text, temperature }
+//   openWalkthrough(state): shows a head on the text in the page's
+//   walkthrough (a click on its heatmap, or Enter); without it a link does.
 //
 // Every number comes from the engine: the weights and logits from
 // model.run, the tokens' labels from model.labels (attn_token_label), the
-// probabilities from softmax with scale 1 / temperature (softmax(z / T)).
+// probabilities from softmax with scale 1 / temperature (softmax(z / T)), a
+// head's queries, keys (after RoPE) and values from model.head.
 
 import { loadAttention } from '../lib/attention.js';
 import { engineUrl } from '../lib/engine-file.js';
 import { viridis } from '../ui/heatmap.js';
+import { walkthroughLink } from '../ui/embed-button.js';
+import { MAX_WIDTH } from './walkthrough-problem.js';
 import { fullPrecision } from '../ui/format.js';
 import { sectionRoot, sectionState, slider } from './sections-common.js';
 
@@ -23,13 +28,15 @@ const MODEL_FILES = {
   config: new URL('../dist/models/kjv-genesis/config.json', import.meta.url),
   weights: new URL('../dist/models/kjv-genesis/model.safetensors', import.meta.url),
 };
-const DEFAULT_TEXT = 'In the beginning God created the heaven';
+const DEFAULT_TEXT = 'In the beginning';
 const TOP = 10;
 // The heatmaps draw at most this many tokens (each head n × n cells); the
 // model itself reads up to its max_position_embeddings.
 const MAX_TOKENS = 64;
 const TEMPERATURE = { min: 0.1, max: 2, step: 0.1 };
 const CELL = 8; // canvas pixels per cell; CSS scales the canvas to its box
+// The walkthrough's example under a head's own values (its numbers replaced).
+const QKV_PRESET = 'cat-sat-mat';
 
 const clampTemperature = (value) => {
   const t = Number(value);
@@ -51,7 +58,7 @@ async function loadModel() {
   return { attn, model: attn.model({ config, weights }) };
 }
 
-export function mount(element, { state = {}, onChange = () => {} } = {}) {
+export function mount(element, { state = {}, onChange = () => {}, openWalkthrough = null } = {}) {
   const { doc, make, root, say } = sectionRoot(element, {
     name: 'model',
     title: 'Attention in a real model',
@@ -92,11 +99,13 @@ export function mount(element, { state = {}, onChange = () => {} } = {}) {
   const gridTitle = make('h4', 'aw-model-heads-title', 'Every head\u2019s attention weights');
   const gridNote = make('p', 'aw-model-heads-note',
                         'A row is a token reading, a column a token read (brighter: more weight). '
-                        + 'Point at a cell, or focus a head and use the arrow keys.');
+                        + 'Point at a cell, or focus a head and use the arrow keys; click a head, or press Enter, '
+                        + 'to follow it step by step in the walkthrough.');
   const grid = make('div', 'aw-model-grid');
   const detail = make('p', 'aw-model-detail');
   detail.setAttribute('aria-live', 'polite');
-  gridPanel.append(gridTitle, gridNote, grid, detail);
+  const openNote = make('p', 'aw-model-open');
+  gridPanel.append(gridTitle, gridNote, grid, detail, openNote);
 
   const columns = make('div', 'aw-model-columns');
   columns.append(nextPanel, gridPanel);
@@ -211,7 +220,12 @@ export function mount(element, { state = {}, onChange = () => {} } = {}) {
     canvas.addEventListener('mouseleave', () => { view.shown = false; paint(view); });
     canvas.addEventListener('focus', () => point(view, ...view.cursor));
     canvas.addEventListener('blur', () => { view.shown = false; paint(view); });
+    canvas.addEventListener('click', () => openHead(view));
     canvas.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') {
+        openHead(view);
+        return;
+      }
       const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
       const move = moves[event.key];
       if (!move) return;
@@ -221,6 +235,31 @@ export function mount(element, { state = {}, onChange = () => {} } = {}) {
       point(view, i, j);
     });
     return view;
+  }
+
+  // The head's scaled dot-product attention on the text, with the causal
+  // mask: the walkthrough computes from these exactly the weights drawn.
+  function openHead(view) {
+    if (run.ids.length > MAX_WIDTH) {
+      openNote.textContent = `The walkthrough follows up to ${MAX_WIDTH} tokens, and this text has ${run.ids.length}: `
+        + `shorten it to open ${view.name.toLowerCase()} there.`;
+      return;
+    }
+    openNote.textContent = '';
+    const { q, k, v } = engine.model.head(view.layer, view.head, { text: store.current.text });
+    const walkthrough = {
+      preset: QKV_PRESET, step: 0, values: { mode: 'qkv', fields: { q, k, v, mask: 'causal' }, tokens: run.labels },
+    };
+    if (openWalkthrough) {
+      openWalkthrough(walkthrough);
+      return;
+    }
+    const link = make('a', 'aw-link', `${view.name} in the walkthrough \u2197`);
+    link.href = walkthroughLink(walkthrough);
+    link.target = '_blank';
+    link.rel = 'noopener';
+    openNote.replaceChildren(link);
+    link.focus();
   }
 
   // The cell (query i, key j) of a head: outlined, and named with its exact weight.
