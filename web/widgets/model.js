@@ -114,7 +114,7 @@ export function mount(element, { state = {}, onChange = () => {}, openWalkthroug
 
   let engine = null; // { attn, model } once loaded
   let run = null; // { ids, labels, attention, logits } of the text shown
-  let heads = []; // { layer, head, canvas, cursor: [i, j] }
+  let heads = []; // { layer, head, name, canvas, cursor: [i, j], shown }
 
   const store = sectionState({
     initial: {
@@ -137,6 +137,7 @@ export function mount(element, { state = {}, onChange = () => {}, openWalkthroug
 
   function compute(text) {
     run = null;
+    openNote.textContent = '';
     const bytes = new TextEncoder().encode(text).length;
     if (bytes === 0) {
       say('Type some text: the model needs at least one byte to predict the next.');
