@@ -162,6 +162,16 @@ test('the trainer in the one file trains on the page itself, since no worker sta
   await page.close();
 });
 
+test('the model\u2019s chapter in the one file says that the model is only in the served page', async () => {
+  const page = await openSingleFile('#model');
+  await page.locator('#model-widget').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#model-widget[data-mounted="true"]');
+  await page.waitForFunction(() => /could not load/.test(document.querySelector('#model .aw-model-loading')?.textContent ?? ''));
+  assert.equal(await page.textContent('#model .aw-model-loading'),
+               'The model could not load: this one-file copy of the page carries no model; the served page runs it');
+  await page.close();
+});
+
 // A log axis's tick as a number: "0.1", "1000", or "10⁵" and "10⁻⁴".
 const SUPERSCRIPTS = '\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079';
 function tickValue(label) {

@@ -303,7 +303,12 @@ export function mount(element, { state = {}, onChange = () => {}, openWalkthroug
   }
 
   let live = true;
-  loadModel().then((loaded) => {
+  // The one-file page (scripts/build-single.mjs) inlines the page's engine
+  // only, and from disk it can fetch neither the whole engine nor the model.
+  const arriving = globalThis.attentionSingleFile
+    ? Promise.reject(new Error('this one-file copy of the page carries no model; the served page runs it'))
+    : loadModel();
+  arriving.then((loaded) => {
     if (!live) {
       loaded.model.dispose();
       return;
