@@ -27,9 +27,10 @@
 # builds need wabt (npm ci) for scripts/relaxed-simd.mjs.
 #
 #   ./build.sh
-#   ATTN_WASM_OUT=x.wasm ATTN_WASM_OPT=-Oz ./build.sh
+#   ATTN_WASM_OUT=x.wasm ATTN_WASM_OPT=-Oz [ATTN_WASM_LEAVE_OUT=PATTERN] ./build.sh
 #                                only x.wasm: everything at that optimisation
-#                                (the one-file page's small module)
+#                                but the exports PATTERN (a grep pattern)
+#                                matches (the one-file page's small module)
 set -eu
 cd "$(dirname "$0")"
 
@@ -117,7 +118,7 @@ not_called_by_page() {
 
 trap 'rm -rf web/lib/*.tmp.$$ "${ATTN_WASM_OUT:-.}.tmp.$$"' EXIT
 if [ -n "${ATTN_WASM_OUT:-}" ]; then
-    build "$ATTN_WASM_OUT" "${ATTN_WASM_OPT:--O2}" "$ALL_LAYERS" '^$' ''
+    build "$ATTN_WASM_OUT" "${ATTN_WASM_OPT:--O2}" "$ALL_LAYERS" "${ATTN_WASM_LEAVE_OUT:-^\$}" ''
 else
     # The two modules of each variant side by side, one per core: each
     # build is one emcc at a time, and `make test` waits on all six.

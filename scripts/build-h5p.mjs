@@ -47,6 +47,10 @@ const SEMANTICS = [
   { name: 'controls', type: 'text', label: 'Controls', default: 'player', optional: true,
     description: 'player, editor, preset, errata, export, embed (comma-separated), all or none.' },
   select('theme', 'Theme', ['light', 'dark', 'auto'], 'light', 'auto follows the reader\u2019s system.'),
+  { name: 'exercises', type: 'text', label: 'Exercises (Your turn)', default: 'on', optional: true,
+    description: 'on (a score, a weight and an output), off, or the cells to ask for: weights:0:1,output:1:0 '
+      + '(result:row:column, from 0). Each is graded (one point) and reported to the LMS.' },
+  { name: 'enableSolutionsButton', type: 'boolean', label: 'Show the solutions when the LMS asks', default: true },
 ];
 
 async function main() {

@@ -41,9 +41,12 @@ const OUTPUT = join(REPO, 'build', 'attention.html');
 // build's steps and the check box's readers of every format the project
 // writes. Raised from 500 to 520 KiB then: it leaves 15 KB for what
 // comes next. 529 KB on 28 Nov with the shortest-number tables (Ryu's, 10.7
-// KB of the engine, which gzip hardly shrinks): raised to 540 KiB. Bringing
-// it under 400 KB is issue 36's third item.
-const BUDGET_BYTES = 540 * 1024;
+// KB of the engine, which gzip hardly shrinks): raised to 540 KiB. 551 KB
+// on 28 Nov with Your turn (the exercises, their grading in the engine) and
+// the deck's keys, the language model left out: raised to 560 KiB. Bringing
+// it under 400 KB (its scripts compressed as its engine is) is issue 36's
+// third item.
+const BUDGET_BYTES = 560 * 1024;
 
 // Exports emscripten adds to every standalone module by itself.
 const RUNTIME_EXPORTS = new Set(['_initialize', '__errno_location', 'stackSave', 'stackRestore', 'stackAlloc']);
@@ -55,19 +58,29 @@ function exportedFunctions(bytes) {
     .sort();
 }
 
-/** The library built again with -Oz by build.sh, exporting what the served module exports. */
+// The language model (attn.model) is not in the one-file page, whose page has
+// no use for it (its chapter loads a model the file could not carry): 28 KB
+// of engine. attn.model there says which module has it.
+const LEFT_OUT = /^attn_model_/;
+
+/**
+ * The library built again with -Oz by build.sh, exporting what the served
+ * module exports but the language model's calls.
+ */
 async function buildSmallWasm() {
   const served = await readFile(SERVED_WASM).catch(() => {
     throw new Error('build-single: web/lib/attention.wasm is missing; run ./build.sh first');
   });
-  const functions = exportedFunctions(served);
+  const functions = exportedFunctions(served).filter((name) => !LEFT_OUT.test(name));
   await mkdir(dirname(SINGLE_WASM), { recursive: true });
   execFileSync(join(REPO, 'build.sh'), [], {
-    cwd: REPO, stdio: 'inherit', env: { ...process.env, ATTN_WASM_OUT: SINGLE_WASM, ATTN_WASM_OPT: '-Oz' },
+    cwd: REPO,
+    stdio: 'inherit',
+    env: { ...process.env, ATTN_WASM_OUT: SINGLE_WASM, ATTN_WASM_OPT: '-Oz', ATTN_WASM_LEAVE_OUT: LEFT_OUT.source },
   });
   const small = await readFile(SINGLE_WASM);
   if (exportedFunctions(small).join() !== functions.join()) {
-    throw new Error('build-single: the -Oz module does not export what web/lib/attention.wasm exports');
+    throw new Error('build-single: the -Oz module does not export what web/lib/attention.wasm exports but the model');
   }
   return small;
 }

@@ -1392,6 +1392,26 @@ const char *attn_check_error(const attn_check *check);
 int attn_check_format(attn_check *check, int format, char *buf, size_t cap,
                       size_t *length);
 
+/* A learner's answer for one cell of a result (an exercise: "weights",
+ * "heads.0.scores"; a matrix, or a batch of one; row and col from 0),
+ * graded by the check's rule, as that one number printed alone: `typed` as
+ * the learner typed it ("0.41", "-1,25", "−∞") is right when the exact
+ * value rounds to it at the decimals typed, graded at no fewer than 2 (a
+ * typed "2" is right for 2.0, not for 2.3). A wrong one gets the check's
+ * cause (a slip's name, "rounding", or "misprint" when nothing explains it)
+ * said to the learner, with a hint; text that is not a number is not an
+ * error but an answer asking for one ("readable": false). JSON, into buf
+ * as for attn_problem_format (the check's printed keys are not used):
+ *   {"result", "row", "col", "typed", "readable", "decimals", "right",
+ *    "value", "exact", "rounded", "cause", "step", "verdict", "hint"}
+ * value: the number read (null if none); exact (null for ±∞) and rounded
+ * (the exact value to the decimals graded); cause null when right; step:
+ * the walkthrough's step that computes the cell, from 0. A result, cell or
+ * typed text of 64 bytes or more that names nothing fails with
+ * ATTN_ERR_INPUT or ATTN_ERR_RANGE and a message (attn_check_error). */
+int attn_check_answer(attn_check *check, const char *result, int row, int col,
+                      const char *typed, char *buf, size_t cap, size_t *length);
+
 /* ---- Training: a tiny transformer that learns a task ----
  *
  * Token embedding plus learned positions, 1 or 2 layers, an unembedding to

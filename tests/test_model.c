@@ -497,6 +497,8 @@ test_a_heads_walkthrough_problem_computes_its_weights_in_the_run(void **state)
                                          length + 1, &length),
                      ATTN_OK);
     assert_non_null(strstr(text_out, "Layer 1, head 3 of the model"));
+    assert_non_null(strstr(text_out, "turned by the rotary embedding"));
+    assert_null(strstr(text_out, "given directly"));
     assert_non_null(strstr(text_out, "\\x03"));
     assert_non_null(strstr(text_out, "\\x05"));
     free(text_out);

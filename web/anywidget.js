@@ -7,14 +7,15 @@
 //
 // The model's traits are the element's attributes: widget, preset, step
 // (from 1), values (an object, or its JSON), layout, controls (a list or
-// 'player,editor'), theme. A change of one follows in the same view: step,
+// 'player,editor'), theme, exercises (Your turn: 'on', 'off' or cells). A change of one follows in the same view: step,
 // preset and values move the widget, the others redraw it inside the same
 // element. Steps and edits the reader makes go back to the model (step,
-// preset, values), so Python sees where the reader is.
+// preset, values), so Python sees where the reader is; so does the score of
+// Your turn's exercises (score, max_score), as each is answered.
 
 import './attention-walkthrough.js';
 
-const TRAITS = ['widget', 'preset', 'step', 'values', 'layout', 'controls', 'theme'];
+const TRAITS = ['widget', 'preset', 'step', 'values', 'layout', 'controls', 'theme', 'exercises'];
 
 /** A trait's value as the attribute's text, or null for none. */
 function attributeText(name, value) {
@@ -57,6 +58,12 @@ export default {
       if (changed) model.save_changes();
     };
     element.addEventListener('attention-change', ({ detail }) => sendBack(detail));
+    element.addEventListener('attention-xapi', () => {
+      const { score, max } = element.widget.exercises();
+      model.set('score', score);
+      model.set('max_score', max);
+      model.save_changes();
+    });
     element.addEventListener('attention-ready', () => sendBack(element.widget.getState()));
 
     el.append(element);

@@ -24,7 +24,8 @@
 // "unable" rather than "true".
 //
 // On a Reveal.js slide the presenter's keys step a walkthrough before they
-// move the deck (deck-keys.js); deck-keys="off" leaves them to the deck.
+// move the deck, and the compact layout takes the room its slide leaves
+// (deck.js); deck-keys="off" leaves the keys to the deck.
 //
 // Each change of the widget's state (a step, a preset, edited values)
 // dispatches 'attention-change' with the state ({ preset, step from 1, … })
@@ -37,7 +38,7 @@
 // text, which only the bundler understands.
 
 import { WASM_OFF_MESSAGE, loadAttention, wasmSupport } from './lib/attention.js';
-import { followDeckKeys } from './deck-keys.js';
+import { followDeck } from './deck.js';
 import { elementAssets } from './element-assets.js';
 import { loadMath } from './ui/math.js';
 import { embedOptions, loadWidget, mountWidget } from './widgets/registry.js';
@@ -50,7 +51,7 @@ import katexCss from './vendor/katex/katex.min.css';
 
 const SCRIPT_URL = import.meta.url;
 const ATTRIBUTES = ['widget', 'preset', 'step', 'view', 'values', 'backward', 'check', 'controls', 'theme', 'autoplay',
-  'layout'];
+  'layout', 'exercises'];
 // What a walkthrough's setState takes: changing one of these moves it without a redraw.
 const STATE_ATTRIBUTES = ['preset', 'step', 'view', 'values', 'backward'];
 
@@ -96,7 +97,7 @@ class AttentionWalkthrough extends ElementBase {
   #shown = null;
   #shell = null;
   #generation = 0;
-  #stopDeckKeys = () => {};
+  #leaveDeck = () => {};
 
   connectedCallback() {
     if (!this.shadowRoot) {
@@ -115,7 +116,7 @@ class AttentionWalkthrough extends ElementBase {
 
   disconnectedCallback() {
     this.#generation++;
-    this.#stopDeckKeys();
+    this.#leaveDeck();
     this.#widget?.destroy();
     this.#widget = null;
   }
@@ -197,19 +198,23 @@ class AttentionWalkthrough extends ElementBase {
     }
     if (generation !== this.#generation) return;
     this.#widget?.destroy();
-    this.#stopDeckKeys();
+    this.#leaveDeck();
     shell.replaceChildren();
     const onChange = (state) => this.dispatchEvent(new CustomEvent('attention-change', { detail: shiftStep(state, 1) }));
-    this.#widget = mountWidget(options.name, shell, { engine, presets, ...options, onChange });
+    // Your turn's xAPI statements, for the host to store (docs/embedding.md).
+    const onStatement = (statement) => this.dispatchEvent(
+      new CustomEvent('attention-xapi', { detail: statement, bubbles: true, composed: true }));
+    this.#widget = mountWidget(options.name, shell, { engine, presets, ...options, onChange, onStatement });
     this.#shown = options.name;
     const deckKeys = this.getAttribute('deck-keys');
     if (deckKeys !== null && !['on', 'off'].includes(deckKeys)) {
       options.notices.push(`deck-keys \u201c${deckKeys.slice(0, 40)}\u201d is not one of on, off; `
         + 'the presenter\u2019s keys step the walkthrough.');
     }
-    if (options.name === 'walkthrough' && deckKeys !== 'off') {
-      this.#stopDeckKeys = followDeckKeys(this, { stepBy: (delta) => this.#widget?.stepBy(delta) ?? false });
-    }
+    this.#leaveDeck = followDeck(this, {
+      stepBy: (delta) => this.#widget?.stepBy?.(delta) ?? false,
+      keys: options.name === 'walkthrough' && deckKeys !== 'off',
+    });
     if (options.notices.length) shell.prepend(message(options.notices.join(' '), false));
     if (built) {
       holdControls(shell.querySelector('.aw-walkthrough'), BUILT_OFFLINE);

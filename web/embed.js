@@ -104,7 +104,11 @@ async function start() {
   });
   document.title = WIDGETS[options.name].title;
   box.replaceChildren(...outline);
-  window.awWidget = mountWidget(options.name, box, { engine, presets, ...options });
+  // Your turn's xAPI statements go to the parent as the height does (to parentOrigin when given).
+  const onStatement = (statement) => {
+    if (window.parent !== window) window.parent.postMessage({ source: 'attention-explainer', type: 'xapi', statement }, parent.origin);
+  };
+  window.awWidget = mountWidget(options.name, box, { engine, presets, ...options, onStatement });
   if (options.notices.length) showMessage(box, options.notices.join(' '), false);
   if (built) {
     holdControls(box.querySelector('.aw-walkthrough'), BUILT_OFFLINE);

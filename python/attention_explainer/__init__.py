@@ -23,12 +23,12 @@ in, numbers out"). Errors raise AttentionError with the engine's status and
 message.
 """
 
-from ._check import check
+from ._check import answer, check
 from ._engine import AttentionError, format, library, run, steps  # noqa: A004 (format: the CLI's --format)
 from ._model import Model
 from ._show import Walkthrough, show
 
-__all__ = ["AttentionError", "Model", "Walkthrough", "additive", "check", "format", "library", "linear", "luong", "multihead",
+__all__ = ["AttentionError", "Model", "Walkthrough", "additive", "answer", "check", "format", "library", "linear", "luong", "multihead",
            "online_softmax", "run", "sdpa", "show", "softmax", "steps", "transformer_block", "weighted_sum"]
 __version__ = "0.1.0"
 

@@ -162,3 +162,38 @@ def check(problem, printed, decimals=None, format="json", max_bytes=None):  # no
         finally:
             lib.attn_check_destroy(handle)
     return _report(text) if format == "json" else text
+
+
+def answer(problem, result, row, col, typed, max_bytes=None):
+    """A learner's typed value for one cell of a result, graded by the check's
+    rule (attn_check_answer): right when the exact value rounds to it at the
+    decimals typed (at least 2), else the cause the check finds ("no-scale",
+    "rounding", "misprint", ...) in the learner's terms, with a hint. A dict:
+    right, cause, verdict, hint, rounded, exact, step, decimals, readable."""
+    if not isinstance(result, str) or not isinstance(typed, str):
+        raise AttentionError(ATTN_ERR_INPUT, f"answer: result and typed must be strings, got "
+                                             f"{_describe(result)} and {_describe(typed)}")
+    for name, value in (("row", row), ("col", col)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value < 2**31:
+            raise AttentionError(ATTN_ERR_INPUT, f"answer: {name} must be a whole number from 0, got {_describe(value)}")
+    with _Problem(problem, max_bytes) as made:
+        made.run()
+        lib = made.lib
+        handle = ctypes.c_void_p()
+        status = lib.attn_check_create(ctypes.byref(handle), made.handle)
+        if status != ATTN_OK:
+            raise AttentionError(status, lib.attn_status_text(status).decode())
+
+        def checked(status):
+            if status != ATTN_OK:
+                raise AttentionError(status, lib.attn_check_error(handle).decode())
+
+        name = c_text(result, "answer.result")
+        text = c_text(typed, "answer.typed")
+        try:
+            return json.loads(formatted(
+                lambda made_check, _format, buffer, cap, length: lib.attn_check_answer(
+                    made_check, name, int(row), int(col), text, buffer, cap, length),
+                handle, 0, checked))
+        finally:
+            lib.attn_check_destroy(handle)

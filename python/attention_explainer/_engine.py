@@ -97,6 +97,8 @@ def _load():
         "attn_check_set_note": (ctypes.c_int, [p, c_str]),
         "attn_check_run": (ctypes.c_int, [p, ctypes.POINTER(ctypes.c_int)]),
         "attn_check_error": (c_str, [p]),
+        "attn_check_answer": (ctypes.c_int, [p, c_str, ctypes.c_int, ctypes.c_int, c_str, ctypes.c_char_p,
+                                             ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
         "attn_check_format": (ctypes.c_int, [p, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
                                              ctypes.POINTER(ctypes.c_size_t)]),
     }

@@ -152,3 +152,21 @@ def test_a_misprinted_score_carried_into_the_output_is_rooted_at_the_score_whate
         report = ae.check({"kind": "scaledDotProduct", "q": q, "k": k, "v": v}, printed, decimals)
         groups = [(group["cause"], group["root"]) for group in report["groups"]]
         assert groups == [("misprint", {"field": "scores", "index": [i, j]})], (order, groups)
+
+
+def test_a_learners_answer_is_graded_as_the_check_grades_one_printed_number():
+    # q·kᵀ row 0 = [1, 0, 1], d_k = 2: the weight of key 0 with and without dividing by √2.
+    problem = {"kind": "scaledDotProduct", "q": [[1, 0], [0, 1], [1, 1]], "k": [[1, 0], [0, 1], [1, 1]],
+               "v": [[1, 2], [3, 4], [5, 6]]}
+    softmax = lambda row: [math.exp(x) / sum(math.exp(y) for y in row) for x in row]
+    exact = softmax([1 / math.sqrt(2), 0, 1 / math.sqrt(2)])[0]
+    unscaled = softmax([1, 0, 1])[0]
+    right = ae.answer(problem, "weights", 0, 0, f"{exact:.3f}")
+    assert right["right"] and right["cause"] is None and right["decimals"] == 3
+    wrong = ae.answer(problem, "weights", 0, 0, f"{unscaled:.2f}")
+    assert not wrong["right"]
+    assert wrong["cause"] == "no-scale"
+    assert wrong["verdict"] == "This is the weight without dividing the scores by √d_k = 1.4142."
+    assert wrong["rounded"] == f"{exact:.2f}"
+    with pytest.raises(ae.AttentionError, match=r"answer: weights has no cell \[3\]\[0\]"):
+        ae.answer(problem, "weights", 3, 0, "0.4")

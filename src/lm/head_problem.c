@@ -4,6 +4,7 @@
  * Python all take a head's walkthrough from here. */
 #include "kernels/kernels.h"
 #include "lm/lm.h"
+#include "problem/problem.h"
 
 #include <stdio.h>
 
@@ -51,6 +52,13 @@ static int make_problem(attn_model *model, attn_problem **problem,
         return attn__model_error(model, status, "the head's walkthrough: %s",
                                  attn_status_text(status));
     attn_problem_set_max_bytes(*problem, model->max_bytes);
+    attn__problem_set_inputs_origin(
+        *problem,
+        "Here they are this head's on the text, computed by the model: "
+        "each query and key as the layer projected it, then turned by the "
+        "rotary embedding through angles its position sets; each value as "
+        "the layer projected it (its key/value head may serve several query "
+        "heads).");
     status = set_fields(*problem, block, n, d, tokens, labels, pointers, layer,
                         head);
     if (status == ATTN_OK) status = attn_problem_run(*problem);

@@ -287,6 +287,12 @@ static int check_utf8(attn_problem *problem, const char *what,
                       bad + 1, (unsigned)(unsigned char)string[bad]);
 }
 
+void attn__problem_set_inputs_origin(attn_problem *problem,
+                                     const char *sentence)
+{
+    problem->inputs_origin = sentence;
+}
+
 int attn_problem_set_document(attn_problem *problem, const char *title,
                               int heading_level)
 {

@@ -130,7 +130,18 @@ struct attn_problem {
                                problem hold; 0 = no refusal in this run */
     char title[ATTN_TITLE_MAX + 1]; /* the walkthrough's title, "" = its own */
     int heading_offset; /* heading levels added: heading_level - 1 */
+    /* Where q, k and v came from, the walkthrough's first step says: a
+     * sentence (static text), NULL when they were given directly. */
+    const char *inputs_origin;
 };
+
+/* ---- problem.c ---- */
+
+/* Says in the walkthrough's first step where q, k and v came from (the
+ * sentence, static text, replaces "Here they are given directly."): a
+ * problem made from a model's head (src/lm/head_problem.c). */
+void attn__problem_set_inputs_origin(attn_problem *problem,
+                                     const char *sentence);
 
 /* ---- store.c ---- */
 

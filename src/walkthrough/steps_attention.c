@@ -801,12 +801,15 @@ static void sdpa_inputs_step(attn__walker *walker, const char *id, int b)
     const double *v = attn__walk_field(walker, "v");
     if (q != NULL) {
         attn__walk_step(walker, id, "Queries, keys and values");
+        const char *origin = walker->problem->inputs_origin;
         attn__walk_sentence(walker,
                             "Every token has three vectors. Its query "
                             "describes what it is looking for, its key "
                             "describes what it can offer, and its value is "
                             "what it passes on when another token picks it. "
-                            "Here they are given directly.");
+                            "%s",
+                            origin != NULL ? origin
+                                           : "Here they are given directly.");
         attn__walk_formula(walker, TEX_ATTENTION,
                            "Attention(Q, K, V) = softmax(Q Kᵀ ÷ √d_k) V");
         attn__walk_region(walker, 0, "q", batch, ATTN__REGION_ALL, 0, 0);

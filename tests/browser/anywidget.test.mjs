@@ -113,13 +113,27 @@ test('the widget trait mounts a section as well', async () => {
   await page.evaluate(() => window.planeCleanup());
 });
 
+test('Your turn\u2019s score goes back to the model as score and max_score', async () => {
+  await page.evaluate(() => window.afm.model.hostSet('exercises', 'scores:0:0'));
+  const view = page.locator('#out1 attention-walkthrough');
+  await view.getByRole('button', { name: 'Restart' }).click();
+  const input = view.locator('input[data-exercise]');
+  while (!(await input.isVisible())) await view.getByRole('button', { name: 'Step forward' }).click();
+  await input.click();
+  // cat sat mat: q_cat · k_cat
+  await page.keyboard.type([1, 0.5, 0.2, 0.8].reduce((sum, x) => sum + x * x, 0).toFixed(2));
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => window.afm.model.get('score') === 1);
+  assert.equal(await page.evaluate(() => window.afm.model.get('max_score')), 1);
+});
+
 test('the cleanup render returns empties the view and stops listening to the model', async () => {
   const counts = await page.evaluate(() => {
     const before = window.afm.model.listenerCount();
     window.afm.cleanups[0]();
     return [before, window.afm.model.listenerCount(), document.querySelectorAll('#out1 *').length];
   });
-  assert.equal(counts[0], 14, 'seven traits in each of two views');
-  assert.deepEqual(counts.slice(1), [7, 0]);
+  assert.equal(counts[0], 16, 'eight traits in each of two views');
+  assert.deepEqual(counts.slice(1), [8, 0]);
   session.assertQuiet();
 });

@@ -17,18 +17,30 @@ const PLAYER = join(REPO, 'node_modules', 'h5p-standalone', 'dist');
 let session;
 let host;
 
+// The LMS page: h5p-standalone playing the package, every xAPI statement
+// H5P's dispatcher sends kept in window.statements.
+const player = (options) => `<!doctype html><html lang="en"><title>A course in an LMS</title>
+<body><h1>Week 3: attention</h1><div id="h5p"></div>
+<script src="player/main.bundle.js"></script>
+<script>
+  window.statements = [];
+  new H5PStandalone.H5P(document.getElementById('h5p'), {
+    h5pJsonPath: 'content', frameJs: 'player/frame.bundle.js', frameCss: 'player/styles/h5p.css', ${options}
+  }).then(() => H5P.externalDispatcher.on('xAPI', (event) => window.statements.push(event.data.statement)));
+</script></body></html>`;
+
+// cat sat mat: the score of cat against cat, q_cat · k_cat.
+const CAT = [1, 0.5, 0.2, 0.8];
+const SCORE = CAT.reduce((sum, x) => sum + x * x, 0);
+const SAVED = { exercises: [{ matrix: 'scores', row: 0, col: 0, state: 'right', response: SCORE.toFixed(2) }] };
+
 before(async () => {
   assert.ok(existsSync(PACKAGE), 'build/attention-walkthrough.h5p: run `make h5p` first');
   session = await startSession({ viewport: { width: 1280, height: 720 } });
   host = await startHost(session, {
-    'index.html': `<!doctype html><html lang="en"><title>A course in an LMS</title>
-<body><h1>Week 3: attention</h1><div id="h5p"></div>
-<script src="player/main.bundle.js"></script>
-<script>
-  new H5PStandalone.H5P(document.getElementById('h5p'), {
-    h5pJsonPath: 'content', frameJs: 'player/frame.bundle.js', frameCss: 'player/styles/h5p.css',
-  });
-</script></body></html>`,
+    'index.html': player(''),
+    // A learner back in the course: the LMS hands the state it saved.
+    'resume.html': player(`contentUserData: [{ state: ${JSON.stringify(JSON.stringify(SAVED))} }], saveFreq: 30,`),
   });
   await mkdir(join(host.dir, 'content'));
   execFileSync('unzip', ['-q', PACKAGE, '-d', join(host.dir, 'content')]);
@@ -93,4 +105,54 @@ test('H5P\u2019s editor offers the walkthrough\u2019s examples as a list of thei
   assert.ok(offered.includes('it-animal') && offered.includes('three-tokens'));
   // The multi-head shapes presets (8 and 4 heads) open in their own section, not the walkthrough.
   assert.ok(!offered.includes('shapes-512-8') && !offered.includes('shapes-128-4'));
+});
+
+// The content inside H5P's iframe, and H5P.instances[0] there.
+async function openPlayer(page, file) {
+  await page.goto(host.url(file));
+  const frame = page.frameLocator('iframe.h5p-iframe');
+  await frame.locator('attention-walkthrough[data-ready="true"]').waitFor();
+  const inner = await (await page.$('iframe.h5p-iframe')).contentFrame();
+  return { frame, instance: (call) => inner.evaluate((name) => window.H5P.instances[0][name](), call) };
+}
+
+test('H5P grades Your turn: the score, the answered statement through its dispatcher, the saved state', async () => {
+  const page = await session.newPage();
+  const { frame, instance } = await openPlayer(page, 'index.html');
+  assert.equal(await instance('getMaxScore'), 3, 'a score, a weight and an output');
+  assert.equal(await instance('getAnswerGiven'), false);
+  const score = frame.locator('input[data-exercise][data-matrix="scores"]');
+  while (!(await score.isVisible())) await frame.getByRole('button', { name: 'Step forward' }).click();
+  await score.click();
+  await page.keyboard.type(SCORE.toFixed(2));
+  await page.keyboard.press('Enter');
+  await frame.locator('.aw-exercise[data-state="right"]').waitFor();
+  await page.waitForFunction(() => window.statements.some((s) => s.verb.id.endsWith('/answered')));
+  const answered = (await page.evaluate(() => window.statements)).find((s) => s.verb.id.endsWith('/answered'));
+  assert.equal(answered.verb.id, 'http://adlnet.gov/expapi/verbs/answered');
+  assert.deepEqual(answered.result.score, { raw: 1, min: 0, max: 1, scaled: 1 });
+  assert.equal(answered.result.success, true);
+  assert.equal(answered.result.response, SCORE.toFixed(2));
+  assert.ok(answered.actor, 'H5P adds the learner');
+  assert.equal(await instance('getScore'), 1);
+  assert.equal(await instance('getAnswerGiven'), true);
+  assert.deepEqual(await instance('getCurrentState'), SAVED);
+  await instance('showSolutions');
+  assert.equal(await instance('getScore'), 1, 'the values shown score nothing');
+  await instance('resetTask');
+  assert.equal(await instance('getScore'), 0);
+  assert.equal(await instance('getAnswerGiven'), false);
+  await page.close();
+});
+
+test('H5P brings a learner\u2019s saved answers back from previousState', async () => {
+  const page = await session.newPage();
+  const { frame, instance } = await openPlayer(page, 'resume.html');
+  assert.equal(await instance('getScore'), 1);
+  assert.deepEqual(await instance('getCurrentState'), SAVED);
+  const box = frame.locator('.aw-exercise');
+  while (!(await box.isVisible())) await frame.getByRole('button', { name: 'Step forward' }).click();
+  assert.equal(await box.getAttribute('data-state'), 'right');
+  assert.equal(await frame.locator('input[data-exercise]').inputValue(), SCORE.toFixed(2));
+  await page.close();
 });

@@ -80,6 +80,7 @@ export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, 
   };
   context.pages().forEach(watch);
   context.on('page', watch);
+  const pages = recycler(context, { viewport, watch });
   await context.route('**/*', (route) => {
     const url = route.request().url();
     if (allowed.some((ok) => url.startsWith(`${ok}/`)) || LOCAL_SCHEMES.some((scheme) => url.startsWith(scheme))) {
@@ -101,14 +102,14 @@ export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, 
     consoleErrors,
     pageErrors,
     offOrigin,
-    newPage: () => context.newPage(),
+    newPage: () => pages.take(),
     /** Lets pages use a second local origin (another test server) too. */
     allowOrigin(other) {
       allowed.push(new URL(other).origin);
     },
     /** A new page at path, loaded (the 'load' event has fired). */
     async open(path = '', { waitUntil = 'load' } = {}) {
-      const page = await context.newPage();
+      const page = await pages.take();
       const response = await page.goto(url(path), { waitUntil });
       assert.ok(response?.ok(), `GET ${path}: HTTP ${response?.status()}`);
       return page;
@@ -162,6 +163,54 @@ export async function startSession({ root = WEB_ROOT, viewport = { width: 1280, 
     },
   };
   return session;
+}
+
+// Opening a tab costs Chromium and Playwright about a second of CPU, as much
+// as loading the page in it, and the browser suite opens hundreds: a page a
+// test closes is kept and handed to the next test instead, as a new tab would
+// be (about:blank, the session's viewport, no listeners but the session's).
+// A page whose test changed what navigating does not undo (an init script, a
+// route, an exposed function, emulated media, a DevTools session) is closed.
+const CHANGES_THAT_STAY = ['addInitScript', 'route', 'routeFromHAR', 'exposeFunction', 'exposeBinding',
+  'setExtraHTTPHeaders', 'emulateMedia'];
+
+function recycler(context, { viewport, watch }) {
+  const idle = [];
+  const changed = new WeakSet();
+  const newCDPSession = context.newCDPSession.bind(context);
+  context.newCDPSession = (page, ...rest) => {
+    changed.add(page);
+    return newCDPSession(page, ...rest);
+  };
+  async function recycle(page, close) {
+    if (changed.has(page) || page.isClosed()) return close();
+    try {
+      await page.goto('about:blank');
+      await page.setViewportSize(viewport);
+      page.removeAllListeners();
+    } catch {
+      return close();
+    }
+    watch(page);
+    idle.push(page);
+  }
+  function adopt(page) {
+    const close = page.close.bind(page);
+    for (const name of CHANGES_THAT_STAY) {
+      const original = page[name].bind(page);
+      page[name] = (...args) => {
+        changed.add(page);
+        return original(...args);
+      };
+    }
+    page.close = (options) => (options?.runBeforeUnload ? close(options) : recycle(page, close));
+    return page;
+  }
+  return {
+    async take() {
+      return idle.pop() ?? adopt(await context.newPage());
+    },
+  };
 }
 
 /** A number as the page shows it (U+2212 minus, ∞) as a JS number. */

@@ -15,7 +15,7 @@ import { REPO, startHost, startSession } from './harness.mjs';
 let session;
 let host;
 
-const deck = (elementScript, attributes = '') => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lecture 5</title>
+const deck = (elementScript, attributes = '', size = 'width: 1280, height: 720') => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Lecture 5</title>
 <link rel="stylesheet" href="reveal/reveal.css"><link rel="stylesheet" href="reveal/theme/white.css"></head>
 <body><div class="reveal"><div class="slides">
 <section><h2>Attention</h2></section>
@@ -24,13 +24,15 @@ const deck = (elementScript, attributes = '') => `<!doctype html><html lang="en"
 <section><h2>Questions?</h2></section>
 </div></div>
 <script src="reveal/reveal.js"></script><script src="${elementScript}"></script>
-<script>Reveal.initialize({ hash: true, width: 1280, height: 720 });</script></body></html>`;
+<script>Reveal.initialize({ hash: true, ${size} });</script></body></html>`;
 
 before(async () => {
   session = await startSession({ viewport: { width: 1280, height: 720 } });
   host = await startHost(session, {
     'deck.html': deck(session.url('dist/attention-walkthrough.js')),
     'deck-keys-off.html': deck(session.url('dist/attention-walkthrough.js'), ' deck-keys="off"'),
+    // Reveal's own size, for a deck that names none: 960 × 700.
+    'deck-default-size.html': deck(session.url('dist/attention-walkthrough.js'), '', ''),
     'lms.html': `<!doctype html><html lang="en"><title>LMS</title><body style="margin:0">
 <script>
   window.heights = {};
@@ -72,7 +74,7 @@ const assertOnScreen = (box, how) => {
   assert.ok(box.top >= 0 && box.bottom <= box.height, `${how}: the element spans ${box.top.toFixed(0)} to ${box.bottom.toFixed(0)} px of ${box.height}`);
 };
 
-test('on a Reveal.js slide the compact element fits, opened at its slide, reloaded, reached from the slide before, or scaled', async () => {
+test('on a Reveal.js slide the compact element fits, opened at its slide, reloaded, reached from the slide before, scaled, or on a deck of Reveal\u2019s default size', async () => {
   const page = await session.newPage();
   await page.goto(`${host.url('deck.html')}#/1`);
   assertOnScreen(await elementOnSlide(page), 'opened at its slide');
@@ -89,6 +91,9 @@ test('on a Reveal.js slide the compact element fits, opened at its slide, reload
   await page.reload();
   const scaled = await elementOnSlide(page);
   assertOnScreen(scaled, 'scaled to 960 × 540');
+  await page.goto(`${host.url('deck-default-size.html')}#/1`);
+  await page.waitForFunction(() => window.Reveal.isReady());
+  assertOnScreen(await elementOnSlide(page), 'on a deck of Reveal\u2019s default size, 960 × 700, under its heading');
   // Keys pressed in the widget step it; the deck stays on its slide.
   await page.locator('attention-walkthrough .aw-scrubber').focus();
   await page.keyboard.press('ArrowRight');

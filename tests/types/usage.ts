@@ -4,7 +4,7 @@
 // the declarations must reject.
 import { AttentionError as AttentionErrorClass, DEFAULT_MAX_BYTES, loadAttention } from 'attention-explainer';
 import type {
-  Attention, AttentionError, Batch, CheckReport, Equation, EquationNode, ErratumCause, FormatStyle, Matrix, MemoryStats,
+  AnswerVerdict, Attention, AttentionError, Batch, CheckReport, Equation, EquationNode, ErratumCause, FormatStyle, Matrix, MemoryStats,
   Problem, SdpaFlatResult, Vector, WalkthroughStep,
 } from 'attention-explainer';
 
@@ -255,6 +255,12 @@ const reportText: string = attn.check({ kind: 'softmax', x: [1, 2] }, { weights:
 attn.check({ kind: 'softmax', x: [1, 2] }, {}, { format: 'steps' });
 void cause; void where; void reportText;
 
+// A learner's answer for one cell: the verdict is typed.
+const graded: AnswerVerdict = attn.answer({ kind: 'softmax', x: [1, 2] }, { result: 'weights', row: 0, col: 0, typed: '0.27' });
+const gradedCause: ErratumCause | null = graded.cause;
+// @ts-expect-error the typed answer is text, as the learner typed it
+attn.answer({ kind: 'softmax', x: [1, 2] }, { result: 'weights', row: 0, col: 0, typed: 0.27 });
+void gradedCause;
 // A language model: its run, generation and a head's walkthrough are typed.
 const lm = attn.model({ config: '{}', weights: new Uint8Array(0) });
 const heads: number = lm.config.num_attention_heads;

@@ -107,6 +107,7 @@ test('a head\u2019s walkthrough is what attn model run --layer L --head H prints
       // The same steps, the numbers within a few ulps (the libm's exp).
       assertClose(steps, nullsToMinusInfinity(JSON.parse(cli(args(layer, head), 'steps'))), 1e-14);
       assert.equal(steps.title, `Layer ${layer}, head ${head} of the model`);
+      assert.match(steps.steps[0].text[0], /turned by the rotary embedding/);
       const result = model.walkthrough(layer, head, { text, format: 'json' });
       assertClose(result.weights, want.attention[layer][head], 1e-12, `layer ${layer} head ${head}`);
       // q and k as the head gives them make the same weights, computed here.

@@ -576,6 +576,41 @@ export interface CheckReport {
   decimalsInferred: Record<string, number>;
 }
 
+/** The cell a learner answers: a result's name ("weights",
+ * "heads.0.scores"), its row and column from 0, and the text as typed. */
+export interface AnswerCell {
+  result: string;
+  row: number;
+  col: number;
+  typed: string;
+}
+
+/** attn.answer's verdict (attn_check_answer in attention.h). */
+export interface AnswerVerdict {
+  result: string;
+  row: number;
+  col: number;
+  typed: string;
+  /** false when the text is no number: the verdict asks for one. */
+  readable: boolean;
+  /** The decimals graded: those typed, at least 2. */
+  decimals: number;
+  right: boolean;
+  /** The number read; null when none. */
+  value: number | null;
+  /** null for a masked −∞. */
+  exact: number | null;
+  /** The exact value to the decimals graded, as text. */
+  rounded: string;
+  /** null when right; a slip's name, "rounding" or "misprint". */
+  cause: ErratumCause | null;
+  /** The walkthrough's step that computes the cell, from 0. */
+  step: number | null;
+  verdict: string;
+  /** "" when right. */
+  hint: string;
+}
+
 // ---- sdpaFlat ----
 
 /** Flat row-major numbers. */
@@ -813,6 +848,8 @@ export interface Attention {
    * into, rounding, or a named slip), each group with one sentence. */
   check(problem: Problem, printed: PrintedNumbers, options?: CheckOptions & { format?: 'json' }): CheckReport;
   check(problem: Problem, printed: PrintedNumbers, options: CheckOptions & { format: 'text' | 'markdown' | 'latex' }): string;
+  /** A learner's typed value for one cell, graded by the check's rule. */
+  answer(problem: Problem, cell: AnswerCell): AnswerVerdict;
 
   /** Float32Arrays in: computed in float32, Float32Arrays out. */
   sdpaFlat(input: SdpaFlat32Input & { weights: true }): SdpaFlat32ResultWithWeights;

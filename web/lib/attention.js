@@ -37,6 +37,9 @@
 //          unchecked }: the printed numbers (by result name, as in
 //          tests/vectors) against the exact ones, each that differs explained
 //          (format 'text' | 'markdown' | 'latex': the same report as a string)
+//   attn.answer({ kind, ...fields }, { result, row, col, typed })
+//     -> { right, cause, verdict, hint, rounded, exact, step, ... }: a learner's
+//          typed value for one cell, graded by the check's rule (docs/check.md)
 //   attn.sdpaFlat({ q, k, v, nQ, nK, dK, dV, ... }) -> { output } (typed arrays;
 //                  Float32Array inputs compute in float32, others in float64;
 //                  `output`, an array to write the result into, allocates none)

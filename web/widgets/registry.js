@@ -20,6 +20,7 @@
 // of the walkthrough or the whole state of a section, as compact JSON.
 
 import { mount as walkthrough } from './walkthrough.js';
+import { parseExercises } from './walkthrough-exercise.js';
 import { createEmbedButton } from '../ui/embed-button.js';
 import { createExportBar } from '../ui/export.js';
 
@@ -84,7 +85,8 @@ export function parseControls(text) {
 
 // Every option's name (embed.js also reads id and parentOrigin; an element
 // has its base, deck-keys and the attributes of any HTML element).
-const OPTION_NAMES = ['widget', 'preset', 'step', 'view', 'v', 'values', 'backward', 'controls', 'theme', 'autoplay', 'layout'];
+const OPTION_NAMES = ['widget', 'preset', 'step', 'view', 'v', 'values', 'backward', 'controls', 'theme', 'autoplay', 'layout',
+  'exercises'];
 const NOT_OPTIONS = new Set(['id', 'parentorigin', 'base', 'deck-keys', 'class', 'style', 'title', 'hidden', 'lang',
   'dir', 'tabindex', 'slot', 'part', 'role', 'nonce', 'is', 'inert', 'autofocus', 'draggable', 'translate', 'spellcheck', 'exportparts']);
 
@@ -119,6 +121,18 @@ export function stepFromText(text) {
  * and write(name, value) (how the embed spells one) let a name that is not
  * an option, or a layout or theme that is not one, get a notice too.
  */
+// exercises=on|off|<cells> ("weights:0:1,output:0:0"): Your turn's
+// exercises, off unless asked for; a list that does not read gets a notice.
+function exercisesOption(text, notices) {
+  if (text === null || text === 'on' || text === 'off') return text ?? 'off';
+  try {
+    return parseExercises(text);
+  } catch (error) {
+    notices.push(`exercises: ${error.message}; asking none.`);
+    return 'off';
+  }
+}
+
 export function embedOptions(get, { names = [], write = (name, value) => `${name}=${value}` } = {}) {
   const notices = [];
   for (const name of names) {
@@ -167,11 +181,13 @@ export function embedOptions(get, { names = [], write = (name, value) => `${name
   const theme = THEMES.includes(get('theme')) ? get('theme') : 'light';
   const autoplay = ['1', 'true', ''].includes(get('autoplay') ?? 'no');
   const layout = LAYOUTS.includes(get('layout')) ? get('layout') : 'full';
-  return { name, state, controls: parseControls(get('controls')), theme, autoplay, layout, notices };
+  const exercises = exercisesOption(get('exercises'), notices);
+  return { name, state, controls: parseControls(get('controls')), theme, autoplay, layout, exercises, notices };
 }
 
 export function mountWidget(name, element, {
   engine, presets, state = {}, onChange, controls = null, theme = null, autoplay = false, layout = 'full', openWalkthrough, heading = null,
+  exercises = 'off', onStatement,
 }) {
   const entry = WIDGETS[name];
   if (!entry) throw new Error(`mountWidget: no widget called ${JSON.stringify(name)}`);
@@ -180,7 +196,7 @@ export function mountWidget(name, element, {
   // section keeps one heading: the section is built without its title
   // (sections-common.js, sectionRoot).
   if (heading) element.dataset.awHeading = heading;
-  const widget = mounts[name](element, { engine, presets, state, onChange, openWalkthrough });
+  const widget = mounts[name](element, { engine, presets, state, onChange, openWalkthrough, exercises, onStatement });
   const root = element.lastElementChild;
   const doc = element.ownerDocument;
 

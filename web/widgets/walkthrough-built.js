@@ -9,7 +9,7 @@
 //   loadBuilt(ids, folder?) -> Promise<the examples' files> (from web/dist/walkthroughs/,
 //     or the folder given: the custom element's, found as its engine is)
 //   createBuiltEngine(files, why) -> the engine calls the walkthrough makes
-//     (walkthrough, stepEquations, check, format), answered from the build
+//     (walkthrough, stepEquations, check, format, answer), answered from the build
 //     for an example's own input (any other throws a NeedsEngine error
 //     saying why), and by the engine itself once arrive(engine) hands it over
 //   holdControls(root, why) -> release(): the walkthrough's controls that
@@ -76,6 +76,11 @@ export function createBuiltEngine(files, why) {
     },
     format(input, style, document) {
       if (engine) return engine.format(input, style, document);
+      throw new NeedsEngine(why);
+    },
+    // A learner's answer is graded by the engine only ("Your turn").
+    answer(input, cell) {
+      if (engine) return engine.answer(input, cell);
       throw new NeedsEngine(why);
     },
     arrive(next) {

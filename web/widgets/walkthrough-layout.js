@@ -42,8 +42,13 @@ function createHeader(make, list) {
   const notes = make('p', 'aw-notes');
   const message = make('p', 'aw-message');
   message.setAttribute('role', 'status');
-  element.append(presetLabel, source, message);
-  return { element, presetSelect, source, notes, message };
+  // "Your turn": the walkthrough asks for values before it shows them.
+  const turnLabel = make('label', 'aw-turn');
+  const turn = make('input', 'aw-turn-toggle');
+  turn.type = 'checkbox';
+  turnLabel.append(turn, make('span', '', 'Your turn: compute a score, a weight and an output before they appear'));
+  element.append(presetLabel, turnLabel, source, message);
+  return { element, presetSelect, turn, turnLabel, source, notes, message };
 }
 
 // The stages of the computation, X -> Q, K, V -> ... -> weights x V: where
@@ -450,6 +455,9 @@ export function createLayout(element, { list, widgetId, on }) {
   const views = createViews(make, visuals, widgetId, on.view);
   // What the step computes, moving (drawn from the step's equations).
   const figure = createStepFigure(views.panels.figure);
+  // Your turn's exercise, in the figure where the value will appear.
+  const exerciseSlot = make('div', 'aw-exercise-slot');
+  views.panels.figure.prepend(exerciseSlot);
   const equations = createEquations(make, doc, views.panels.equations, views.tab('equations'));
   views.onShow((name) => equations.show(name === 'equations'));
   const matrices = createMatrices(make, views.panels, on.editCell);
@@ -500,8 +508,8 @@ export function createLayout(element, { list, widgetId, on }) {
 
   return {
     // The learner's own numbers are checked in the check box's verdict.
-    presetSelect: header.presetSelect, player, checker, editPanel, view, views,
-    errataBox: { ...errata, own: checker.verdict },
+    presetSelect: header.presetSelect, turn: header.turn, turnLabel: header.turnLabel, exerciseSlot, player, checker,
+    editPanel, view, views, errataBox: { ...errata, own: checker.verdict },
         stepErrataBox: explain.errata,
     /** Shows the figure with the step's repeat `index` opened onto its own figure. */
     openRepeat(index) {
@@ -526,25 +534,28 @@ export function createLayout(element, { list, widgetId, on }) {
      * player's place, its title, what it draws on the view, its figure
      * (figureOptions: { still, marked, markedNote }), the attention lines,
      * the overview and the stage; a step that playing shows (reason 'play')
-     * keeps the figure on screen.
+     * keeps the figure on screen. held: an exercise asks for a value of the
+     * step first, so its figure and what it computes wait (shown again
+     * without it once answered).
      */
-    showStep(model, steps, current, { reason, ...figureOptions }) {
+    showStep(model, steps, current, { reason, held = false, ...figureOptions }) {
       player.setStep(current);
       const step = steps[current];
       explain.title.textContent = `${current + 1}. ${step.title}`;
-      const moves = figure.show(step,
+      const moves = !held && figure.show(step,
           { labelOf: (ref, part) => cellName(model, ref, part), scale: model.barScale, ...figureOptions });
+      if (held) figure.element.hidden = true;
       // What the step computes shows its numbers once the figure's movement
       // that computes them has landed: until then the other views (the
       // matrices, heatmaps, attention lines and the overview) show the steps
       // before it, with this step's cells marked. The equation list, which
       // the learner opens to read them all at once, is not held back.
-      step.enter(view, { pending: moves });
+      step.enter(view, { pending: moves || held });
       const lines = Boolean(model.mats.weights) && model.mode !== 'softmax';
       views.offer((name) => ({
-        figure: !figure.element.hidden, lines, equations: equations.count > 0,
+        figure: held || !figure.element.hidden, lines, equations: equations.count > 0,
       })[name] ?? true);
-      const through = moves ? current - 1 : current;
+      const through = moves || held ? current - 1 : current;
       matrices.tokenLines.show(model, steps, through);
       overview.show(current, { through });
       stages.mark(current);

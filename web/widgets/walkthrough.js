@@ -2,7 +2,12 @@
 // computation with the engine's numbers, edit any input and watch every
 // value follow.
 //
-//   mount(element, { engine, presets, state?, onChange? })
+//   mount(element, { engine, presets, state?, onChange?, exercises? })
+//   exercises: 'off' (the default: "Your turn" is the learner's to switch
+//   on), 'on', or the cells to ask for ("weights:0:1,output:0:0", or
+//   [{ matrix, row, col }]), which switch it on; by default a score, a
+//   weight and an output of the first query. onStatement(statement): an
+//   xAPI statement (ui/xapi.js) as each is answered, and when all are.
 //     -> { destroy(), getState(), setState(state), exportInput(), exportErrata(style) }
 //   state: { preset, step, values?, backward?, check? } (values: the edited problem, for URLs)
 //
@@ -12,7 +17,9 @@
 // to it. walkthrough-layout.js builds and draws the elements,
 // walkthrough-editor.js the editor panel.
 
-import { buildModel, buildSteps, engineInput } from './walkthrough-steps.js';
+import { buildModel, buildSteps, cellName, engineInput, firstComputed } from './walkthrough-steps.js';
+import { exercisesFor, mount as mountExercise, parseExercises } from './walkthrough-exercise.js';
+import { answeredStatement, completedStatement, walkthroughActivity } from '../ui/xapi.js';
 import {
   errataOf, errataSection, groupErrata, misprintMarks, renderErrataList, renderStepErrata, roundingDifferences,
 } from './walkthrough-errata.js';
@@ -173,12 +180,67 @@ function stateOf({ preset, problem, current, edited }, ownTexts, view) {
 }
 
 /**
+ * "Your turn": the exercises of the problem on screen and the step that
+ * asks each (the first that computes its cell), while the learner has it on.
+ */
+function createTurn(shown, cells, onStatement) {
+  let list = [];
+  let stepOf = new Map();
+  let outcomes = new Map();
+  let started = 0;
+  const keyOf = ({ matrix, row, col }) => `${matrix},${row},${col}`;
+  return {
+    on: false,
+    /** The problem on screen changed: its exercises, asked afresh. */
+    update() {
+      list = exercisesFor(shown.model, cells);
+      stepOf = firstComputed(shown.model, shown.steps);
+      outcomes = new Map();
+      started = 0;
+    },
+    /** An exercise asked: the time to complete them all counts from the first. */
+    asked() {
+      started ||= Date.now();
+    },
+    /** An exercise answered or shown: its statement, and once all are, the walkthrough's. */
+    answered(exercise, label, outcome) {
+      const walkthrough = walkthroughActivity(shown.preset.id);
+      outcomes.set(keyOf(exercise), outcome);
+      onStatement(answeredStatement({ walkthrough, exercise, label, outcome }));
+      if (outcomes.size === list.length) {
+        onStatement(completedStatement({ walkthrough, outcomes: [...outcomes.values()], ms: Date.now() - started }));
+      }
+    },
+    /** Each exercise with its outcome: { matrix, row, col, state: 'right' | 'shown' | null, response }. */
+    outcomes: () => list.map((exercise) => {
+      const outcome = outcomes.get(keyOf(exercise));
+      return { ...exercise, state: outcome?.state ?? null, response: outcome?.response ?? '' };
+    }),
+    /** Outcomes given before, kept without statements (they were sent then). */
+    restore(saved) {
+      for (const { matrix, row, col, state, response } of saved) {
+        const exercise = list.find((e) => keyOf(e) === keyOf({ matrix, row, col }));
+        if (exercise && (state === 'right' || state === 'shown')) outcomes.set(keyOf(exercise), { state, response });
+      }
+    },
+    /** The exercise step `index` asks for, while on. */
+    at(index) {
+      return this.on ? list.find((exercise) => stepOf.get(keyOf(exercise)) === index) : undefined;
+    },
+    count: () => list.length,
+  };
+}
+
+/** The engine's name of a page matrix: the projections' one head is heads.0. */
+const resultName = (model, matrix) => (model.mode === 'projections' ? `heads.0.${matrix}` : matrix);
+
+/**
  * What each change does to what is on screen (`shown`): a step shown, a
  * problem applied through the engine, an edit, a cell, a label. ui holds
  * the layout and the editor, made after this (they call back into it);
  * notify() reports the new state.
  */
-function createController({ engine, shown, checks, ui, notify }) {
+function createController({ engine, shown, checks, ui, notify, turn }) {
   // To a step, and with `repeat` (an erratum's), open onto that repeat's figure.
   const jump = (index, repeat) => {
     ui.layout.player.pause();
@@ -188,14 +250,37 @@ function createController({ engine, shown, checks, ui, notify }) {
   };
 
   // still: the same step again after an edit, whose figure then shows its
-  // new numbers at once; reason: the player's, 'play' for a step playing shows.
+  // new numbers at once; reason: the player's, 'play' for a step playing
+  // shows. A step whose exercise is not answered yet asks it first (and
+  // pauses the player); once answered, the step shows, moving.
   function showStep(index, { still = false, reason } = {}) {
     const { steps } = shown;
     if (steps.length === 0) return;
     steps[shown.current]?.leave(ui.layout.view);
     shown.current = Math.min(Math.max(0, index), steps.length - 1);
-    ui.layout.showStep(shown.model, steps, shown.current, { still, reason, ...checks.state.marks });
+    const exercise = turn.at(shown.current);
+    const held = Boolean(exercise) && !ui.exercise.solved(exercise);
+    if (held) ui.layout.player.pause();
+    ui.layout.showStep(shown.model, steps, shown.current, { still, reason, held, ...checks.state.marks });
     renderStepErrata(ui.layout.stepErrataBox, checks.view(shown), shown.current);
+    // The step's errata name its exact values: they wait with the figure.
+    ui.layout.stepErrataBox.hidden = held;
+    if (!exercise) {
+      ui.exercise.hide();
+      return;
+    }
+    const label = cellName(shown.model, [exercise.matrix, exercise.row, exercise.col]);
+    if (!held) ui.exercise.show(exercise, { label });
+    else {
+      turn.asked();
+      ui.exercise.ask(exercise, {
+        label,
+        onSolved(outcome) {
+          turn.answered(exercise, label, outcome);
+          showStep(shown.current, { reason: 'exercise' });
+        },
+      });
+    }
   }
 
   function refreshErrata() {
@@ -221,6 +306,9 @@ function createController({ engine, shown, checks, ui, notify }) {
     const stepId = shown.steps[shown.current]?.id;
     Object.assign(shown, { problem: next, model, steps: buildSteps(model) });
     const { steps } = shown;
+    turn.update();
+    ui.exercise.reset();
+    ui.layout.turnLabel.hidden = turn.count() === 0;
     ui.layout.checker.setFields(checkFields(next, model));
     checks.refresh(shown);
     ui.layout.showModel(model, next, steps);
@@ -279,7 +367,16 @@ function createController({ engine, shown, checks, ui, notify }) {
   return { showStep, jump, refreshErrata, apply, edit, editCell, relabel };
 }
 
-export function mount(element, { engine, presets, state = {}, onChange = () => {} }) {
+// The exercises a mount asks for: { on, cells } (cells null: the defaults).
+function exerciseOption(exercises) {
+  if (exercises === 'off' || exercises === 'on') return { on: exercises === 'on', cells: null };
+  const cells = typeof exercises === 'string' ? parseExercises(exercises) : exercises;
+  return { on: true, cells };
+}
+
+export function mount(element, {
+  engine, presets, state = {}, onChange = () => {}, exercises = 'off', onStatement = () => {},
+}) {
   const widgetId = ++widgets;
   const list = walkthroughPresets(presets);
   const byId = new Map(list.map((preset) => [preset.id, preset]));
@@ -287,9 +384,12 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
   const shown = { preset: null, problem: null, model: null, steps: [], current: 0, edited: false };
   const ui = {};
   const checks = createChecks(engine, (text) => ui.layout.checker.report(text));
+  const asked = exerciseOption(exercises);
+  const turn = createTurn(shown, asked.cells, onStatement);
+  turn.on = asked.on;
   const {
     showStep, jump, refreshErrata, apply, edit, editCell, relabel,
-  } = createController({ engine, shown, checks, ui, notify });
+  } = createController({ engine, shown, checks, ui, notify, turn });
   const layout = createLayout(element, {
     list,
     widgetId,
@@ -318,7 +418,16 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
       },
     },
   });
-  Object.assign(ui, { layout, editor });
+  const exercise = mountExercise(layout.exerciseSlot, {
+    grade: ({ matrix, row, col }, typed) => engine.answer(engineInput(shown.problem),
+                                                          { result: resultName(shown.model, matrix), row, col, typed }),
+  });
+  Object.assign(ui, { layout, editor, exercise });
+  layout.turn.checked = turn.on;
+  layout.turn.addEventListener('change', () => {
+    turn.on = layout.turn.checked;
+    showStep(shown.current);
+  });
 
   function notify() {
     onChange(getState());
@@ -367,6 +476,32 @@ export function mount(element, { engine, presets, state = {}, onChange = () => {
     setState,
     /** Moves delta steps as the player's step buttons do (Infinity: to the last); true if it moved. */
     stepBy: (delta) => layout.player.stepBy(delta),
+    /**
+     * Your turn's score, as a graded host asks (H5P): { score, max,
+     * exercises: turn.outcomes() }; restoreExercises(exercises) brings saved
+     * answers back, showSolutions() shows every value not answered yet,
+     * resetExercises() asks them all again from the first step.
+     */
+    exercises() {
+      const exercises = turn.outcomes();
+      return { score: exercises.filter((e) => e.state === 'right').length, max: exercises.length, exercises };
+    },
+    restoreExercises(saved) {
+      turn.restore(saved);
+      for (const outcome of turn.outcomes()) if (outcome.state) exercise.restore(outcome, outcome);
+      showStep(shown.current);
+    },
+    showSolutions() {
+      const open = turn.outcomes().filter((e) => !e.state).map((e) => ({ ...e, state: 'shown' }));
+      turn.restore(open);
+      for (const outcome of open) exercise.restore(outcome, outcome);
+      showStep(shown.current);
+    },
+    resetExercises() {
+      turn.update();
+      exercise.reset();
+      jump(0);
+    },
     /** The engine input of the problem on screen, token labels included (for exports). */
     exportInput() {
       return engineInput(shown.problem);

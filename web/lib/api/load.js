@@ -118,6 +118,7 @@ function createApi(core, folder) {
     walkthrough: (input, options) => problems.walkthrough(core, input, options),
     stepEquations: (input, step) => problems.stepEquations(core, input, step),
     check: (input, printed, options) => problems.check(core, input, printed, options),
+    answer: (input, cell) => problems.answer(core, input, cell),
     sdpaFlat: (input) => flat.sdpaFlat(core, input),
     linearFlat: (input) => flat.linearFlat(core, input),
     createTrainer: (options) => createTrainer(core, options),

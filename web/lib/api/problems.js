@@ -1,4 +1,4 @@
-// The described-problem calls: run, format, steps, walkthrough and check.
+// The described-problem calls: run, format, steps, walkthrough, check and answer.
 // Each builds an attn_problem (attention.h, "Problems") from a plain object
 // of numbers, strings, booleans and nested arrays, runs it, and hands back
 // what the engine writes (JSON parsed into plain objects, or text); every
@@ -6,8 +6,8 @@
 
 import { inputError } from './errors.js';
 import {
-  MAX_INT32, allStrings, checkFlag, checkLabelCount, describe, describeValue, isList, leafValue, onlyKnown, printedLeaf,
-  readInput, stringsOf, tensorOf,
+  MAX_INT32, allStrings, checkFlag, checkWhole, checkLabelCount, describe, describeValue, isList, leafValue, onlyKnown,
+  printedLeaf, readInput, stringsOf, tensorOf,
 } from './describe-input.js';
 import {
   ATTN_ERR_OPTION, ATTN_ERR_RANGE, FORMAT_CHOICES, FORMAT_STEP_OUTLINE, FORMATS, KIND_NAMES, REPORT_FORMAT_CHOICES,
@@ -306,6 +306,40 @@ export function check(core, input, printed, options = {}) {
       if (ran !== 0) throw fail(ran);
       const text = core.formatted(engine.attn_check_format, made, FORMATS[style], memory, fail, 'check');
       return style === 'json' ? parseReport(text) : text;
+    } finally {
+      engine.attn_check_destroy(made);
+    }
+  });
+}
+
+const ANSWER_FIELDS = new Set(['result', 'row', 'col', 'typed']);
+
+// A learner's answer for one cell, graded by the engine (attn_check_answer):
+// { result, row, col, typed } -> { right, cause, verdict, hint, rounded, ... }.
+export function answer(core, input, cell) {
+  if (cell === null || typeof cell !== 'object' || isList(cell)) {
+    throw inputError(`answer: expected { result, row, col, typed }, got ${describe(cell)}`);
+  }
+  const { result, row, col, typed } = onlyKnown('answer', readInput('answer', () => ({ ...cell })), ANSWER_FIELDS,
+                                                'fields');
+  for (const [name, value] of [['result', result], ['typed', typed]]) {
+    if (typeof value !== 'string') throw inputError(`answer: ${name} must be a string, got ${describe(value)}`);
+  }
+  checkWhole('answer', 'row', row, 0, MAX_INT32);
+  checkWhole('answer', 'col', col, 0, MAX_INT32);
+  const { engine } = core;
+  return withRunProblem(core, input, {}, (problem, memory) => {
+    const slot = memory.bytes(4);
+    const created = engine.attn_check_create(slot, problem);
+    if (created !== 0) throw core.engineError(created);
+    const made = core.readU32(slot);
+    const fail = (status) => core.engineError(status, core.readCString(engine.attn_check_error(made)));
+    try {
+      const name = memory.string(result, 'answer.result');
+      const text = memory.string(typed, 'answer.typed');
+      const grade = (check, _format, buffer, capacity, length) => engine.attn_check_answer(check, name, row, col, text,
+                                                                                            buffer, capacity, length);
+      return JSON.parse(core.formatted(grade, made, 0, memory, fail, 'answer'));
     } finally {
       engine.attn_check_destroy(made);
     }
