@@ -46,7 +46,11 @@ function createHeader(make, list) {
   const turnLabel = make('label', 'aw-turn');
   const turn = make('input', 'aw-turn-toggle');
   turn.type = 'checkbox';
-  turnLabel.append(turn, make('span', '', 'Your turn: compute a score, a weight and an output before they appear'));
+  // On a phone only "Your turn" shows, beside "Example" (style.css): a line
+  // more would push the player's scrubber below the first screen.
+  turnLabel.title = 'Your turn: compute a score, a weight and an output before they appear';
+  turnLabel.append(turn, make('span', '', 'Your turn'),
+    make('span', 'aw-turn-why', ': compute a score, a weight and an output before they appear'));
   element.append(presetLabel, turnLabel, source, message);
   return { element, presetSelect, turn, turnLabel, source, notes, message };
 }
