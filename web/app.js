@@ -155,21 +155,28 @@ function sectionSlots() {
 }
 
 // Resolves, once the engine is in and the walkthrough mounted, with the
-// function that mounts a section (start() below).
+// function that mounts a section and the widgets mounted (start() below).
 let engineReady;
 const started = new Promise((resolve) => { engineReady = resolve; });
 // The sections are mounted one at a time, each in a task of its own.
 let queue = Promise.resolve();
 
-/** Mounts every section down to id (the ones above it first), once the engine is in. */
+/**
+ * Mounts every section down to id (the ones above it first), once the engine
+ * is in; resolves once each is drawn. A section whose first drawing waits for
+ * a worker or a download (the trainer, the model: their widget's `drawn`)
+ * grows after its mount, and a landing below it is complete only after that.
+ */
 async function mountThrough(id) {
-  const mountSection = await started;
+  const { mountSection, widgets } = await started;
   const slots = sectionSlots();
   const through = slots.findIndex(([slotId]) => slotId === id);
-  for (const [slotId, element] of slots.slice(0, through + 1)) {
+  const sections = slots.slice(0, through + 1);
+  for (const [slotId, element] of sections) {
     queue = queue.then(() => mountSection(slotId, element));
   }
   await queue;
+  await Promise.all(sections.map(([slotId]) => widgets[slotId]?.drawn));
 }
 
 // Links land from the first moment: the address's #id before the engine is in.
@@ -335,7 +342,7 @@ async function start() {
     }
   }, { rootMargin: '100% 0px' });
   await nextFrame();
-  engineReady(mountSection);
+  engineReady({ mountSection, widgets });
   // An address without a chapter of its own opens a multi-head shapes preset in its section.
   if (multiHeadPreset && !window.location.hash) path.land('multihead');
   for (const [, element] of slots) if (!element.dataset.mounted) observer.observe(element);
