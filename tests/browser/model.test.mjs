@@ -50,6 +50,11 @@ async function openChapter() {
   return page;
 }
 
+/** Which of the text's tokens are marked as the one reading and the one read, by index. */
+const markedTokens = (page) => page.$$eval(`${ROOT} .aw-model-token`, (chips) => Object.fromEntries(
+  ['query', 'key'].map((role) => [role, chips.findIndex((chip) => chip.dataset.role === role)]),
+));
+
 /** Replaces the text with `text`, typed key by key. */
 async function typeText(page, text) {
   await page.click(`${ROOT} .aw-model-text`);
@@ -135,6 +140,7 @@ test('every layer and head is a heatmap in a 2 × 4 grid on one screen, each cel
   await page.waitForFunction((selector) => document.querySelector(selector).dataset.query === '9', detail);
   assert.equal(await page.textContent(detail), `Layer 2, head 3: \u201c${labels[9]}\u201d (token 10) attends to `
     + `\u201c${labels[4]}\u201d (token 5) with weight ${attention[1][2][9][4]}.`);
+  assert.deepEqual(await markedTokens(page), { query: 9, key: 4 }, 'the two tokens are marked in the text\u2019s tokens');
 
   // The keyboard: layer 1, head 1 focused, then down twice and right once.
   await page.focus(`${ROOT} .aw-model-canvas[data-layer="0"][data-head="0"]`);
@@ -172,6 +178,46 @@ test('a click on a head opens it in the walkthrough on the text, whose weights a
   weights.forEach((row, i) => row.forEach((w, j) => {
     assert.ok(Math.abs(w - attention[1][2][i][j]) < 1e-12, `weight [${i}][${j}]: ${w} and ${attention[1][2][i][j]}`);
   }));
+  await page.close();
+  session.assertQuiet();
+});
+
+test('on a phone a tap on a head names the cell tapped, and a button under it opens the head in the walkthrough',
+     async () => {
+  const page = await session.newPage();
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.goto(session.url('index.html#model'));
+  await page.waitForSelector(`${ROOT}[data-ready="true"]`);
+  const text = 'Let there be';
+  await typeText(page, text);
+  await page.waitForFunction(([root, n]) => document.querySelectorAll(`${root} .aw-model-token`).length === n,
+                             [ROOT, text.length]);
+  const { attention } = model.run({ text });
+  const labels = model.labels({ text });
+  const canvas = page.locator(`${ROOT} .aw-model-canvas[data-layer="0"][data-head="1"]`);
+  await canvas.scrollIntoViewIfNeeded();
+  const box = await canvas.boundingBox();
+  const n = text.length;
+  // Real taps, as the screen sends them (pointer events of type touch): on query 7 and key 3.
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 1 });
+  const tap = async (x, y) => {
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x, y }] });
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+  };
+  await tap(box.x + ((3 + 0.5) / n) * box.width, box.y + ((7 + 0.5) / n) * box.height);
+  const open = page.locator(`${ROOT} .aw-model-open-head`);
+  await open.waitFor();
+  assert.equal(await page.textContent(`${ROOT} .aw-model-detail`), `Layer 1, head 2: \u201c${labels[7]}\u201d (token 8) `
+    + `attends to \u201c${labels[3]}\u201d (token 4) with weight ${attention[0][1][7][3]}.`);
+  assert.ok(!new URL(page.url()).searchParams.has('v'), 'the tap stayed in the chapter');
+  assert.equal(await open.textContent(), 'Open layer 1, head 2 in the walkthrough');
+  const button = await open.boundingBox();
+  await tap(button.x + button.width / 2, button.y + button.height / 2);
+  await page.waitForFunction(() => /[?&]v=/.test(window.location.search));
+  const shown = await page.evaluate(() => window.awWidgets.walkthrough.getState());
+  const { q, k, v } = model.head(0, 1, { text });
+  assert.deepEqual(shown.values.fields, { q, k, v, mask: 'causal' });
   await page.close();
   session.assertQuiet();
 });

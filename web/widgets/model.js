@@ -5,8 +5,10 @@
 // (BertViz's model view, exact). The model and the whole engine (the page's
 // own module has no model) are fetched when the chapter mounts, not before.
 //
-//   mount(element, { state?, onChange?, openWalkthrough? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { state?, onChange?, openWalkthrough? }) -> { destroy(), getState(), setState(state), drawn }
 //   state: { text, temperature }
+//   drawn: resolves once the model's first run is on screen (or the reason
+//   it could not load)
 //   openWalkthrough(state): shows a head on the text in the page's
 //   walkthrough (a click on its heatmap, or Enter); without it a link does.
 //
@@ -21,7 +23,7 @@ import { viridis } from '../ui/heatmap.js';
 import { walkthroughLink } from '../ui/embed-button.js';
 import { MAX_WIDTH } from './walkthrough-problem.js';
 import { fullPrecision } from '../ui/format.js';
-import { sectionRoot, sectionState, slider } from './sections-common.js';
+import { button, sectionRoot, sectionState, slider } from './sections-common.js';
 
 // Where the page's build puts the shipped model (scripts/build-page.mjs).
 const MODEL_FILES = {
@@ -43,6 +45,9 @@ const clampTemperature = (value) => {
   if (!Number.isFinite(t)) return 1;
   return Math.round(Math.min(TEMPERATURE.max, Math.max(TEMPERATURE.min, t)) * 10) / 10;
 };
+
+// The line under the heads until a cell is pointed at.
+const POINT_HINT = 'Point at a cell, or focus a head and use the arrow keys, to read its exact weight here.';
 
 const percent = (p) => `${(p * 100).toPrecision(4)}%`;
 
@@ -98,9 +103,8 @@ export function mount(element, { state = {}, onChange = () => {}, openWalkthroug
   const gridPanel = make('div', 'aw-model-heads');
   const gridTitle = make('h4', 'aw-model-heads-title', 'Every head\u2019s attention weights');
   const gridNote = make('p', 'aw-model-heads-note',
-                        'A row is a token reading, a column a token read (brighter: more weight). '
-                        + 'Point at a cell, or focus a head and use the arrow keys; click a head, or press Enter, '
-                        + 'to follow it step by step in the walkthrough.');
+                        'A row is a token reading, a column a token read; brighter: more weight. '
+                        + 'Click a head to follow it in the walkthrough.');
   const grid = make('div', 'aw-model-grid');
   const detail = make('p', 'aw-model-detail');
   detail.setAttribute('aria-live', 'polite');
@@ -115,6 +119,9 @@ export function mount(element, { state = {}, onChange = () => {}, openWalkthroug
   let engine = null; // { attn, model } once loaded
   let run = null; // { ids, labels, attention, logits } of the text shown
   let heads = []; // { layer, head, name, canvas, cursor: [i, j], shown }
+  // How the last press on a head was made: a finger's tap points at a cell
+  // (a finger cannot hover) and offers the walkthrough with a button.
+  let pressedBy = 'mouse';
 
   const store = sectionState({
     initial: {
@@ -154,6 +161,8 @@ export function mount(element, { state = {}, onChange = () => {}, openWalkthroug
     }
     columns.hidden = !run;
     tokensLine.hidden = !run;
+    detail.textContent = POINT_HINT;
+    for (const key of ['layer', 'head', 'query', 'key']) delete detail.dataset[key];
     if (!run) return;
     tokensLine.replaceChildren(make('span', 'aw-model-tokens-label', `${run.ids.length} tokens: `),
                                ...run.labels.map((label) => make('code', 'aw-model-token', label)));
@@ -205,23 +214,41 @@ export function mount(element, { state = {}, onChange = () => {}, openWalkthroug
     const canvas = make('canvas', 'aw-model-canvas');
     canvas.tabIndex = 0;
     canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `${name}: its attention weights; arrow keys move between cells`);
+    canvas.setAttribute('aria-label', `${name}: its attention weights; arrow keys move between cells, `
+                        + 'Enter opens it in the walkthrough');
     canvas.dataset.layer = String(layer);
     canvas.dataset.head = String(index);
     figure.append(make('figcaption', '', name), canvas);
     grid.append(figure);
     const view = { layer, head: index, name, canvas, cursor: [0, 0], shown: false };
-    canvas.addEventListener('mousemove', (event) => {
+    /** The cell under the pointer's event, as [query, key], or null outside the grid. */
+    const cellAt = (event) => {
       const box = canvas.getBoundingClientRect();
       const n = run.ids.length;
       const j = Math.floor(((event.clientX - box.left) / box.width) * n);
       const i = Math.floor(((event.clientY - box.top) / box.height) * n);
-      if (i >= 0 && i < n && j >= 0 && j < n) point(view, i, j);
+      return i >= 0 && i < n && j >= 0 && j < n ? [i, j] : null;
+    };
+    canvas.addEventListener('mousemove', (event) => {
+      const cell = cellAt(event);
+      if (cell) point(view, ...cell);
     });
     canvas.addEventListener('mouseleave', () => { view.shown = false; paint(view); });
     canvas.addEventListener('focus', () => point(view, ...view.cursor));
     canvas.addEventListener('blur', () => { view.shown = false; paint(view); });
-    canvas.addEventListener('click', () => openHead(view));
+    canvas.addEventListener('pointerdown', (event) => { pressedBy = event.pointerType; });
+    canvas.addEventListener('click', (event) => {
+      if (pressedBy !== 'touch') {
+        openHead(view);
+        return;
+      }
+      const cell = cellAt(event);
+      if (cell) point(view, ...cell);
+      openNote.replaceChildren(button(doc, {
+        label: `Open ${view.name.toLowerCase()} in the walkthrough`, className: 'aw-model-open-head',
+        onClick: () => openHead(view),
+      }));
+    });
     canvas.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') {
         openHead(view);
@@ -273,6 +300,11 @@ export function mount(element, { state = {}, onChange = () => {}, openWalkthroug
     detail.textContent = j > i
       ? `${view.name}: ${token(i)} cannot read ${token(j)}, which comes after it (weight 0).`
       : `${view.name}: ${token(i)} attends to ${token(j)} with weight ${fullPrecision(weight)}.`;
+    for (const [k, chip] of [...tokensLine.querySelectorAll('.aw-model-token')].entries()) {
+      if (k === i) chip.dataset.role = 'query';
+      else if (k === j) chip.dataset.role = 'key';
+      else delete chip.dataset.role;
+    }
     detail.dataset.layer = String(view.layer);
     detail.dataset.head = String(view.head);
     detail.dataset.query = String(i);
@@ -308,7 +340,7 @@ export function mount(element, { state = {}, onChange = () => {}, openWalkthroug
   const arriving = globalThis.attentionSingleFile
     ? Promise.reject(new Error('this one-file copy of the page carries no model; the served page runs it'))
     : loadModel();
-  arriving.then((loaded) => {
+  const drawn = arriving.then((loaded) => {
     if (!live) {
       loaded.model.dispose();
       return;
@@ -326,6 +358,7 @@ export function mount(element, { state = {}, onChange = () => {}, openWalkthroug
   return {
     getState: store.getState,
     setState: (next) => store.setState(next),
+    drawn,
     destroy() {
       live = false;
       engine?.model.dispose();
