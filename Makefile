@@ -160,7 +160,7 @@ test-wasm: wasm $(BUILD)/attn $(BUILD)/gen-facts
 # the formulas typeset in advance, the walkthrough's examples as the native
 # engine writes them (web/dist/walkthroughs/, scripts/build-walkthroughs.mjs:
 # the first screen before the WebAssembly engine, every example without it),
-# the page's bundles that index.html runs (web/dist/page/,
+# the page's bundles that index.html runs and the shipped model it serves (web/dist/page/, web/dist/models/,
 # scripts/build-page.mjs: run it again after editing a module of the page),
 # and the walkthrough's first screen drawn from them into index.html
 # (scripts/build-first-screen.mjs, in chromium).

@@ -18,12 +18,15 @@
 //   under web/ (resolved against the bundle's), so what a module fetches
 //   beside itself (the engine, presets.json, KaTeX, the workers) is found
 //   where it always was;
+// - web/dist/models/kjv-genesis/: the shipped model's config.json and
+//   model.safetensors, copied from models/, which the chapter "Attention
+//   in a real model" (widgets/model.js) fetches when it is opened;
 // - page.css: the page's stylesheets (PAGE_STYLESHEETS) in one, minified
 //   (6 KB less gzipped, one request less).
 //
 //   node scripts/build-page.mjs      (after scripts/vendor.mjs; `make vendor`)
 
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { transform } from 'esbuild';
@@ -34,6 +37,9 @@ const WEB = join(REPO, 'web');
 export const PAGE_DIST = join(WEB, 'dist', 'page');
 // What dist/page/page.css holds, in order (the one-file build inlines them too).
 export const PAGE_STYLESHEETS = ['style.css', 'sections.css'];
+// The shipped model's files the page serves (beside web/dist/page/).
+const MODEL = 'kjv-genesis';
+const MODEL_FILES = ['config.json', 'model.safetensors'];
 
 /** Each module's import.meta.url, as the address of its source under web/. */
 const sourceAddress = (path) => `new URL(${JSON.stringify(relative(PAGE_DIST, path).split('\\').join('/'))}, import.meta.url).href`;
@@ -110,6 +116,9 @@ async function main() {
   const css = (await Promise.all(PAGE_STYLESHEETS.map((file) => readFile(join(WEB, file), 'utf8')))).join('\n');
   const minified = (await transform(css, { loader: 'css', minify: true })).code;
   await writeFile(join(PAGE_DIST, 'page.css'), minified);
+  const models = join(WEB, 'dist', 'models', MODEL);
+  await mkdir(models, { recursive: true });
+  await Promise.all(MODEL_FILES.map((file) => copyFile(join(REPO, 'models', MODEL, file), join(models, file))));
   const outputs = { ...app.metafile.outputs, ...preload.metafile.outputs };
   const total = Object.values(outputs).reduce((sum, { bytes }) => sum + bytes, 0) + minified.length;
   console.log(`build-page: web/dist/page/, ${Object.keys(outputs).length + 1} files, ${(total / 1024).toFixed(1)} KB`);

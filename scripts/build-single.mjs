@@ -43,10 +43,11 @@ const OUTPUT = join(REPO, 'build', 'attention.html');
 // comes next. 529 KB on 28 Nov with the shortest-number tables (Ryu's, 10.7
 // KB of the engine, which gzip hardly shrinks): raised to 540 KiB. 551 KB
 // on 28 Nov with Your turn (the exercises, their grading in the engine) and
-// the deck's keys, the language model left out: raised to 560 KiB. Bringing
+// the deck's keys, the language model left out: raised to 560 KiB; 561 KB
+// with the chapter on a real model (its words, no model): 570 KiB. Bringing
 // it under 400 KB (its scripts compressed as its engine is) is issue 36's
 // third item.
-const BUDGET_BYTES = 560 * 1024;
+const BUDGET_BYTES = 570 * 1024;
 
 // Exports emscripten adds to every standalone module by itself.
 const RUNTIME_EXPORTS = new Set(['_initialize', '__errno_location', 'stackSave', 'stackRestore', 'stackAlloc']);

@@ -158,21 +158,28 @@ function sectionSlots() {
 }
 
 // Resolves, once the engine is in and the walkthrough mounted, with the
-// function that mounts a section (start() below).
+// function that mounts a section and the widgets mounted (start() below).
 let engineReady;
 const started = new Promise((resolve) => { engineReady = resolve; });
 // The sections are mounted one at a time, each in a task of its own.
 let queue = Promise.resolve();
 
-/** Mounts every section down to id (the ones above it first), once the engine is in. */
+/**
+ * Mounts every section down to id (the ones above it first), once the engine
+ * is in; resolves once each is drawn. A section whose first drawing waits for
+ * a worker or a download (the trainer, the model: their widget's `drawn`)
+ * grows after its mount, and a landing below it is complete only after that.
+ */
 async function mountThrough(id) {
-  const mountSection = await started;
+  const { mountSection, widgets } = await started;
   const slots = sectionSlots();
   const through = slots.findIndex(([slotId]) => slotId === id);
-  for (const [slotId, element] of slots.slice(0, through + 1)) {
+  const sections = slots.slice(0, through + 1);
+  for (const [slotId, element] of sections) {
     queue = queue.then(() => mountSection(slotId, element));
   }
   await queue;
+  await Promise.all(sections.map(([slotId]) => widgets[slotId]?.drawn));
 }
 
 // Links land from the first moment: the address's #id before the engine is in.
@@ -297,8 +304,18 @@ async function start() {
       return;
     }
     element.replaceChildren();
+    // A head of the trainer or of the model, opened in the walkthrough above.
+    const openWalkthrough = (state) => {
+      walkthrough.setState(state);
+      walkthroughChanged(walkthrough.getState());
+      // Focus goes with the view, so that Tab continues in the walkthrough.
+      const heading = document.getElementById('walkthrough-title');
+      heading.tabIndex = -1;
+      heading.focus({ preventScroll: true });
+      document.getElementById('walkthrough').scrollIntoView({ block: 'start' });
+    };
     // The multi-head section shares the address while it shows a shapes
-    // preset; the trainer opens a head's pass in the walkthrough above.
+    // preset; the trainer and the model open a head in the walkthrough.
     const addressed = {
       multihead: {
         state: multiHeadPreset ? { preset: multiHeadPreset.id, step: initial.step ?? 0 } : {},
@@ -310,16 +327,9 @@ async function start() {
           trainerState = state;
           replaceUrl(walkthrough.getState());
         },
-        openWalkthrough: (state) => {
-          walkthrough.setState(state);
-          walkthroughChanged(walkthrough.getState());
-          // Focus goes with the view, so that Tab continues in the walkthrough.
-          const heading = document.getElementById('walkthrough-title');
-          heading.tabIndex = -1;
-          heading.focus({ preventScroll: true });
-          document.getElementById('walkthrough').scrollIntoView({ block: 'start' });
-        },
+        openWalkthrough,
       },
+      model: { openWalkthrough },
     }[id] ?? {};
     // The page's chapter heading names the section; the widget's own title is for embeds.
     widgets[id] = mountWidget(id, element, { engine, presets, theme: 'auto', heading: `${id}-title`, ...addressed });
@@ -335,7 +345,7 @@ async function start() {
     }
   }, { rootMargin: '100% 0px' });
   await nextFrame();
-  engineReady(mountSection);
+  engineReady({ mountSection, widgets });
   // An address without a chapter of its own opens a multi-head shapes preset in its section.
   if (multiHeadPreset && !window.location.hash) path.land('multihead');
   for (const [, element] of slots) if (!element.dataset.mounted) observer.observe(element);

@@ -17,7 +17,8 @@
 //
 //   followPath({ chapters, bar, mountThrough, clear }) -> { land(id) }
 //   chapters: the <section>s, in order; bar: the path <nav>;
-//   mountThrough(id): mounts every section down to id, resolves when done;
+//   mountThrough(id): mounts every section down to id, resolves once they
+//   are drawn (a section filled in by a worker grows after its mount);
 //   clear: a selector of what the bar must not cover.
 //
 // html[data-landed="id"] says a landing is complete: the sections through
@@ -79,13 +80,17 @@ export function followPath({ chapters, bar, mountThrough, clear = '.aw-player' }
 
   // A section that changes size after mounting is put back a frame later:
   // the landing is complete at the first frame that finds nothing to put
-  // back (WebKit laid a section out once more after the mount, 5.8 px),
-  // or after a second of frames whatever moves. False if the reader moved on.
+  // back and no section resized since the frame before (WebKit laid a
+  // section out once more after the mount, 5.8 px; a heatmap fits its
+  // labels in a frame callback that may run after this one, 6 px), or
+  // after a second of frames whatever moves. False if the reader moved on.
   async function inPlace(mine) {
+    let resizedBefore = -1;
     for (let frames = 0; frames < 60; frames++) {
       await new Promise((resolve) => view.requestAnimationFrame(resolve));
       if (mine !== landing) return false;
-      if (!holdDue && Math.abs(view.scrollY - placeOf(pinned)) < 1) return true;
+      if (!holdDue && resized === resizedBefore && Math.abs(view.scrollY - placeOf(pinned)) < 1) return true;
+      resizedBefore = resized;
       hold();
     }
     return true;
@@ -108,7 +113,11 @@ export function followPath({ chapters, bar, mountThrough, clear = '.aw-player' }
       giveWay();
     });
   };
-  const resizes = new view.ResizeObserver(() => nextFrame(true));
+  let resized = 0; // the sections' size changes seen, for inPlace
+  const resizes = new view.ResizeObserver(() => {
+    resized += 1;
+    nextFrame(true);
+  });
   for (const section of chapters) resizes.observe(section);
 
   // The bar's band: the bottom of the view, as tall as the bar where it rests.

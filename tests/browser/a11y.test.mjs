@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { REPO, contrast, startHost, startSession } from './harness.mjs';
 
 const axeSource = readFileSync(join(REPO, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
-const WIDGETS = ['walkthrough', 'plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'online', 'block', 'trainer'];
+const WIDGETS = ['walkthrough', 'plane', 'masks', 'scaling', 'multihead', 'cross-attention', 'alignment', 'efficient', 'online', 'block', 'trainer', 'model'];
 
 let session;
 let host;

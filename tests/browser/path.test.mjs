@@ -13,7 +13,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSession } from './harness.mjs';
 
-const CHAPTERS = ['walkthrough', 'plane', 'scaling', 'masks', 'multihead', 'cross-attention', 'alignment', 'block', 'efficient', 'online', 'trainer'];
+const CHAPTERS = ['walkthrough', 'plane', 'scaling', 'masks', 'multihead', 'cross-attention', 'alignment', 'block', 'efficient', 'online', 'trainer', 'model'];
 const VIEWS = [
   { width: 1440, height: 900, anchoring: true },
   { width: 375, height: 812, anchoring: false },
@@ -101,7 +101,7 @@ test('at 375 px, with no scroll anchoring, each chapter in the path bar lands af
   const view = VIEWS[1];
   const page = await openAt('index.html', view);
   await page.waitForSelector('html[data-ready="true"]');
-  for (const id of ['trainer', 'plane', 'online', 'masks', 'block', 'walkthrough', 'efficient', 'scaling', 'alignment', 'multihead', 'cross-attention']) {
+  for (const id of ['trainer', 'model', 'plane', 'online', 'masks', 'block', 'walkthrough', 'efficient', 'scaling', 'alignment', 'multihead', 'cross-attention']) {
     await page.mouse.wheel(0, 1500);
     await page.click(`.path-bar a[href="#${id}"]`);
     await assertLanded(page, id, `the path bar's link to ${id}`);

@@ -21,7 +21,7 @@ import { DECODER_VECTORS, ENCODER_VECTORS } from '../../web/widgets/cross-attent
 import { handParameters, randomParameters } from '../../web/widgets/alignment.js';
 
 const PAGE = 'index.html';
-const SECTIONS = ['plane', 'scaling', 'masks', 'multihead', 'cross', 'alignment', 'block', 'efficient', 'online', 'trainer'];
+const SECTIONS = ['plane', 'scaling', 'masks', 'multihead', 'cross', 'alignment', 'block', 'efficient', 'online', 'trainer', 'model'];
 
 let engine;
 let session;
@@ -89,7 +89,7 @@ test('every section renders its title, controls and heatmaps, and the page stays
   }
   const heatmaps = Object.fromEntries(sections.map((s) => [s.name, s.heatmaps]));
   assert.deepEqual(heatmaps, { plane: 0, masks: 2, scaling: 2, multihead: 2, cross: 3, alignment: 4, efficient: 3,
-      online: 0, block: 2, trainer: 2 });
+      online: 0, block: 2, trainer: 2, model: 0 });
   await page.close();
   session.assertQuiet();
 });

@@ -128,6 +128,19 @@ test('a head\u2019s walkthrough is what attn model run --layer L --head H prints
   }
 });
 
+test('labels name each token as the CLI\u2019s Tokens line does: a space, a newline, a byte of a longer character', async () => {
+  const attn = await loadAttention();
+  const folder = join(dir, 'labels');
+  writeTinyModel(folder, TINY, { seed: 5 });
+  const model = attn.model(folder);
+  const text = 'a b\n\u00e7|';
+  const printed = cli(['run', '--model', folder, '--text', text], 'text').split('\n').find((line) => line.startsWith('Tokens:'));
+  assert.deepEqual(model.labels({ text }), printed.slice('Tokens:'.length).trim().split(' '));
+  assert.deepEqual(model.labels({ text }), ['a', '\u2423', 'b', '\\n', '\\xc3', '\\xa7', '|']);
+  assert.deepEqual(model.labels({ ids: [255, 0] }), ['\\xff', '\\x00']);
+  model.dispose();
+});
+
 test('every integer argument is checked as the number it is, the argument named', async () => {
   const attn = await loadEngine();
   const folder = join(dir, 'integers');

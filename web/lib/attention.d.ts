@@ -987,6 +987,8 @@ export interface LanguageModel {
   walkthrough(layer: number, head: number, input: ModelTokens & { format?: 'steps' }): WalkthroughSteps;
   walkthrough(layer: number, head: number, input: ModelTokens & { format: 'json' }): AttentionResult;
   walkthrough(layer: number, head: number, input: ModelTokens & { format: 'text' | 'markdown' | 'latex' }): string;
+  /** Each token as the engine labels it (attn_token_label): 'a', '\u2423' for a space, '\\xc3' for a byte alone. */
+  labels(input: ModelTokens): string[];
   /** Frees the model's engine memory now (a second call does nothing);
    * every other method then throws ATTN_ERR_STATE. */
   dispose(): void;

@@ -59,7 +59,8 @@
 //     generate({ text | ids, tokens, temperature?, seed?, cache? }) -> { ids,
 //     prompt }, head(layer, head, { text | ids }) -> { q, k, v },
 //     walkthrough(layer, head, { text | ids, format? }) -> the steps (as
-//     steps() gives them), dispose()
+//     steps() gives them), labels({ text | ids }) -> each token's label
+//     (attn_token_label: '\u2423' for a space), dispose()
 //   attn.memoryStats() -> { allocatedBytes, memoryBytes }
 //   attn.kernelName() -> the float32 kernel sdpaFlat runs ('wasm-relaxed-simd',
 //                  'wasm-simd128' or 'scalar': the build engineFile picked)

@@ -14,6 +14,9 @@
 //   names it in place of the widget's own title
 //   controls: null (all) or a list of CONTROL_NAMES[name] to show
 //   theme: 'light' | 'dark' | 'auto' (follows prefers-color-scheme)
+//   the widget's `drawn`, where it has one, resolves once its first drawing
+//   is on screen, which waits for a worker or a download (the trainer, the
+//   model): the page lands a link below such a section only then
 //
 // Embeds describe a widget's state as text (URL parameters or element
 // attributes): preset, step (from 1, as on screen) and v, the edited values
@@ -39,6 +42,7 @@ export const WIDGETS = {
   online: { load: () => import('./online.js'), title: 'The online softmax, tile by tile' },
   block: { load: () => import('./block.js'), title: 'A whole transformer block' },
   trainer: { load: () => import('./trainer.js'), title: 'Watch attention learn' },
+  model: { load: () => import('./model.js'), title: 'Attention in a real model' },
 };
 
 const mounts = { walkthrough };

@@ -11,8 +11,11 @@
 // learner can train the same model without the 1/√d_head scale side by
 // side, and type a sequence of their own.
 //
-//   mount(element, { engine, state?, onChange?, openWalkthrough? }) -> { destroy(), getState(), setState(state) }
+//   mount(element, { engine, state?, onChange?, openWalkthrough? })
+//     -> { destroy(), getState(), setState(state), drawn }
 //   state: { task, seed, layers, heads, learningRate, scale }
+//   drawn: resolves once the session's first report (or its error) is on
+//   screen: the section has its full height only then
 //   openWalkthrough(state): shows a head's pass in the page's walkthrough;
 //   without it, a link to the main page does.
 //
@@ -554,6 +557,8 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
     sessions: {},    // 'main' and, when comparing, 'unscaled'
     curves: { main: [], unscaled: [] }, // each session's timeline: { step, loss, heldOut }
   };
+  let markDrawn;
+  const drawn = new Promise((resolve) => { markDrawn = resolve; });
 
   const view = createView(section, run, {
     task: (task) => store.update({ task, layers: 0, heads: 0, learningRate: 0 }),
@@ -628,6 +633,7 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
       say(`The trainer refused: ${reply.message}`);
       run.playing = false;
       view.sync(store.current);
+      markDrawn();
       return;
     }
     say('');
@@ -661,6 +667,7 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
       }
       view.timeline.sync();
       view.show();
+      markDrawn();
     }
     view.drawCharts(store.current.scale);
   }
@@ -672,6 +679,7 @@ export function mount(element, { engine, state = {}, onChange = () => {}, openWa
   return {
     getState: store.getState,
     setState: store.setState,
+    drawn,
     destroy() {
       observer?.disconnect();
       for (const session of Object.values(run.sessions)) session.close();

@@ -130,6 +130,7 @@ function modelApi(core, model) {
     generate: (input) => generate(session, input),
     head: (layer, index, input) => head(session, layer, index, input),
     walkthrough: (layer, index, input) => walkthrough(session, layer, index, input),
+    labels: (input) => labels(session, input),
     dispose: () => release(core, 'attn_model_destroy', handle),
   });
 }
@@ -270,6 +271,21 @@ function generate(session, input) {
     const out = memory.bytes(4 * (fits(session, n, count) ? n + count : 1));
     check(core.engine.attn_model_generate(model, out, ids, n, count, temperature, draws, cache ? 1 : 0));
     return { ids: core.readInts(out, n + count), prompt: n };
+  });
+}
+
+// The longest label attn_token_label writes, with its terminating zero (attention.h).
+const TOKEN_LABEL_CAP = 16;
+
+/** Each token as attn_token_label names it (the CLI's labels): 'a', '\u2423' for a space, '\\xc3'. */
+function labels(session, input) {
+  const tokens = tokensOf('model.labels', readOptions('model.labels', input, TEXT_OR_IDS));
+  return call(session, 'labels', (memory) => {
+    const label = memory.bytes(TOKEN_LABEL_CAP);
+    return tokens.map((id) => {
+      session.core.engine.attn_token_label(label, id, 0);
+      return session.core.readCString(label);
+    });
   });
 }
 
