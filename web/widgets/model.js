@@ -104,7 +104,7 @@ export function mount(element, { state = {}, onChange = () => {}, openWalkthroug
   const gridTitle = make('h4', 'aw-model-heads-title', 'Every head\u2019s attention weights');
   const gridNote = make('p', 'aw-model-heads-note',
                         'A row is a token reading, a column a token read; brighter: more weight. '
-                        + 'Click a head to follow it in the walkthrough.');
+                        + 'To follow a head in the walkthrough, click it (on a touch screen, tap it, then its button).');
   const grid = make('div', 'aw-model-grid');
   const detail = make('p', 'aw-model-detail');
   detail.setAttribute('aria-live', 'polite');
