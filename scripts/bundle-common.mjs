@@ -35,14 +35,16 @@ export function bundleModule(options) {
  * as base64, a third of its size, and runs it once the browser's
  * DecompressionStream has unpacked it: as an inline script of its own, so
  * a page that lets this one run inline (the one-file page, a notebook's
- * output cell) lets it run too, and no eval is needed. `unless`, an
- * expression, skips the unpacking when it is true (the code already ran).
- * The script it runs finds where this one came from in data-script-url
- * (element-script-url.js).
+ * output cell) lets it run too, and no eval is needed. With `once`, a
+ * global's name, a copy of the script on a page where one has run already
+ * unpacks nothing (another notebook cell's, even while the first is still
+ * unpacking). The script it runs finds where this one came from in
+ * data-script-url (element-script-url.js).
  */
-export function packedScript(code, { unless = 'false' } = {}) {
+export function packedScript(code, { once = null } = {}) {
   const base64 = gzipSync(code, { level: 9 }).toString('base64');
-  return `(()=>{if(${unless})return;const u=document.currentScript?.src;`
+  const first = once ? `if(globalThis.${once})return;globalThis.${once}=true;` : '';
+  return `(()=>{${first}const u=document.currentScript?.src;`
     + `new Response(new Blob([Uint8Array.from(atob("${base64}"),(c)=>c.charCodeAt(0))]).stream()`
     + '.pipeThrough(new DecompressionStream("gzip"))).text().then((t)=>{'
     + 'const s=document.createElement("script");if(u)s.dataset.scriptUrl=u;s.textContent=t;document.head.append(s);s.remove()})})();';
