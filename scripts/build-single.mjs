@@ -9,8 +9,9 @@
 //   bundle-common.mjs) at the end of <body> where the module used to run,
 //   and run once the browser has unpacked it; the markup and stylesheets
 //   stay as they are, for the first paint;
-// - the engine is a separate -Oz build of the same C (smaller than the
-//   served -O2 module, same exports), gzipped and inlined as base64 (app.js
+// - the engine is a separate -Oz build of the same C (scripts/small-engine.mjs:
+//   smaller than the served -O2 module, the same exports but the language
+//   model's), gzipped and inlined as base64 (app.js
 //   unpacks it with DecompressionStream), and presets.json likewise;
 //   app.js takes both from globalThis.attentionSingleFile;
 // - KaTeX is not inlined (its script alone is ~270 KB): every constant TeX
@@ -22,64 +23,25 @@
 //
 //   node scripts/build-single.mjs      (after ./build.sh; `make single`)
 
-import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { bundleClassicScript, packedScript } from './bundle-common.mjs';
+import { smallEngine } from './small-engine.mjs';
 import { withFirstScreen } from './build-first-screen.mjs';
 import { PAGE_STYLESHEETS } from './build-page.mjs';
 import { MATHML_CSS, mathmlFormulas } from './formulas.mjs';
 
 const REPO = fileURLToPath(new URL('../', import.meta.url));
 const WEB = join(REPO, 'web');
-const SERVED_WASM = join(WEB, 'lib', 'attention.wasm');
-const SINGLE_WASM = join(REPO, 'build', 'attention-single.wasm');
 const OUTPUT = join(REPO, 'build', 'attention.html');
 // 551 KB on 28 Nov 2026 with every chapter, its scripts as they were (the
 // budget had grown from 400 to 560 KiB with them); 383 KB once they are
 // packed as the engine is (issue 36), the language model left out. The
 // budget goes back to 400 KiB.
 const BUDGET_BYTES = 400 * 1024;
-
-// Exports emscripten adds to every standalone module by itself.
-const RUNTIME_EXPORTS = new Set(['_initialize', '__errno_location', 'stackSave', 'stackRestore', 'stackAlloc']);
-
-function exportedFunctions(bytes) {
-  return WebAssembly.Module.exports(new WebAssembly.Module(bytes))
-    .filter(({ kind, name }) => kind === 'function' && !RUNTIME_EXPORTS.has(name))
-    .map(({ name }) => name)
-    .sort();
-}
-
-// The language model (attn.model) is not in the one-file page, whose page has
-// no use for it (its chapter loads a model the file could not carry): 28 KB
-// of engine. attn.model there says which module has it.
-const LEFT_OUT = /^attn_model_/;
-
-/**
- * The library built again with -Oz by build.sh, exporting what the served
- * module exports but the language model's calls.
- */
-async function buildSmallWasm() {
-  const served = await readFile(SERVED_WASM).catch(() => {
-    throw new Error('build-single: web/lib/attention.wasm is missing; run ./build.sh first');
-  });
-  const functions = exportedFunctions(served).filter((name) => !LEFT_OUT.test(name));
-  await mkdir(dirname(SINGLE_WASM), { recursive: true });
-  execFileSync(join(REPO, 'build.sh'), [], {
-    cwd: REPO,
-    stdio: 'inherit',
-    env: { ...process.env, ATTN_WASM_OUT: SINGLE_WASM, ATTN_WASM_OPT: '-Oz', ATTN_WASM_LEAVE_OUT: LEFT_OUT.source },
-  });
-  const small = await readFile(SINGLE_WASM);
-  if (exportedFunctions(small).join() !== functions.join()) {
-    throw new Error('build-single: the -Oz module does not export what web/lib/attention.wasm exports but the model');
-  }
-  return small;
-}
 
 // web/vendor/formulas.js (KaTeX's HTML, drawn with its stylesheet and fonts)
 // gives way to the MathML the packed script sets before the bundle runs.
@@ -126,7 +88,7 @@ async function inlineStyles(html) {
 
 async function main() {
   const [wasm, html, presets, bundle] = await Promise.all([
-    buildSmallWasm(),
+    smallEngine(),
     readFile(join(WEB, 'index.html'), 'utf8'),
     readFile(join(WEB, 'presets.json'), 'utf8'),
     bundleScripts(),
@@ -157,7 +119,6 @@ async function main() {
   if (local.length > 0) throw new Error(`build-single: still refers to other files: ${local.join(', ')}`);
 
   await writeFile(OUTPUT, page);
-  await rm(SINGLE_WASM, { force: true });
   const size = Buffer.byteLength(page);
   console.log(`build-single: build/attention.html ${(size / 1024).toFixed(1)} KB `
     + `(engine ${(wasm.length / 1024).toFixed(1)} KB before gzip, scripts ${(bundle.code.length / 1024).toFixed(1)} KB `
