@@ -104,23 +104,26 @@ test('an unscaled softmax shows its input at the step that reads it, in the ifra
   const engine = await loadAttention();
   const exact = engine.run(presetInput(presets.presets.find((preset) => preset.id === 'softmax-100-95'))).scaled;
   const page = await session.newPage();
-  const shownInput = async () => {
-    const matrix = page.locator('[data-matrix="scaled"].aw-matrix');
+  const shownInput = async (shown) => {
+    const matrix = shown.locator('[data-matrix="scaled"].aw-matrix');
     await matrix.waitFor();
     return matrix.locator('.aw-num').evaluateAll((cells) => cells.map((cell) => Number(cell.dataset.value)));
   };
   await page.goto(session.url('embed.html?widget=walkthrough&preset=softmax-100-95&step=2'));
   await page.waitForSelector('html[data-ready="true"]');
   assert.equal(await page.locator('.aw-step-title').textContent(), '2. The largest entry');
-  assert.deepEqual(await shownInput(), exact, 'in the iframe\u2019s page');
-  // ae.show writes the element and the notebook build of its script into the cell.
-  for (const script of ['dist/attention-walkthrough.js', 'dist/attention-notebook.js']) {
-    await page.setContent(`<script src="${session.url(script)}"></script>
-      <attention-walkthrough preset="softmax-100-95" step="2"></attention-walkthrough>`);
-    await page.waitForSelector('attention-walkthrough[data-ready="true"]');
-    assert.deepEqual(await shownInput(), exact, `in the element, by ${script}`);
-  }
+  assert.deepEqual(await shownInput(page), exact, 'in the iframe\u2019s page');
+  const element = '<attention-walkthrough preset="softmax-100-95" step="2"></attention-walkthrough>';
+  await page.setContent(`<script src="${session.url('dist/attention-walkthrough.js')}"></script>${element}`);
+  await page.waitForSelector('attention-walkthrough[data-ready="true"]');
+  assert.deepEqual(await shownInput(page), exact, 'in the element');
   await page.close();
+  // ae.show writes the element and the notebook build of its script, inline, into a cell of a page of its own.
+  const notebook = await readFile(join(WEB_ROOT, 'dist', 'attention-notebook.js'), 'utf8');
+  const cell = await openHostWith('notebook-cell.html', `<!doctype html><title>A notebook</title>${element}<script>${notebook}</script>`);
+  await cell.waitForSelector('attention-walkthrough[data-ready="true"]');
+  assert.deepEqual(await shownInput(cell), exact, 'in the element, by the notebook\u2019s script');
+  await cell.close();
   session.assertQuiet();
 });
 

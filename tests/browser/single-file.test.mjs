@@ -16,7 +16,7 @@ import { chromium } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, REPO } from './harness.mjs';
 
 // scripts/build-single.mjs's budget, which refuses to write a larger file.
-const BUDGET_BYTES = 570 * 1024;
+const BUDGET_BYTES = 400 * 1024;
 
 const SINGLE_FILE = join(REPO, 'build', 'attention.html');
 const PRESET = 'three-tokens';

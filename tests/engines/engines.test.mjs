@@ -4,15 +4,16 @@
 // each, as a learner goes: the page starts with the engine's numbers and no
 // error, the walkthrough's controls move the step, every section mounts as
 // it is scrolled to, a link to a chapter lands on its heading (WebKit has no
-// scroll anchoring), the embed renders, and so does the one-file page from
-// disk.
+// scroll anchoring), the embed renders, and so do a notebook cell and the
+// one-file page from disk (their scripts unpacked by DecompressionStream).
 //
 //   make test-engines                                       (both engines)
 //   ENGINE=webkit node --test tests/engines/engines.test.mjs  (one; or chromium)
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO } from '../browser/harness.mjs';
@@ -21,19 +22,34 @@ import { ENGINES, launch, serveWeb } from './drivers.mjs';
 const engines = (process.env.ENGINE ?? 'firefox,webkit').split(',').map((name) => name.trim());
 for (const engine of engines) assert.ok(ENGINES.includes(engine), `ENGINE=${engine}: one of ${ENGINES.join(', ')}`);
 const SINGLE_FILE = join(REPO, 'build', 'attention.html');
+const NOTEBOOK_SCRIPT = join(REPO, 'web', 'dist', 'attention-notebook.js');
 // s[sat, mat] = q_sat · k_mat = 0.3·0.6 + 0.9·0.2 + 0.1·0.7 + 0.4·0.3 = 0.55 (step 3 of cat-sat-mat: the other
 // eight dot products).
 const SCORE_CELL = '#walkthrough .aw-mats [data-matrix="scores"] td[data-row="1"][data-col="2"]';
 const COUNTER = '#walkthrough .aw-counter';
 
 let web;
+let scratch;
+// What ae.show() writes into a notebook's output cell, as a page of its own.
+let notebookCell;
 before(async () => {
   await stat(SINGLE_FILE).catch(() => {
     throw new Error('build/attention.html is missing: run `make single` first');
   });
+  const script = await readFile(NOTEBOOK_SCRIPT, 'utf8').catch(() => {
+    throw new Error('web/dist/attention-notebook.js is missing: run `make element` first');
+  });
+  scratch = await mkdtemp(join(tmpdir(), 'aw-engines-'));
+  notebookCell = join(scratch, 'cell.html');
+  await writeFile(notebookCell, '<!doctype html><html lang="en"><meta charset="utf-8"><title>A notebook</title>'
+    + '<attention-walkthrough preset="cat-sat-mat" step="3" layout="full"></attention-walkthrough>'
+    + `<script>${script}</script></html>`);
   web = await serveWeb();
 });
-after(() => web?.close());
+after(async () => {
+  await web?.close();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
 
 const ready = () => document.documentElement.dataset.ready === 'true';
 // A step's result shows its number once the figure's movement that computes
@@ -121,6 +137,19 @@ for (const engine of engines) {
       const hull = await browser.evaluate(() => document.querySelector('#embed .aw-plane-hull')?.getAttribute('points') ?? '');
       const points = hull.trim().split(/\s+/).map((pair) => pair.split(',').map(Number));
       assert.ok(points.length >= 3 && points.every((p) => p.length === 2 && p.every(Number.isFinite)), `hull points: ${hull}`);
+      assert.deepEqual(await browser.problems(), []);
+    });
+
+    test(`in ${engine} a notebook cell from disk unpacks its script and shows the walkthrough's numbers`, async () => {
+      await browser.goto(pathToFileURL(notebookCell).href);
+      const score = () => {
+        const element = document.querySelector('attention-walkthrough');
+        const cell = element?.shadowRoot?.querySelector('[data-matrix="scores"] td[data-row="1"][data-col="2"]');
+        // '·' until the figure's movement that computes it lands.
+        const text = cell?.textContent.trim() ?? '';
+        return element?.dataset.ready === 'true' && /\d/.test(text) && text;
+      };
+      assert.equal(await browser.waitFor(score, undefined, { what: 'the cell\'s step 3 to show its scores' }), '0.550');
       assert.deepEqual(await browser.problems(), []);
     });
 

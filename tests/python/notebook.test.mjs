@@ -3,8 +3,9 @@
 // build/python/walkthrough.html. Opened from disk in chromium, both
 // walkthroughs that attention_explainer.show() put into it render and step,
 // each on its own, with no network request: the engine, styles and presets
-// are inside each cell's script, which minds neither requirejs (the
-// template loads it) nor the other cell's copy.
+// are inside each cell's script, packed, which minds neither requirejs (the
+// template loads it) nor the other cell's copy (the first unpacks the code
+// for both).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,6 +41,15 @@ const counterOf = (page, index) => page.evaluate((i) => document.querySelectorAl
 
 test('the executed notebook shows two live walkthroughs that step on their own, with no network request', async () => {
   const page = await session.newPage();
+  // Each cell carries the element's code packed; the scripts it unpacks to, as they run.
+  await page.addInitScript(() => {
+    window.unpacked = 0;
+    new MutationObserver((records) => {
+      for (const node of records.flatMap((record) => [...record.addedNodes])) {
+        if (node.localName === 'script' && node.textContent.includes('customElements.define("attention-walkthrough"')) window.unpacked += 1;
+      }
+    }).observe(document, { childList: true, subtree: true });
+  });
   await page.goto(pathToFileURL(NOTEBOOK).href);
   await page.waitForFunction(() => {
     const elements = document.querySelectorAll('attention-walkthrough');
@@ -66,6 +76,7 @@ test('the executed notebook shows two live walkthroughs that step on their own, 
   await page.locator('attention-walkthrough').nth(1).getByRole('button', { name: 'Step forward' }).click();
   assert.match(await counterOf(page, 1), /^3 \/ \d+$/);
 
+  assert.equal(await page.evaluate(() => window.unpacked), 1, 'the second cell used the code the first had unpacked');
   assert.deepEqual(network, [], 'nothing was fetched from a network');
   assert.deepEqual(session.pageErrors, [], 'no uncaught error');
   await page.close();
