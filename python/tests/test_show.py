@@ -38,9 +38,11 @@ def test_the_cell_carries_the_whole_element_script_packed_and_loads_nothing():
     assert bundle["text/html"] == cell and bundle["text/plain"].startswith("<attention_explainer.Walkthrough")
 
 
-def test_one_cell_adds_under_350_kib_to_the_notebook():
-    # Its element code and -Oz engine gzipped: 340 KiB in all (566 KiB unpacked).
-    assert len(ae.show("cat-sat-mat")._repr_html_().encode("utf-8")) < 350 * 1024
+def test_one_cell_adds_under_360_kib_to_the_notebook():
+    # Its element code and -Oz engine gzipped: 340 KiB in all (566 KiB
+    # unpacked), 351 KiB with the chapter on a real model, whose widget the
+    # element's registry holds though this engine leaves the model out.
+    assert len(ae.show("cat-sat-mat")._repr_html_().encode("utf-8")) < 360 * 1024
 
 
 def test_a_problem_dict_with_numpy_arrays_becomes_the_walkthroughs_values():
