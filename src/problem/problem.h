@@ -129,8 +129,8 @@ struct attn_problem {
     /* The caller's option for it, as messages name it: "max_bytes" when
      * attn_problem_read_json was told so, both front ends' otherwise. */
     char limit_option[64];
-    size_t over_limit;      /* bytes a refused result would have made the
-                               problem hold; 0 = no refusal in this run */
+    size_t over_limit; /* bytes a refused result would have made the
+                          problem hold; 0 = no refusal in this run */
     char title[ATTN_TITLE_MAX + 1]; /* the walkthrough's title, "" = its own */
     int heading_offset; /* heading levels added: heading_level - 1 */
     /* Where q, k and v came from, the walkthrough's first step says: a
