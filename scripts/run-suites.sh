@@ -9,7 +9,8 @@
 # output is printed whole when it ends, never mixed with another's, then
 # its result. At the end: a table of every suite's result in the order
 # given; what each failed suite said of its failures (the tests
-# scripts/run-tests.mjs names at its end, or the suite's last lines), so a
+# scripts/run-tests.mjs names at its end, else each `not ok` of node
+# --test with its error's first line, else the suite's last lines), so a
 # log cut to its tail still says what failed; a closing line "N passed, N
 # failed" (suites); and the exit status 1 if any failed. Whatever the
 # suites need is built before (the Makefile's `test`), which passes
@@ -88,6 +89,11 @@ for suite in "${failed[@]}"; do
     echo "== what failed in $suite"
     if grep -q '^# [0-9]* failed:$' "$logs/$suite"; then
         sed -n '/^# [0-9]* failed:$/,$p' "$logs/$suite"
+    elif grep -q '^ *not ok ' "$logs/$suite"; then
+        # node --test's TAP: each failed test and the first line of its error.
+        awk '/^ *not ok / && !/# (TODO|SKIP)/ { print; want = 1; next }
+             want && /^ *error: / { print; if ($0 ~ /\|-$/) { getline; print }; want = 0 }' "$logs/$suite"
+        tail -n 3 "$logs/$suite"
     else
         tail -n 15 "$logs/$suite"
     fi
